@@ -1,0 +1,97 @@
+# tracker — GNU make. `make` builds ./tracker; `make check` runs the suite.
+#   DEVELOPER=1               strict warnings as errors
+#   SANITIZE=address,undefined build everything with sanitizers
+#   PREFIX=/usr/local         install prefix for `make install`
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib/tracker
+MANDIR ?= $(PREFIX)/share/man
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS := libcurl sqlite3 yaml-0.1 cairo jansson
+
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+GIT_DESC := $(shell git describe --always --dirty 2>/dev/null)
+
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := $(CFLAGS) -std=c11 -D_GNU_SOURCE -I. -MMD -MP \
+	-DTRACKER_VERSION='"$(VERSION)"' -DTRACKER_LIBDIR='"$(LIBDIR)"' \
+	$(shell $(PKG_CONFIG) --cflags $(PKGS))
+ALL_LDFLAGS := $(LDFLAGS)
+LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm
+
+ifeq ($(DEVELOPER),1)
+ALL_CFLAGS += -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wpointer-arith \
+	-Wstrict-prototypes -Wmissing-prototypes -Wvla -Wdeclaration-after-statement \
+	-Wno-unused-parameter -Wno-missing-field-initializers -Wold-style-definition
+else
+ALL_CFLAGS += -Wall
+endif
+
+ifneq ($(SANITIZE),)
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+ALL_LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+CORE_SRC := $(wildcard core/*.c)
+PLUGIN_SRC := $(wildcard plugins/*.c plugins/ci/*.c plugins/store/*.c plugins/import/*.c plugins/render/*.c)
+CMD_SRC := $(wildcard cmd/*.c)
+UNIT_SRC := $(wildcard tests/unit/t-*.c)
+HELPER_SRC := $(wildcard tests/helpers/*.c)
+EXAMPLE_SRC := $(wildcard examples/*.c)
+
+LIB_OBJ := $(CORE_SRC:.c=.o) $(PLUGIN_SRC:.c=.o)
+CMD_OBJ := $(CMD_SRC:.c=.o)
+LIB := libtracker.a
+UNIT_BIN := $(UNIT_SRC:.c=)
+HELPER_BIN := $(HELPER_SRC:.c=)
+EXAMPLE_BIN := $(EXAMPLE_SRC:.c=)
+
+all: tracker $(EXAMPLE_BIN)
+
+%.o: %.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	$(RM) $@
+	$(AR) rcs $@ $^
+
+tracker: $(CMD_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(LIBS)
+
+tests/unit/t-%: tests/unit/t-%.c $(LIB) tests/unit/tap.h
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+
+tests/helpers/%: tests/helpers/%.c
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
+
+examples/%: examples/%.c
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
+
+build-tests: tracker $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN)
+
+# The whole suite: C unit tests and shell end-to-end tests, all TAP, by prove.
+check: build-tests
+	prove -j2 --timer $(PROVE_FLAGS) $(UNIT_BIN) tests/t[0-9]*.sh
+
+bench: tracker $(EXAMPLE_BIN) $(HELPER_BIN)
+	@sh bench/run.sh
+
+demo: tracker $(EXAMPLE_BIN)
+	@sh examples/demo.sh
+
+install: tracker
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 tracker $(DESTDIR)$(BINDIR)/tracker
+	install -m 644 docs/tracker.1 $(DESTDIR)$(MANDIR)/man1/tracker.1
+
+clean:
+	$(RM) tracker $(LIB) $(LIB_OBJ) $(CMD_OBJ) $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN)
+	$(RM) $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(HELPER_BIN:=.d) $(EXAMPLE_BIN:=.d)
+	$(RM) -r tests/trash.*
+
+.PHONY: all check bench demo install clean build-tests
+.SECONDARY:
+
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(HELPER_BIN:=.d) $(EXAMPLE_BIN:=.d)

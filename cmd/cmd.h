@@ -1,0 +1,68 @@
+#ifndef TK_CMD_H
+#define TK_CMD_H
+/*
+ * Subcommands. To add one:
+ *   1. write cmd/<name>.c exporting int cmd_<name>(int argc, char **argv,
+ *      struct cmd_ctx *ctx), parsing its options with getopt_long;
+ *   2. add its entry (name, function, flags, summary, usage) to commands[]
+ *      in cmd/tracker.c;
+ *   3. write docs/tracker-<name>.md and add it to docs/tracker.1;
+ *   4. add tests/tNNNN-<name>-*.sh (t0001-help.sh checks `-h` of every
+ *      entry by walking `tracker --list-commands`).
+ * A command returns its exit code (0 ok, 1 finding, 2 usage, 65 bad data,
+ * 69 unavailable, 70 internal); `run` returns the job's status instead.
+ * The dispatcher handles -h/--help, loads .tracker.yml, and flushes stdout,
+ * turning a write error into exit 70.
+ */
+#include "core/config.h"
+#include "core/err.h"
+#include "core/store.h"
+
+#define EXIT_FINDING 1
+#define EXIT_USAGE 2
+#define EXIT_DATA 65
+#define EXIT_UNAVAILABLE 69
+#define EXIT_INTERNAL 70
+
+struct cmd_ctx {
+	const char *name;        /* the subcommand */
+	struct tk_config config; /* .tracker.yml, empty when none */
+};
+
+struct cmd_entry {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct cmd_ctx *ctx);
+	unsigned flags;
+	const char *summary;
+	const char *usage; /* full -h text */
+};
+
+/* Prints "tracker: <msg>" to stderr. */
+void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cmd_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints the message of err and returns its exit code. */
+int cmd_fail(const struct tk_err *err);
+/* Prints a usage error and the command's synopsis; returns 2. */
+int cmd_usage_error(const struct cmd_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * The database URL: --db (opt, may be NULL), else $TRACKER_DB, else db: in
+ * .tracker.yml, else $XDG_DATA_HOME/tracker/history.db (default
+ * ~/.local/share/tracker/history.db). Appends it to out.
+ */
+void cmd_resolve_db(const struct cmd_ctx *ctx, const char *opt, struct tk_buf *out);
+/* The artifacts directory: --artifacts, $TRACKER_ARTIFACTS, config, default. */
+void cmd_resolve_artifacts(const struct cmd_ctx *ctx, const char *opt, struct tk_buf *out);
+
+int cmd_run(int argc, char **argv, struct cmd_ctx *ctx);
+int cmd_history(int argc, char **argv, struct cmd_ctx *ctx);
+int cmd_push(int argc, char **argv, struct cmd_ctx *ctx);
+int cmd_help(int argc, char **argv, struct cmd_ctx *ctx);
+int cmd_version(int argc, char **argv, struct cmd_ctx *ctx);
+
+extern const char cmd_run_usage[];
+extern const char cmd_history_usage[];
+extern const char cmd_push_usage[];
+
+#endif

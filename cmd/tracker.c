@@ -1,0 +1,278 @@
+/*
+ * tracker: the entry point and the one dispatch table of subcommands.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/ci.h"
+#include "core/config.h"
+#include "core/banned.h"
+
+static const char help_usage[] =
+	"usage: tracker help [COMMAND]\n"
+	"\n"
+	"Shows the list of commands, or the full help of COMMAND.\n";
+
+static const char version_usage[] =
+	"usage: tracker version\n"
+	"\n"
+	"Prints tracker's version (also: tracker --version).\n";
+
+static const struct cmd_entry commands[] = {
+	{ "run", cmd_run, 0, "wrap a job step, measure it and record the run",
+	  cmd_run_usage },
+	{ "history", cmd_history, 0, "list recorded runs, newest first",
+	  cmd_history_usage },
+	{ "push", cmd_push, 0, "store run record files in the database",
+	  cmd_push_usage },
+	{ "help", cmd_help, 0, "show help for tracker or one command", help_usage },
+	{ "version", cmd_version, 0, "print the version", version_usage },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const char main_usage_head[] =
+	"usage: tracker [--version] [--help] COMMAND [ARGS]\n"
+	"\n"
+	"Makes performance regressions of CI and batch jobs visible: wraps job\n"
+	"steps, records walltime and memory in a history database, and lists it.\n"
+	"\n"
+	"Commands:\n";
+
+static const char main_usage_tail[] =
+	"\n"
+	"Run 'tracker help COMMAND' or 'tracker COMMAND -h' for a command's options.\n"
+	"Exit codes: 0 ok, 1 finding, 2 usage error, 65 bad input data,\n"
+	"69 service unavailable, 70 internal error; 'run' exits with the job's status.\n";
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "tracker: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cmd_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap);
+	va_end(ap);
+}
+
+void cmd_warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+int cmd_fail(const struct tk_err *err)
+{
+	cmd_error("%s", err->msg[0] ? err->msg : "unknown error");
+	return tk_err_exit_code(err->code ? err->code : TK_EINTERNAL);
+}
+
+static const struct cmd_entry *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+/* The synopsis: the usage text up to its first blank line. */
+static void print_synopsis(FILE *f, const struct cmd_entry *c)
+{
+	const char *end = strstr(c->usage, "\n\n");
+	int len = end ? (int)(end - c->usage + 1) : (int)strlen(c->usage);
+
+	fprintf(f, "%.*s", len, c->usage);
+}
+
+int cmd_usage_error(const struct cmd_ctx *ctx, const char *fmt, ...)
+{
+	const struct cmd_entry *c = find_command(ctx->name);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
+	va_end(ap);
+	if (c) {
+		print_synopsis(stderr, c);
+		fprintf(stderr, "Run 'tracker %s -h' for the full help.\n", c->name);
+	}
+	return EXIT_USAGE;
+}
+
+static void print_main_usage(FILE *f)
+{
+	size_t i;
+
+	fputs(main_usage_head, f);
+	for (i = 0; i < NR_COMMANDS; i++)
+		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
+	fputs(main_usage_tail, f);
+}
+
+/* Levenshtein distance, for "did you mean". Names are short. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, row[64];
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t prev = row[0], tmp;
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t best = prev + (a[i - 1] != b[j - 1]);
+
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			tmp = row[j];
+			row[j] = best;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+static int unknown_command(const char *name)
+{
+	const struct cmd_entry *best = NULL;
+	size_t i, best_d = 99;
+
+	for (i = 0; i < NR_COMMANDS; i++) {
+		size_t d = distance(name, commands[i].name);
+
+		if (!strncmp(name, commands[i].name, strlen(name)) && *name)
+			d = 1;
+		if (d < best_d) {
+			best_d = d;
+			best = &commands[i];
+		}
+	}
+	cmd_error("'%s' is not a tracker command; see 'tracker --help'", name);
+	if (best && best_d <= 3)
+		fprintf(stderr, "\nThe most similar command is\n\t%s\n", best->name);
+	return EXIT_USAGE;
+}
+
+int cmd_help(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	const struct cmd_entry *c;
+
+	if (argc < 2) {
+		print_main_usage(stdout);
+		return 0;
+	}
+	c = find_command(argv[1]);
+	if (!c)
+		return unknown_command(argv[1]);
+	fputs(c->usage, stdout);
+	return 0;
+}
+
+int cmd_version(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	printf("tracker %s\n", TRACKER_VERSION);
+	return 0;
+}
+
+/* -h/--help anywhere before "--" asks for help. */
+static int wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return 0;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return 1;
+	}
+	return 0;
+}
+
+static int load_config(struct cmd_ctx *ctx)
+{
+	struct tk_buf path = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	int ret = 0;
+
+	if (tk_config_find(&tk_env_process, &path) &&
+	    tk_config_load(path.buf, &ctx->config, &err))
+		ret = cmd_fail(&err);
+	tk_buf_release(&path);
+	return ret;
+}
+
+static int finish_stdout(int ret)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		if (errno == EPIPE)
+			return ret;
+		fprintf(stderr, "tracker: error: cannot write to standard output: %s\n",
+			strerror(errno));
+		return ret ? ret : EXIT_INTERNAL;
+	}
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct cmd_ctx ctx;
+	const struct cmd_entry *c;
+	int ret;
+
+	memset(&ctx, 0, sizeof(ctx));
+	tk_config_init(&ctx.config);
+	if (argc < 2) {
+		print_main_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return finish_stdout(cmd_help(1, argv, &ctx));
+	if (!strcmp(argv[1], "--version"))
+		return finish_stdout(cmd_version(1, argv, &ctx));
+	if (!strcmp(argv[1], "--list-commands")) {
+		size_t i;
+
+		for (i = 0; i < NR_COMMANDS; i++)
+			printf("%s\n", commands[i].name);
+		return finish_stdout(0);
+	}
+	if (argv[1][0] == '-') {
+		cmd_error("unknown option '%s'", argv[1]);
+		print_main_usage(stderr);
+		return EXIT_USAGE;
+	}
+	c = find_command(argv[1]);
+	if (!c)
+		return unknown_command(argv[1]);
+	ctx.name = c->name;
+	if (wants_help(argc - 1, argv + 1)) {
+		fputs(c->usage, stdout);
+		return finish_stdout(0);
+	}
+	ret = load_config(&ctx);
+	if (!ret)
+		ret = c->fn(argc - 1, argv + 1, &ctx);
+	tk_config_release(&ctx.config);
+	return finish_stdout(ret);
+}

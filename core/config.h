@@ -1,0 +1,61 @@
+#ifndef TK_CONFIG_H
+#define TK_CONFIG_H
+/*
+ * .tracker.yml, read with libyaml:
+ *
+ *   db: sqlite:/scratch/perf/history.db   # or postgresql://...
+ *   artifacts: tracker-artifacts
+ *   baseline_branch: main
+ *   keys:
+ *     amip:
+ *       baseline_branch: staging
+ *       timeout: 2h
+ *       tags: { model: amip, resolution: low }
+ *
+ * Unknown top-level or per-key fields are errors (a typo should not be
+ * silently ignored). Errors are TK_EDATA and read
+ * "<file>:<line>:<column>: <what>", 1-based, pointing at the offending
+ * node. Values are kept as strings; `timeout` is checked with
+ * tk_parse_duration.
+ */
+#include "core/err.h"
+#include "core/run.h"
+
+struct tk_key_config {
+	char *key;
+	char *baseline_branch;
+	double timeout_s; /* 0: none */
+	struct tk_kvlist tags;
+};
+
+struct tk_config {
+	char *path; /* the file read, NULL when none was found */
+	char *db;
+	char *artifacts;
+	char *baseline_branch;
+	struct tk_key_config *keys;
+	size_t nr_keys, alloc_keys;
+};
+
+void tk_config_init(struct tk_config *c);
+void tk_config_release(struct tk_config *c);
+
+/* Parses path into c (which must be initialised). */
+int tk_config_load(const char *path, struct tk_config *c, struct tk_err *err);
+
+/* Parses an in-memory document; `name` is used in messages. */
+int tk_config_parse(const char *text, size_t len, const char *name,
+		    struct tk_config *c, struct tk_err *err);
+
+/*
+ * Finds the config file: $TRACKER_CONFIG when set (it must exist), else
+ * .tracker.yml in the working directory or its nearest parent that has
+ * one. Returns 1 and appends the path to out when found, 0 when not.
+ */
+struct tk_env;
+int tk_config_find(const struct tk_env *env, struct tk_buf *out);
+
+/* The settings for key, or NULL. */
+const struct tk_key_config *tk_config_key(const struct tk_config *c, const char *key);
+
+#endif

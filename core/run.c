@@ -1,0 +1,530 @@
+#include "core/run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/fsutil.h"
+#include "core/banned.h"
+
+void tk_kvlist_set(struct tk_kvlist *l, const char *key, const char *value)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		if (!strcmp(l->items[i].key, key)) {
+			free(l->items[i].value);
+			l->items[i].value = tk_xstrdup(value);
+			return;
+		}
+	}
+	TK_ALLOC_GROW(l->items, l->nr + 1, l->alloc);
+	l->items[l->nr].key = tk_xstrdup(key);
+	l->items[l->nr].value = tk_xstrdup(value);
+	l->nr++;
+}
+
+const char *tk_kvlist_get(const struct tk_kvlist *l, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!strcmp(l->items[i].key, key))
+			return l->items[i].value;
+	return NULL;
+}
+
+void tk_kvlist_release(struct tk_kvlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		free(l->items[i].key);
+		free(l->items[i].value);
+	}
+	free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+void tk_set_once(char **field, const char *value)
+{
+	if (*field || !value || !*value)
+		return;
+	*field = tk_xstrdup(value);
+}
+
+void tk_ci_context_init(struct tk_ci_context *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->slurm_ntasks = -1;
+	c->slurm_cpus_per_task = -1;
+}
+
+void tk_ci_context_release(struct tk_ci_context *c)
+{
+	free(c->provider);
+	free(c->organization);
+	free(c->pipeline);
+	free(c->branch);
+	free(c->commit);
+	free(c->build_number);
+	free(c->build_url);
+	free(c->job_id);
+	free(c->step_key);
+	free(c->step_label);
+	free(c->base_branch);
+	free(c->base_commit);
+	free(c->head_commit);
+	free(c->default_branch);
+	free(c->host);
+	tk_kvlist_release(&c->agent_tags);
+	free(c->slurm_job_id);
+	free(c->slurm_step_id);
+	free(c->slurm_procid);
+	free(c->slurm_nodelist);
+	free(c->slurm_partition);
+	tk_ci_context_init(c);
+}
+
+static const char *const status_names[] = {
+	[TK_RUN_OK] = "ok",
+	[TK_RUN_FAILED] = "failed",
+	[TK_RUN_SIGNALED] = "signaled",
+	[TK_RUN_CANCELLED] = "cancelled",
+	[TK_RUN_TIMEOUT] = "timeout",
+	[TK_RUN_ERROR] = "error",
+};
+
+const char *tk_run_status_name(enum tk_run_status s)
+{
+	if ((size_t)s < sizeof(status_names) / sizeof(status_names[0]))
+		return status_names[s];
+	return "unknown";
+}
+
+int tk_run_status_parse(const char *name, enum tk_run_status *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(status_names) / sizeof(status_names[0]); i++) {
+		if (!strcmp(name, status_names[i])) {
+			*out = (enum tk_run_status)i;
+			return 0;
+		}
+	}
+	return TK_EDATA;
+}
+
+void tk_run_init(struct tk_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	tk_ci_context_init(&r->ci);
+	r->walltime_s = -1;
+	r->user_s = -1;
+	r->sys_s = -1;
+	r->maxrss_bytes = -1;
+	r->tree_rss_bytes = -1;
+	r->cgroup_peak_bytes = -1;
+	r->exit_code = -1;
+}
+
+void tk_run_release(struct tk_run *r)
+{
+	char **a;
+
+	free(r->key);
+	tk_ci_context_release(&r->ci);
+	if (r->argv) {
+		for (a = r->argv; *a; a++)
+			free(*a);
+		free(r->argv);
+	}
+	free(r->maxrss_source);
+	tk_kvlist_release(&r->tags);
+	free(r->tracker_version);
+	tk_run_init(r);
+}
+
+int tk_uuid_v4(char out[TK_RUN_ID_LEN + 1], struct tk_err *err)
+{
+	unsigned char b[16];
+	size_t got = 0;
+
+	while (got < sizeof(b)) {
+		ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return tk_err_set(err, TK_EINTERNAL, "cannot get random bytes: %s",
+					  strerror(errno));
+		got += (size_t)n;
+	}
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+	snprintf(out, TK_RUN_ID_LEN + 1,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
+		 b[10], b[11], b[12], b[13], b[14], b[15]);
+	return 0;
+}
+
+int tk_uuid_valid(const char *s)
+{
+	size_t i;
+
+	if (strlen(s) != TK_RUN_ID_LEN)
+		return 0;
+	for (i = 0; i < TK_RUN_ID_LEN; i++) {
+		int dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+		if (dash ? s[i] != '-' : !strchr("0123456789abcdef", s[i]))
+			return 0;
+	}
+	return 1;
+}
+
+/* ---- JSON ---- */
+
+static void put_str(json_t *o, const char *k, const char *v)
+{
+	json_object_set_new(o, k, v ? json_string(v) : json_null());
+}
+
+static void put_int(json_t *o, const char *k, int64_t v)
+{
+	json_object_set_new(o, k, v < 0 ? json_null() : json_integer(v));
+}
+
+static void put_real(json_t *o, const char *k, double v)
+{
+	json_object_set_new(o, k, v < 0 ? json_null() : json_real(v));
+}
+
+static json_t *kvlist_json(const struct tk_kvlist *l)
+{
+	json_t *o = json_object();
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		json_object_set_new(o, l->items[i].key, json_string(l->items[i].value));
+	return o;
+}
+
+static json_t *ci_json(const struct tk_ci_context *c)
+{
+	json_t *o = json_object();
+
+	put_str(o, "provider", c->provider);
+	put_str(o, "organization", c->organization);
+	put_str(o, "pipeline", c->pipeline);
+	put_str(o, "branch", c->branch);
+	put_str(o, "commit", c->commit);
+	put_str(o, "build_number", c->build_number);
+	put_str(o, "build_url", c->build_url);
+	put_str(o, "job_id", c->job_id);
+	put_str(o, "step_key", c->step_key);
+	put_str(o, "step_label", c->step_label);
+	put_str(o, "base_branch", c->base_branch);
+	put_str(o, "base_commit", c->base_commit);
+	put_str(o, "head_commit", c->head_commit);
+	put_str(o, "default_branch", c->default_branch);
+	put_str(o, "host", c->host);
+	json_object_set_new(o, "agent_tags", kvlist_json(&c->agent_tags));
+	put_str(o, "slurm_job_id", c->slurm_job_id);
+	put_str(o, "slurm_step_id", c->slurm_step_id);
+	put_str(o, "slurm_procid", c->slurm_procid);
+	put_int(o, "slurm_ntasks", c->slurm_ntasks);
+	put_int(o, "slurm_cpus_per_task", c->slurm_cpus_per_task);
+	put_str(o, "slurm_nodelist", c->slurm_nodelist);
+	put_str(o, "slurm_partition", c->slurm_partition);
+	return o;
+}
+
+int tk_run_to_json(const struct tk_run *r, struct tk_buf *out, struct tk_err *err)
+{
+	json_t *doc = json_object(), *o = json_object(), *argv;
+	char *text;
+
+	put_str(o, "id", r->id);
+	put_str(o, "key", r->key);
+	put_str(o, "status", tk_run_status_name(r->status));
+	json_object_set_new(o, "partial", json_boolean(r->partial));
+	put_int(o, "started_at_us", r->started_at_us);
+	put_real(o, "walltime_s", r->walltime_s);
+	put_real(o, "user_s", r->user_s);
+	put_real(o, "sys_s", r->sys_s);
+	put_int(o, "maxrss_bytes", r->maxrss_bytes);
+	put_str(o, "maxrss_source", r->maxrss_source);
+	put_int(o, "tree_rss_bytes", r->tree_rss_bytes);
+	put_int(o, "tree_samples", r->tree_samples);
+	put_int(o, "cgroup_peak_bytes", r->cgroup_peak_bytes);
+	put_int(o, "exit_code", r->exit_code);
+	json_object_set_new(o, "signal", json_integer(r->term_signal));
+	argv = json_array();
+	if (r->argv) {
+		char **a;
+
+		for (a = r->argv; *a; a++)
+			json_array_append_new(argv, json_string(*a));
+	}
+	json_object_set_new(o, "argv", argv);
+	json_object_set_new(o, "tags", kvlist_json(&r->tags));
+	json_object_set_new(o, "ci", ci_json(&r->ci));
+	put_str(o, "tracker_version", r->tracker_version);
+
+	json_object_set_new(doc, "format", json_string("tracker-run"));
+	json_object_set_new(doc, "version", json_integer(1));
+	json_object_set_new(doc, "run", o);
+	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	json_decref(doc);
+	if (!text)
+		return tk_err_set(err, TK_EINTERNAL, "cannot encode run record as JSON");
+	tk_buf_adds(out, text);
+	tk_buf_addch(out, '\n');
+	free(text);
+	return 0;
+}
+
+struct reader {
+	const char *name;
+	struct tk_err *err;
+	int failed;
+};
+
+static int bad_field(struct reader *rd, const char *field, const char *want)
+{
+	if (!rd->failed)
+		tk_err_set(rd->err, TK_EDATA, "invalid record '%s': field '%s' must be %s",
+			   rd->name, field, want);
+	rd->failed = 1;
+	return TK_EDATA;
+}
+
+static void get_str(struct reader *rd, json_t *o, const char *k, char **out)
+{
+	json_t *v = json_object_get(o, k);
+
+	if (!v || json_is_null(v))
+		return;
+	if (!json_is_string(v)) {
+		bad_field(rd, k, "a string");
+		return;
+	}
+	free(*out);
+	*out = tk_xstrndup(json_string_value(v), json_string_length(v));
+}
+
+static void get_int(struct reader *rd, json_t *o, const char *k, int64_t *out)
+{
+	json_t *v = json_object_get(o, k);
+
+	if (!v || json_is_null(v))
+		return;
+	if (!json_is_integer(v)) {
+		bad_field(rd, k, "an integer");
+		return;
+	}
+	*out = json_integer_value(v);
+}
+
+static void get_intn(struct reader *rd, json_t *o, const char *k, int *out)
+{
+	int64_t v = *out;
+
+	get_int(rd, o, k, &v);
+	if (v < -1 || v > 0x7fffffff) {
+		bad_field(rd, k, "a small integer");
+		return;
+	}
+	*out = (int)v;
+}
+
+static void get_real(struct reader *rd, json_t *o, const char *k, double *out)
+{
+	json_t *v = json_object_get(o, k);
+
+	if (!v || json_is_null(v))
+		return;
+	if (!json_is_number(v)) {
+		bad_field(rd, k, "a number");
+		return;
+	}
+	*out = json_number_value(v);
+}
+
+static void get_kv(struct reader *rd, json_t *o, const char *k, struct tk_kvlist *l)
+{
+	json_t *v = json_object_get(o, k), *val;
+	const char *name;
+
+	if (!v || json_is_null(v))
+		return;
+	if (!json_is_object(v)) {
+		bad_field(rd, k, "an object");
+		return;
+	}
+	json_object_foreach(v, name, val) {
+		if (!json_is_string(val)) {
+			bad_field(rd, k, "an object of strings");
+			return;
+		}
+		tk_kvlist_set(l, name, json_string_value(val));
+	}
+}
+
+static void read_ci(struct reader *rd, json_t *o, struct tk_ci_context *c)
+{
+	if (!o || json_is_null(o))
+		return;
+	if (!json_is_object(o)) {
+		bad_field(rd, "ci", "an object");
+		return;
+	}
+	get_str(rd, o, "provider", &c->provider);
+	get_str(rd, o, "organization", &c->organization);
+	get_str(rd, o, "pipeline", &c->pipeline);
+	get_str(rd, o, "branch", &c->branch);
+	get_str(rd, o, "commit", &c->commit);
+	get_str(rd, o, "build_number", &c->build_number);
+	get_str(rd, o, "build_url", &c->build_url);
+	get_str(rd, o, "job_id", &c->job_id);
+	get_str(rd, o, "step_key", &c->step_key);
+	get_str(rd, o, "step_label", &c->step_label);
+	get_str(rd, o, "base_branch", &c->base_branch);
+	get_str(rd, o, "base_commit", &c->base_commit);
+	get_str(rd, o, "head_commit", &c->head_commit);
+	get_str(rd, o, "default_branch", &c->default_branch);
+	get_str(rd, o, "host", &c->host);
+	get_kv(rd, o, "agent_tags", &c->agent_tags);
+	get_str(rd, o, "slurm_job_id", &c->slurm_job_id);
+	get_str(rd, o, "slurm_step_id", &c->slurm_step_id);
+	get_str(rd, o, "slurm_procid", &c->slurm_procid);
+	get_intn(rd, o, "slurm_ntasks", &c->slurm_ntasks);
+	get_intn(rd, o, "slurm_cpus_per_task", &c->slurm_cpus_per_task);
+	get_str(rd, o, "slurm_nodelist", &c->slurm_nodelist);
+	get_str(rd, o, "slurm_partition", &c->slurm_partition);
+}
+
+static void read_argv(struct reader *rd, json_t *o, struct tk_run *r)
+{
+	json_t *a = json_object_get(o, "argv");
+	size_t i, n;
+
+	if (!a || json_is_null(a))
+		return;
+	if (!json_is_array(a)) {
+		bad_field(rd, "argv", "an array of strings");
+		return;
+	}
+	n = json_array_size(a);
+	r->argv = tk_xcalloc(n + 1, sizeof(char *));
+	for (i = 0; i < n; i++) {
+		json_t *s = json_array_get(a, i);
+
+		if (!json_is_string(s)) {
+			bad_field(rd, "argv", "an array of strings");
+			return;
+		}
+		r->argv[i] = tk_xstrdup(json_string_value(s));
+	}
+}
+
+int tk_run_from_json(const char *text, size_t len, const char *name,
+		     struct tk_run *r, struct tk_err *err)
+{
+	struct reader rd = { name, err, 0 };
+	json_error_t jerr;
+	json_t *doc, *o, *v;
+	char *status = NULL, *id = NULL;
+	int64_t signal = 0, partial = 0;
+
+	doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!doc)
+		return tk_err_set(err, TK_EDATA,
+				  "cannot parse record '%s' line %d column %d: %s",
+				  name, jerr.line, jerr.column, jerr.text);
+	v = json_object_get(doc, "format");
+	if (!json_is_object(doc) || !json_is_string(v) ||
+	    strcmp(json_string_value(v), "tracker-run")) {
+		json_decref(doc);
+		return tk_err_set(err, TK_EDATA,
+				  "'%s' is not a tracker run record (no \"format\": \"tracker-run\")",
+				  name);
+	}
+	v = json_object_get(doc, "version");
+	if (!json_is_integer(v) || json_integer_value(v) != 1) {
+		json_decref(doc);
+		return tk_err_set(err, TK_EDATA,
+				  "record '%s' has an unsupported version (this tracker reads version 1)",
+				  name);
+	}
+	o = json_object_get(doc, "run");
+	if (!json_is_object(o)) {
+		json_decref(doc);
+		return bad_field(&rd, "run", "an object");
+	}
+	get_str(&rd, o, "id", &id);
+	if (!rd.failed && (!id || !tk_uuid_valid(id)))
+		bad_field(&rd, "id", "a lower-case UUID");
+	else if (id)
+		memcpy(r->id, id, TK_RUN_ID_LEN + 1);
+	free(id);
+	get_str(&rd, o, "key", &r->key);
+	if (!rd.failed && (!r->key || !*r->key))
+		bad_field(&rd, "key", "a non-empty string");
+	get_str(&rd, o, "status", &status);
+	if (status && tk_run_status_parse(status, &r->status))
+		bad_field(&rd, "status", "one of ok, failed, signaled, cancelled, timeout, error");
+	free(status);
+	v = json_object_get(o, "partial");
+	if (v && json_is_boolean(v))
+		partial = json_is_true(v);
+	r->partial = (int)partial;
+	get_int(&rd, o, "started_at_us", &r->started_at_us);
+	get_real(&rd, o, "walltime_s", &r->walltime_s);
+	get_real(&rd, o, "user_s", &r->user_s);
+	get_real(&rd, o, "sys_s", &r->sys_s);
+	get_int(&rd, o, "maxrss_bytes", &r->maxrss_bytes);
+	get_str(&rd, o, "maxrss_source", &r->maxrss_source);
+	get_int(&rd, o, "tree_rss_bytes", &r->tree_rss_bytes);
+	get_int(&rd, o, "tree_samples", &r->tree_samples);
+	get_int(&rd, o, "cgroup_peak_bytes", &r->cgroup_peak_bytes);
+	get_intn(&rd, o, "exit_code", &r->exit_code);
+	get_int(&rd, o, "signal", &signal);
+	r->term_signal = (int)signal;
+	read_argv(&rd, o, r);
+	get_kv(&rd, o, "tags", &r->tags);
+	read_ci(&rd, json_object_get(o, "ci"), &r->ci);
+	get_str(&rd, o, "tracker_version", &r->tracker_version);
+	json_decref(doc);
+	return rd.failed ? TK_EDATA : 0;
+}
+
+int tk_run_write_record(const struct tk_run *r, const char *dir,
+			struct tk_buf *path_out, struct tk_err *err)
+{
+	struct tk_buf json = TK_BUF_INIT, path = TK_BUF_INIT;
+	int ret;
+
+	ret = tk_run_to_json(r, &json, err);
+	if (ret)
+		goto out;
+	ret = tk_mkdir_p(dir, err);
+	if (ret)
+		goto out;
+	tk_buf_addf(&path, "%s/%s-%s.json", dir, r->key ? r->key : "run", r->id);
+	ret = tk_write_file_atomic(path.buf, json.buf, json.len, err);
+	if (!ret && path_out)
+		tk_buf_add(path_out, path.buf, path.len);
+out:
+	tk_buf_release(&json);
+	tk_buf_release(&path);
+	return ret;
+}

@@ -1,0 +1,134 @@
+#ifndef TK_RUN_H
+#define TK_RUN_H
+/*
+ * The run record: one measured execution of a job step, with the CI context
+ * it ran in. This is what `tracker run` produces, what the store keeps, and
+ * what a record file (JSON, see tk_run_to_json) carries between machines.
+ *
+ * All strings are owned by the struct (heap, NUL-terminated) and may be
+ * NULL when unknown. tk_run_release frees everything and leaves the struct
+ * zeroed; tk_run_init zeroes it and marks every measurement unknown (-1).
+ */
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/err.h"
+
+struct tk_kv {
+	char *key;
+	char *value;
+};
+
+struct tk_kvlist {
+	struct tk_kv *items;
+	size_t nr, alloc;
+};
+
+/* Appends a copy of key=value; a later value for the same key replaces it. */
+void tk_kvlist_set(struct tk_kvlist *l, const char *key, const char *value);
+const char *tk_kvlist_get(const struct tk_kvlist *l, const char *key);
+void tk_kvlist_release(struct tk_kvlist *l);
+
+/*
+ * Where a run happened. Filled by the CI providers (plugins/ci/); every
+ * field may be NULL. `provider` is the first provider that detected itself
+ * ("buildkite", "github", "gitlab", "slurm" or "local").
+ */
+struct tk_ci_context {
+	char *provider;
+	char *organization;
+	char *pipeline;
+	char *branch;
+	char *commit;
+	char *build_number;
+	char *build_url;
+	char *job_id;
+	char *step_key;
+	char *step_label;
+	char *base_branch;   /* PR/MR target branch */
+	char *base_commit;   /* PR/MR base commit, when the CI names one */
+	char *head_commit;   /* PR head commit when it differs from `commit` */
+	char *default_branch; /* the pipeline's default branch */
+	char *host;
+	struct tk_kvlist agent_tags;
+	/* SLURM */
+	char *slurm_job_id;
+	char *slurm_step_id;
+	char *slurm_procid;
+	int slurm_ntasks;        /* -1 unknown */
+	int slurm_cpus_per_task; /* -1 unknown */
+	char *slurm_nodelist;
+	char *slurm_partition;
+};
+
+void tk_ci_context_init(struct tk_ci_context *c);
+void tk_ci_context_release(struct tk_ci_context *c);
+
+/* Sets *field to a copy of value unless it is already set or value is NULL
+ * or empty. Providers use it so the first provider to know a fact wins. */
+void tk_set_once(char **field, const char *value);
+
+enum tk_run_status {
+	TK_RUN_OK,        /* exited 0 */
+	TK_RUN_FAILED,    /* exited non-zero */
+	TK_RUN_SIGNALED,  /* died by a signal nobody asked for */
+	TK_RUN_CANCELLED, /* tracker was asked to stop it (TERM/INT/HUP) */
+	TK_RUN_TIMEOUT,   /* --timeout expired */
+	TK_RUN_ERROR,     /* could not be started */
+};
+
+const char *tk_run_status_name(enum tk_run_status s);
+int tk_run_status_parse(const char *name, enum tk_run_status *out);
+
+#define TK_RUN_ID_LEN 36
+
+struct tk_run {
+	char id[TK_RUN_ID_LEN + 1]; /* UUID v4, lower-case */
+	char *key;
+	struct tk_ci_context ci;
+	char **argv;  /* the command, NULL-terminated; may be NULL */
+	int64_t started_at_us; /* UTC, microseconds since the epoch */
+	double walltime_s;
+	double user_s;
+	double sys_s;
+	int64_t maxrss_bytes;      /* peak RSS of the largest process */
+	int64_t tree_rss_bytes;    /* peak of RSS summed over the tree */
+	int64_t cgroup_peak_bytes; /* cgroup v2 memory.peak, -1 unknown */
+	char *maxrss_source;       /* "wait4" or "sampled", see docs/measurements.md */
+	int64_t tree_samples;      /* how many tree samples were taken */
+	int exit_code;   /* 0..255, or -1 when it died by a signal */
+	int term_signal; /* 0 when it exited */
+	enum tk_run_status status;
+	int partial;     /* 1: written while the job was still being stopped */
+	struct tk_kvlist tags;
+	char *tracker_version;
+};
+
+void tk_run_init(struct tk_run *r);
+void tk_run_release(struct tk_run *r);
+
+/* Fills r->id with a fresh random UUID v4 (getrandom). */
+int tk_uuid_v4(char out[TK_RUN_ID_LEN + 1], struct tk_err *err);
+int tk_uuid_valid(const char *s);
+
+/*
+ * The self-describing record file:
+ *   { "format": "tracker-run", "version": 1, "run": { ... } }
+ * tk_run_to_json appends the document (pretty-printed, ending in a newline).
+ * tk_run_from_json parses one; `name` is used in error messages
+ * ("cannot parse record 'x.json' line 3 column 5: ..."), and errors are
+ * TK_EDATA. Unknown fields are ignored, so newer writers stay readable.
+ */
+int tk_run_to_json(const struct tk_run *r, struct tk_buf *out, struct tk_err *err);
+int tk_run_from_json(const char *text, size_t len, const char *name,
+		     struct tk_run *r, struct tk_err *err);
+
+/*
+ * Writes the record atomically as DIR/<key>-<id>.json (temporary file,
+ * fsync, rename), creating DIR if needed. The path written is appended to
+ * path_out when it is not NULL.
+ */
+int tk_run_write_record(const struct tk_run *r, const char *dir,
+			struct tk_buf *path_out, struct tk_err *err);
+
+#endif

@@ -1,0 +1,87 @@
+#ifndef TK_STORE_H
+#define TK_STORE_H
+/*
+ * The history store. A backend is a const struct tk_store_ops registered in
+ * plugins/registry.c; tk_store_open picks it by URL: a bare path or
+ * "sqlite:PATH" is SQLite, "postgresql://..." PostgreSQL (when built in).
+ *
+ * Backend state embeds struct tk_store first, so a backend casts the
+ * pointer it receives to its own struct.
+ *
+ * Error codes: TK_EUNAVAIL when the database cannot be opened, locked past
+ * the busy timeout, or written; TK_EDATA when the data is not acceptable;
+ * TK_EUSAGE for a URL no backend accepts.
+ */
+#include <stdint.h>
+
+#include "core/err.h"
+#include "core/run.h"
+
+struct tk_store;
+
+/* Which runs to list; NULL/0 fields do not filter. */
+struct tk_run_query {
+	const char *const *keys; /* NULL-terminated, any of */
+	const char *branch;
+	int64_t since_us;  /* started_at_us >= since_us; 0: no bound */
+	long limit;        /* 0: all */
+	const char *run_id;
+};
+
+/* Called once per run, newest first; a non-zero return stops iteration
+ * and is returned by query_runs. The run is valid only during the call. */
+typedef int (*tk_run_fn)(const struct tk_run *run, void *data);
+
+#define TK_STORE_OPS_VERSION 1
+
+struct tk_store_ops {
+	int version; /* TK_STORE_OPS_VERSION */
+	const char *name;
+	/* 1 if this backend handles url. */
+	int (*accepts)(const char *url);
+	int (*open)(const char *url, struct tk_store **out, struct tk_err *err);
+	/* Brings the schema to the newest version (idempotent). */
+	int (*migrate)(struct tk_store *s, struct tk_err *err);
+	/*
+	 * Stores one run in one transaction, idempotent by run id: a run
+	 * already stored is left alone (*inserted = 0), except that a stored
+	 * partial run is replaced by a complete one (*inserted = 1).
+	 */
+	int (*put_run)(struct tk_store *s, const struct tk_run *run,
+		       int *inserted, struct tk_err *err);
+	int (*query_runs)(struct tk_store *s, const struct tk_run_query *q,
+			  tk_run_fn fn, void *data, struct tk_err *err);
+	/* Escape hatch for backend-specific operations (TK_STORE_CTRL_*). */
+	int (*ctrl)(struct tk_store *s, int op, void *arg, struct tk_err *err);
+	void (*close)(struct tk_store *s);
+};
+
+enum tk_store_ctrl {
+	TK_STORE_CTRL_SCHEMA_VERSION = 1, /* arg: int *, the schema version */
+	TK_STORE_CTRL_JOURNAL_MODE = 2,   /* arg: const char **, e.g. "wal" */
+};
+
+struct tk_store {
+	const struct tk_store_ops *ops;
+	/* A warning the backend wants shown once (e.g. WAL unavailable on a
+	 * network filesystem); empty when none. */
+	char warning[256];
+};
+
+/* Opens and migrates the store at url. */
+int tk_store_open(const char *url, struct tk_store **out, struct tk_err *err);
+void tk_store_close(struct tk_store *s);
+
+static inline int tk_store_put_run(struct tk_store *s, const struct tk_run *run,
+				   int *inserted, struct tk_err *err)
+{
+	return s->ops->put_run(s, run, inserted, err);
+}
+
+static inline int tk_store_query_runs(struct tk_store *s, const struct tk_run_query *q,
+				      tk_run_fn fn, void *data, struct tk_err *err)
+{
+	return s->ops->query_runs(s, q, fn, data, err);
+}
+
+#endif

@@ -1,0 +1,22 @@
+#include "plugins/plugins.h"
+
+#include <stddef.h>
+
+/* Order matters: the first provider that detects itself names the CI. */
+const struct tk_ci_provider *const tk_ci_providers[] = {
+	&tk_ci_buildkite,
+	&tk_ci_github,
+	&tk_ci_gitlab,
+	&tk_ci_slurm,
+	&tk_ci_local,
+	NULL,
+};
+
+const struct tk_store_ops *const tk_store_backends[] = {
+	&tk_store_sqlite,
+	NULL,
+};
+
+const struct tk_importer *const tk_importers[] = {
+	NULL,
+};
