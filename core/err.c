@@ -1,5 +1,7 @@
 #include "core/err.h"
 
+#include "core/buf.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,16 +23,20 @@ int tk_err_set(struct tk_err *err, int code, const char *fmt, ...)
 
 int tk_err_prefix(struct tk_err *err, const char *fmt, ...)
 {
-	char prefix[TK_ERR_MSG_MAX], old[TK_ERR_MSG_MAX];
+	struct tk_buf b = TK_BUF_INIT;
 	va_list ap;
+	size_t n;
 
 	if (!err)
 		return TK_EINTERNAL;
 	va_start(ap, fmt);
-	vsnprintf(prefix, sizeof(prefix), fmt, ap);
+	tk_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
-	memcpy(old, err->msg, sizeof(old));
-	snprintf(err->msg, sizeof(err->msg), "%s: %s", prefix, old);
+	tk_buf_addf(&b, ": %s", err->msg);
+	n = b.len < sizeof(err->msg) - 1 ? b.len : sizeof(err->msg) - 1;
+	memcpy(err->msg, b.buf, n);
+	err->msg[n] = '\0';
+	tk_buf_release(&b);
 	return err->code;
 }
 
