@@ -50,24 +50,29 @@ EXAMPLE_BIN := $(EXAMPLE_SRC:.c=)
 
 all: tracker $(EXAMPLE_BIN)
 
+ifneq ($(V),1)
+QUIET_CC = @echo '   CC $@';
+QUIET_LINK = @echo ' LINK $@';
+endif
+
 %.o: %.c
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(LIB): $(LIB_OBJ)
 	$(RM) $@
 	$(AR) rcs $@ $^
 
 tracker: $(CMD_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(LIBS)
+	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(LIBS)
 
 tests/unit/t-%: tests/unit/t-%.c $(LIB) tests/unit/tap.h
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LIBS)
 
 tests/helpers/%: tests/helpers/%.c
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
 
 examples/%: examples/%.c
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
 
 build-tests: tracker $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN)
 

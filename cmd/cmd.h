@@ -24,6 +24,9 @@
 #define EXIT_UNAVAILABLE 69
 #define EXIT_INTERNAL 70
 
+/* cmd_entry.flags */
+#define CMD_CONFIG_WARN (1u << 0) /* a broken .tracker.yml is a warning */
+
 struct cmd_ctx {
 	const char *name;        /* the subcommand */
 	struct tk_config config; /* .tracker.yml, empty when none */

@@ -23,7 +23,7 @@ static const char version_usage[] =
 	"Prints tracker's version (also: tracker --version).\n";
 
 static const struct cmd_entry commands[] = {
-	{ "run", cmd_run, 0, "wrap a job step, measure it and record the run",
+	{ "run", cmd_run, CMD_CONFIG_WARN, "wrap a job step, measure it and record the run",
 	  cmd_run_usage },
 	{ "history", cmd_history, 0, "list recorded runs, newest first",
 	  cmd_history_usage },
@@ -209,15 +209,26 @@ static int wants_help(int argc, char **argv)
 	return 0;
 }
 
-static int load_config(struct cmd_ctx *ctx)
+/*
+ * A broken .tracker.yml fails most commands, but `run` only warns: the job
+ * must run and keep its exit status whatever state the config is in.
+ */
+static int load_config(struct cmd_ctx *ctx, unsigned flags)
 {
 	struct tk_buf path = TK_BUF_INIT;
 	struct tk_err err = TK_ERR_INIT;
 	int ret = 0;
 
 	if (tk_config_find(&tk_env_process, &path) &&
-	    tk_config_load(path.buf, &ctx->config, &err))
-		ret = cmd_fail(&err);
+	    tk_config_load(path.buf, &ctx->config, &err)) {
+		if (flags & CMD_CONFIG_WARN) {
+			cmd_warning("ignoring the configuration: %s", err.msg);
+			tk_config_release(&ctx->config);
+			tk_config_init(&ctx->config);
+		} else {
+			ret = cmd_fail(&err);
+		}
+	}
 	tk_buf_release(&path);
 	return ret;
 }
@@ -270,7 +281,7 @@ int main(int argc, char **argv)
 		fputs(c->usage, stdout);
 		return finish_stdout(0);
 	}
-	ret = load_config(&ctx);
+	ret = load_config(&ctx, c->flags);
 	if (!ret)
 		ret = c->fn(argc - 1, argv + 1, &ctx);
 	tk_config_release(&ctx.config);

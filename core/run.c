@@ -507,6 +507,20 @@ int tk_run_from_json(const char *text, size_t len, const char *name,
 	return rd.failed ? TK_EDATA : 0;
 }
 
+/* Keys are free text; in a file name keep [A-Za-z0-9._-] and map the rest
+ * to '_' (the record itself carries the real key). */
+static void add_file_safe(struct tk_buf *b, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s && n < 100; s++, n++) {
+		int ok = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+			 (*s >= '0' && *s <= '9') || *s == '.' || *s == '-' || *s == '_';
+
+		tk_buf_addch(b, ok && !(n == 0 && *s == '.') ? *s : '_');
+	}
+}
+
 int tk_run_write_record(const struct tk_run *r, const char *dir,
 			struct tk_buf *path_out, struct tk_err *err)
 {
@@ -519,7 +533,9 @@ int tk_run_write_record(const struct tk_run *r, const char *dir,
 	ret = tk_mkdir_p(dir, err);
 	if (ret)
 		goto out;
-	tk_buf_addf(&path, "%s/%s-%s.json", dir, r->key ? r->key : "run", r->id);
+	tk_buf_addf(&path, "%s/", dir);
+	add_file_safe(&path, r->key ? r->key : "run");
+	tk_buf_addf(&path, "-%s.json", r->id);
 	ret = tk_write_file_atomic(path.buf, json.buf, json.len, err);
 	if (!ret && path_out)
 		tk_buf_add(path_out, path.buf, path.len);

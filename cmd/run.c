@@ -1,0 +1,351 @@
+/*
+ * tracker run: wrap a job step, measure it, record it.
+ *
+ * The job's exit status is sacred: after the job has started, nothing that
+ * goes wrong in tracker changes what tracker exits with. Recording
+ * problems become warnings, and the record file stays for `tracker push`.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "core/ci.h"
+#include "core/job.h"
+#include "core/run.h"
+#include "core/store.h"
+#include "core/timeutil.h"
+#include "core/banned.h"
+
+const char cmd_run_usage[] =
+	"usage: tracker run [--key K] [--db URL] [--artifacts DIR] [--tag K=V]...\n"
+	"                   [--timeout DUR] [--grace DUR] [--orphan-wait DUR] [-q]\n"
+	"                   -- CMD [ARG...]\n"
+	"\n"
+	"Runs CMD (no shell), measures it, records one run in the history database\n"
+	"and as a JSON record file, and exits with CMD's status. When CMD dies by a\n"
+	"signal, tracker dies by the same signal.\n"
+	"\n"
+	"Options:\n"
+	"  --key K            the step's key (else $TRACKER_KEY, else BUILDKITE_STEP_KEY)\n"
+	"  --db URL           database: a path or sqlite:PATH (else $TRACKER_DB, else\n"
+	"                     db: in .tracker.yml, else ~/.local/share/tracker/history.db)\n"
+	"  --artifacts DIR    where the record file goes (default tracker-artifacts)\n"
+	"  --tag K=V          attach a tag (repeatable)\n"
+	"  --timeout DUR      send TERM after DUR (90, 90s, 5m, 2h), KILL after the\n"
+	"                     grace period; tracker then exits 124\n"
+	"  --grace DUR        time between TERM and KILL (default 10s)\n"
+	"  --orphan-wait DUR  how long to wait for processes the job left running\n"
+	"                     after it exited (default 10s)\n"
+	"  -q, --quiet        no summary line on stderr\n"
+	"\n"
+	"Measured: walltime, user/sys CPU of the process tree, peak RSS of the\n"
+	"largest process (maxrss_bytes), peak RSS summed over the tree\n"
+	"(tree_rss_bytes), cgroup v2 memory.peak when the job has its own cgroup.\n"
+	"TERM, INT and HUP are forwarded to the job; the first writes a partial\n"
+	"record marked cancelled at once.\n"
+	"\n"
+	"Exit status: the job's status; 124 on --timeout; 126/127 when CMD cannot\n"
+	"be run; 2 on a usage error (the job is not started).\n"
+	"\n"
+	"Example:\n"
+	"  tracker run --key amip --tag resolution=low -- julia --project amip.jl\n";
+
+struct run_state {
+	struct tk_run run;
+	struct tk_buf artifacts;
+	struct tk_buf record_path;
+	int quiet;
+};
+
+static void fill_measurements(struct tk_run *run, const struct tk_job_result *r)
+{
+	run->started_at_us = r->started_at_us;
+	run->walltime_s = r->walltime_s;
+	run->user_s = r->user_s;
+	run->sys_s = r->sys_s;
+	run->maxrss_bytes = r->maxrss_bytes;
+	free(run->maxrss_source);
+	run->maxrss_source = r->maxrss_source ? tk_xstrdup(r->maxrss_source) : NULL;
+	run->tree_rss_bytes = r->tree_rss_bytes;
+	run->tree_samples = r->tree_samples;
+	run->cgroup_peak_bytes = r->cgroup_peak_bytes;
+	run->exit_code = r->exit_code;
+	run->term_signal = r->term_signal;
+	if (r->timed_out)
+		run->status = TK_RUN_TIMEOUT;
+	else if (r->cancel_signal)
+		run->status = TK_RUN_CANCELLED;
+	else if (r->term_signal)
+		run->status = TK_RUN_SIGNALED;
+	else if (r->exit_code)
+		run->status = TK_RUN_FAILED;
+	else
+		run->status = TK_RUN_OK;
+}
+
+static void write_record(struct run_state *st)
+{
+	struct tk_err err = TK_ERR_INIT;
+
+	tk_buf_reset(&st->record_path);
+	if (tk_run_write_record(&st->run, st->artifacts.buf, &st->record_path, &err))
+		cmd_warning("cannot write the run record: %s", err.msg);
+}
+
+/* The first TERM/INT/HUP: leave a partial record before anything can kill us. */
+static void on_cancel(const struct tk_job_result *so_far, void *data)
+{
+	struct run_state *st = data;
+
+	fill_measurements(&st->run, so_far);
+	st->run.status = TK_RUN_CANCELLED;
+	st->run.partial = so_far->running;
+	write_record(st);
+	if (!st->quiet)
+		cmd_warning("cancelled by signal %d; partial record written to '%s'",
+			    so_far->cancel_signal, st->record_path.buf);
+}
+
+static void store_run(struct run_state *st, const char *db)
+{
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_store *s = NULL;
+	int inserted = 0;
+
+	if (tk_store_open(db, &s, &err) ||
+	    tk_store_put_run(s, &st->run, &inserted, &err)) {
+		cmd_warning("could not record the run in '%s': %s", db, err.msg);
+		if (st->record_path.len)
+			cmd_warning("the record is kept in '%s'; store it later with: "
+				    "tracker push --db '%s' '%s'",
+				    st->record_path.buf, db, st->record_path.buf);
+	} else if (s->warning[0]) {
+		cmd_warning("%s", s->warning);
+	}
+	if (s)
+		tk_store_close(s);
+}
+
+static void print_summary(const struct run_state *st)
+{
+	struct tk_buf b = TK_BUF_INIT;
+	const struct tk_run *r = &st->run;
+
+	tk_buf_addf(&b, "tracker: %s: %s, wall ", r->key, tk_run_status_name(r->status));
+	tk_format_duration(&b, r->walltime_s);
+	tk_buf_adds(&b, ", max RSS ");
+	tk_format_bytes(&b, r->maxrss_bytes);
+	tk_buf_adds(&b, ", tree RSS ");
+	tk_format_bytes(&b, r->tree_rss_bytes);
+	if (r->term_signal)
+		tk_buf_addf(&b, ", signal %d", r->term_signal);
+	else
+		tk_buf_addf(&b, ", exit %d", r->exit_code);
+	tk_buf_addf(&b, " (run %.8s)\n", r->id);
+	fputs(b.buf, stderr);
+	tk_buf_release(&b);
+}
+
+/* Die the way the job died. Core dumps stay the job's: ours are off. */
+static void reraise(int sig)
+{
+	struct rlimit no_core = { 0, 0 };
+	sigset_t set;
+
+	fflush(NULL);
+	setrlimit(RLIMIT_CORE, &no_core);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	exit(128 + sig);
+}
+
+static int parse_tag(struct tk_kvlist *tags, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char *k;
+
+	if (!eq || eq == arg)
+		return -1;
+	k = tk_xstrndup(arg, (size_t)(eq - arg));
+	tk_kvlist_set(tags, k, eq + 1);
+	free(k);
+	return 0;
+}
+
+static int valid_key(const char *k)
+{
+	const unsigned char *p;
+
+	if (!*k || strlen(k) > 200)
+		return 0;
+	for (p = (const unsigned char *)k; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return 0;
+	return 1;
+}
+
+enum { OPT_KEY = 256, OPT_DB, OPT_ARTIFACTS, OPT_TAG, OPT_TIMEOUT, OPT_GRACE,
+       OPT_ORPHAN_WAIT };
+
+static const struct option run_options[] = {
+	{ "key", required_argument, NULL, OPT_KEY },
+	{ "db", required_argument, NULL, OPT_DB },
+	{ "artifacts", required_argument, NULL, OPT_ARTIFACTS },
+	{ "tag", required_argument, NULL, OPT_TAG },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "grace", required_argument, NULL, OPT_GRACE },
+	{ "orphan-wait", required_argument, NULL, OPT_ORPHAN_WAIT },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	const char *opt_key = NULL, *opt_db = NULL, *opt_artifacts = NULL;
+	const char *key;
+	const struct tk_key_config *kc;
+	struct tk_kvlist cli_tags = { NULL, 0, 0 };
+	struct tk_job_opts jo;
+	struct tk_job_result jr;
+	struct run_state st;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_buf db = TK_BUF_INIT;
+	double timeout = -1;
+	int c, i, exec_errno, ret;
+
+	memset(&jo, 0, sizeof(jo));
+	memset(&st, 0, sizeof(st));
+	jo.grace_s = 10;
+	jo.orphan_wait_s = 10;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+q", run_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_KEY:
+			opt_key = optarg;
+			break;
+		case OPT_DB:
+			opt_db = optarg;
+			break;
+		case OPT_ARTIFACTS:
+			opt_artifacts = optarg;
+			break;
+		case OPT_TAG:
+			if (parse_tag(&cli_tags, optarg)) {
+				tk_kvlist_release(&cli_tags);
+				return cmd_usage_error(ctx, "--tag wants KEY=VALUE, not '%s'", optarg);
+			}
+			break;
+		case OPT_TIMEOUT:
+		case OPT_GRACE:
+		case OPT_ORPHAN_WAIT: {
+			double v;
+
+			if (tk_parse_duration(optarg, &v, &err)) {
+				tk_kvlist_release(&cli_tags);
+				return cmd_usage_error(ctx, "%s", err.msg);
+			}
+			if (c == OPT_TIMEOUT)
+				timeout = v;
+			else if (c == OPT_GRACE)
+				jo.grace_s = v;
+			else
+				jo.orphan_wait_s = v;
+			break;
+		}
+		case 'q':
+			st.quiet = 1;
+			break;
+		default:
+			tk_kvlist_release(&cli_tags);
+			if (optopt && optopt < 256)
+				return cmd_usage_error(ctx, "unknown option '-%c'", optopt);
+			return cmd_usage_error(ctx, "unknown or incomplete option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind >= argc) {
+		tk_kvlist_release(&cli_tags);
+		return cmd_usage_error(ctx, "no command to run (put it after --)");
+	}
+	key = tk_ci_key(&tk_env_process, opt_key);
+	if (!key || !valid_key(key)) {
+		tk_kvlist_release(&cli_tags);
+		return cmd_usage_error(ctx, key ? "invalid key '%s'" :
+				       "no key for this run: name it with --key K, "
+				       "$TRACKER_KEY or a Buildkite step key%s", key ? key : "");
+	}
+
+	tk_run_init(&st.run);
+	if (tk_uuid_v4(st.run.id, &err)) {
+		tk_kvlist_release(&cli_tags);
+		tk_run_release(&st.run);
+		return cmd_fail(&err);
+	}
+	st.run.key = tk_xstrdup(key);
+	st.run.tracker_version = tk_xstrdup(TRACKER_VERSION);
+	st.run.argv = tk_xcalloc((size_t)(argc - optind + 1), sizeof(char *));
+	for (i = optind; i < argc; i++)
+		st.run.argv[i - optind] = tk_xstrdup(argv[i]);
+	kc = tk_config_key(&ctx->config, key);
+	if (kc) {
+		size_t t;
+
+		for (t = 0; t < kc->tags.nr; t++)
+			tk_kvlist_set(&st.run.tags, kc->tags.items[t].key, kc->tags.items[t].value);
+		if (timeout < 0 && kc->timeout_s > 0)
+			timeout = kc->timeout_s;
+	}
+	for (i = 0; (size_t)i < cli_tags.nr; i++)
+		tk_kvlist_set(&st.run.tags, cli_tags.items[i].key, cli_tags.items[i].value);
+	tk_kvlist_release(&cli_tags);
+	if (tk_ci_collect(&tk_env_process, &st.run.ci, &err))
+		cmd_warning("incomplete CI context: %s", err.msg);
+	tk_buf_init(&st.artifacts, 0);
+	tk_buf_init(&st.record_path, 0);
+	cmd_resolve_artifacts(ctx, opt_artifacts, &st.artifacts);
+	cmd_resolve_db(ctx, opt_db, &db);
+
+	jo.argv = argv + optind;
+	jo.timeout_s = timeout > 0 ? timeout : 0;
+	jo.on_cancel = on_cancel;
+	jo.data = &st;
+	fflush(NULL);
+	if (tk_job_run(&jo, &jr, &exec_errno, &err)) {
+		cmd_error("%s", err.msg);
+		ret = exec_errno ? (exec_errno == ENOENT ? 127 : 126) : EXIT_INTERNAL;
+		goto out;
+	}
+	/* From here on, tracker's own troubles never change the exit status. */
+	signal(SIGPIPE, SIG_IGN);
+	fill_measurements(&st.run, &jr);
+	st.run.partial = 0;
+	write_record(&st);
+	store_run(&st, db.buf);
+	if (jr.orphans_left && !st.quiet)
+		cmd_warning("%d process(es) the job started are still running; "
+			    "not waiting for them (see --orphan-wait)", jr.orphans_left);
+	if (!st.quiet)
+		print_summary(&st);
+	if (jr.timed_out)
+		ret = 124;
+	else if (jr.term_signal)
+		reraise(jr.term_signal);
+	else
+		ret = jr.exit_code;
+out:
+	tk_run_release(&st.run);
+	tk_buf_release(&st.artifacts);
+	tk_buf_release(&st.record_path);
+	tk_buf_release(&db);
+	return ret;
+}

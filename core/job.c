@@ -1,0 +1,362 @@
+#include "core/job.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/proctree.h"
+#include "core/timeutil.h"
+#include "core/banned.h"
+
+#define CGROUP2_MAGIC 0x63677270
+#define FIRST_INTERVAL_S 0.010
+#define MAX_INTERVAL_S 1.0
+#define AGE_FRACTION 0.05
+#define COST_FACTOR 200.0
+
+struct job {
+	const struct tk_job_opts *o;
+	struct tk_job_result *r;
+	pid_t pid;
+	double t0;
+	int main_done;
+	int64_t sampled_max_proc;
+	double sample_cost_total;
+	struct tk_proctree tree;
+	struct tk_buf cgroup; /* the job's cgroup v2 directory, empty if none */
+};
+
+/* ---- cgroup v2 ---- */
+
+/* The cgroup v2 directory we run in, if it holds only us (so its
+ * memory.peak is the job's). */
+static void cgroup_detect(struct job *j)
+{
+	static const char *const roots[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+	struct tk_buf line = TK_BUF_INIT, path = TK_BUF_INIT;
+	const char *rel = NULL, *p;
+	struct statfs st;
+	size_t i;
+	long self = (long)getpid();
+
+	if (tk_buf_read_file(&line, "/proc/self/cgroup", NULL))
+		goto out;
+	for (p = line.buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, "0::", 3)) {
+			rel = p + 3;
+			break;
+		}
+	if (!rel)
+		goto out;
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		struct tk_buf procs = TK_BUF_INIT;
+		char *end;
+		long only;
+
+		if (statfs(roots[i], &st) || (unsigned long)st.f_type != CGROUP2_MAGIC)
+			continue;
+		tk_buf_reset(&path);
+		tk_buf_addf(&path, "%s%.*s", roots[i], (int)strcspn(rel, "\n"), rel);
+		tk_buf_addf(&procs, "%s/cgroup.procs", path.buf);
+		tk_buf_reset(&line);
+		if (!tk_buf_read_file(&line, procs.buf, NULL)) {
+			only = strtol(line.buf, &end, 10);
+			if (only == self && (*end == '\0' || !strcmp(end, "\n"))) {
+				tk_buf_addf(&j->cgroup, "%s/memory.peak", path.buf);
+				if (access(j->cgroup.buf, R_OK))
+					tk_buf_reset(&j->cgroup);
+			}
+		}
+		tk_buf_release(&procs);
+		break;
+	}
+out:
+	tk_buf_release(&line);
+	tk_buf_release(&path);
+}
+
+static int64_t cgroup_peak(struct job *j)
+{
+	struct tk_buf b = TK_BUF_INIT;
+	long long v = -1;
+
+	if (j->cgroup.len && !tk_buf_read_file(&b, j->cgroup.buf, NULL))
+		if (sscanf(b.buf, "%lld", &v) != 1)
+			v = -1;
+	tk_buf_release(&b);
+	return v;
+}
+
+/* ---- supervision ---- */
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* Reaps every child that has ended. Returns 1 while children remain. */
+static int reap(struct job *j)
+{
+	for (;;) {
+		struct rusage ru;
+		int status;
+		pid_t p = wait4(-1, &status, WNOHANG, &ru);
+
+		if (p == 0)
+			return 1;
+		if (p < 0) {
+			if (errno == EINTR)
+				continue;
+			return 0;
+		}
+		j->r->user_s += tv_s(ru.ru_utime);
+		j->r->sys_s += tv_s(ru.ru_stime);
+		if ((int64_t)ru.ru_maxrss * 1024 > j->r->maxrss_bytes)
+			j->r->maxrss_bytes = (int64_t)ru.ru_maxrss * 1024;
+		if (p == j->pid) {
+			j->main_done = 1;
+			j->r->walltime_s = tk_mono_s() - j->t0;
+			if (WIFSIGNALED(status)) {
+				j->r->exit_code = -1;
+				j->r->term_signal = WTERMSIG(status);
+			} else {
+				j->r->exit_code = WEXITSTATUS(status);
+				j->r->term_signal = 0;
+			}
+		}
+	}
+}
+
+static double sample(struct job *j, double now)
+{
+	struct tk_tree_sample s;
+	double cost, interval;
+
+	if (tk_proctree_sample(&j->tree, &s) == 0) {
+		if (s.rss_bytes > j->r->tree_rss_bytes)
+			j->r->tree_rss_bytes = s.rss_bytes;
+		if (s.max_proc_rss_bytes > j->sampled_max_proc)
+			j->sampled_max_proc = s.max_proc_rss_bytes;
+		j->r->tree_samples++;
+	}
+	cost = tk_mono_s() - now;
+	j->sample_cost_total += cost;
+	interval = AGE_FRACTION * (now - j->t0);
+	if (interval < FIRST_INTERVAL_S)
+		interval = FIRST_INTERVAL_S;
+	if (interval > MAX_INTERVAL_S)
+		interval = MAX_INTERVAL_S;
+	if (interval < COST_FACTOR * cost)
+		interval = COST_FACTOR * cost;
+	return now + interval;
+}
+
+/* KILL the job's group and every descendant (daemons may have left it). */
+static void kill_all(struct job *j)
+{
+	size_t i;
+
+	kill(-j->pid, SIGKILL);
+	if (tk_proctree_list(&j->tree))
+		return;
+	for (i = 0; i < j->tree.nr; i++)
+		kill(j->tree.pids[i], SIGKILL);
+}
+
+static void finish_measurements(struct job *j)
+{
+	struct tk_job_result *r = j->r;
+
+	r->maxrss_source = "wait4";
+	if (r->maxrss_bytes <= r->wrapper_rss_at_fork && j->sampled_max_proc > 0) {
+		r->maxrss_bytes = j->sampled_max_proc;
+		r->maxrss_source = "sampled";
+	}
+	if (r->tree_rss_bytes < r->maxrss_bytes)
+		r->tree_rss_bytes = r->maxrss_bytes;
+	r->sample_cost_s = r->tree_samples ? j->sample_cost_total / (double)r->tree_samples : 0;
+	r->cgroup_peak_bytes = cgroup_peak(j);
+}
+
+static void cancel(struct job *j, int sig, double *kill_at)
+{
+	struct tk_job_result so_far;
+
+	kill(-j->pid, sig);
+	if (j->r->cancel_signal)
+		return;
+	j->r->cancel_signal = sig;
+	*kill_at = tk_mono_s() + j->o->grace_s;
+	if (!j->o->on_cancel)
+		return;
+	so_far = *j->r;
+	if (!j->main_done) {
+		so_far.walltime_s = tk_mono_s() - j->t0;
+		so_far.running = 1;
+	}
+	if (so_far.maxrss_bytes < j->sampled_max_proc)
+		so_far.maxrss_bytes = j->sampled_max_proc;
+	so_far.maxrss_source = "sampled";
+	so_far.cgroup_peak_bytes = cgroup_peak(j);
+	j->o->on_cancel(&so_far, j->o->data);
+}
+
+static void supervise(struct job *j, const sigset_t *set)
+{
+	const double inf = INFINITY;
+	double deadline = j->o->timeout_s > 0 ? j->t0 + j->o->timeout_s : inf;
+	double kill_at = inf, orphan_deadline = inf;
+	double next_sample = j->t0 + FIRST_INTERVAL_S / 2;
+
+	for (;;) {
+		double now = tk_mono_s(), wake;
+		struct timespec ts;
+		siginfo_t info;
+		int children, sig;
+
+		children = reap(j);
+		if (!children && j->main_done)
+			break;
+		if (j->main_done && orphan_deadline == inf)
+			orphan_deadline = now + j->o->orphan_wait_s;
+		if (now >= orphan_deadline && kill_at == inf)
+			break;
+		if (!j->main_done && now >= deadline && !j->r->timed_out) {
+			j->r->timed_out = 1;
+			kill(-j->pid, SIGTERM);
+			kill_at = now + j->o->grace_s;
+		}
+		if (now >= kill_at) {
+			kill_all(j);
+			kill_at = inf;
+		}
+		if (now >= next_sample)
+			next_sample = sample(j, now);
+
+		wake = next_sample;
+		if (deadline < wake && !j->r->timed_out)
+			wake = deadline;
+		if (kill_at < wake)
+			wake = kill_at;
+		if (orphan_deadline < wake)
+			wake = orphan_deadline;
+		wake -= tk_mono_s();
+		if (wake < 0)
+			wake = 0;
+		ts.tv_sec = (time_t)wake;
+		ts.tv_nsec = (long)((wake - (double)ts.tv_sec) * 1e9);
+		sig = sigtimedwait(set, &info, &ts);
+		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
+			cancel(j, sig, &kill_at);
+	}
+	if (tk_proctree_list(&j->tree) == 0)
+		j->r->orphans_left = (int)j->tree.nr;
+}
+
+static void restore_terminal(int had_tty)
+{
+	void (*old)(int);
+
+	if (!had_tty)
+		return;
+	old = signal(SIGTTOU, SIG_IGN);
+	tcsetpgrp(STDIN_FILENO, getpgrp());
+	signal(SIGTTOU, old);
+}
+
+int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
+	       int *exec_errno, struct tk_err *err)
+{
+	struct job j;
+	sigset_t set, old;
+	int errpipe[2], e = 0, tty;
+	ssize_t n;
+
+	memset(r, 0, sizeof(*r));
+	memset(&j, 0, sizeof(j));
+	r->exit_code = -1;
+	r->cgroup_peak_bytes = -1;
+	*exec_errno = 0;
+	j.o = o;
+	j.r = r;
+	tk_buf_init(&j.cgroup, 0);
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, &old))
+		return tk_err_set(err, TK_EINTERNAL, "cannot block signals: %s", strerror(errno));
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		return tk_err_set(err, TK_EINTERNAL, "cannot become a child subreaper: %s",
+				  strerror(errno));
+	if (pipe2(errpipe, O_CLOEXEC))
+		return tk_err_set(err, TK_EINTERNAL, "cannot create a pipe: %s", strerror(errno));
+	cgroup_detect(&j);
+	tk_proctree_init(&j.tree, getpid());
+	tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+	r->wrapper_rss_at_fork = tk_proc_rss_bytes(getpid(), j.tree.page_size);
+
+	r->started_at_us = tk_now_us();
+	j.t0 = tk_mono_s();
+	j.pid = fork();
+	if (j.pid < 0) {
+		e = errno;
+		close(errpipe[0]);
+		close(errpipe[1]);
+		tk_proctree_release(&j.tree);
+		tk_buf_release(&j.cgroup);
+		return tk_err_set(err, TK_EINTERNAL, "cannot fork: %s", strerror(e));
+	}
+	if (j.pid == 0) {
+		setpgid(0, 0);
+		if (tty) {
+			signal(SIGTTOU, SIG_IGN);
+			tcsetpgrp(STDIN_FILENO, getpid());
+			signal(SIGTTOU, SIG_DFL);
+		}
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		execvp(o->argv[0], o->argv);
+		e = errno;
+		if (write(errpipe[1], &e, sizeof(e)) < 0)
+			_exit(126);
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	/* Both sides set the group, so it exists before we signal it. */
+	setpgid(j.pid, j.pid);
+	close(errpipe[1]);
+	do
+		n = read(errpipe[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(errpipe[0]);
+	if (n == (ssize_t)sizeof(e)) {
+		int status;
+
+		waitpid(j.pid, &status, 0);
+		restore_terminal(tty);
+		tk_proctree_release(&j.tree);
+		tk_buf_release(&j.cgroup);
+		*exec_errno = e;
+		return tk_err_set(err, TK_EUNAVAIL, "cannot run '%s': %s", o->argv[0],
+				  strerror(e));
+	}
+
+	supervise(&j, &set);
+	restore_terminal(tty);
+	finish_measurements(&j);
+	tk_proctree_release(&j.tree);
+	tk_buf_release(&j.cgroup);
+	return 0;
+}

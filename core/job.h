@@ -1,0 +1,89 @@
+#ifndef TK_JOB_H
+#define TK_JOB_H
+/*
+ * Running and measuring one job: the heart of `tracker run`.
+ *
+ * tk_job_run forks and execs argv (execvp, no shell) in its own process
+ * group, makes the calling process a child subreaper so orphaned and
+ * daemonized descendants are reparented to it and still reaped and
+ * counted, and supervises it until it and its descendants are gone:
+ *
+ * - SIGTERM, SIGINT and SIGHUP sent to the caller are forwarded to the
+ *   job's process group. The first one calls on_cancel (the caller writes
+ *   a partial record there, before the grace period ends); if the job is
+ *   still alive `grace_s` later, the group and every descendant get KILL.
+ * - timeout_s > 0: when it expires, TERM, then KILL after grace_s.
+ * - After the job's main process exits, descendants it left behind are
+ *   waited for up to orphan_wait_s (then left running, and counted in
+ *   orphans_left).
+ *
+ * Measurements (docs/measurements.md has the details):
+ * - walltime on the monotonic clock, from just before fork to the reaping
+ *   of the main process;
+ * - user/sys CPU summed over every process reaped (wait4), which covers
+ *   the whole tree;
+ * - maxrss_bytes: the largest ru_maxrss among reaped processes. The
+ *   kernel starts a forked child's high-water mark at the RSS the wrapper
+ *   had at fork and carries it across exec, so a value at or below the
+ *   wrapper's RSS at fork is only an upper bound: then the largest
+ *   single-process RSS seen by the sampler is used (source "sampled");
+ * - tree_rss_bytes: the peak over samples of the RSS summed over the tree,
+ *   and at least maxrss_bytes (the tree was at least that large when its
+ *   largest process peaked). Samples are taken every 10 ms at first; the
+ *   interval grows with the job's age to 5% of it (at most 1 s) and is
+ *   never shorter than 200 times the last sample's cost;
+ * - cgroup_peak_bytes: memory.peak of the cgroup v2 the job runs in, when
+ *   that cgroup holds nothing but the wrapper at start (SLURM step, systemd
+ *   scope); -1 otherwise.
+ *
+ * It blocks SIGCHLD, SIGTERM, SIGINT and SIGHUP and leaves them blocked
+ * when it returns, so that a late TERM cannot interrupt the recording of
+ * the run; the caller exits without unblocking them (pending signals die
+ * with the process) or unblocks only the signal it re-raises. Not
+ * reentrant: it owns SIGCHLD and the subreaper flag of the process.
+ */
+#include <stdint.h>
+
+#include "core/err.h"
+
+struct tk_job_result {
+	int64_t started_at_us;
+	double walltime_s;
+	double user_s;
+	double sys_s;
+	int64_t maxrss_bytes;
+	const char *maxrss_source; /* static: "wait4" or "sampled" */
+	int64_t tree_rss_bytes;
+	int64_t tree_samples;
+	double sample_cost_s;       /* mean cost of one tree sample */
+	int64_t cgroup_peak_bytes;
+	int64_t wrapper_rss_at_fork;
+	int exit_code;     /* -1 when it died by a signal */
+	int term_signal;   /* 0 when it exited */
+	int cancel_signal; /* the first TERM/INT/HUP the caller received, 0 */
+	int timed_out;
+	int orphans_left;
+	int running;       /* 1 inside on_cancel: the job has not ended yet */
+};
+
+struct tk_job_opts {
+	char *const *argv;
+	double timeout_s;     /* 0: none */
+	double grace_s;       /* TERM -> KILL */
+	double orphan_wait_s;
+	/* Called once, on the first forwarded TERM/INT/HUP, with the
+	 * measurements so far. */
+	void (*on_cancel)(const struct tk_job_result *so_far, void *data);
+	void *data;
+};
+
+/*
+ * Returns 0 when the job ran (whatever its status); TK_EUNAVAIL when it
+ * could not be started (err names the command; exec_errno says why:
+ * ENOENT -> the caller exits 127, others 126, as shells do), TK_EINTERNAL
+ * when fork or signal setup failed.
+ */
+int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
+	       int *exec_errno, struct tk_err *err);
+
+#endif

@@ -1,0 +1,234 @@
+/*
+ * workload: the bundled example workloads. `tracker run` wraps them in the
+ * demo (examples/demo.sh), the tests and the benchmarks, because their
+ * memory, CPU and process shapes are known exactly.
+ *
+ *   workload touch MIB [HOLD_S]        allocate and touch MIB, hold it
+ *   workload fork N MIB [HOLD_S]       N children each hold MIB at once
+ *   workload daemon MIB [HOLD_S]       double-fork: the grandchild outlives
+ *                                      its parent and holds MIB
+ *   workload spin SECONDS              burn CPU
+ *   workload sleep SECONDS
+ *   workload exit CODE
+ *   workload signal NAME               die by SIGNAME (TERM, KILL, SEGV, ...)
+ *   workload trap-term FILE SECONDS    on SIGTERM write FILE and exit 143
+ *   workload ignore-term SECONDS       ignore SIGTERM (needs SIGKILL)
+ *   workload model STEPS MIB           a toy model: per step, compute and
+ *                                      grow a field of MIB/STEPS
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void die(const char *msg)
+{
+	fprintf(stderr, "workload: %s\n", msg);
+	exit(2);
+}
+
+static double num(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end)
+		die("expected a number");
+	return v;
+}
+
+static void nap(double s)
+{
+	struct timespec ts;
+
+	if (s <= 0)
+		return;
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* mmap and write every page, so the memory is resident. */
+static char *touch(double mib)
+{
+	size_t len = (size_t)(mib * 1024 * 1024), i;
+	long page = sysconf(_SC_PAGESIZE);
+	char *p;
+
+	if (!len)
+		return NULL;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		die("cannot allocate");
+	for (i = 0; i < len; i += (size_t)page)
+		p[i] = (char)i;
+	return p;
+}
+
+static double spin(double seconds)
+{
+	struct timespec a, b;
+	volatile double x = 0;
+	double el = 0;
+	long i;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	while (el < seconds) {
+		for (i = 0; i < 100000; i++)
+			x += (double)i * 1e-9;
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		el = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	}
+	return x;
+}
+
+static int signal_by_name(const char *name)
+{
+	static const struct { const char *name; int sig; } sigs[] = {
+		{ "TERM", SIGTERM }, { "KILL", SIGKILL }, { "SEGV", SIGSEGV },
+		{ "INT", SIGINT }, { "HUP", SIGHUP }, { "ABRT", SIGABRT },
+		{ "USR1", SIGUSR1 }, { "BUS", SIGBUS }, { "FPE", SIGFPE },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!strcmp(name, sigs[i].name))
+			return sigs[i].sig;
+	die("unknown signal name");
+	return 0;
+}
+
+static const char *term_file;
+
+static void on_term(int sig)
+{
+	int fd = open(term_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	(void)sig;
+	if (fd >= 0) {
+		if (write(fd, "TERM\n", 5) < 0)
+			_exit(1);
+		close(fd);
+	}
+	_exit(143);
+}
+
+static int cmd_fork(int n, double mib, double hold)
+{
+	int i, status, ret = 0;
+
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("cannot fork");
+		if (pid == 0) {
+			touch(mib);
+			nap(hold);
+			_exit(0);
+		}
+	}
+	while (wait(&status) > 0)
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			ret = 1;
+	return ret;
+}
+
+static int cmd_daemon(double mib, double hold)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		die("cannot fork");
+	if (pid == 0) {
+		pid_t gpid;
+
+		setsid();
+		gpid = fork();
+		if (gpid < 0)
+			_exit(1);
+		if (gpid == 0) {
+			/* Let the middle process exit first: the grandchild is an orphan. */
+			nap(0.05);
+			touch(mib);
+			nap(hold);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	return 0;
+}
+
+static int cmd_model(int steps, double mib)
+{
+	int i;
+
+	for (i = 0; i < steps; i++) {
+		touch(mib / steps);
+		spin(0.02);
+		printf("step %d/%d\n", i + 1, steps);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+
+	if (!strcmp(cmd, "touch") && argc >= 3) {
+		touch(num(argv[2]));
+		nap(argc > 3 ? num(argv[3]) : 0.2);
+		return 0;
+	}
+	if (!strcmp(cmd, "fork") && argc >= 4)
+		return cmd_fork((int)num(argv[2]), num(argv[3]), argc > 4 ? num(argv[4]) : 1.0);
+	if (!strcmp(cmd, "daemon") && argc >= 3)
+		return cmd_daemon(num(argv[2]), argc > 3 ? num(argv[3]) : 1.0);
+	if (!strcmp(cmd, "spin") && argc == 3) {
+		spin(num(argv[2]));
+		return 0;
+	}
+	if (!strcmp(cmd, "sleep") && argc == 3) {
+		nap(num(argv[2]));
+		return 0;
+	}
+	if (!strcmp(cmd, "exit") && argc == 3)
+		return (int)num(argv[2]);
+	if (!strcmp(cmd, "signal") && argc == 3) {
+		struct rlimit no_core = { 0, 0 };
+		int sig = signal_by_name(argv[2]);
+
+		setrlimit(RLIMIT_CORE, &no_core);
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return 99;
+	}
+	if (!strcmp(cmd, "trap-term") && argc == 4) {
+		term_file = argv[2];
+		signal(SIGTERM, on_term);
+		nap(num(argv[3]));
+		return 0;
+	}
+	if (!strcmp(cmd, "ignore-term") && argc == 3) {
+		signal(SIGTERM, SIG_IGN);
+		nap(num(argv[2]));
+		return 0;
+	}
+	if (!strcmp(cmd, "model") && argc == 4)
+		return cmd_model((int)num(argv[2]), num(argv[3]));
+	fprintf(stderr,
+		"usage: workload touch MIB [HOLD_S] | fork N MIB [HOLD_S] | daemon MIB [HOLD_S]\n"
+		"       | spin S | sleep S | exit CODE | signal NAME | trap-term FILE S\n"
+		"       | ignore-term S | model STEPS MIB\n");
+	return 2;
+}
