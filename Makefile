@@ -40,6 +40,7 @@ CMD_SRC := $(wildcard cmd/*.c)
 UNIT_SRC := $(wildcard tests/unit/t-*.c)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 EXAMPLE_SRC := $(wildcard examples/*.c)
+BENCH_SRC := $(wildcard bench/*.c)
 
 LIB_OBJ := $(CORE_SRC:.c=.o) $(PLUGIN_SRC:.c=.o)
 CMD_OBJ := $(CMD_SRC:.c=.o)
@@ -47,6 +48,7 @@ LIB := libtracker.a
 UNIT_BIN := $(UNIT_SRC:.c=)
 HELPER_BIN := $(HELPER_SRC:.c=)
 EXAMPLE_BIN := $(EXAMPLE_SRC:.c=)
+BENCH_BIN := $(BENCH_SRC:.c=)
 
 all: tracker $(EXAMPLE_BIN)
 
@@ -71,6 +73,9 @@ tests/unit/t-%: tests/unit/t-%.c $(LIB) tests/unit/tap.h
 tests/helpers/%: tests/helpers/%.c
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
 
+bench/%: bench/%.c $(LIB)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+
 examples/%: examples/%.c
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
 
@@ -80,7 +85,7 @@ build-tests: tracker $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN)
 check: build-tests
 	prove -j2 --timer $(PROVE_FLAGS) $(UNIT_BIN) tests/t[0-9]*.sh
 
-bench: tracker $(EXAMPLE_BIN) $(HELPER_BIN)
+bench: tracker $(EXAMPLE_BIN) $(BENCH_BIN)
 	@sh bench/run.sh
 
 demo: tracker $(EXAMPLE_BIN)
@@ -92,11 +97,11 @@ install: tracker
 	install -m 644 docs/tracker.1 $(DESTDIR)$(MANDIR)/man1/tracker.1
 
 clean:
-	$(RM) tracker $(LIB) $(LIB_OBJ) $(CMD_OBJ) $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN)
-	$(RM) $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(HELPER_BIN:=.d) $(EXAMPLE_BIN:=.d)
+	$(RM) tracker $(LIB) $(LIB_OBJ) $(CMD_OBJ) $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN) $(BENCH_BIN)
+	$(RM) $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(HELPER_BIN:=.d) $(EXAMPLE_BIN:=.d) $(BENCH_BIN:=.d)
 	$(RM) -r tests/trash.*
 
 .PHONY: all check bench demo install clean build-tests
 .SECONDARY:
 
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(HELPER_BIN:=.d) $(EXAMPLE_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(HELPER_BIN:=.d) $(EXAMPLE_BIN:=.d) $(BENCH_BIN:=.d)

@@ -1,0 +1,63 @@
+#!/bin/sh
+# Peak memory: of the largest process (maxrss_bytes) and of the whole tree
+# (tree_rss_bytes), including daemonized descendants.
+
+. "$(dirname "$0")/test-lib.sh"
+
+MiB=1048576
+
+test_expect_success WORKLOAD 'a job touching 200 MiB: both peaks within 5% of 200 MiB' '
+	tracker run -q --key m --db db.sqlite -- "$WORKLOAD" touch 200 0.5 &&
+	tracker history --db db.sqlite --key m --format csv >out &&
+	max=$(csv_field out 1 maxrss_bytes) &&
+	tree=$(csv_field out 1 tree_rss_bytes) &&
+	test_within $max $((200 * MiB * 95 / 100)) $((200 * MiB * 105 / 100)) &&
+	test_within $tree $((200 * MiB * 95 / 100)) $((200 * MiB * 105 / 100))
+'
+
+test_expect_success WORKLOAD '4 children holding 100 MiB at once: tree >= 380 MiB, largest near 100 MiB' '
+	tracker run -q --key f --db db.sqlite -- "$WORKLOAD" fork 4 100 1.0 &&
+	tracker history --db db.sqlite --key f --format csv >out &&
+	max=$(csv_field out 1 maxrss_bytes) &&
+	tree=$(csv_field out 1 tree_rss_bytes) &&
+	test_within $tree $((380 * MiB)) $((440 * MiB)) &&
+	test_within $max $((95 * MiB)) $((110 * MiB))
+'
+
+test_expect_success WORKLOAD 'a double-forked child that outlives its parent is reaped and counted' '
+	tracker run -q --key d --db db.sqlite -- "$WORKLOAD" daemon 150 1.0 &&
+	tracker history --db db.sqlite --key d --format csv >out &&
+	max=$(csv_field out 1 maxrss_bytes) &&
+	tree=$(csv_field out 1 tree_rss_bytes) &&
+	test_within $max $((145 * MiB)) $((160 * MiB)) &&
+	test_within $tree $((145 * MiB)) $((170 * MiB))
+'
+
+test_expect_success WORKLOAD 'the orphan was waited for: no descendant survives tracker' '
+	tracker run -q --key d2 --db db.sqlite -- sh -c "\"$WORKLOAD\" daemon 1 0.5; echo done" >out &&
+	! pgrep -f "workload daemon 1 0.5"
+'
+
+test_expect_success WORKLOAD '--orphan-wait 0 leaves a long-lived daemon running and says so' '
+	tracker run --key d3 --orphan-wait 0 --db db.sqlite -- "$WORKLOAD" daemon 1 3 2>err &&
+	grep "still running" err &&
+	pkill -f "workload daemon 1 3"; true
+'
+
+test_expect_success WORKLOAD 'CPU time of the tree is recorded' '
+	tracker run -q --key cpu --db db.sqlite -- "$WORKLOAD" spin 0.5 &&
+	tracker history --db db.sqlite --key cpu --format csv >out &&
+	user=$(csv_field out 1 user_s) &&
+	wall=$(csv_field out 1 walltime_s) &&
+	test_within $user 0.3 5 &&
+	test_within $wall 0.45 30
+'
+
+test_expect_success 'a tiny job does not report the wrapper memory as its own' '
+	tracker run -q --key tiny --db db.sqlite -- true &&
+	tracker history --db db.sqlite --key tiny --format csv >out &&
+	max=$(csv_field out 1 maxrss_bytes) &&
+	test_within $max 1 $((4 * MiB))
+'
+
+test_done
