@@ -21,6 +21,16 @@ struct tk_env {
 	void *data;
 	/* Working directory for the local git provider; NULL: the process's. */
 	const char *workdir;
+	/*
+	 * Optional: calls fn(name, value, arg) for every variable, in no
+	 * particular order, stopping early when fn returns non-zero and
+	 * returning that value (0 after a full walk). NULL means the table
+	 * cannot be enumerated; providers that need "every variable with a
+	 * prefix" (Buildkite agent tags) then skip that part.
+	 */
+	int (*each)(void *data,
+		    int (*fn)(const char *name, const char *value, void *arg),
+		    void *arg);
 };
 
 /* The process environment (getenv). */
@@ -29,6 +39,14 @@ extern const struct tk_env tk_env_process;
 static inline const char *tk_env_get(const struct tk_env *env, const char *name)
 {
 	return env->get(env->data, name);
+}
+
+/* tk_env_each: env->each when the table can enumerate, else 0 and no calls. */
+static inline int tk_env_each(const struct tk_env *env,
+			      int (*fn)(const char *name, const char *value, void *arg),
+			      void *arg)
+{
+	return env->each ? env->each(env->data, fn, arg) : 0;
 }
 
 #define TK_CI_PROVIDER_VERSION 1
@@ -43,13 +61,27 @@ struct tk_ci_provider {
 		       struct tk_err *err);
 };
 
+/*
+ * Walks tk_ci_providers[] in order: the first provider whose detect() is
+ * true names ctx->provider (unless the caller set it), and every provider
+ * that detects itself fills the fields still empty. local always detects
+ * and comes last, so it only adds what git knows and no CI variable said;
+ * finally ctx->host comes from gethostname() when still empty.
+ * Providers do not fail on missing or odd variables; when one does fail,
+ * the others still run and the first error is returned (the context keeps
+ * whatever was collected).
+ */
 int tk_ci_collect(const struct tk_env *env, struct tk_ci_context *ctx,
 		  struct tk_err *err);
 
 /*
  * The run key: --key (explicit, may be NULL), else $TRACKER_KEY, else
- * BUILDKITE_STEP_KEY. Returns NULL when none is set.
+ * BUILDKITE_STEP_KEY; an empty string counts as unset. Returns NULL when
+ * none is set. The result points into explicit_key or the environment.
  */
 const char *tk_ci_key(const struct tk_env *env, const char *explicit_key);
+
+/* 1 when s is a full hexadecimal object name (40: SHA-1, 64: SHA-256). */
+int tk_ci_is_sha(const char *s);
 
 #endif

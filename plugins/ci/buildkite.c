@@ -1,0 +1,105 @@
+/*
+ * Buildkite: https://buildkite.com/docs/pipelines/environment-variables
+ *
+ * The agent exports every agent tag as BUILDKITE_AGENT_META_DATA_<KEY>
+ * (upper-cased); we keep them as agent_tags with the key lower-cased, so a
+ * queue tag reads back as queue=... and a slurm_ntasks tag as slurm_ntasks.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugins/plugins.h"
+#include "core/banned.h"
+
+#define META_PREFIX "BUILDKITE_AGENT_META_DATA_"
+
+/*
+ * Agent settings that share the tag prefix but are switches of the agent
+ * itself (meta-data-ec2 and friends), not tags; they reach the job when the
+ * agent was configured through its environment.
+ */
+static const char *const not_tags[] = {
+	"EC2", "EC2_TAGS", "GCP", "GCP_LABELS", NULL,
+};
+
+static int detect(const struct tk_env *env)
+{
+	const char *v = tk_env_get(env, "BUILDKITE");
+
+	return v && !strcmp(v, "true");
+}
+
+static int is_setting(const char *key)
+{
+	const char *const *n;
+
+	for (n = not_tags; *n; n++)
+		if (!strcmp(*n, key))
+			return 1;
+	return 0;
+}
+
+static int add_tag(const char *name, const char *value, void *arg)
+{
+	struct tk_ci_context *ctx = arg;
+	const char *key;
+	char *lower;
+	size_t i;
+
+	if (strncmp(name, META_PREFIX, strlen(META_PREFIX)))
+		return 0;
+	key = name + strlen(META_PREFIX);
+	if (!*key || is_setting(key))
+		return 0;
+	lower = tk_xstrdup(key);
+	for (i = 0; lower[i]; i++)
+		lower[i] = (char)tolower((unsigned char)lower[i]);
+	/* Like tk_set_once: a tag the caller already set is kept. */
+	if (!tk_kvlist_get(&ctx->agent_tags, lower))
+		tk_kvlist_set(&ctx->agent_tags, lower, value);
+	free(lower);
+	return 0;
+}
+
+static int is_pull_request(const char *v)
+{
+	return v && *v && strcmp(v, "false");
+}
+
+static int collect(const struct tk_env *env, struct tk_ci_context *ctx,
+		   struct tk_err *err)
+{
+	const char *commit = tk_env_get(env, "BUILDKITE_COMMIT");
+
+	tk_set_once(&ctx->organization, tk_env_get(env, "BUILDKITE_ORGANIZATION_SLUG"));
+	tk_set_once(&ctx->pipeline, tk_env_get(env, "BUILDKITE_PIPELINE_SLUG"));
+	tk_set_once(&ctx->branch, tk_env_get(env, "BUILDKITE_BRANCH"));
+	/*
+	 * BUILDKITE_COMMIT may be a symbolic name ("HEAD") when a build was
+	 * started without a commit; the checkout then knows the real one,
+	 * so leave the field to the local provider.
+	 */
+	if (tk_ci_is_sha(commit))
+		tk_set_once(&ctx->commit, commit);
+	tk_set_once(&ctx->build_number, tk_env_get(env, "BUILDKITE_BUILD_NUMBER"));
+	tk_set_once(&ctx->build_url, tk_env_get(env, "BUILDKITE_BUILD_URL"));
+	tk_set_once(&ctx->job_id, tk_env_get(env, "BUILDKITE_JOB_ID"));
+	tk_set_once(&ctx->step_key, tk_env_get(env, "BUILDKITE_STEP_KEY"));
+	tk_set_once(&ctx->step_label, tk_env_get(env, "BUILDKITE_LABEL"));
+	/* BUILDKITE_PULL_REQUEST is the PR number, or "false" outside PRs. */
+	if (is_pull_request(tk_env_get(env, "BUILDKITE_PULL_REQUEST")))
+		tk_set_once(&ctx->base_branch,
+			    tk_env_get(env, "BUILDKITE_PULL_REQUEST_BASE_BRANCH"));
+	tk_set_once(&ctx->default_branch,
+		    tk_env_get(env, "BUILDKITE_PIPELINE_DEFAULT_BRANCH"));
+	tk_env_each(env, add_tag, ctx);
+	return 0;
+}
+
+const struct tk_ci_provider tk_ci_buildkite = {
+	.version = TK_CI_PROVIDER_VERSION,
+	.name = "buildkite",
+	.detect = detect,
+	.collect = collect,
+};
