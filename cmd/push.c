@@ -1,4 +1,228 @@
-/* TEMPORARY link stub: the helper owning this file replaces it whole. */
+/*
+ * tracker push: stores run record files (written by `tracker run` under its
+ * artifacts directory, or carried over as CI artifacts) in the database.
+ * Idempotent by run id, so pushing a file twice, or pushing a record that
+ * `tracker run` already stored, does no harm.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cmd/cmd.h"
-const char cmd_push_usage[] = "usage: tracker push\n\n(not written yet)\n";
-int cmd_push(int argc, char **argv, struct cmd_ctx *ctx) { return 70; }
+#include "core/banned.h"
+
+const char cmd_push_usage[] =
+	"usage: tracker push [--db URL] [--remove] FILE|DIR...\n"
+	"\n"
+	"Stores run record files in the database. A record file is what 'tracker run'\n"
+	"writes under its artifacts directory (<key>-<run id>.json) when it runs, so\n"
+	"a run whose database was unreachable, or a record carried over as a CI\n"
+	"artifact, can be stored later. A directory argument pushes every *.json\n"
+	"file directly in it. Pushing is idempotent by run id: a run already stored\n"
+	"is left alone (\"already stored\"), except that a complete record replaces\n"
+	"a partial one.\n"
+	"\n"
+	"Each file is reported on standard error as stored, already stored, or the\n"
+	"reason it was not; a bad file does not stop the others.\n"
+	"\n"
+	"Options:\n"
+	"  --db URL      the database (default: $TRACKER_DB, db: in .tracker.yml,\n"
+	"                else $XDG_DATA_HOME/tracker/history.db)\n"
+	"  --remove      delete each record file once it is stored or found already\n"
+	"                stored (files that fail are kept)\n"
+	"\n"
+	"Examples:\n"
+	"  tracker push tracker-artifacts/\n"
+	"  tracker push --db /scratch/ci/history.db --remove amip-*.json\n"
+	"\n"
+	"Exit status: 0 every file stored or already stored, 2 usage error,\n"
+	"65 a file is not a valid record (the others are still stored),\n"
+	"69 the database is unavailable (files are kept).\n";
+
+/* A record is a few KiB; the cap only stops a stray huge file. */
+#define RECORD_MAX (16 * 1024 * 1024)
+
+struct push {
+	struct tk_store *store;
+	int remove;
+	size_t stored, already, bad;
+	int unavailable;
+};
+
+static void remove_file(const char *path)
+{
+	if (unlink(path))
+		cmd_warning("cannot remove '%s': %s", path, strerror(errno));
+}
+
+static void push_file(struct push *p, const char *path)
+{
+	struct tk_buf text = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_run run;
+	int inserted = 0, ret;
+
+	tk_run_init(&run);
+	text.cap = RECORD_MAX;
+	ret = tk_buf_read_file(&text, path, &err);
+	if (!ret)
+		ret = tk_run_from_json(text.buf, text.len, path, &run, &err);
+	if (ret) {
+		cmd_error("%s", err.msg);
+		p->bad++;
+		goto out;
+	}
+	ret = tk_store_put_run(p->store, &run, &inserted, &err);
+	if (ret == TK_EDATA) {
+		cmd_error("cannot store '%s': %s", path, err.msg);
+		p->bad++;
+		goto out;
+	}
+	if (ret) {
+		cmd_error("%s", err.msg);
+		p->unavailable = 1;
+		goto out;
+	}
+	fprintf(stderr, "%-15s %s\n", inserted ? "stored" : "already stored", path);
+	if (inserted)
+		p->stored++;
+	else
+		p->already++;
+	if (p->remove)
+		remove_file(path);
+out:
+	tk_run_release(&run);
+	tk_buf_release(&text);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every *.json directly in dir, in name order so the output is stable. */
+static void push_dir(struct push *p, const char *dir)
+{
+	char **names = NULL;
+	size_t nr = 0, alloc = 0, i;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d) {
+		cmd_error("cannot read directory '%s': %s", dir, strerror(errno));
+		p->bad++;
+		return;
+	}
+	for (;;) {
+		size_t len;
+
+		errno = 0;
+		de = readdir(d);
+		if (!de)
+			break;
+		len = strlen(de->d_name);
+		if (de->d_name[0] == '.' || len < 6 || strcmp(de->d_name + len - 5, ".json"))
+			continue;
+		TK_ALLOC_GROW(names, nr + 1, alloc);
+		names[nr++] = tk_xstrdup(de->d_name);
+	}
+	if (errno) {
+		cmd_error("cannot read directory '%s': %s", dir, strerror(errno));
+		p->bad++;
+	}
+	closedir(d);
+	if (names)
+		qsort(names, nr, sizeof(*names), cmp_str);
+	for (i = 0; i < nr; i++) {
+		struct tk_buf path = TK_BUF_INIT;
+
+		if (!p->unavailable) {
+			size_t len = strlen(dir);
+
+			while (len > 1 && dir[len - 1] == '/')
+				len--;
+			tk_buf_addf(&path, "%.*s/%s", (int)len, dir, names[i]);
+			push_file(p, path.buf);
+		}
+		tk_buf_release(&path);
+		free(names[i]);
+	}
+	free(names);
+}
+
+static void push_arg(struct push *p, const char *arg)
+{
+	struct stat sb;
+
+	if (!stat(arg, &sb) && S_ISDIR(sb.st_mode))
+		push_dir(p, arg);
+	else
+		push_file(p, arg);
+}
+
+enum { OPT_DB = 256, OPT_REMOVE };
+
+static const struct option options[] = {
+	{ "db", required_argument, NULL, OPT_DB },
+	{ "remove", no_argument, NULL, OPT_REMOVE },
+	{ NULL, 0, NULL, 0 },
+};
+
+int cmd_push(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct tk_buf url = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	struct push p;
+	const char *db = NULL;
+	int c, i, ret = 0;
+
+	memset(&p, 0, sizeof(p));
+	opterr = 0;
+	optind = 1;
+	for (;;) {
+		c = getopt_long(argc, argv, ":", options, NULL);
+		if (c == -1)
+			break;
+		switch (c) {
+		case OPT_DB:
+			db = optarg;
+			break;
+		case OPT_REMOVE:
+			p.remove = 1;
+			break;
+		case ':':
+			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cmd_usage_error(ctx, "no record files given");
+	cmd_resolve_db(ctx, db, &url);
+	if (tk_store_open(url.buf, &p.store, &err)) {
+		ret = cmd_fail(&err);
+		cmd_error("nothing pushed; the record files are unchanged");
+		goto out;
+	}
+	if (p.store->warning[0])
+		cmd_warning("%s", p.store->warning);
+	for (i = optind; i < argc && !p.unavailable; i++)
+		push_arg(&p, argv[i]);
+	fprintf(stderr, "%zu stored, %zu already stored, %zu failed\n",
+		p.stored, p.already, p.bad);
+	if (p.unavailable) {
+		cmd_error("database unavailable; the remaining record files are unchanged");
+		ret = EXIT_UNAVAILABLE;
+	} else if (p.bad) {
+		ret = EXIT_DATA;
+	}
+out:
+	tk_store_close(p.store);
+	tk_buf_release(&url);
+	return ret;
+}

@@ -39,7 +39,9 @@ struct tk_store_ops {
 	const char *name;
 	/* 1 if this backend handles url. */
 	int (*accepts)(const char *url);
-	int (*open)(const char *url, struct tk_store **out, struct tk_err *err);
+	/* flags: TK_STORE_* below. */
+	int (*open)(const char *url, unsigned flags, struct tk_store **out,
+		    struct tk_err *err);
 	/* Brings the schema to the newest version (idempotent). */
 	int (*migrate)(struct tk_store *s, struct tk_err *err);
 	/*
@@ -68,8 +70,29 @@ struct tk_store {
 	char warning[256];
 };
 
-/* Opens and migrates the store at url. */
+/* Flags of tk_store_open_flags and ops->open. */
+enum tk_store_flags {
+	/*
+	 * For commands that only read: a database that does not exist yet is
+	 * not created, and opening fails with TK_EUNAVAIL "no database at
+	 * 'PATH' (nothing recorded yet?)". An existing one is still migrated
+	 * (when writable), so an old file stays readable.
+	 */
+	TK_STORE_NO_CREATE = 1 << 0,
+};
+
+/*
+ * Opens and migrates the store at url, creating it (and the directories
+ * above a SQLite file) when needed. Errors: TK_EUSAGE for an empty url or
+ * one no backend accepts (e.g. "tracker was built without postgresql
+ * support"), TK_EUNAVAIL when it cannot be opened or migrated; messages
+ * name the database. After a successful open, (*out)->warning may hold a
+ * message the caller should show once.
+ */
 int tk_store_open(const char *url, struct tk_store **out, struct tk_err *err);
+int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,
+			struct tk_err *err);
+/* Closes s; NULL is fine. */
 void tk_store_close(struct tk_store *s);
 
 static inline int tk_store_put_run(struct tk_store *s, const struct tk_run *run,

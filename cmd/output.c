@@ -1,0 +1,122 @@
+/*
+ * Aligned tables and CSV fields for command output.
+ */
+#include "cmd/output.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/banned.h"
+
+void cmd_table_init(struct cmd_table *t, size_t ncols, const char *const *headers,
+		    const unsigned char *right)
+{
+	memset(t, 0, sizeof(*t));
+	t->ncols = ncols;
+	t->headers = headers;
+	t->right = right;
+}
+
+void cmd_table_add(struct cmd_table *t, const char *cell)
+{
+	TK_ALLOC_GROW(t->cells, t->nr_cells + 1, t->alloc);
+	t->cells[t->nr_cells++] = tk_xstrdup(cell ? cell : "-");
+}
+
+size_t cmd_table_rows(const struct cmd_table *t)
+{
+	return t->ncols ? t->nr_cells / t->ncols : 0;
+}
+
+/* Display width: counts UTF-8 lead bytes, so "é" is one column. */
+static size_t width(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+static void print_row(const struct cmd_table *t, const char *const *cells,
+		      const size_t *w, FILE *f)
+{
+	size_t c;
+
+	for (c = 0; c < t->ncols; c++) {
+		size_t pad = w[c] - width(cells[c]);
+		int last = c + 1 == t->ncols;
+
+		if (t->right && t->right[c])
+			fprintf(f, "%*s%s", (int)pad, "", cells[c]);
+		else if (last)
+			fputs(cells[c], f);
+		else
+			fprintf(f, "%s%*s", cells[c], (int)pad, "");
+		fputs(last ? "\n" : "  ", f);
+	}
+}
+
+void cmd_table_print(const struct cmd_table *t, FILE *f)
+{
+	size_t *w = tk_xcalloc(t->ncols ? t->ncols : 1, sizeof(*w));
+	size_t r, c, rows = cmd_table_rows(t);
+
+	for (c = 0; c < t->ncols; c++)
+		w[c] = width(t->headers[c]);
+	for (r = 0; r < rows; r++)
+		for (c = 0; c < t->ncols; c++) {
+			size_t n = width(t->cells[r * t->ncols + c]);
+
+			if (n > w[c])
+				w[c] = n;
+		}
+	print_row(t, t->headers, w, f);
+	for (r = 0; r < rows; r++)
+		print_row(t, (const char *const *)t->cells + r * t->ncols, w, f);
+	free(w);
+}
+
+void cmd_table_release(struct cmd_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_cells; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	t->cells = NULL;
+	t->nr_cells = t->alloc = 0;
+}
+
+static void csv_field(struct tk_buf *out, const char *s, int neutralize)
+{
+	int formula, quote;
+	const char *p;
+
+	if (!s)
+		return;
+	formula = neutralize && *s && strchr("=+-@\t\r", *s);
+	quote = strpbrk(s, ",\"\r\n") != NULL;
+	if (quote)
+		tk_buf_addch(out, '"');
+	if (formula)
+		tk_buf_addch(out, '\'');
+	for (p = s; *p; p++) {
+		if (*p == '"')
+			tk_buf_addch(out, '"');
+		tk_buf_addch(out, *p);
+	}
+	if (quote)
+		tk_buf_addch(out, '"');
+}
+
+void cmd_csv_text(struct tk_buf *out, const char *s)
+{
+	csv_field(out, s, 1);
+}
+
+void cmd_csv_raw(struct tk_buf *out, const char *s)
+{
+	csv_field(out, s, 0);
+}
