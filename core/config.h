@@ -16,7 +16,10 @@
  * silently ignored). Errors are TK_EDATA and read
  * "<file>:<line>:<column>: <what>", 1-based, pointing at the offending
  * node. Values are kept as strings; `timeout` is checked with
- * tk_parse_duration.
+ * tk_parse_duration. tk_config_load (not tk_config_parse) makes a relative
+ * `db` path (bare or sqlite:PATH) and `artifacts` relative to the directory
+ * of the file, so a config found in a parent directory means the same files
+ * wherever tracker is started.
  */
 #include "core/err.h"
 #include "core/run.h"

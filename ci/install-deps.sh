@@ -1,0 +1,107 @@
+#!/bin/sh
+# Installs the Debian packages tracker needs, for one or more profiles:
+#
+#   ci/install-deps.sh build     compiler, pkg-config and the -dev libraries
+#   ci/install-deps.sh test      build + what `make check` runs
+#   ci/install-deps.sh bench     build + what `make bench` measures against
+#   ci/install-deps.sh -n test   only say what is missing (no install)
+#
+# Packages already installed are left alone; when nothing is missing it
+# prints one line and exits 0. As root it installs what is missing with
+# apt-get (running `apt-get update` only when the package lists are empty
+# or the install fails without it). As another user it prints the sudo
+# command to run and exits 1. It never reads standard input, so it works
+# under CI=true with no terminal.
+#
+# Exit status: 0 all present (or installed), 1 missing and not root (or
+# the install failed), 2 usage error.
+
+set -u
+
+build_pkgs="build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libyaml-dev libcairo2-dev libjansson-dev"
+# perl: prove; sqlite3: poking at databases in tests; libxml2-utils: xmllint
+# for the SVG output; time: GNU /usr/bin/time; git: the checkout itself;
+# procps: ps, pgrep and pkill in the run tests; python3: JSON checks.
+test_pkgs="perl sqlite3 libxml2-utils time git procps python3"
+# The peers the benchmarks compare against (see DESIGN.md "Numbers to beat").
+bench_pkgs="time perl heaptrack valgrind"
+
+usage() {
+	echo "usage: ci/install-deps.sh [-n] (build | test | bench)..." >&2
+	exit 2
+}
+
+dry_run=0
+want=
+[ $# -gt 0 ] || usage
+for arg in "$@"; do
+	case $arg in
+	-n|--dry-run) dry_run=1 ;;
+	build) want="$want $build_pkgs" ;;
+	test) want="$want $build_pkgs $test_pkgs" ;;
+	bench) want="$want $build_pkgs $bench_pkgs" ;;
+	-h|--help)
+		sed -n '2,17s/^# \{0,1\}//p' "$0"
+		exit 0 ;;
+	*) echo "install-deps: unknown profile '$arg'" >&2; usage ;;
+	esac
+done
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	echo "install-deps: dpkg-query not found; this script knows Debian and Ubuntu only" >&2
+	echo "install-deps: packages wanted:$want" >&2
+	exit 1
+fi
+
+missing=
+for p in $want; do
+	case " $missing " in
+	*" $p "*) continue ;;
+	esac
+	status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)
+	if [ "$status" != installed ]; then
+		missing="$missing $p"
+	fi
+done
+missing=${missing# }
+
+if [ -z "$missing" ]; then
+	echo "install-deps: all packages present"
+	exit 0
+fi
+
+if [ "$dry_run" = 1 ]; then
+	echo "install-deps: missing: $missing"
+	exit 1
+fi
+
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: missing packages; run:" >&2
+	echo "sudo apt-get install -y $missing"
+	exit 1
+fi
+
+# Debian's docker images ship with empty package lists.
+lists_empty() {
+	for f in /var/lib/apt/lists/*_Packages*; do
+		[ -e "$f" ] && return 1
+	done
+	return 0
+}
+
+apt_install() {
+	# shellcheck disable=SC2086 # $missing is a list of words
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+		$missing </dev/null
+}
+
+export DEBIAN_FRONTEND=noninteractive
+echo "install-deps: installing $missing"
+if lists_empty; then
+	apt-get update </dev/null || exit 1
+	apt_install || exit 1
+elif ! apt_install; then
+	echo "install-deps: install failed; updating the package lists and retrying" >&2
+	apt-get update </dev/null || exit 1
+	apt_install || exit 1
+fi

@@ -1,0 +1,450 @@
+/*
+ * .tracker.yml: every field, empty files, per-key lookup, anchors, the
+ * exact "file:line:column" of each kind of error, the size and depth caps,
+ * and the directory walk of tk_config_find.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/ci.h"
+#include "core/config.h"
+#include "tests/unit/tap.h"
+#include "core/banned.h"
+
+static struct tk_buf fixtures = TK_BUF_INIT;
+
+/* The test runs from anywhere: fixtures are found relative to argv[0]. */
+static void find_fixtures(const char *argv0)
+{
+	const char *p = strstr(argv0, "tests/unit/");
+
+	if (p)
+		tk_buf_add(&fixtures, argv0, (size_t)(p - argv0));
+	tk_buf_adds(&fixtures, "fixtures/config/");
+}
+
+static int load_fixture(const char *name, struct tk_config *c, struct tk_err *err)
+{
+	struct tk_buf path = TK_BUF_INIT;
+	int ret;
+
+	tk_buf_addf(&path, "%s%s", fixtures.buf, name);
+	ret = tk_config_load(path.buf, c, err);
+	tk_buf_release(&path);
+	return ret;
+}
+
+static int parse_str(const char *text, struct tk_config *c, struct tk_err *err)
+{
+	return tk_config_parse(text, strlen(text), "t.yml", c, err);
+}
+
+static void test_full(void)
+{
+	struct tk_buf want = TK_BUF_INIT;
+	struct tk_config c;
+	struct tk_err err = TK_ERR_INIT;
+	const struct tk_key_config *k;
+	int ret;
+
+	tk_config_init(&c);
+	ret = load_fixture("full.yml", &c, &err);
+	is_int(ret, 0, "full.yml loads (%s)", err.msg);
+	ok(c.path && strstr(c.path, "fixtures/config/full.yml"), "path is the file read");
+	is_str(c.db, "sqlite:/scratch/perf/history.db", "db");
+	tk_buf_addf(&want, "%stracker-artifacts", fixtures.buf);
+	is_str(c.artifacts, want.buf, "artifacts, relative to the file's directory");
+	tk_buf_release(&want);
+	is_str(c.baseline_branch, "main", "baseline_branch");
+	is_int(c.nr_keys, 3, "three keys");
+
+	k = tk_config_key(&c, "amip");
+	ok(k != NULL, "key amip found");
+	if (k) {
+		is_str(k->key, "amip", "amip: name");
+		is_str(k->baseline_branch, "staging", "amip: baseline_branch");
+		ok(k->timeout_s == 7200, "amip: timeout 2h is 7200 s");
+		is_int(k->tags.nr, 2, "amip: two tags");
+		is_str(tk_kvlist_get(&k->tags, "model"), "amip", "amip: tag model");
+		is_str(tk_kvlist_get(&k->tags, "resolution"), "low", "amip: tag resolution");
+	}
+	k = tk_config_key(&c, "unit tests");
+	ok(k != NULL, "quoted key name with a space found");
+	if (k) {
+		ok(k->baseline_branch == NULL, "unit tests: no baseline_branch");
+		ok(k->timeout_s == 90, "unit tests: bare number timeout is seconds");
+		is_str(tk_kvlist_get(&k->tags, "ranks"), "4", "numbers are kept as text");
+	}
+	k = tk_config_key(&c, "lint");
+	ok(k != NULL, "key with no settings is known");
+	if (k)
+		ok(!k->baseline_branch && k->timeout_s == 0 && k->tags.nr == 0,
+		   "lint: everything unset");
+	ok(tk_config_key(&c, "missing") == NULL, "unknown key gives NULL");
+	ok(tk_config_key(&c, NULL) == NULL, "NULL key gives NULL");
+	ok(tk_config_key(&c, "Amip") == NULL, "key names are case-sensitive");
+	tk_config_release(&c);
+	ok(c.db == NULL && c.keys == NULL && c.nr_keys == 0, "release leaves it empty");
+}
+
+static void test_empty(void)
+{
+	static const char *const files[] = { "empty.yml", "comments-only.yml" };
+	struct tk_config c;
+	struct tk_err err = TK_ERR_INIT;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		tk_config_init(&c);
+		is_int(load_fixture(files[i], &c, &err), 0, "%s is a valid empty config", files[i]);
+		ok(!c.db && !c.artifacts && !c.baseline_branch && !c.nr_keys,
+		   "%s: nothing set", files[i]);
+		tk_config_release(&c);
+	}
+	tk_config_init(&c);
+	is_int(tk_config_load("/dev/null", &c, &err), 0, "/dev/null is an empty config");
+	is_int(parse_str("db: ~\nkeys:\nartifacts: null\n", &c, &err), 0,
+	       "null values parse (%s)", err.msg);
+	ok(!c.db && !c.artifacts && !c.nr_keys, "null values are unset");
+	is_int(parse_str("db: ''\n", &c, &err), 0, "quoted empty string parses");
+	is_str(c.db, "", "quoted empty string is a string");
+	tk_config_release(&c);
+}
+
+static void test_anchors(void)
+{
+	struct tk_config c;
+	struct tk_err err = TK_ERR_INIT;
+	const struct tk_key_config *k;
+
+	tk_config_init(&c);
+	is_int(load_fixture("anchors.yml", &c, &err), 0, "anchors.yml loads (%s)", err.msg);
+	k = tk_config_key(&c, "aquaplanet");
+	ok(k != NULL, "merged key found");
+	if (k) {
+		is_str(k->baseline_branch, "staging", "<<: *climate merges baseline_branch");
+		ok(k->timeout_s == 45 * 60, "own timeout wins over the merged one");
+		is_str(tk_kvlist_get(&k->tags, "model"), "climate", "merged tags");
+	}
+	k = tk_config_key(&c, "held-suarez");
+	ok(k && k->tags.nr == 2 && !strcmp(tk_kvlist_get(&k->tags, "nodes"), "2"),
+	   "tags: *alias resolves to the anchored mapping");
+	k = tk_config_key(&c, "amip");
+	ok(k && k->timeout_s == 5400, "1h30m is 5400 s");
+	tk_config_release(&c);
+}
+
+struct bad_case {
+	const char *file;
+	const char *where; /* the exact "line:column: " after the file name */
+	const char *what;  /* a substring of the message */
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "tab-indent.yml", "4:1: ", "cannot start any token" },
+	{ "tab-indent.yml", "4:1: ", "a tab" },
+	{ "unclosed-quote.yml", "3:1: ", "quoted scalar at 1:5" },
+	{ "unclosed-flow.yml", "4:7: ", "flow mapping at 3:11" },
+	{ "keys-sequence.yml", "2:7: ", "'keys' must be a mapping" },
+	{ "unknown-field.yml", "2:1: ", "unknown field 'baseline-branch'" },
+	{ "unknown-key-field.yml", "4:5: ", "unknown field 'timout' in key 'amip'" },
+	{ "bad-timeout.yml", "3:14: ", "bad timeout 'two hours'" },
+	{ "duplicate-key.yml", "3:1: ", "duplicate key 'db' (first at 1:1)" },
+	{ "duplicate-key-name.yml", "4:3: ", "duplicate key 'amip' (first at 2:3)" },
+	{ "top-sequence.yml", "1:1: ", "top level must be a mapping" },
+	{ "db-mapping.yml", "2:3: ", "'db' must be a string, not a mapping" },
+	{ "undefined-alias.yml", "2:9: ", "undefined alias '*defaults'" },
+	{ "two-documents.yml", "2:1: ", "second YAML document" },
+	{ "too-deep.yml", "1:67: ", "nesting deeper than 64 levels" },
+};
+
+static void test_bad_files(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		const struct bad_case *bc = &bad_cases[i];
+		struct tk_config c;
+		struct tk_err err = TK_ERR_INIT;
+		struct tk_buf want = TK_BUF_INIT;
+		int ret;
+
+		tk_config_init(&c);
+		ret = load_fixture(bc->file, &c, &err);
+		is_int(ret, TK_EDATA, "%s is rejected with TK_EDATA", bc->file);
+		tk_buf_addf(&want, "%s%s:%s", fixtures.buf, bc->file, bc->where);
+		if (!ok(!strncmp(err.msg, want.buf, want.len), "%s: message starts '%s'",
+			bc->file, want.buf))
+			printf("#   got '%s'\n", err.msg);
+		if (!ok(strstr(err.msg, bc->what) != NULL, "%s: message says '%s'",
+			bc->file, bc->what))
+			printf("#   got '%s'\n", err.msg);
+		ok(!c.db && !c.nr_keys && !c.path, "%s: config left empty", bc->file);
+		tk_config_release(&c);
+		tk_buf_release(&want);
+	}
+}
+
+static void expect_parse_error(const char *text, const char *msg, const char *desc)
+{
+	struct tk_config c;
+	struct tk_err err = TK_ERR_INIT;
+
+	tk_config_init(&c);
+	is_int(parse_str(text, &c, &err), TK_EDATA, "%s: rejected", desc);
+	if (!ok(!strncmp(err.msg, msg, strlen(msg)), "%s: '%s'", desc, msg))
+		printf("#   got '%s'\n", err.msg);
+	tk_config_release(&c);
+}
+
+static void test_bad_strings(void)
+{
+	struct tk_config c;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_buf big = TK_BUF_INIT;
+	size_t i;
+
+	expect_parse_error("keys:\n  a:\n    tags: [x]\n", "t.yml:3:11: 'tags' must be a mapping",
+			   "tags as a sequence");
+	expect_parse_error("keys:\n  a:\n    tags: {x: [1]}\n", "t.yml:3:15: tag 'x' must be a string",
+			   "tag value not a string");
+	expect_parse_error("keys:\n  a: 3\n", "t.yml:2:6: settings of key 'a' must be a mapping",
+			   "key settings as a scalar");
+	expect_parse_error("keys:\n  '': {}\n", "t.yml:2:3: a key name cannot be empty",
+			   "empty key name");
+	expect_parse_error("hello\n", "t.yml:1:1: the top level must be a mapping",
+			   "top level scalar");
+	expect_parse_error("[a]: 1\n", "t.yml:1:1: a mapping key must be a plain string",
+			   "sequence as a key");
+	expect_parse_error("keys:\n  a: {timeout: -5s}\n", "t.yml:2:16: bad timeout",
+			   "negative timeout");
+	expect_parse_error("keys: &k\n  a: *k\n", "t.yml:2:6: alias '*k' refers to a node that contains it",
+			   "recursive alias");
+	expect_parse_error("keys:\n  a:\n    <<: 1\n", "t.yml:3:9: a merge key '<<' takes a mapping",
+			   "merge of a scalar");
+
+	/* 64 levels are fine (the top-level mapping plus 63 sequences) */
+	tk_buf_adds(&big, "a: ");
+	for (i = 0; i < 63; i++)
+		tk_buf_addch(&big, '[');
+	for (i = 0; i < 63; i++)
+		tk_buf_addch(&big, ']');
+	tk_config_init(&c);
+	is_int(tk_config_parse(big.buf, big.len, "deep.yml", &c, &err), TK_EDATA,
+	       "64 levels nest fine; the unknown field is the only error");
+	ok(strstr(err.msg, "unknown field 'a'") != NULL, "depth 64 reaches the field check");
+	tk_buf_reset(&big);
+
+	tk_buf_adds(&big, "db: x\n");
+	while (big.len <= 1024 * 1024)
+		tk_buf_adds(&big, "# padding padding padding padding padding padding\n");
+	is_int(tk_config_parse(big.buf, big.len, "big.yml", &c, &err), TK_EDATA,
+	       "over 1 MiB is refused");
+	ok(strstr(err.msg, "big.yml: larger than") != NULL, "size error names the file");
+	tk_buf_release(&big);
+	tk_config_release(&c);
+}
+
+static void test_error_keeps_config(void)
+{
+	struct tk_config c;
+	struct tk_err err = TK_ERR_INIT;
+
+	tk_config_init(&c);
+	is_int(parse_str("db: first.db\n", &c, &err), 0, "first parse");
+	is_int(parse_str("db: second.db\nbogus: 1\n", &c, &err), TK_EDATA, "bad second parse");
+	is_str(c.db, "first.db", "a failed parse leaves the config as it was");
+	is_int(parse_str("artifacts: out\n", &c, &err), 0, "third parse");
+	ok(c.db == NULL, "a successful parse replaces the whole config");
+	is_str(c.artifacts, "out", "with the new values");
+	is_int(tk_config_load("/nonexistent/.tracker.yml", &c, &err), TK_EDATA,
+	       "a missing file is TK_EDATA");
+	ok(strstr(err.msg, "/nonexistent/.tracker.yml") != NULL, "and names the path");
+	tk_config_release(&c);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+struct rel_case {
+	const char *db, *artifacts;       /* as written */
+	const char *want_db, *want_art;   /* after load; "@" is the file's dir */
+};
+
+static const struct rel_case rel_cases[] = {
+	{ "history.db", "out", "@/history.db", "@/out" },
+	{ "sqlite:sub/h.db", "a/b", "sqlite:@/sub/h.db", "@/a/b" },
+	{ "/abs/h.db", "/abs/out", "/abs/h.db", "/abs/out" },
+	{ "sqlite:/abs/h.db", "/x", "sqlite:/abs/h.db", "/x" },
+	{ "postgresql://db.example.org/perf", "/x", "postgresql://db.example.org/perf", "/x" },
+};
+
+static void expand_at(struct tk_buf *out, const char *pattern, const char *dir)
+{
+	const char *at = strchr(pattern, '@');
+
+	tk_buf_reset(out);
+	if (!at) {
+		tk_buf_adds(out, pattern);
+		return;
+	}
+	tk_buf_addf(out, "%.*s%s%s", (int)(at - pattern), pattern, dir, at + 1);
+}
+
+static void test_relative_paths(void)
+{
+	struct tk_buf dir = TK_BUF_INIT, path = TK_BUF_INIT, text = TK_BUF_INIT;
+	struct tk_buf want = TK_BUF_INIT;
+	const char *tmp = getenv("TMPDIR");
+	size_t i;
+
+	tk_buf_addf(&dir, "%s/t-config-rel.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!ok(mkdtemp(dir.buf) != NULL, "temporary directory for relative paths"))
+		return;
+	tk_buf_addf(&path, "%s/.tracker.yml", dir.buf);
+	for (i = 0; i < sizeof(rel_cases) / sizeof(rel_cases[0]); i++) {
+		const struct rel_case *rc = &rel_cases[i];
+		struct tk_config c;
+		struct tk_err err = TK_ERR_INIT;
+
+		tk_buf_reset(&text);
+		tk_buf_addf(&text, "db: %s\nartifacts: %s\n", rc->db, rc->artifacts);
+		write_file(path.buf, text.buf);
+		tk_config_init(&c);
+		is_int(tk_config_load(path.buf, &c, &err), 0, "load db: %s", rc->db);
+		expand_at(&want, rc->want_db, dir.buf);
+		is_str(c.db, want.buf, "db: %s resolves", rc->db);
+		expand_at(&want, rc->want_art, dir.buf);
+		is_str(c.artifacts, want.buf, "artifacts: %s resolves", rc->artifacts);
+		tk_config_release(&c);
+		tk_config_init(&c);
+		is_int(tk_config_parse(text.buf, text.len, "mem.yml", &c, &err), 0,
+		       "parse db: %s", rc->db);
+		is_str(c.db, rc->db, "tk_config_parse keeps db: %s as written", rc->db);
+		tk_config_release(&c);
+	}
+	unlink(path.buf);
+	rmdir(dir.buf);
+	tk_buf_release(&dir);
+	tk_buf_release(&path);
+	tk_buf_release(&text);
+	tk_buf_release(&want);
+}
+
+/* ---- tk_config_find ---- */
+
+struct fake_env {
+	const char *config;
+};
+
+static const char *fake_get(void *data, const char *name)
+{
+	const struct fake_env *f = data;
+
+	if (!strcmp(name, "TRACKER_CONFIG"))
+		return f->config;
+	return NULL;
+}
+
+static void touch(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f)
+		fclose(f);
+}
+
+static void test_find(void)
+{
+	struct fake_env fe = { NULL };
+	struct tk_env env = { fake_get, &fe, NULL };
+	struct tk_buf root = TK_BUF_INIT, p = TK_BUF_INIT, out = TK_BUF_INIT;
+	const char *tmp = getenv("TMPDIR");
+	char *dir;
+
+	tk_buf_addf(&root, "%s/t-config.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	dir = mkdtemp(root.buf);
+	if (!ok(dir != NULL, "temporary directory")) {
+		tk_buf_release(&root);
+		return;
+	}
+	tk_buf_addf(&p, "%s/a", dir);
+	mkdir(p.buf, 0700);
+	tk_buf_adds(&p, "/b");
+	mkdir(p.buf, 0700);
+	tk_buf_reset(&p);
+	tk_buf_addf(&p, "%s/a/.tracker.yml", dir);
+	touch(p.buf);
+
+	tk_buf_reset(&p);
+	tk_buf_addf(&p, "%s/a/b", dir);
+	env.workdir = p.buf;
+	is_int(tk_config_find(&env, &out), 1, "found in a parent directory");
+	tk_buf_reset(&p);
+	tk_buf_addf(&p, "%s/a/.tracker.yml", dir);
+	is_str(out.buf, p.buf, "the nearest parent's file");
+
+	tk_buf_reset(&out);
+	tk_buf_reset(&p);
+	tk_buf_addf(&p, "%s/a/", dir);
+	env.workdir = p.buf;
+	is_int(tk_config_find(&env, &out), 1, "found in the directory itself");
+	tk_buf_reset(&p);
+	tk_buf_addf(&p, "%s/a/.tracker.yml", dir);
+	is_str(out.buf, p.buf, "trailing slash of workdir is dropped");
+
+	tk_buf_reset(&out);
+	env.workdir = dir;
+	is_int(tk_config_find(&env, &out), 0, "not found above the file (unless / has one)");
+	is_int(out.len, 0, "nothing appended when not found");
+
+	fe.config = "/nonexistent/tracker.yml";
+	is_int(tk_config_find(&env, &out), 1, "TRACKER_CONFIG is found even when missing");
+	is_str(out.buf, "/nonexistent/tracker.yml", "as given");
+	tk_buf_reset(&out);
+	fe.config = "";
+	env.workdir = p.buf;
+	*strrchr(p.buf, '/') = '\0';
+	is_int(tk_config_find(&env, &out), 1, "empty TRACKER_CONFIG is ignored");
+
+	tk_buf_reset(&p);
+	tk_buf_addf(&p, "%s/a/.tracker.yml", dir);
+	unlink(p.buf);
+	tk_buf_reset(&p);
+	tk_buf_addf(&p, "%s/a/b", dir);
+	rmdir(p.buf);
+	tk_buf_reset(&p);
+	tk_buf_addf(&p, "%s/a", dir);
+	rmdir(p.buf);
+	rmdir(dir);
+	tk_buf_release(&root);
+	tk_buf_release(&p);
+	tk_buf_release(&out);
+}
+
+int main(int argc, char **argv)
+{
+	find_fixtures(argc > 0 ? argv[0] : "");
+	test_full();
+	test_empty();
+	test_anchors();
+	test_bad_files();
+	test_bad_strings();
+	test_error_keeps_config();
+	test_relative_paths();
+	test_find();
+	tk_buf_release(&fixtures);
+	return done_testing();
+}
