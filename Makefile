@@ -12,7 +12,6 @@ PKG_CONFIG ?= pkg-config
 PKGS := libcurl sqlite3 yaml-0.1 cairo jansson
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
-GIT_DESC := $(shell git describe --always --dirty 2>/dev/null)
 
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) -std=c11 -D_GNU_SOURCE -I. -MMD -MP \

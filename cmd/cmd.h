@@ -26,6 +26,7 @@
 
 /* cmd_entry.flags */
 #define CMD_CONFIG_WARN (1u << 0) /* a broken .tracker.yml is a warning */
+#define CMD_NO_CONFIG (1u << 1)   /* does not read .tracker.yml at all */
 
 struct cmd_ctx {
 	const char *name;        /* the subcommand */

@@ -29,8 +29,8 @@ static const struct cmd_entry commands[] = {
 	  cmd_history_usage },
 	{ "push", cmd_push, 0, "store run record files in the database",
 	  cmd_push_usage },
-	{ "help", cmd_help, 0, "show help for tracker or one command", help_usage },
-	{ "version", cmd_version, 0, "print the version", version_usage },
+	{ "help", cmd_help, CMD_NO_CONFIG, "show help for tracker or one command", help_usage },
+	{ "version", cmd_version, CMD_NO_CONFIG, "print the version", version_usage },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -281,7 +281,7 @@ int main(int argc, char **argv)
 		fputs(c->usage, stdout);
 		return finish_stdout(0);
 	}
-	ret = load_config(&ctx, c->flags);
+	ret = c->flags & CMD_NO_CONFIG ? 0 : load_config(&ctx, c->flags);
 	if (!ret)
 		ret = c->fn(argc - 1, argv + 1, &ctx);
 	tk_config_release(&ctx.config);
