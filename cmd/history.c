@@ -66,7 +66,7 @@ static const char csv_header[] =
 	"run_id,key,branch,commit,build,started_at,walltime_s,maxrss_bytes,"
 	"tree_rss_bytes,exit_code,user_s,sys_s,cgroup_peak_bytes,signal,status,"
 	"partial,provider,pipeline,host,build_url,started_at_us,maxrss_source,"
-	"tracker_version";
+	"tracker_version,wrapper_rss_bytes,tree_samples";
 
 static void format_started(struct tk_buf *out, int64_t us)
 {
@@ -200,6 +200,8 @@ static void csv_row(struct history *h, const struct tk_run *r)
 	tk_buf_addf(b, ",%lld", (long long)r->started_at_us);
 	csv_text(b, r->maxrss_source);
 	csv_text(b, r->tracker_version);
+	csv_int(b, r->wrapper_rss_bytes);
+	tk_buf_addf(b, ",%lld", (long long)r->tree_samples);
 	tk_buf_addch(b, '\n');
 	fwrite(b->buf, 1, b->len, stdout);
 }

@@ -72,6 +72,7 @@ static void fill_measurements(struct tk_run *run, const struct tk_job_result *r)
 	run->maxrss_bytes = r->maxrss_bytes;
 	free(run->maxrss_source);
 	run->maxrss_source = r->maxrss_source ? tk_xstrdup(r->maxrss_source) : NULL;
+	run->wrapper_rss_bytes = r->wrapper_rss_at_fork;
 	run->tree_rss_bytes = r->tree_rss_bytes;
 	run->tree_samples = r->tree_samples;
 	run->cgroup_peak_bytes = r->cgroup_peak_bytes;

@@ -23,10 +23,11 @@
  * - user/sys CPU summed over every process reaped (wait4), which covers
  *   the whole tree;
  * - maxrss_bytes: the largest ru_maxrss among reaped processes. The
- *   kernel starts a forked child's high-water mark at the RSS the wrapper
- *   had at fork and carries it across exec, so a value at or below the
- *   wrapper's RSS at fork is only an upper bound: then the largest
- *   single-process RSS seen by the sampler is used (source "sampled");
+ *   kernel starts a forked child's high-water mark at the anonymous RSS
+ *   the wrapper had at fork and carries it across exec, so a value at or
+ *   below that is only an upper bound: then the largest single-process RSS
+ *   seen by the sampler is used (source "sampled"), or, with no sample,
+ *   the value is kept and marked "upper-bound";
  * - tree_rss_bytes: the peak over samples of the RSS summed over the tree,
  *   and at least maxrss_bytes (the tree was at least that large when its
  *   largest process peaked). Samples are taken every 10 ms at first; the
@@ -52,7 +53,7 @@ struct tk_job_result {
 	double user_s;
 	double sys_s;
 	int64_t maxrss_bytes;
-	const char *maxrss_source; /* static: "wait4" or "sampled" */
+	const char *maxrss_source; /* static: "wait4", "sampled", "upper-bound" */
 	int64_t tree_rss_bytes;
 	int64_t tree_samples;
 	double sample_cost_s;       /* mean cost of one tree sample */

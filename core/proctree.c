@@ -172,10 +172,11 @@ int tk_proctree_list(struct tk_proctree *t)
 	return t->use_children ? list_by_children(t) : list_by_scan(t);
 }
 
-int64_t tk_proc_rss_bytes(pid_t pid, long page_size)
+/* Reads /proc/PID/statm's resident and shared page counts. */
+static int read_statm(pid_t pid, long long *resident, long long *shared)
 {
 	char path[64], buf[256];
-	long long size, resident;
+	long long size;
 	ssize_t n;
 	int fd;
 
@@ -188,9 +189,27 @@ int64_t tk_proc_rss_bytes(pid_t pid, long page_size)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	if (sscanf(buf, "%lld %lld", &size, &resident) != 2)
+	if (sscanf(buf, "%lld %lld %lld", &size, resident, shared) != 3)
+		return -1;
+	return 0;
+}
+
+int64_t tk_proc_rss_bytes(pid_t pid, long page_size)
+{
+	long long resident, shared;
+
+	if (read_statm(pid, &resident, &shared))
 		return -1;
 	return (int64_t)resident * page_size;
+}
+
+int64_t tk_proc_anon_rss_bytes(pid_t pid, long page_size)
+{
+	long long resident, shared;
+
+	if (read_statm(pid, &resident, &shared))
+		return -1;
+	return (int64_t)(resident - shared) * page_size;
 }
 
 int tk_proctree_sample(struct tk_proctree *t, struct tk_tree_sample *out)

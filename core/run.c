@@ -131,6 +131,7 @@ void tk_run_init(struct tk_run *r)
 	r->maxrss_bytes = -1;
 	r->tree_rss_bytes = -1;
 	r->cgroup_peak_bytes = -1;
+	r->wrapper_rss_bytes = -1;
 	r->exit_code = -1;
 }
 
@@ -262,6 +263,7 @@ int tk_run_to_json(const struct tk_run *r, struct tk_buf *out, struct tk_err *er
 	put_real(o, "sys_s", r->sys_s);
 	put_int(o, "maxrss_bytes", r->maxrss_bytes);
 	put_str(o, "maxrss_source", r->maxrss_source);
+	put_int(o, "wrapper_rss_bytes", r->wrapper_rss_bytes);
 	put_int(o, "tree_rss_bytes", r->tree_rss_bytes);
 	put_int(o, "tree_samples", r->tree_samples);
 	put_int(o, "cgroup_peak_bytes", r->cgroup_peak_bytes);
@@ -493,6 +495,7 @@ int tk_run_from_json(const char *text, size_t len, const char *name,
 	get_real(&rd, o, "sys_s", &r->sys_s);
 	get_int(&rd, o, "maxrss_bytes", &r->maxrss_bytes);
 	get_str(&rd, o, "maxrss_source", &r->maxrss_source);
+	get_int(&rd, o, "wrapper_rss_bytes", &r->wrapper_rss_bytes);
 	get_int(&rd, o, "tree_rss_bytes", &r->tree_rss_bytes);
 	get_int(&rd, o, "tree_samples", &r->tree_samples);
 	get_int(&rd, o, "cgroup_peak_bytes", &r->cgroup_peak_bytes);

@@ -94,7 +94,8 @@ struct tk_run {
 	int64_t maxrss_bytes;      /* peak RSS of the largest process */
 	int64_t tree_rss_bytes;    /* peak of RSS summed over the tree */
 	int64_t cgroup_peak_bytes; /* cgroup v2 memory.peak, -1 unknown */
-	char *maxrss_source;       /* "wait4" or "sampled", see docs/measurements.md */
+	char *maxrss_source;       /* "wait4", "sampled" or "upper-bound", see docs/measurements.md */
+	int64_t wrapper_rss_bytes; /* tracker's anonymous RSS at fork, -1 unknown */
 	int64_t tree_samples;      /* how many tree samples were taken */
 	int exit_code;   /* 0..255, or -1 when it died by a signal */
 	int term_signal; /* 0 when it exited */
