@@ -311,7 +311,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	cgroup_detect(&j);
 	tk_proctree_init(&j.tree, getpid());
 	tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
-	r->wrapper_rss_at_fork = tk_proc_anon_rss_bytes(getpid(), j.tree.page_size);
+	r->wrapper_rss_at_fork = tk_proc_rss_bytes(getpid(), j.tree.page_size);
 
 	r->started_at_us = tk_now_us();
 	j.t0 = tk_mono_s();

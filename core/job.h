@@ -23,11 +23,12 @@
  * - user/sys CPU summed over every process reaped (wait4), which covers
  *   the whole tree;
  * - maxrss_bytes: the largest ru_maxrss among reaped processes. The
- *   kernel starts a forked child's high-water mark at the anonymous RSS
- *   the wrapper had at fork and carries it across exec, so a value at or
- *   below that is only an upper bound: then the largest single-process RSS
- *   seen by the sampler is used (source "sampled"), or, with no sample,
- *   the value is kept and marked "upper-bound";
+ *   kernel starts a forked child's high-water mark at the RSS fork copied
+ *   into it (at most the wrapper's RSS at fork) and carries it across
+ *   exec, so a value at or below the wrapper's RSS at fork may not be the
+ *   job's own: then the largest single-process RSS seen by the sampler is
+ *   used (source "sampled"), or, with no sample, the value is kept and
+ *   marked "upper-bound";
  * - tree_rss_bytes: the peak over samples of the RSS summed over the tree,
  *   and at least maxrss_bytes (the tree was at least that large when its
  *   largest process peaked). Samples are taken every 10 ms at first; the

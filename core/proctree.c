@@ -203,15 +203,6 @@ int64_t tk_proc_rss_bytes(pid_t pid, long page_size)
 	return (int64_t)resident * page_size;
 }
 
-int64_t tk_proc_anon_rss_bytes(pid_t pid, long page_size)
-{
-	long long resident, shared;
-
-	if (read_statm(pid, &resident, &shared))
-		return -1;
-	return (int64_t)(resident - shared) * page_size;
-}
-
 int tk_proctree_sample(struct tk_proctree *t, struct tk_tree_sample *out)
 {
 	size_t i;

@@ -50,8 +50,4 @@ int tk_proctree_list(struct tk_proctree *t);
 /* RSS of one process in bytes from /proc/PID/statm, -1 when gone. */
 int64_t tk_proc_rss_bytes(pid_t pid, long page_size);
 
-/* Its anonymous part (resident minus file-backed and shared), -1 when gone:
- * what fork copies into a child's page tables. */
-int64_t tk_proc_anon_rss_bytes(pid_t pid, long page_size);
-
 #endif
