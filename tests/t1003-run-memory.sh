@@ -72,4 +72,26 @@ test_expect_success WORKLOAD 'a job above the wrapper RSS is measured by wait4' 
 	test "$(csv_field out 1 maxrss_source)" = wait4
 '
 
+# cgroup v2: a cgroup of the job's own gives memory.peak; sharing one does not.
+cg_root=/sys/fs/cgroup
+if [ "$(id -u)" = 0 ] && grep -qw memory "$cg_root/cgroup.controllers" 2>/dev/null &&
+   grep -qw memory "$cg_root/cgroup.subtree_control" 2>/dev/null &&
+   mkdir "$cg_root/tracker-test-$$" 2>/dev/null; then
+	test_set_prereq CGROUP2_MEMORY
+	CG="$cg_root/tracker-test-$$"
+fi
+
+test_expect_success 'no cgroup of its own: cgroup_peak_bytes is unknown' '
+	tracker run -q --key nocg --db db.sqlite -- true &&
+	tracker history --db db.sqlite --key nocg --format csv >out &&
+	test -z "$(csv_field out 1 cgroup_peak_bytes)"
+'
+
+test_expect_success CGROUP2_MEMORY,WORKLOAD 'a cgroup of its own: memory.peak covers the tree' '
+	sh -c "echo \$\$ >\"$CG/cgroup.procs\" && exec tracker run -q --key cg --db db.sqlite -- \"$WORKLOAD\" fork 2 64 0.5" &&
+	tracker history --db db.sqlite --key cg --format csv >out &&
+	test_within "$(csv_field out 1 cgroup_peak_bytes)" $((128 * MiB)) $((512 * MiB))
+'
+[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
+
 test_done
