@@ -229,7 +229,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	jo.orphan_wait_s = 10;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+q", run_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:q", run_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_KEY:
 			opt_key = optarg;
@@ -266,12 +266,12 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'q':
 			st.quiet = 1;
 			break;
+		case ':':
+			tk_kvlist_release(&cli_tags);
+			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
 		default:
 			tk_kvlist_release(&cli_tags);
-			if (optopt && optopt < 256)
-				return cmd_usage_error(ctx, "unknown option '-%c'", optopt);
-			return cmd_usage_error(ctx, "unknown or incomplete option '%s'",
-					       argv[optind - 1]);
+			return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc) {
