@@ -9,7 +9,7 @@ LIBDIR ?= $(PREFIX)/lib/tracker
 MANDIR ?= $(PREFIX)/share/man
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS := libcurl sqlite3 yaml-0.1 cairo jansson
+PKGS := libcurl sqlite3 yaml-0.1 cairo jansson zlib
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 

@@ -1,27 +1,64 @@
 #ifndef TK_IMPORT_H
 #define TK_IMPORT_H
 /*
- * Profile importers (the seam; formats arrive with the profiles work).
- * An importer probes the first bytes of a file and parses it from a
- * bounded reader into a profile tree. parse returns TK_ENOTMINE ("not my
- * format"), TK_EUNSUPPORTED ("my format, a variant I do not handle") or
- * TK_EDATA ("corrupt", naming the file and line or offset).
+ * Profile importers. An importer is a const struct tk_importer listed in
+ * plugins/registry.c: `probe` looks at the first bytes of the input and
+ * says whether it is its format; `parse` reads the whole input from a
+ * bounded reader (core/reader.h) into a profile (core/profile.h).
+ *
+ * parse returns 0, or:
+ *   TK_ENOTMINE      not this format at all;
+ *   TK_EUNSUPPORTED  this format, a variant it does not handle (the
+ *                    message says which);
+ *   TK_EDATA         corrupt input, the message naming the file and the
+ *                    line (text formats) or byte offset (binary ones).
+ * Importers cap names, depths and sizes (core/profile.h limits), never
+ * crash on hostile input, and set the profile's unit.
+ *
+ * To add an importer, see the checklist in plugins/plugins.h.
  */
 #include <stddef.h>
 
 #include "core/err.h"
+#include "core/profile.h"
+#include "core/reader.h"
 
-struct tk_reader;
-struct tk_profile;
+struct tk_import_opts {
+	const char *event;       /* perf script: event name; NULL = the first seen */
+	const char *sample_type; /* pprof: sample type; NULL = the last */
+	const char *kind;        /* variant: "cpu", "alloc"...; NULL = default */
+	int pid_frames;          /* perf script: a root frame per process */
+	int tid_frames;          /* perf script: a root frame per thread */
+};
 
 #define TK_IMPORTER_VERSION 1
 
 struct tk_importer {
 	int version; /* TK_IMPORTER_VERSION */
 	const char *name;
+	const char *summary;
 	/* 1 when the head of the input looks like this format. */
 	int (*probe)(const char *head, size_t len);
-	int (*parse)(struct tk_reader *in, struct tk_profile *out, struct tk_err *err);
+	int (*parse)(struct tk_reader *in, struct tk_profile *out,
+		     const struct tk_import_opts *opts, struct tk_err *err);
 };
+
+/* The importer called name, or NULL. */
+const struct tk_importer *tk_importer_find(const char *name);
+
+/*
+ * Imports path into out (initialised by the caller): with format NULL the
+ * first importer whose probe accepts the head of the file is used.
+ * TK_EUSAGE for an unknown format name, TK_EDATA when no importer
+ * recognises the content.
+ */
+int tk_import_file(const char *path, const char *format,
+		   const struct tk_import_opts *opts, struct tk_profile *out,
+		   struct tk_err *err);
+
+/* The same from memory (fuzzers, tests); name labels messages. */
+int tk_import_mem(const char *name, const char *data, size_t len, const char *format,
+		  const struct tk_import_opts *opts, struct tk_profile *out,
+		  struct tk_err *err);
 
 #endif

@@ -26,6 +26,8 @@ extern const struct tk_ci_provider tk_ci_local;
 
 extern const struct tk_store_ops tk_store_sqlite;
 
+extern const struct tk_importer tk_import_folded;
+
 /* NULL-terminated tables. */
 extern const struct tk_ci_provider *const tk_ci_providers[];
 extern const struct tk_store_ops *const tk_store_backends[];

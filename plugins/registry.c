@@ -17,6 +17,9 @@ const struct tk_store_ops *const tk_store_backends[] = {
 	NULL,
 };
 
+/* Order matters for content probes: the most specific formats first,
+ * folded (the loosest probe) last. */
 const struct tk_importer *const tk_importers[] = {
+	&tk_import_folded,
 	NULL,
 };

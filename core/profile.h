@@ -1,0 +1,110 @@
+#ifndef TK_PROFILE_H
+#define TK_PROFILE_H
+/*
+ * The profile model: one merged call tree with interned frame names.
+ *
+ * Node 0 is the root (no name). Every other node has a parent, a name id
+ * and a self weight; tk_profile_finish fills in totals (self plus the
+ * totals of the children). Names are interned into an arena, so a name
+ * seen a million times is stored once, and a child is found from its
+ * (parent, name) pair through a hash table: building is one pass over the
+ * input, and memory grows with the number of distinct nodes, not with the
+ * size of the input.
+ *
+ * Weights are doubles: fractional sample counts (flamegraph.pl accepts
+ * them) and scaled diffs need them, and a double counts integers exactly
+ * up to 2^53.
+ *
+ * Limits that protect against hostile input (importers turn them into
+ * TK_EDATA errors naming the place): TK_PROFILE_MAX_NAME bytes per name,
+ * TK_PROFILE_MAX_DEPTH frames per stack, TK_PROFILE_MAX_NODES nodes.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/arena.h"
+#include "core/err.h"
+
+#define TK_PROFILE_MAX_NAME (1u << 20)
+#define TK_PROFILE_MAX_DEPTH 65536
+#define TK_PROFILE_MAX_NODES (1u << 28)
+#define TK_PROFILE_ROOT 0u
+
+enum tk_unit {
+	TK_UNIT_SAMPLES,
+	TK_UNIT_NANOSECONDS,
+	TK_UNIT_BYTES,
+	TK_UNIT_COUNT,
+};
+
+const char *tk_unit_name(enum tk_unit u);
+int tk_unit_parse(const char *s, enum tk_unit *out);
+
+struct tk_profile_node {
+	uint32_t name;         /* name id; 0 for the root */
+	uint32_t parent;       /* the root is its own parent */
+	uint32_t first_child;  /* 0: none (the root is never a child) */
+	uint32_t next_sibling; /* 0: none */
+	double self;
+	double total;          /* valid after tk_profile_finish */
+};
+
+struct tk_profile {
+	enum tk_unit unit;
+	struct tk_arena arena;
+	/* names[0] is "" (the root's); ids are indexes */
+	const char **names;
+	uint32_t *name_lens;
+	uint32_t nr_names, alloc_names;
+	uint32_t *name_slots; /* open addressing: name id + 1, 0 empty */
+	size_t name_mask;
+	struct tk_profile_node *nodes;
+	uint32_t nr_nodes, alloc_nodes;
+	uint32_t *child_slots; /* open addressing: node id, 0 empty */
+	size_t child_mask;
+	int finished;
+	/* Something the importer wants the user told (skipped lines...);
+	 * empty when none. */
+	char warning[256];
+};
+
+void tk_profile_init(struct tk_profile *p, enum tk_unit unit);
+void tk_profile_release(struct tk_profile *p);
+
+/* The id of name s[0..len), interning it on first sight. */
+uint32_t tk_profile_intern(struct tk_profile *p, const char *s, size_t len);
+
+/* The child of parent with name id `name`, created on first sight.
+ * Returns 0 when the node limit is reached (the root is never a child). */
+uint32_t tk_profile_child(struct tk_profile *p, uint32_t parent, uint32_t name);
+
+/*
+ * Adds weight to the leaf of a stack given root-first as name ids.
+ * Returns 0, or TK_EDATA when the node limit is reached.
+ */
+int tk_profile_add_stack(struct tk_profile *p, const uint32_t *names, size_t depth,
+			 double weight);
+
+static inline void tk_profile_add_self(struct tk_profile *p, uint32_t node, double w)
+{
+	p->nodes[node].self += w;
+	p->finished = 0;
+}
+
+/* Computes totals. Idempotent; cheap when nothing changed. */
+void tk_profile_finish(struct tk_profile *p);
+
+static inline double tk_profile_total(const struct tk_profile *p)
+{
+	return p->nodes[0].total;
+}
+
+static inline const char *tk_profile_name(const struct tk_profile *p, uint32_t node)
+{
+	return p->names[p->nodes[node].name];
+}
+
+/* A fast 64-bit hash of bytes (not cryptographic). */
+uint64_t tk_hash_bytes(const void *data, size_t len);
+
+#endif
