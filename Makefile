@@ -98,9 +98,34 @@ install: tracker
 clean:
 	$(RM) tracker $(LIB) $(LIB_OBJ) $(CMD_OBJ) $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN) $(BENCH_BIN)
 	$(RM) $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(HELPER_BIN:=.d) $(EXAMPLE_BIN:=.d) $(BENCH_BIN:=.d)
-	$(RM) -r tests/trash.*
+	$(RM) -r tests/trash.* fuzz/out $(addprefix fuzz/fuzz-,$(FUZZ_FORMATS))
 
-.PHONY: all check bench demo install clean build-tests
+# Fuzzing: one libFuzzer binary per importer, built with clang from the
+# library sources (not libtracker.a, which is built with $(CC)).
+FUZZ_FORMATS ?= folded
+FUZZ_SECONDS ?= 20
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_LIB_SRC := $(filter-out core/job.c,$(CORE_SRC)) $(PLUGIN_SRC)
+
+fuzz/fuzz-%: fuzz/fuzz-import.c $(FUZZ_LIB_SRC)
+	$(QUIET_LINK)$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -D_GNU_SOURCE -I. \
+		-DTRACKER_VERSION='"$(VERSION)"' -DFUZZ_FORMAT='"$*"' \
+		$(shell $(PKG_CONFIG) --cflags $(PKGS)) -o $@ $< $(FUZZ_LIB_SRC) $(LIBS)
+
+# Runs each target for FUZZ_SECONDS, seeded from fixtures/<format>/; new
+# corpus entries go to fuzz/out/<format>/ (not committed).
+fuzz: $(addprefix fuzz/fuzz-,$(FUZZ_FORMATS))
+	@for f in $(FUZZ_FORMATS); do \
+		mkdir -p fuzz/out/$$f; \
+		echo "fuzz: $$f for $(FUZZ_SECONDS) s"; \
+		./fuzz/fuzz-$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=1024 \
+			-print_final_stats=0 fuzz/out/$$f fixtures/$$f >fuzz/out/$$f.log 2>&1 || \
+			{ tail -40 fuzz/out/$$f.log; exit 1; }; \
+		tail -1 fuzz/out/$$f.log; \
+	done
+
+.PHONY: all check bench demo install clean build-tests fuzz
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(HELPER_BIN:=.d) $(EXAMPLE_BIN:=.d) $(BENCH_BIN:=.d)
