@@ -20,6 +20,7 @@
 #include "core/run.h"
 #include "core/store.h"
 #include "core/timeutil.h"
+#include "core/utf8.h"
 #include "core/banned.h"
 
 const char cmd_run_usage[] =
@@ -39,7 +40,8 @@ const char cmd_run_usage[] =
 	"  --tag K=V          attach a tag (repeatable)\n"
 	"  --timeout DUR      send TERM after DUR (90, 90s, 5m, 2h), KILL after the\n"
 	"                     grace period; tracker then exits 124\n"
-	"  --grace DUR        time between TERM and KILL (default 10s)\n"
+	"  --grace DUR        time between TERM and KILL (default 5s, shorter than\n"
+	"                     the 10s Buildkite and SLURM give before their KILL)\n"
 	"  --orphan-wait DUR  how long to wait for processes the job left running\n"
 	"                     after it exited (default 10s)\n"
 	"  -q, --quiet        no summary line on stderr\n"
@@ -186,7 +188,7 @@ static int valid_key(const char *k)
 {
 	const unsigned char *p;
 
-	if (!*k || strlen(k) > 200)
+	if (!*k || strlen(k) > 200 || !tk_utf8_valid(k, strlen(k)))
 		return 0;
 	for (p = (const unsigned char *)k; *p; p++)
 		if (*p < 0x20 || *p == 0x7f)
@@ -225,7 +227,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 
 	memset(&jo, 0, sizeof(jo));
 	memset(&st, 0, sizeof(st));
-	jo.grace_s = 10;
+	jo.grace_s = 5;
 	jo.orphan_wait_s = 10;
 	optind = 1;
 	opterr = 0;

@@ -31,6 +31,8 @@ struct job {
 	pid_t pid;
 	double t0;
 	int main_done;
+	int stopped; /* the main process stopped (WUNTRACED) */
+	int tty;     /* the job has the terminal */
 	int64_t sampled_max_proc;
 	double sample_cost_total;
 	struct tk_proctree tree;
@@ -111,7 +113,7 @@ static int reap(struct job *j)
 	for (;;) {
 		struct rusage ru;
 		int status;
-		pid_t p = wait4(-1, &status, WNOHANG, &ru);
+		pid_t p = wait4(-1, &status, WNOHANG | WUNTRACED, &ru);
 
 		if (p == 0)
 			return 1;
@@ -119,6 +121,11 @@ static int reap(struct job *j)
 			if (errno == EINTR)
 				continue;
 			return 0;
+		}
+		if (WIFSTOPPED(status)) {
+			if (p == j->pid)
+				j->stopped = 1;
+			continue;
 		}
 		j->r->user_s += tv_s(ru.ru_utime);
 		j->r->sys_s += tv_s(ru.ru_stime);
@@ -193,11 +200,30 @@ static void finish_measurements(struct job *j)
 	r->cgroup_peak_bytes = cgroup_peak(j);
 }
 
+/*
+ * Sends sig to the job's process group and to every descendant that left
+ * it (setsid daemons, some MPI launchers), so all of them get the chance
+ * to clean up that TERM gives. A stopped process cannot act on TERM, so
+ * CONT follows, as timeout(1) does.
+ */
+static void signal_tree(struct job *j, int sig)
+{
+	size_t i;
+
+	kill(-j->pid, sig);
+	if (tk_proctree_list(&j->tree) == 0)
+		for (i = 0; i < j->tree.nr; i++)
+			if (getpgid(j->tree.pids[i]) != j->pid)
+				kill(j->tree.pids[i], sig);
+	if (sig != SIGKILL && sig != SIGCONT)
+		signal_tree(j, SIGCONT);
+}
+
 static void cancel(struct job *j, int sig, double *kill_at)
 {
 	struct tk_job_result so_far;
 
-	kill(-j->pid, sig);
+	signal_tree(j, sig);
 	if (j->r->cancel_signal)
 		return;
 	j->r->cancel_signal = sig;
@@ -216,45 +242,77 @@ static void cancel(struct job *j, int sig, double *kill_at)
 	j->o->on_cancel(&so_far, j->o->data);
 }
 
+/*
+ * The job stopped (Ctrl-Z at a terminal, SIGTTIN, kill -STOP). With the
+ * terminal, behave like the job: hand the terminal back to our group,
+ * stop ourselves so the shell regains control, and when continued give the
+ * terminal back and continue the job. Without one, whoever stopped the job
+ * will continue it.
+ */
+static void job_stopped(struct job *j)
+{
+	void (*old)(int);
+
+	if (!j->tty)
+		return;
+	old = signal(SIGTTOU, SIG_IGN);
+	tcsetpgrp(STDIN_FILENO, getpgrp());
+	raise(SIGSTOP);
+	tcsetpgrp(STDIN_FILENO, j->pid);
+	signal(SIGTTOU, old);
+	kill(-j->pid, SIGCONT);
+}
+
+static double earliest(double a, double b)
+{
+	return a < b ? a : b;
+}
+
 static void supervise(struct job *j, const sigset_t *set)
 {
 	const double inf = INFINITY;
 	double deadline = j->o->timeout_s > 0 ? j->t0 + j->o->timeout_s : inf;
-	double kill_at = inf, orphan_deadline = inf;
+	double kill_at = inf, orphan_deadline = inf, reap_deadline = inf;
 	double next_sample = j->t0 + FIRST_INTERVAL_S / 2;
 
 	for (;;) {
-		double now = tk_mono_s(), wake;
+		double now, wake;
 		struct timespec ts;
 		siginfo_t info;
-		int children, sig;
+		int sig;
 
-		children = reap(j);
-		if (!children && j->main_done)
-			break;
+		if (!reap(j))
+			break; /* nothing left to wait for */
+		if (j->stopped) {
+			j->stopped = 0;
+			job_stopped(j);
+		}
+		now = tk_mono_s();
 		if (j->main_done && orphan_deadline == inf)
 			orphan_deadline = now + j->o->orphan_wait_s;
-		if (now >= orphan_deadline && kill_at == inf)
+		/* Orphans are waited for until the deadline, unless we are
+		 * stopping them, and killed ones get a moment to be reaped. */
+		if (now >= reap_deadline || (kill_at == inf && reap_deadline == inf &&
+					     now >= orphan_deadline))
 			break;
 		if (!j->main_done && now >= deadline && !j->r->timed_out) {
 			j->r->timed_out = 1;
-			kill(-j->pid, SIGTERM);
+			signal_tree(j, SIGTERM);
 			kill_at = now + j->o->grace_s;
 		}
 		if (now >= kill_at) {
 			kill_all(j);
 			kill_at = inf;
+			reap_deadline = now + 1.0;
 		}
 		if (now >= next_sample)
 			next_sample = sample(j, now);
 
-		wake = next_sample;
-		if (deadline < wake && !j->r->timed_out)
-			wake = deadline;
-		if (kill_at < wake)
-			wake = kill_at;
-		if (orphan_deadline < wake)
-			wake = orphan_deadline;
+		wake = earliest(next_sample, earliest(kill_at, reap_deadline));
+		if (!j->main_done && !j->r->timed_out)
+			wake = earliest(wake, deadline);
+		if (kill_at == inf && reap_deadline == inf)
+			wake = earliest(wake, orphan_deadline);
 		wake -= tk_mono_s();
 		if (wake < 0)
 			wake = 0;
@@ -263,6 +321,12 @@ static void supervise(struct job *j, const sigset_t *set)
 		sig = sigtimedwait(set, &info, &ts);
 		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
 			cancel(j, sig, &kill_at);
+	}
+	if (!j->main_done) {
+		/* Someone else reaped it (cannot happen with SIGCHLD at its
+		 * default); its status is unknown. */
+		j->main_done = 1;
+		j->r->walltime_s = tk_mono_s() - j->t0;
 	}
 	if (tk_proctree_list(&j->tree) == 0)
 		j->r->orphans_left = (int)j->tree.nr;
@@ -279,12 +343,53 @@ static void restore_terminal(int had_tty)
 	signal(SIGTTOU, old);
 }
 
+/*
+ * Signal dispositions the job must inherit as the caller had them, and
+ * that tracker needs otherwise while it supervises:
+ * - SIGCHLD at its default, or the kernel reaps the job behind our back;
+ * - SIGPIPE ignored, so a vanished log reader cannot kill tracker while it
+ *   still has a job and a record to look after;
+ * - TERM, INT and HUP that arrived ignored (nohup, `cmd &` in sh) stay
+ *   ignored and are not forwarded: they are not meant for the job.
+ */
+struct saved_signals {
+	struct sigaction chld, pipe;
+};
+
+static void take_signals(struct saved_signals *saved, sigset_t *set)
+{
+	static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP };
+	struct sigaction dfl, ign, cur;
+	size_t i;
+
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGCHLD, &dfl, &saved->chld);
+	sigaction(SIGPIPE, &ign, &saved->pipe);
+	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		if (!sigaction(forwarded[i], NULL, &cur) && cur.sa_handler != SIG_IGN)
+			sigaddset(set, forwarded[i]);
+}
+
+/* In the child, before exec: what the caller had. */
+static void give_back_signals(const struct saved_signals *saved)
+{
+	sigaction(SIGCHLD, &saved->chld, NULL);
+	sigaction(SIGPIPE, &saved->pipe, NULL);
+}
+
 int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	       int *exec_errno, struct tk_err *err)
 {
 	struct job j;
 	sigset_t set, old;
+	struct saved_signals saved;
 	int errpipe[2], e = 0, tty;
+	pid_t parent = getpid();
 	ssize_t n;
 
 	memset(r, 0, sizeof(*r));
@@ -296,11 +401,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	j.r = r;
 	tk_buf_init(&j.cgroup, 0);
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
+	take_signals(&saved, &set);
 	if (sigprocmask(SIG_BLOCK, &set, &old))
 		return tk_err_set(err, TK_EINTERNAL, "cannot block signals: %s", strerror(errno));
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
@@ -311,6 +412,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	cgroup_detect(&j);
 	tk_proctree_init(&j.tree, getpid());
 	tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+	j.tty = tty;
 	r->wrapper_rss_at_fork = tk_proc_rss_bytes(getpid(), j.tree.page_size);
 
 	r->started_at_us = tk_now_us();
@@ -325,12 +427,18 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		return tk_err_set(err, TK_EINTERNAL, "cannot fork: %s", strerror(e));
 	}
 	if (j.pid == 0) {
+		/* If tracker is killed outright (the CI's KILL after its grace
+		 * period), the job, in a group of its own, must not run on. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (getppid() != parent)
+			_exit(126);
 		setpgid(0, 0);
 		if (tty) {
 			signal(SIGTTOU, SIG_IGN);
 			tcsetpgrp(STDIN_FILENO, getpid());
 			signal(SIGTTOU, SIG_DFL);
 		}
+		give_back_signals(&saved);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		execvp(o->argv[0], o->argv);
 		e = errno;

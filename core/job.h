@@ -38,11 +38,17 @@
  *   that cgroup holds nothing but the wrapper at start (SLURM step, systemd
  *   scope); -1 otherwise.
  *
- * It blocks SIGCHLD, SIGTERM, SIGINT and SIGHUP and leaves them blocked
- * when it returns, so that a late TERM cannot interrupt the recording of
- * the run; the caller exits without unblocking them (pending signals die
- * with the process) or unblocks only the signal it re-raises. Not
- * reentrant: it owns SIGCHLD and the subreaper flag of the process.
+ * It blocks SIGCHLD, SIGTERM, SIGINT and SIGHUP (those of the three that
+ * did not arrive ignored: under nohup a hangup is not for the job) and
+ * leaves them blocked when it returns, so that a late TERM cannot
+ * interrupt the recording of the run; the caller exits without unblocking
+ * them (pending signals die with the process) or unblocks only the signal
+ * it re-raises. It sets SIGCHLD to its default and ignores SIGPIPE from
+ * then on (a vanished log reader must not kill tracker); the job gets the
+ * dispositions the caller had. A stopped job (Ctrl-Z) stops tracker too
+ * when the job has the terminal, and is continued with it. The job gets
+ * PR_SET_PDEATHSIG = SIGKILL: killed outright, tracker takes it along.
+ * Not reentrant: it owns SIGCHLD and the subreaper flag of the process.
  */
 #include <stdint.h>
 

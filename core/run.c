@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/fsutil.h"
+#include "core/utf8.h"
 #include "core/banned.h"
 
 void tk_kvlist_set(struct tk_kvlist *l, const char *key, const char *value)
@@ -193,9 +194,26 @@ int tk_uuid_valid(const char *s)
 
 /* ---- JSON ---- */
 
+/* Strings from the outside may not be UTF-8; JSON must be. Invalid bytes
+ * become U+FFFD rather than silently dropping the value. */
+static json_t *str_json(const char *v)
+{
+	struct tk_buf b = TK_BUF_INIT;
+	json_t *s;
+
+	if (!v)
+		return json_null();
+	if (tk_utf8_valid(v, strlen(v)))
+		return json_string(v);
+	tk_utf8_sanitize(&b, v, strlen(v));
+	s = json_stringn(b.buf, b.len);
+	tk_buf_release(&b);
+	return s;
+}
+
 static void put_str(json_t *o, const char *k, const char *v)
 {
-	json_object_set_new(o, k, v ? json_string(v) : json_null());
+	json_object_set_new(o, k, str_json(v));
 }
 
 static void put_int(json_t *o, const char *k, int64_t v)
@@ -213,8 +231,13 @@ static json_t *kvlist_json(const struct tk_kvlist *l)
 	json_t *o = json_object();
 	size_t i;
 
-	for (i = 0; i < l->nr; i++)
-		json_object_set_new(o, l->items[i].key, json_string(l->items[i].value));
+	for (i = 0; i < l->nr; i++) {
+		struct tk_buf k = TK_BUF_INIT;
+
+		tk_utf8_sanitize(&k, l->items[i].key, strlen(l->items[i].key));
+		json_object_set_new(o, k.buf, str_json(l->items[i].value));
+		tk_buf_release(&k);
+	}
 	return o;
 }
 
@@ -274,7 +297,7 @@ int tk_run_to_json(const struct tk_run *r, struct tk_buf *out, struct tk_err *er
 		char **a;
 
 		for (a = r->argv; *a; a++)
-			json_array_append_new(argv, json_string(*a));
+			json_array_append_new(argv, str_json(*a));
 	}
 	json_object_set_new(o, "argv", argv);
 	json_object_set_new(o, "tags", kvlist_json(&r->tags));

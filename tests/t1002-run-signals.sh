@@ -93,4 +93,55 @@ test_expect_success WORKLOAD 'a per-key timeout from .tracker.yml applies' '
 	test_expect_code 124 tracker run -q --key slow --db ../db.sqlite -- "$WORKLOAD" sleep 30
 '
 
+test_expect_success 'a SIGCHLD ignored by the caller does not hide the job from tracker' '
+	perl -e "\$SIG{CHLD} = q(IGNORE); exec @ARGV" \
+		tracker run -q --key chld --timeout 20 --db db.sqlite -- sh -c "exit 4";
+	test $? = 4
+'
+
+test_expect_success WORKLOAD 'a hangup ignored under nohup is not forwarded and does not cancel' '
+	perl -e "\$SIG{HUP} = q(IGNORE); exec @ARGV" \
+		tracker run -q --key hup --db db.sqlite -- \
+		sh -c "echo \$\$ >started5; \"$WORKLOAD\" sleep 1; echo finished >finished5" &
+	pid=$! &&
+	wait_for started5 &&
+	kill -HUP $pid &&
+	{ wait $pid; echo $? >status; } &&
+	test "$(cat status)" = 0 &&
+	test -e finished5 &&
+	tracker history --db db.sqlite --key hup --format csv >out &&
+	test "$(csv_field out 1 status)" = ok
+'
+
+test_expect_success WORKLOAD 'a vanished log reader cannot kill tracker during a cancel' '
+	mkfifo errpipe &&
+	{ head -c 0 <errpipe; } &
+	{ tracker run --key pipe --grace 5 -- \
+		sh -c "echo \$\$ >started6; trap \"exit 3\" TERM; \"$WORKLOAD\" sleep 30 & wait" \
+		2>errpipe; echo $? >status6; } &
+	pid=$! &&
+	wait_for started6 &&
+	sleep 0.2 &&
+	pkill -TERM -f "tracker run --key pipe" &&
+	wait $pid &&
+	test "$(cat status6)" = 3
+'
+
+test_expect_success 'a job that stops and is continued does not hang tracker' '
+	tracker run -q --key stop --db db.sqlite -- sh -c "echo \$\$ >stopper; kill -STOP \$\$; echo resumed >resumed" &
+	pid=$! &&
+	wait_for stopper &&
+	sleep 0.3 &&
+	kill -CONT $(cat stopper) &&
+	wait $pid &&
+	test -e resumed
+'
+
+test_expect_success WORKLOAD 'a timeout gives a setsid daemon its TERM too' '
+	test_expect_code 124 tracker run -q --key daemon-term --timeout 0.5 --db db.sqlite -- \
+		sh -c "setsid sh -c \"trap \\\"echo got >daemon-term; exit 0\\\" TERM; echo \\\$\\\$ >dpid; while :; do sleep 0.1; done\" & exec \"$WORKLOAD\" sleep 30" &&
+	wait_for daemon-term &&
+	test "$(cat daemon-term)" = got
+'
+
 test_done
