@@ -67,7 +67,27 @@ static const struct unit duration_units[] = {
 	{ NULL, 0 },
 };
 
-/* "1h30m", "90", "1.5m": a sum of number+unit terms; a bare number is seconds. */
+/* A decimal number: digits with at most one '.', no sign, no exponent,
+ * no hex. Returns the characters used, 0 when there is none. */
+static size_t decimal(const char *p, double *v)
+{
+	size_t n = 0, dots = 0;
+	char tmp[64];
+
+	while ((isdigit((unsigned char)p[n]) || p[n] == '.') && n < sizeof(tmp) - 1) {
+		dots += p[n] == '.';
+		n++;
+	}
+	if (!n || dots > 1 || (n == 1 && p[0] == '.'))
+		return 0;
+	memcpy(tmp, p, n);
+	tmp[n] = '\0';
+	*v = strtod(tmp, NULL);
+	return n;
+}
+
+/* "1h30m", "90", "1.5m": a sum of number+unit terms; a number alone (the
+ * whole string) is seconds, so "1h30" is refused rather than guessed. */
 static int parse_terms(const char *s, double *out)
 {
 	double total = 0;
@@ -76,27 +96,23 @@ static int parse_terms(const char *s, double *out)
 	if (!*p)
 		return -1;
 	while (*p) {
-		char *end, name[8];
+		char name[8];
 		double v;
-		size_t n = 0;
+		size_t n = decimal(p, &v), len = 0;
 		const struct unit *u;
 
-		if (!isdigit((unsigned char)*p) && *p != '.')
+		if (!n)
 			return -1;
-		errno = 0;
-		v = strtod(p, &end);
-		if (errno || end == p || !isfinite(v) || v < 0)
-			return -1;
-		p = end;
-		while (isalpha((unsigned char)*p) && n < sizeof(name) - 1)
-			name[n++] = *p++;
-		name[n] = '\0';
+		p += n;
+		while (isalpha((unsigned char)*p) && len < sizeof(name) - 1)
+			name[len++] = *p++;
+		name[len] = '\0';
 		if (isalpha((unsigned char)*p))
 			return -1;
-		if (!n) {
-			if (*p)
+		if (!len) {
+			if (*p || total > 0 || p - n != s)
 				return -1;
-			total += v;
+			total = v;
 			break;
 		}
 		for (u = duration_units; u->name; u++)
@@ -106,6 +122,8 @@ static int parse_terms(const char *s, double *out)
 			return -1;
 		total += v * u->seconds;
 	}
+	if (!isfinite(total))
+		return -1;
 	*out = total;
 	return 0;
 }
@@ -132,42 +150,71 @@ static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
 	return era * 146097 + (int64_t)doe - 719468;
 }
 
+/* Exactly n digits at p; -1 otherwise. */
+static int digits(const char *p, int n)
+{
+	int v = 0, i;
+
+	for (i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)p[i]))
+			return -1;
+		v = v * 10 + (p[i] - '0');
+	}
+	return v;
+}
+
+static int days_in_month(int y, int m)
+{
+	static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+
+	return m == 2 && leap ? 29 : days[m - 1];
+}
+
+/* YYYY-MM-DD[(T| )HH:MM[:SS[.frac]][Z|(+|-)HH:MM]] */
 static int parse_iso(const char *s, int64_t *out)
 {
-	int y, mo, d, h = 0, mi = 0, n = 0, used = 0;
+	int y, mo, d, h = 0, mi = 0;
 	double sec = 0;
-	const char *p;
+	const char *p = s;
 	int64_t days, offset = 0;
 
-	if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &used) != 3 || used != 10)
+	y = digits(p, 4);
+	if (y < 0 || p[4] != '-')
 		return -1;
-	p = s + used;
+	mo = digits(p + 5, 2);
+	if (mo < 1 || mo > 12 || p[7] != '-')
+		return -1;
+	d = digits(p + 8, 2);
+	if (d < 1 || d > days_in_month(y, mo))
+		return -1;
+	p += 10;
 	if (*p == 'T' || *p == ' ') {
-		p++;
-		if (sscanf(p, "%2d:%2d%n", &h, &mi, &n) != 2 || n != 5)
+		h = digits(p + 1, 2);
+		mi = digits(p + 4, 2);
+		if (h < 0 || h > 23 || p[3] != ':' || mi < 0 || mi > 59)
 			return -1;
-		p += n;
+		p += 6;
 		if (*p == ':') {
-			char *end;
+			size_t n = decimal(p + 1, &sec);
 
-			sec = strtod(p + 1, &end);
-			if (end == p + 1)
+			if (!n || !isdigit((unsigned char)p[1]) || !isdigit((unsigned char)p[2]) ||
+			    sec >= 61)
 				return -1;
-			p = end;
+			p += 1 + n;
 		}
 		if (*p == 'Z') {
 			p++;
 		} else if (*p == '+' || *p == '-') {
-			int oh, om;
+			int oh = digits(p + 1, 2), om = digits(p + 4, 2);
 
-			if (sscanf(p + 1, "%2d:%2d%n", &oh, &om, &n) != 2 || n != 5)
+			if (oh < 0 || oh > 14 || p[3] != ':' || om < 0 || om > 59)
 				return -1;
 			offset = (int64_t)(oh * 3600 + om * 60) * (*p == '+' ? 1 : -1);
-			p += 1 + n;
+			p += 6;
 		}
 	}
-	if (*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
-	    sec < 0 || sec >= 61)
+	if (*p)
 		return -1;
 	days = days_from_civil(y, (unsigned)mo, (unsigned)d);
 	*out = ((days * 86400 + h * 3600 + mi * 60 - offset) * 1000000) +
@@ -204,36 +251,65 @@ void tk_format_iso(struct tk_buf *out, int64_t us)
 
 void tk_format_duration(struct tk_buf *out, double s)
 {
+	long long t;
+
 	if (s < 0) {
 		tk_buf_adds(out, "-");
 		return;
 	}
-	if (s < 1)
+	/* Decide the unit after rounding, so 59.999 s is "1m 00s". */
+	if (s * 1000 < 999.5) {
 		tk_buf_addf(out, "%.0f ms", s * 1000);
-	else if (s < 60)
+		return;
+	}
+	if (round(s * 100) / 100 < 60) {
 		tk_buf_addf(out, "%.2f s", s);
-	else if (s < 3600)
-		tk_buf_addf(out, "%dm %02ds", (int)(s / 60), (int)fmod(s, 60));
+		return;
+	}
+	t = llround(s);
+	if (t < 3600)
+		tk_buf_addf(out, "%lldm %02llds", t / 60, t % 60);
 	else
-		tk_buf_addf(out, "%dh %02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+		tk_buf_addf(out, "%lldh %02lldm", t / 3600, (t / 60) % 60);
+}
+
+/* v printed with the precision tk_format_bytes uses for it. */
+static double shown(double v)
+{
+	double scale = v < 10 ? 100 : v < 100 ? 10 : 1;
+
+	return round(v * scale) / scale;
 }
 
 void tk_format_bytes(struct tk_buf *out, int64_t bytes)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
 	double v = (double)bytes;
-	size_t u = 0;
+	size_t u = 0, last = sizeof(units) / sizeof(units[0]) - 1;
 
 	if (bytes < 0) {
 		tk_buf_adds(out, "-");
 		return;
 	}
-	while (v >= 1024 && u < sizeof(units) / sizeof(units[0]) - 1) {
+	while (v >= 1024 && u < last) {
+		v /= 1024;
+		u++;
+	}
+	/* 1 MiB - 1 byte would show as "1024 KiB": carry into the next unit. */
+	if (u && u < last && shown(v) >= 1024) {
 		v /= 1024;
 		u++;
 	}
 	if (!u)
 		tk_buf_addf(out, "%lld B", (long long)bytes);
 	else
-		tk_buf_addf(out, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, units[u]);
+		tk_buf_addf(out, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", shown(v), units[u]);
+}
+
+void tk_format_weight(struct tk_buf *out, double w)
+{
+	if (w == (double)(long long)w && w < 9e15 && w > -9e15)
+		tk_buf_addf(out, "%lld", (long long)w);
+	else
+		tk_buf_addf(out, "%.6g", w);
 }

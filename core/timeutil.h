@@ -30,9 +30,11 @@ int tk_parse_since(const char *s, int64_t now_us, int64_t *out, struct tk_err *e
 /* ISO 8601 UTC with seconds: "2026-11-21T12:34:56Z". */
 void tk_format_iso(struct tk_buf *out, int64_t us);
 
-/* Human units: "1.23 s", "2m 03s", "1h 02m"; "512 KiB", "1.5 GiB". */
+/* Human units: "1.23 s", "2m 03s", "1h 02m"; "512 KiB", "1.50 GiB". */
 void tk_format_duration(struct tk_buf *out, double seconds);
 void tk_format_bytes(struct tk_buf *out, int64_t bytes);
+/* A profile weight: an integer when it is one, else up to 6 significant digits. */
+void tk_format_weight(struct tk_buf *out, double w);
 
 /* Strict number parsing: the whole string must be the number. */
 int tk_parse_long(const char *s, long *out);

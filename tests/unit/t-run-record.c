@@ -3,7 +3,6 @@
  * and run ids.
  *
  * Reads fixtures/records/bad/ from the top of the tree (or from tests/unit/).
- * Cases marked TODO are known bugs reported in /work/notes/job-review.md.
  */
 #include <dirent.h>
 #include <float.h>
@@ -18,13 +17,6 @@
 #include "core/run.h"
 #include "tests/unit/tap.h"
 #include "core/banned.h"
-
-static void ok(int cond, const char *desc, const char *why)
-{
-	tap_n++;
-	printf("%sok %d - %s # TODO %s\n", cond ? "" : "not ", tap_n, desc, why);
-	fflush(stdout);
-}
 
 static const char *const hostile[] = {
 	"plain",
@@ -274,8 +266,8 @@ static void test_non_utf8(void)
 	if (!ret && b.argv)
 		while (b.argv[n])
 			n++;
-	ok(ret != 0 || n == 3, "an argv element that is not UTF-8 is neither dropped nor "
-	     "shifts the others", "json_string() returns NULL and the element is skipped");
+	ok(ret == 0 && n == 3, "an argv element that is not UTF-8 is neither dropped nor "
+	   "shifts the others");
 	tk_run_release(&b);
 	tk_run_release(&a);
 
@@ -285,9 +277,7 @@ static void test_non_utf8(void)
 	tk_buf_reset(&json);
 	ret = tk_run_to_json(&a, &json, &err);
 	tk_run_init(&b);
-	ok(ret != 0 || tk_run_from_json(json.buf, json.len, "k.json", &b, &err) == 0,
-	     "a key that is not UTF-8 gives a readable record or an error",
-	     "the key is dropped, and the record cannot be read back");
+	ok(ret != 0 || tk_run_from_json(json.buf, json.len, "k.json", &b, &err) == 0, "a key that is not UTF-8 gives a readable record or an error");
 	tk_run_release(&b);
 	tk_run_release(&a);
 	tk_buf_release(&json);
