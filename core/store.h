@@ -26,6 +26,19 @@ struct tk_run_query {
 	int64_t since_us;  /* started_at_us >= since_us; 0: no bound */
 	long limit;        /* 0: all */
 	const char *run_id;
+	const char *profile_kind; /* only runs with a stored profile of this kind */
+};
+
+/* A stored profile: the encoded blob (core/profcodec.h) and what it is. */
+struct tk_profile_blob {
+	const char *run_id;
+	const char *kind;          /* "cpu", "alloc", "alloc_count", ... */
+	const char *unit;          /* tk_unit_name */
+	const char *source_format; /* the importer that read it; may be NULL */
+	int64_t nodes;
+	double total;
+	const void *data;
+	size_t len;
 };
 
 /* Called once per run, newest first; a non-zero return stops iteration
@@ -53,6 +66,16 @@ struct tk_store_ops {
 		       int *inserted, struct tk_err *err);
 	int (*query_runs)(struct tk_store *s, const struct tk_run_query *q,
 			  tk_run_fn fn, void *data, struct tk_err *err);
+	/*
+	 * Stores a profile of a stored run, replacing one of the same kind
+	 * (TK_EDATA when the run is not stored).
+	 */
+	int (*put_profile)(struct tk_store *s, const struct tk_profile_blob *b,
+			   struct tk_err *err);
+	/* Appends the blob of run_id's profile of kind to out; TK_EDATA
+	 * "no <kind> profile for run <id>" when there is none. */
+	int (*get_profile)(struct tk_store *s, const char *run_id, const char *kind,
+			   struct tk_buf *out, struct tk_err *err);
 	/* Escape hatch for backend-specific operations (TK_STORE_CTRL_*). */
 	int (*ctrl)(struct tk_store *s, int op, void *arg, struct tk_err *err);
 	void (*close)(struct tk_store *s);
@@ -99,6 +122,19 @@ static inline int tk_store_put_run(struct tk_store *s, const struct tk_run *run,
 				   int *inserted, struct tk_err *err)
 {
 	return s->ops->put_run(s, run, inserted, err);
+}
+
+static inline int tk_store_put_profile(struct tk_store *s, const struct tk_profile_blob *b,
+				       struct tk_err *err)
+{
+	return s->ops->put_profile(s, b, err);
+}
+
+static inline int tk_store_get_profile(struct tk_store *s, const char *run_id,
+				       const char *kind, struct tk_buf *out,
+				       struct tk_err *err)
+{
+	return s->ops->get_profile(s, run_id, kind, out, err);
 }
 
 static inline int tk_store_query_runs(struct tk_store *s, const struct tk_run_query *q,

@@ -85,6 +85,19 @@ static const char *const migrations[] = {
 	"CREATE INDEX runs_key_branch_started"
 	" ON runs (key, branch, started_at_us DESC);"
 	"CREATE INDEX runs_started ON runs (started_at_us DESC);",
+	/* 2: profiles, one per (run, kind), encoded by core/profcodec.c */
+	"CREATE TABLE profiles ("
+	" run_id TEXT NOT NULL REFERENCES runs (run_id),"
+	" kind TEXT NOT NULL,"
+	" unit TEXT NOT NULL,"
+	" source_format TEXT,"
+	" nodes INTEGER NOT NULL,"
+	" total REAL NOT NULL,"
+	" encoding TEXT NOT NULL,"
+	" data BLOB NOT NULL,"
+	" stored_at_us INTEGER NOT NULL,"
+	" PRIMARY KEY (run_id, kind)"
+	");",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -554,8 +567,13 @@ static void build_query(const struct tk_run_query *q, struct tk_buf *sql)
 		tk_buf_addf(sql, "%sstarted_at_us >= ?", sep);
 		sep = " AND ";
 	}
-	if (q->run_id)
+	if (q->run_id) {
 		tk_buf_addf(sql, "%srun_id = ?", sep);
+		sep = " AND ";
+	}
+	if (q->profile_kind)
+		tk_buf_addf(sql, "%sEXISTS (SELECT 1 FROM profiles p"
+			    " WHERE p.run_id = runs.run_id AND p.kind = ?)", sep);
 	tk_buf_adds(sql, " ORDER BY started_at_us DESC, run_id");
 	if (q->limit > 0)
 		tk_buf_adds(sql, " LIMIT ?");
@@ -575,6 +593,8 @@ static void bind_query(sqlite3_stmt *stmt, const struct tk_run_query *q)
 		sqlite3_bind_int64(stmt, n++, q->since_us);
 	if (q->run_id)
 		sqlite3_bind_text(stmt, n++, q->run_id, -1, SQLITE_TRANSIENT);
+	if (q->profile_kind)
+		sqlite3_bind_text(stmt, n++, q->profile_kind, -1, SQLITE_TRANSIENT);
 	if (q->limit > 0)
 		sqlite3_bind_int64(stmt, n++, q->limit);
 }
@@ -624,6 +644,97 @@ out:
 	return ret;
 }
 
+static int run_exists(struct sqlite_store *st, const char *run_id, int *exists,
+		      struct tk_err *err)
+{
+	sqlite3_stmt *stmt = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM runs WHERE run_id = ?", -1, &stmt,
+			       NULL) != SQLITE_OK)
+		return db_error(st, err, "read");
+	sqlite3_bind_text(stmt, 1, run_id, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(stmt);
+	sqlite3_finalize(stmt);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(st, err, "read");
+	*exists = rc == SQLITE_ROW;
+	return 0;
+}
+
+static const char put_profile_sql[] =
+	"INSERT INTO profiles (run_id, kind, unit, source_format, nodes, total,"
+	" encoding, data, stored_at_us) VALUES (?, ?, ?, ?, ?, ?, 'tkpf1', ?, ?)"
+	" ON CONFLICT (run_id, kind) DO UPDATE SET unit = excluded.unit,"
+	" source_format = excluded.source_format, nodes = excluded.nodes,"
+	" total = excluded.total, encoding = excluded.encoding, data = excluded.data,"
+	" stored_at_us = excluded.stored_at_us";
+
+static int sqlite_put_profile(struct tk_store *s, const struct tk_profile_blob *b,
+			      struct tk_err *err)
+{
+	struct sqlite_store *st = from_base(s);
+	sqlite3_stmt *stmt = NULL;
+	int ret, exists = 0;
+
+	ret = begin(st, err);
+	if (ret)
+		return ret;
+	ret = run_exists(st, b->run_id, &exists, err);
+	if (ret)
+		goto fail;
+	if (!exists) {
+		ret = tk_err_set(err, TK_EDATA, "no run %s in database '%s'", b->run_id, st->path);
+		goto fail;
+	}
+	if (sqlite3_prepare_v2(st->db, put_profile_sql, -1, &stmt, NULL) != SQLITE_OK) {
+		ret = db_error(st, err, "write to");
+		goto fail;
+	}
+	sqlite3_bind_text(stmt, 1, b->run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, b->kind, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 3, b->unit, -1, SQLITE_TRANSIENT);
+	bind_text(stmt, 4, b->source_format);
+	sqlite3_bind_int64(stmt, 5, b->nodes);
+	sqlite3_bind_double(stmt, 6, b->total);
+	sqlite3_bind_blob64(stmt, 7, b->data, b->len, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 8, tk_now_us());
+	if (sqlite3_step(stmt) != SQLITE_DONE) {
+		ret = db_error(st, err, "write to");
+		goto fail;
+	}
+	sqlite3_finalize(stmt);
+	return commit(st, err);
+fail:
+	sqlite3_finalize(stmt);
+	rollback(st);
+	return ret;
+}
+
+static int sqlite_get_profile(struct tk_store *s, const char *run_id, const char *kind,
+			      struct tk_buf *out, struct tk_err *err)
+{
+	struct sqlite_store *st = from_base(s);
+	sqlite3_stmt *stmt = NULL;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT data FROM profiles WHERE run_id = ? AND kind = ?",
+			       -1, &stmt, NULL) != SQLITE_OK)
+		return db_error(st, err, "read");
+	sqlite3_bind_text(stmt, 1, run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, kind, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		tk_buf_add(out, sqlite3_column_blob(stmt, 0),
+			   (size_t)sqlite3_column_bytes(stmt, 0));
+	else if (rc == SQLITE_DONE)
+		ret = tk_err_set(err, TK_EDATA, "no %s profile for run %s", kind, run_id);
+	else
+		ret = db_error(st, err, "read");
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
 static int sqlite_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err)
 {
 	struct sqlite_store *st = from_base(s);
@@ -646,6 +757,8 @@ const struct tk_store_ops tk_store_sqlite = {
 	.migrate = sqlite_migrate,
 	.put_run = sqlite_put_run,
 	.query_runs = sqlite_query_runs,
+	.put_profile = sqlite_put_profile,
+	.get_profile = sqlite_get_profile,
 	.ctrl = sqlite_ctrl,
 	.close = sqlite_close,
 };

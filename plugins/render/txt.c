@@ -1,0 +1,156 @@
+/*
+ * .txt: the top frames by self and by total weight, for build logs and
+ * annotations. Totals per name count each stack once under recursion.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/render.h"
+#include "core/timeutil.h"
+#include "core/banned.h"
+
+struct agg {
+	uint32_t name;
+	double self, total;
+};
+
+static int cmp_self(const void *a, const void *b)
+{
+	const struct agg *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	return (x->name > y->name) - (x->name < y->name);
+}
+
+static int cmp_total(const void *a, const void *b)
+{
+	const struct agg *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return (x->name > y->name) - (x->name < y->name);
+}
+
+static void add_value(struct tk_buf *b, const struct tk_profile *p, double w)
+{
+	struct tk_buf v = TK_BUF_INIT;
+
+	switch (p->unit) {
+	case TK_UNIT_NANOSECONDS:
+		tk_format_duration(&v, w / 1e9);
+		break;
+	case TK_UNIT_BYTES:
+		tk_format_bytes(&v, (int64_t)w);
+		break;
+	default:
+		tk_format_weight(&v, w);
+		break;
+	}
+	tk_buf_addf(b, "%14s", v.buf);
+	tk_buf_release(&v);
+}
+
+/*
+ * Total per name counts each stack once even under recursion: a node adds
+ * its total only when no ancestor has the same name (tracked with a
+ * per-name "open on the current path" counter during a depth-first walk).
+ */
+static void aggregate(const struct tk_profile *p, struct agg *agg)
+{
+	uint32_t *open = tk_xcalloc(p->nr_names, sizeof(uint32_t));
+	uint32_t *stack = NULL;
+	size_t sp = 0, alloc = 0;
+	uint32_t i;
+
+	for (i = 0; i < p->nr_names; i++)
+		agg[i].name = i;
+	/* Entries: node id, or node id | 0x80000000 for "leave". */
+	TK_ALLOC_GROW(stack, 1, alloc);
+	stack[sp++] = TK_PROFILE_ROOT;
+	while (sp) {
+		uint32_t e = stack[--sp], n = e & 0x7fffffffu, c;
+		uint32_t name = p->nodes[n].name;
+
+		if (e & 0x80000000u) {
+			open[name]--;
+			continue;
+		}
+		if (n != TK_PROFILE_ROOT) {
+			agg[name].self += p->nodes[n].self;
+			if (!open[name])
+				agg[name].total += p->nodes[n].total;
+			open[name]++;
+			TK_ALLOC_GROW(stack, sp + 1, alloc);
+			stack[sp++] = n | 0x80000000u;
+		}
+		for (c = p->nodes[n].first_child; c; c = p->nodes[c].next_sibling) {
+			TK_ALLOC_GROW(stack, sp + 1, alloc);
+			stack[sp++] = c;
+		}
+	}
+	free(open);
+	free(stack);
+}
+
+static void print_top(struct tk_buf *b, const struct tk_profile *p, struct agg *agg,
+		      size_t nr, size_t top, int by_self)
+{
+	double total = tk_profile_total(p);
+	size_t i;
+
+	qsort(agg, nr, sizeof(*agg), by_self ? cmp_self : cmp_total);
+	tk_buf_addf(b, "top %zu by %s weight:\n", top, by_self ? "self" : "total");
+	tk_buf_addf(b, "%14s %7s %14s %7s  %s\n", "self", "self%", "total", "total%", "frame");
+	for (i = 0; i < nr && i < top; i++) {
+		double v = by_self ? agg[i].self : agg[i].total;
+
+		if (v == 0)
+			break;
+		add_value(b, p, agg[i].self);
+		tk_buf_addf(b, " %6.2f%%", total ? 100 * agg[i].self / total : 0);
+		add_value(b, p, agg[i].total);
+		tk_buf_addf(b, " %6.2f%%  ", total ? 100 * agg[i].total / total : 0);
+		/* One line per frame, whatever the name holds. */
+		{
+			const char *s = p->names[agg[i].name];
+
+			for (; *s; s++)
+				tk_buf_addch(b, *s == '\n' || *s == '\r' ? ' ' : *s);
+		}
+		tk_buf_addch(b, '\n');
+	}
+}
+
+static int txt_render(const struct tk_profile *p, const struct tk_flame *f,
+		      const struct tk_render_opts *o, FILE *out, struct tk_err *err)
+{
+	struct agg *agg = tk_xcalloc(p->nr_names, sizeof(*agg));
+	struct tk_buf b = TK_BUF_INIT;
+	size_t top = o->top_n ? o->top_n : 30;
+	int ret = 0;
+
+	aggregate(p, agg);
+	tk_buf_addf(&b, "%s: ", o->title ? o->title : "profile");
+	tk_format_weight(&b, tk_profile_total(p));
+	tk_buf_addf(&b, " %s in %u frames (%u distinct names)\n\n", tk_unit_name(p->unit),
+		    p->nr_nodes - 1, p->nr_names - 1);
+	/* Skip the root's empty name: it is index 0 with zero weights. */
+	print_top(&b, p, agg, p->nr_names, top, 1);
+	tk_buf_addch(&b, '\n');
+	print_top(&b, p, agg, p->nr_names, top, 0);
+	if (fwrite(b.buf, 1, b.len, out) != b.len)
+		ret = tk_err_set(err, TK_EUNAVAIL, "cannot write the text output");
+	tk_buf_release(&b);
+	free(agg);
+	(void)f;
+	return ret;
+}
+
+const struct tk_renderer tk_render_txt = {
+	.version = TK_RENDERER_VERSION,
+	.name = "txt",
+	.ext = ".txt",
+	.render = txt_render,
+};
