@@ -35,3 +35,51 @@ bench/timeit $(( (n + 1) / 3 )) "time -v spin 1" $gtime "$work" spin 1 :: \
 echo
 echo "tree RSS sampling (core/proctree.c):"
 bench/sample-cost
+
+# ---- flame graphs (issue: profiles) ----
+# A 200k-distinct-stack folded file (~260 MB) from bench/gen-folded, drawn
+# as SVG by tracker and, when it is available, by flamegraph.pl (set
+# FLAMEGRAPH_PL to its path, or have it on PATH; it is not shipped).
+peak() { # peak RSS in MiB and seconds of a command, from GNU time
+	/usr/bin/time -f "%e %M" -o "$out/t.txt" "$@" >/dev/null 2>"$out/err.txt" ||
+		{ cat "$out/err.txt" >&2; return 1; }
+	awk '{ printf "%.2f s, %.0f MiB peak RSS", $1, $2 / 1024 }' "$out/t.txt"
+}
+secs() { awk '{ print $1 }' "$out/t.txt"; }
+
+echo
+echo "flame graph of 200k distinct stacks:"
+bench/gen-folded -n 200000 >"$out/big.folded"
+echo "  input: $(wc -c <"$out/big.folded" | awk '{ printf "%.0f MB", $1 / 1e6 }'), $(wc -l <"$out/big.folded") stacks"
+best=
+for i in 1 2 3; do
+	r=$(peak "$root/tracker" flame "$out/big.folded" -o "$out/big.svg")
+	s=$(secs)
+	if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+		best=$s
+		best_line=$r
+	fi
+done
+echo "  tracker flame -o big.svg:    $best_line (best of 3)"
+for ext in html png; do
+	echo "  tracker flame -o big.$ext:   $(peak "$root/tracker" flame "$out/big.folded" -o "$out/big.$ext")"
+done
+fg=${FLAMEGRAPH_PL:-$(command -v flamegraph.pl || true)}
+if [ -n "$fg" ] && [ -f "$fg" ]; then
+	echo "  flamegraph.pl:               $(peak perl "$fg" "$out/big.folded")"
+	awk -v t="$best" -v f="$(secs)" 'BEGIN { printf "  ratio flamegraph.pl / tracker: %.1fx\n", f / t }'
+else
+	echo "  flamegraph.pl: not found (set FLAMEGRAPH_PL=/path/to/flamegraph.pl to compare)"
+fi
+
+perf_src="$root/../shared/real-data/perf-script/fg_perf-vertx-stacks-01.txt"
+if [ -f "$perf_src" ]; then
+	: >"$out/big.perf"
+	i=0
+	while [ $i -lt 100 ]; do cat "$perf_src" >>"$out/big.perf"; i=$((i + 1)); done
+	mb=$(wc -c <"$out/big.perf" | awk '{ print $1 / 1e6 }')
+	peak "$root/tracker" flame --format perf "$out/big.perf" -o "$out/perf.folded" >/dev/null
+	awk -v mb="$mb" -v t="$(secs)" 'BEGIN { printf "  perf script collapse: %.0f MB in %.2f s = %.0f MB/s\n", mb, t, mb / t }'
+else
+	echo "  perf script collapse: skipped (../shared/real-data is not beside the project)"
+fi
