@@ -16,6 +16,7 @@
  * consecutive lines share a prefix, and frames inside the shared prefix
  * reuse the previous line's nodes without hashing.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,8 +105,16 @@ static size_t common_prefix(const char *a, size_t alen, const char *b, size_t bl
 {
 	size_t n = alen < blen ? alen : blen, i = 0;
 
-	while (i + 8 <= n && !memcmp(a + i, b + i, 8))
+	/* word at a time; fixed-size memcpy compiles to plain loads */
+	while (i + 8 <= n) {
+		uint64_t x, y;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			break;
 		i += 8;
+	}
 	while (i < n && a[i] == b[i])
 		i++;
 	return i;
@@ -131,8 +140,10 @@ static int add_line(struct tk_reader *in, struct tk_profile *p, struct prefix *p
 					  "'%s' line %llu: frame name longer than %u bytes",
 					  in->name, (unsigned long long)in->line_no,
 					  TK_PROFILE_MAX_NAME);
-		TK_ALLOC_GROW(pf->end, depth + 1, pf->alloc);
-		pf->node = tk_realloc_array(pf->node, pf->alloc, sizeof(uint32_t));
+		if (depth + 1 > pf->alloc) {
+			TK_ALLOC_GROW(pf->end, depth + 1, pf->alloc);
+			pf->node = tk_realloc_array(pf->node, pf->alloc, sizeof(uint32_t));
+		}
 		if (depth < pf->depth && pf->end[depth] == end && end <= shared &&
 		    (end == len) == (end == pf->stack.len)) {
 			node = pf->node[depth];

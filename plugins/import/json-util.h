@@ -1,0 +1,103 @@
+#ifndef TK_IMPORT_JSON_UTIL_H
+#define TK_IMPORT_JSON_UTIL_H
+/*
+ * Helpers shared by the JSON importers (speedscope, cpuprofile,
+ * profilecanvas): static functions, so each plugin still exports one
+ * symbol.
+ *
+ * Input is slurped under a cap and parsed by jansson, which refuses
+ * nesting deeper than JSON_PARSER_MAX_DEPTH (2048) with an error, so a
+ * 100k-deep array is a clean TK_EDATA naming line and column. jansson's
+ * tree costs several times the input (10-20x for arrays of small
+ * integers), hence a cap well below the binary importers'.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/import.h"
+
+#define TK_JSON_MAX_BYTES (128u << 20)
+
+/* Parses text[0..len) (flags for json_loadb); line/column offsets shift
+ * the error position when the JSON is embedded in a larger document. */
+static int __attribute__((unused))
+tk_json_parse(const char *name, const char *text, size_t len, size_t flags, int line0,
+	      int col0, json_t **out, size_t *consumed, struct tk_err *err)
+{
+	json_error_t jerr;
+
+	memset(&jerr, 0, sizeof(jerr));
+	*out = json_loadb(text, len, flags, &jerr);
+	if (!*out) {
+		int line = jerr.line > 0 ? jerr.line : 1;
+		int col = jerr.column > 0 ? jerr.column : 0;
+
+		if (line == 1)
+			col += col0;
+		return tk_err_set(err, TK_EDATA, "cannot parse '%s' line %d column %d: %s", name,
+				  line + line0, col, jerr.text);
+	}
+	if (consumed)
+		*consumed = (size_t)jerr.position;
+	return 0;
+}
+
+static int __attribute__((unused))
+tk_json_load(struct tk_reader *in, struct tk_buf *text, json_t **out, struct tk_err *err)
+{
+	int ret = tk_reader_slurp(in, text, TK_JSON_MAX_BYTES, err);
+
+	if (ret)
+		return ret;
+	return tk_json_parse(in->name, text->buf, text->len, JSON_REJECT_DUPLICATES, 0, 0, out,
+			     NULL, err);
+}
+
+/*
+ * The frame name "NAME (FILE:LINE)": FILE and LINE when known (file
+ * non-empty, line > 0), so same-named functions of different files stay
+ * apart. Interned; TK_EDATA past TK_PROFILE_MAX_NAME.
+ */
+static int __attribute__((unused))
+tk_json_frame_name(struct tk_profile *p, struct tk_buf *tmp, const char *name, size_t nlen,
+		   const char *file, size_t flen, long long line, uint32_t *id)
+{
+	tk_buf_reset(tmp);
+	tk_buf_add(tmp, name, nlen);
+	if (flen) {
+		tk_buf_adds(tmp, " (");
+		tk_buf_add(tmp, file, flen);
+		if (line > 0)
+			tk_buf_addf(tmp, ":%lld", line);
+		tk_buf_addch(tmp, ')');
+	}
+	if (tmp->len > TK_PROFILE_MAX_NAME)
+		return TK_EDATA;
+	*id = tk_profile_intern(p, tmp->buf, tmp->len);
+	return 0;
+}
+
+/* A JSON number as a double; 0 when it is not a number. */
+static int __attribute__((unused)) tk_json_number(const json_t *v, double *out)
+{
+	if (!json_is_number(v))
+		return 0;
+	*out = json_number_value(v);
+	return 1;
+}
+
+/* The head, after whitespace and a UTF-8 BOM, starts with c. */
+static int __attribute__((unused)) tk_json_starts(const char *head, size_t len, char c)
+{
+	size_t i = 0;
+
+	if (len >= 3 && !memcmp(head, "\xef\xbb\xbf", 3))
+		i = 3;
+	while (i < len && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
+		i++;
+	return i < len && head[i] == c;
+}
+
+#endif
