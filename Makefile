@@ -102,13 +102,13 @@ clean:
 
 # Fuzzing: one libFuzzer binary per importer, built with clang from the
 # library sources (not libtracker.a, which is built with $(CC)).
-FUZZ_FORMATS ?= folded
+FUZZ_FORMATS ?= folded perf gperftools-heap nsys pprof speedscope cpuprofile profilecanvas
 FUZZ_SECONDS ?= 20
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_LIB_SRC := $(filter-out core/job.c,$(CORE_SRC)) $(PLUGIN_SRC)
 
-fuzz/fuzz-%: fuzz/fuzz-import.c $(FUZZ_LIB_SRC)
+fuzz/fuzz-%: fuzz/import.c $(FUZZ_LIB_SRC)
 	$(QUIET_LINK)$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -D_GNU_SOURCE -I. \
 		-DTRACKER_VERSION='"$(VERSION)"' -DFUZZ_FORMAT='"$*"' \
 		$(shell $(PKG_CONFIG) --cflags $(PKGS)) -o $@ $< $(FUZZ_LIB_SRC) $(LIBS)

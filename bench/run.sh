@@ -64,6 +64,14 @@ echo "  tracker flame -o big.svg:    $best_line (best of 3)"
 for ext in html png; do
 	echo "  tracker flame -o big.$ext:   $(peak "$root/tracker" flame "$out/big.folded" -o "$out/big.$ext")"
 done
+"$root/tracker" run -q --key big --db "$out/profiles.db" --artifacts "$out/records" -- true
+"$root/tracker" import --key big --db "$out/profiles.db" "$out/big.folded" 2>/dev/null
+run_id=$("$root/tracker" history --db "$out/profiles.db" --format csv | sed -n 2p | cut -d, -f1)
+line=$(bench/profile-load "$out/profiles.db" "$run_id" cpu)
+echo "$line"
+stored=$(echo "$line" | sed 's/.*, \([0-9.]*\) MB blob/\1/')
+awk -v s="$stored" -v f="$(wc -c <"$out/big.folded")" \
+	'BEGIN { printf "  stored size: %.1f MB = %.1f%% of the folded text\n", s, 100 * s * 1e6 / f }'
 fg=${FLAMEGRAPH_PL:-$(command -v flamegraph.pl || true)}
 if [ -n "$fg" ] && [ -f "$fg" ]; then
 	echo "  flamegraph.pl:               $(peak perl "$fg" "$out/big.folded")"

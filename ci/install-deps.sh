@@ -21,8 +21,10 @@ set -u
 build_pkgs="build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libyaml-dev libcairo2-dev libjansson-dev zlib1g-dev"
 # perl: prove; sqlite3: poking at databases in tests; libxml2-utils: xmllint
 # for the SVG output; time: GNU /usr/bin/time; git: the checkout itself;
-# procps: ps, pgrep and pkill in the run tests; python3: JSON checks.
-test_pkgs="perl sqlite3 libxml2-utils time git procps python3"
+# procps: ps, pgrep and pkill in the run tests; python3: JSON checks;
+# chromium, nodejs, npm: the headless browser tests of the SVG/HTML pages
+# (tests/browser, playwright-core from npm driving Debian's chromium).
+test_pkgs="perl sqlite3 libxml2-utils time git procps python3 chromium nodejs npm"
 # The peers the benchmarks compare against (see DESIGN.md "Numbers to beat").
 bench_pkgs="time perl heaptrack valgrind"
 
@@ -58,6 +60,11 @@ for p in $want; do
 	case " $missing " in
 	*" $p "*) continue ;;
 	esac
+	# NodeSource's nodejs bundles npm and conflicts with Debian's npm
+	# package: installing that would remove nodejs.
+	if [ "$p" = npm ] && command -v npm >/dev/null 2>&1; then
+		continue
+	fi
 	status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)
 	if [ "$status" != installed ]; then
 		missing="$missing $p"

@@ -59,14 +59,40 @@ void cmd_resolve_db(const struct cmd_ctx *ctx, const char *opt, struct tk_buf *o
 /* The artifacts directory: --artifacts, $TRACKER_ARTIFACTS, config, default. */
 void cmd_resolve_artifacts(const struct cmd_ctx *ctx, const char *opt, struct tk_buf *out);
 
+/* Profiles (cmd/profiles.c). */
+struct tk_profile;
+enum tk_unit;
+/* "alloc" for bytes, "alloc_count" for counts, else "cpu". */
+const char *cmd_default_kind(enum tk_unit unit);
+/* Lower-case letters, digits and '_', at most 32. */
+int cmd_valid_kind(const char *kind);
+/* "PATH[:FORMAT]": the suffix counts as a format only when an importer
+ * has that name, so a path with a colon still works. */
+void cmd_split_format(const char *spec, struct tk_buf *path, const char **format);
+int cmd_store_profile(struct tk_store *s, const char *run_id, const char *kind,
+		      const char *format, const struct tk_profile *p, struct tk_err *err);
+int cmd_load_profile(struct tk_store *s, const char *run_id, const char *kind,
+		     struct tk_profile *out, struct tk_err *err);
+/*
+ * The run a profile command means: run_id when given, else the newest run
+ * of key (on branch, when given) that has a profile of kind (any run when
+ * kind is NULL). TK_EDATA with a message saying what was looked for.
+ */
+int cmd_find_run(struct tk_store *s, const char *run_id, const char *key,
+		 const char *branch, const char *kind, char id[37], struct tk_err *err);
+
 int cmd_run(int argc, char **argv, struct cmd_ctx *ctx);
+int cmd_import(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_history(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_push(int argc, char **argv, struct cmd_ctx *ctx);
+int cmd_flame(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_help(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_version(int argc, char **argv, struct cmd_ctx *ctx);
 
 extern const char cmd_run_usage[];
+extern const char cmd_import_usage[];
 extern const char cmd_history_usage[];
 extern const char cmd_push_usage[];
+extern const char cmd_flame_usage[];
 
 #endif

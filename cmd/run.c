@@ -16,6 +16,9 @@
 
 #include "cmd/cmd.h"
 #include "core/ci.h"
+#include "core/fsutil.h"
+#include "core/import.h"
+#include "core/profcodec.h"
 #include "core/job.h"
 #include "core/run.h"
 #include "core/store.h"
@@ -26,6 +29,7 @@
 const char cmd_run_usage[] =
 	"usage: tracker run [--key K] [--db URL] [--artifacts DIR] [--tag K=V]...\n"
 	"                   [--timeout DUR] [--grace DUR] [--orphan-wait DUR] [-q]\n"
+	"                   [--profile-file PATH[:FORMAT]]... [--profile-kind KIND]\n"
 	"                   -- CMD [ARG...]\n"
 	"\n"
 	"Runs CMD (no shell), measures it, records one run in the history database\n"
@@ -45,6 +49,12 @@ const char cmd_run_usage[] =
 	"  --orphan-wait DUR  how long to wait for processes the job left running\n"
 	"                     after it exited (default 10s)\n"
 	"  -q, --quiet        no summary line on stderr\n"
+	"  --profile-file PATH[:FORMAT]\n"
+	"                     after the job, import the profile it wrote to PATH\n"
+	"                     and store it with the run (repeatable); a missing or\n"
+	"                     unreadable file is a warning, the run is still recorded\n"
+	"  --profile-kind KIND  the kind of those profiles (default: from the unit:\n"
+	"                     bytes -> alloc, counts -> alloc_count, else cpu)\n"
 	"\n"
 	"Measured: walltime, user/sys CPU of the process tree, peak RSS of the\n"
 	"largest process (maxrss_bytes), peak RSS summed over the tree\n"
@@ -58,8 +68,19 @@ const char cmd_run_usage[] =
 	"Example:\n"
 	"  tracker run --key amip --tag resolution=low -- julia --project amip.jl\n";
 
+struct profile_file {
+	struct tk_profile profile;
+	const char *kind;
+	const char *format;
+	char *path;
+	int loaded;
+};
+
 struct run_state {
 	struct tk_run run;
+	struct profile_file *profiles;
+	size_t nr_profiles;
+	const char *profile_kind;
 	struct tk_buf artifacts;
 	struct tk_buf record_path;
 	int quiet;
@@ -115,6 +136,70 @@ static void on_cancel(const struct tk_job_result *so_far, void *data)
 			    so_far->cancel_signal, st->record_path.buf);
 }
 
+/*
+ * Imports the profiles the job wrote and keeps each, encoded, next to the
+ * record file, so that a run that cannot reach the database keeps them
+ * too (tracker push stores them). Every failure is only a warning.
+ */
+static void load_profiles(struct run_state *st)
+{
+	struct tk_buf blob = TK_BUF_INIT, name = TK_BUF_INIT, path = TK_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < st->nr_profiles; i++) {
+		struct profile_file *pf = &st->profiles[i];
+		struct tk_err err = TK_ERR_INIT;
+
+		if (access(pf->path, F_OK)) {
+			cmd_warning("no profile at '%s': the run is recorded without it", pf->path);
+			continue;
+		}
+		if (tk_import_file(pf->path, pf->format, NULL, &pf->profile, &err)) {
+			cmd_warning("%s; the run is recorded without this profile", err.msg);
+			continue;
+		}
+		if (pf->profile.warning[0])
+			cmd_warning("%s", pf->profile.warning);
+		pf->kind = st->profile_kind ? st->profile_kind : cmd_default_kind(pf->profile.unit);
+		tk_buf_reset(&blob);
+		tk_buf_reset(&name);
+		tk_buf_reset(&path);
+		if (tk_profile_encode(&pf->profile, &blob, &err) ||
+		    tk_mkdir_p(st->artifacts.buf, &err)) {
+			cmd_warning("cannot keep the profile '%s': %s", pf->path, err.msg);
+			continue;
+		}
+		tk_run_record_name(&st->run, &name);
+		tk_buf_addf(&name, ".%s%s", pf->kind, TK_PROFCODEC_EXT);
+		tk_buf_addf(&path, "%s/%s", st->artifacts.buf, name.buf);
+		if (tk_write_file_atomic(path.buf, blob.buf, blob.len, &err)) {
+			cmd_warning("cannot keep the profile '%s': %s", pf->path, err.msg);
+			continue;
+		}
+		pf->loaded = 1;
+		tk_run_add_profile(&st->run, pf->kind, tk_unit_name(pf->profile.unit),
+				   pf->format, name.buf);
+	}
+	tk_buf_release(&blob);
+	tk_buf_release(&name);
+	tk_buf_release(&path);
+}
+
+static void store_profiles(struct run_state *st, struct tk_store *s, const char *db)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_profiles; i++) {
+		struct profile_file *pf = &st->profiles[i];
+		struct tk_err err = TK_ERR_INIT;
+
+		if (pf->loaded &&
+		    cmd_store_profile(s, st->run.id, pf->kind, pf->format, &pf->profile, &err))
+			cmd_warning("could not store the %s profile in '%s': %s", pf->kind, db,
+				    err.msg);
+	}
+}
+
 static void store_run(struct run_state *st, const char *db)
 {
 	struct tk_err err = TK_ERR_INIT;
@@ -128,8 +213,10 @@ static void store_run(struct run_state *st, const char *db)
 			cmd_warning("the record is kept in '%s'; store it later with: "
 				    "tracker push --db '%s' '%s'",
 				    st->record_path.buf, db, st->record_path.buf);
-	} else if (s->warning[0]) {
-		cmd_warning("%s", s->warning);
+	} else {
+		if (s->warning[0])
+			cmd_warning("%s", s->warning);
+		store_profiles(st, s, db);
 	}
 	if (s)
 		tk_store_close(s);
@@ -197,7 +284,7 @@ static int valid_key(const char *k)
 }
 
 enum { OPT_KEY = 256, OPT_DB, OPT_ARTIFACTS, OPT_TAG, OPT_TIMEOUT, OPT_GRACE,
-       OPT_ORPHAN_WAIT };
+       OPT_ORPHAN_WAIT, OPT_PROFILE_FILE, OPT_PROFILE_KIND };
 
 static const struct option run_options[] = {
 	{ "key", required_argument, NULL, OPT_KEY },
@@ -208,8 +295,37 @@ static const struct option run_options[] = {
 	{ "grace", required_argument, NULL, OPT_GRACE },
 	{ "orphan-wait", required_argument, NULL, OPT_ORPHAN_WAIT },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "profile-file", required_argument, NULL, OPT_PROFILE_FILE },
+	{ "profile-kind", required_argument, NULL, OPT_PROFILE_KIND },
 	{ NULL, 0, NULL, 0 },
 };
+
+static void release_state(struct run_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_profiles; i++) {
+		tk_profile_release(&st->profiles[i].profile);
+		free(st->profiles[i].path);
+	}
+	free(st->profiles);
+	tk_run_release(&st->run);
+	tk_buf_release(&st->artifacts);
+	tk_buf_release(&st->record_path);
+}
+
+static void add_profile_file(struct run_state *st, const char *spec)
+{
+	struct profile_file *pf;
+	struct tk_buf path = TK_BUF_INIT;
+
+	st->profiles = tk_realloc_array(st->profiles, st->nr_profiles + 1, sizeof(*st->profiles));
+	pf = &st->profiles[st->nr_profiles++];
+	memset(pf, 0, sizeof(*pf));
+	tk_profile_init(&pf->profile, TK_UNIT_SAMPLES);
+	cmd_split_format(spec, &path, &pf->format);
+	pf->path = tk_buf_detach(&path, NULL);
+}
 
 int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -222,16 +338,19 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	struct run_state st;
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_buf db = TK_BUF_INIT;
-	double timeout = -1;
-	int c, i, exec_errno, ret;
+	double timeout = -1, v;
+	int c, i, exec_errno, ret = 0;
 
 	memset(&jo, 0, sizeof(jo));
 	memset(&st, 0, sizeof(st));
+	tk_run_init(&st.run);
+	tk_buf_init(&st.artifacts, 0);
+	tk_buf_init(&st.record_path, 0);
 	jo.grace_s = 5;
 	jo.orphan_wait_s = 10;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:q", run_options, NULL)) != -1) {
+	while (!ret && (c = getopt_long(argc, argv, "+:q", run_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_KEY:
 			opt_key = optarg;
@@ -243,56 +362,59 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 			opt_artifacts = optarg;
 			break;
 		case OPT_TAG:
-			if (parse_tag(&cli_tags, optarg)) {
-				tk_kvlist_release(&cli_tags);
-				return cmd_usage_error(ctx, "--tag wants KEY=VALUE, not '%s'", optarg);
-			}
+			if (parse_tag(&cli_tags, optarg))
+				ret = cmd_usage_error(ctx, "--tag wants KEY=VALUE, not '%s'", optarg);
 			break;
 		case OPT_TIMEOUT:
 		case OPT_GRACE:
-		case OPT_ORPHAN_WAIT: {
-			double v;
-
-			if (tk_parse_duration(optarg, &v, &err)) {
-				tk_kvlist_release(&cli_tags);
-				return cmd_usage_error(ctx, "%s", err.msg);
-			}
-			if (c == OPT_TIMEOUT)
+		case OPT_ORPHAN_WAIT:
+			if (tk_parse_duration(optarg, &v, &err))
+				ret = cmd_usage_error(ctx, "%s", err.msg);
+			else if (c == OPT_TIMEOUT)
 				timeout = v;
 			else if (c == OPT_GRACE)
 				jo.grace_s = v;
 			else
 				jo.orphan_wait_s = v;
 			break;
-		}
 		case 'q':
 			st.quiet = 1;
 			break;
+		case OPT_PROFILE_FILE:
+			add_profile_file(&st, optarg);
+			break;
+		case OPT_PROFILE_KIND:
+			if (!cmd_valid_kind(optarg))
+				ret = cmd_usage_error(ctx, "invalid --profile-kind '%s'", optarg);
+			st.profile_kind = optarg;
+			break;
 		case ':':
-			tk_kvlist_release(&cli_tags);
-			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
+			ret = cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
+			break;
 		default:
-			tk_kvlist_release(&cli_tags);
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
+			ret = cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
+			break;
 		}
 	}
+	if (ret)
+		goto out;
 	if (optind >= argc) {
-		tk_kvlist_release(&cli_tags);
-		return cmd_usage_error(ctx, "no command to run (put it after --)");
+		ret = cmd_usage_error(ctx, "no command to run (put it after --)");
+		goto out;
 	}
 	key = tk_ci_key(&tk_env_process, opt_key);
-	if (!key || !valid_key(key)) {
-		tk_kvlist_release(&cli_tags);
-		return cmd_usage_error(ctx, key ? "invalid key '%s'" :
-				       "no key for this run: name it with --key K, "
-				       "$TRACKER_KEY or a Buildkite step key%s", key ? key : "");
+	if (!key) {
+		ret = cmd_usage_error(ctx, "no key for this run: name it with --key K, "
+				      "$TRACKER_KEY or a Buildkite step key");
+		goto out;
 	}
-
-	tk_run_init(&st.run);
+	if (!valid_key(key)) {
+		ret = cmd_usage_error(ctx, "invalid key '%s' (1-200 bytes of UTF-8 text)", key);
+		goto out;
+	}
 	if (tk_uuid_v4(st.run.id, &err)) {
-		tk_kvlist_release(&cli_tags);
-		tk_run_release(&st.run);
-		return cmd_fail(&err);
+		ret = cmd_fail(&err);
+		goto out;
 	}
 	st.run.key = tk_xstrdup(key);
 	st.run.tracker_version = tk_xstrdup(TRACKER_VERSION);
@@ -310,11 +432,8 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	for (i = 0; (size_t)i < cli_tags.nr; i++)
 		tk_kvlist_set(&st.run.tags, cli_tags.items[i].key, cli_tags.items[i].value);
-	tk_kvlist_release(&cli_tags);
 	if (tk_ci_collect(&tk_env_process, &st.run.ci, &err))
 		cmd_warning("incomplete CI context: %s", err.msg);
-	tk_buf_init(&st.artifacts, 0);
-	tk_buf_init(&st.record_path, 0);
 	cmd_resolve_artifacts(ctx, opt_artifacts, &st.artifacts);
 	cmd_resolve_db(ctx, opt_db, &db);
 
@@ -329,9 +448,9 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		goto out;
 	}
 	/* From here on, tracker's own troubles never change the exit status. */
-	signal(SIGPIPE, SIG_IGN);
 	fill_measurements(&st.run, &jr);
 	st.run.partial = 0;
+	load_profiles(&st);
 	write_record(&st);
 	store_run(&st, db.buf);
 	if (jr.orphans_left && !st.quiet)
@@ -346,9 +465,8 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	else
 		ret = jr.exit_code;
 out:
-	tk_run_release(&st.run);
-	tk_buf_release(&st.artifacts);
-	tk_buf_release(&st.record_path);
+	tk_kvlist_release(&cli_tags);
+	release_state(&st);
 	tk_buf_release(&db);
 	return ret;
 }

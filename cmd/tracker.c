@@ -29,6 +29,9 @@ static const struct cmd_entry commands[] = {
 	  cmd_history_usage },
 	{ "push", cmd_push, 0, "store run record files in the database",
 	  cmd_push_usage },
+	{ "flame", cmd_flame, 0, "render a profile as a flame graph", cmd_flame_usage },
+	{ "import", cmd_import, 0, "attach a profile file to a recorded run",
+	  cmd_import_usage },
 	{ "help", cmd_help, CMD_NO_CONFIG, "show help for tracker or one command", help_usage },
 	{ "version", cmd_version, CMD_NO_CONFIG, "print the version", version_usage },
 };

@@ -29,6 +29,11 @@ struct tk_flame_frame {
 	double width;    /* weight units: the node's total */
 };
 
+/* Pixels left and right of the frames (flamegraph.pl's xpad): frames
+ * span image_width - 2 * TK_FLAME_XPAD pixels, and minwidth is measured
+ * on that scale. */
+#define TK_FLAME_XPAD 10
+
 struct tk_flame_opts {
 	double image_width; /* pixels, default 1200 */
 	double minwidth;    /* pixels, default 0.1 */

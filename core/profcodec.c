@@ -171,6 +171,7 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 		goto out;
 	}
 	/* Node ids in the blob are 1..nr_nodes; map them as they are created. */
+	tk_profile_reserve(out, (size_t)nr_nodes + 1);
 	{
 		uint32_t *map = tk_xcalloc((size_t)nr_nodes + 1, sizeof(uint32_t));
 
@@ -181,7 +182,8 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 			if ((ret = get_varint(&d, &delta)) || (ret = get_varint(&d, &nm)) ||
 			    (ret = get_varint(&d, &wv)))
 				break;
-			if (!delta || delta > i || nm == 0 || nm > nr_names) {
+			/* Name 0 is "", which a frame may have too. */
+			if (!delta || delta > i || nm > nr_names) {
 				ret = bad(&d, "node out of range");
 				break;
 			}
@@ -200,7 +202,7 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 			} else {
 				w = (double)(wv / 2);
 			}
-			map[i] = tk_profile_child(out, map[i - delta], ids[nm]);
+			map[i] = tk_profile_new_child(out, map[i - delta], ids[nm]);
 			if (!map[i]) {
 				ret = bad(&d, "too many nodes");
 				break;

@@ -72,11 +72,12 @@ void tk_profile_init(struct tk_profile *p, enum tk_unit unit)
 	memset(p, 0, sizeof(*p));
 	p->unit = unit;
 	p->name_mask = 1023;
-	p->name_slots = tk_xcalloc(p->name_mask + 1, sizeof(uint32_t));
+	p->name_slots = tk_xcalloc(p->name_mask + 1, sizeof(uint64_t));
 	p->child_mask = 1023;
 	p->child_slots = tk_xcalloc(p->child_mask + 1, sizeof(uint32_t));
 	tk_profile_intern(p, "", 0);
 	TK_ALLOC_GROW(p->nodes, 1, p->alloc_nodes);
+	p->child_indexed = tk_xcalloc(p->alloc_nodes, 1);
 	memset(&p->nodes[0], 0, sizeof(p->nodes[0]));
 	p->nr_nodes = 1;
 }
@@ -89,20 +90,22 @@ void tk_profile_release(struct tk_profile *p)
 	free(p->name_slots);
 	free(p->nodes);
 	free(p->child_slots);
+	free(p->child_indexed);
 	memset(p, 0, sizeof(*p));
 }
 
 static void grow_names(struct tk_profile *p)
 {
 	size_t n = (p->name_mask + 1) * 2, i;
-	uint32_t *slots = tk_xcalloc(n, sizeof(uint32_t));
+	uint64_t *slots = tk_xcalloc(n, sizeof(uint64_t));
 
 	for (i = 0; i < p->nr_names; i++) {
-		size_t s = tk_hash_bytes(p->names[i], p->name_lens[i]) & (n - 1);
+		uint64_t h = tk_hash_bytes(p->names[i], p->name_lens[i]);
+		size_t s = h & (n - 1);
 
 		while (slots[s])
 			s = (s + 1) & (n - 1);
-		slots[s] = (uint32_t)i + 1;
+		slots[s] = (h & 0xffffffff00000000ull) | ((uint64_t)i + 1);
 	}
 	free(p->name_slots);
 	p->name_slots = slots;
@@ -111,24 +114,30 @@ static void grow_names(struct tk_profile *p)
 
 uint32_t tk_profile_intern(struct tk_profile *p, const char *s, size_t len)
 {
-	size_t slot = tk_hash_bytes(s, len) & p->name_mask;
+	uint64_t h = tk_hash_bytes(s, len), tag = h & 0xffffffff00000000ull;
+	size_t slot = h & p->name_mask;
 	uint32_t id;
 
 	for (;;) {
-		uint32_t v = p->name_slots[slot];
+		uint64_t v = p->name_slots[slot];
 
 		if (!v)
 			break;
-		if (p->name_lens[v - 1] == len && !memcmp(p->names[v - 1], s, len))
-			return v - 1;
+		if ((v & 0xffffffff00000000ull) == tag) {
+			id = (uint32_t)v - 1;
+			if (p->name_lens[id] == len && !memcmp(p->names[id], s, len))
+				return id;
+		}
 		slot = (slot + 1) & p->name_mask;
 	}
 	id = p->nr_names++;
-	TK_ALLOC_GROW(p->names, p->nr_names, p->alloc_names);
-	p->name_lens = tk_realloc_array(p->name_lens, p->alloc_names, sizeof(uint32_t));
+	if (p->nr_names > p->alloc_names) {
+		TK_ALLOC_GROW(p->names, p->nr_names, p->alloc_names);
+		p->name_lens = tk_realloc_array(p->name_lens, p->alloc_names, sizeof(uint32_t));
+	}
 	p->names[id] = tk_arena_strndup(&p->arena, s, len);
 	p->name_lens[id] = (uint32_t)len;
-	p->name_slots[slot] = id + 1;
+	p->name_slots[slot] = tag | ((uint64_t)id + 1);
 	if ((size_t)p->nr_names * 2 > p->name_mask)
 		grow_names(p);
 	return id;
@@ -140,8 +149,11 @@ static void grow_children(struct tk_profile *p)
 	uint32_t *slots = tk_xcalloc(n, sizeof(uint32_t)), i;
 
 	for (i = 1; i < p->nr_nodes; i++) {
-		size_t s = hash_pair(p->nodes[i].parent, p->nodes[i].name) & (n - 1);
+		size_t s;
 
+		if (!p->child_indexed[p->nodes[i].parent])
+			continue;
+		s = hash_pair(p->nodes[i].parent, p->nodes[i].name) & (n - 1);
 		while (slots[s])
 			s = (s + 1) & (n - 1);
 		slots[s] = i;
@@ -151,12 +163,90 @@ static void grow_children(struct tk_profile *p)
 	p->child_mask = n - 1;
 }
 
-uint32_t tk_profile_child(struct tk_profile *p, uint32_t parent, uint32_t name)
+static void index_node(struct tk_profile *p, uint32_t id)
 {
-	size_t slot = hash_pair(parent, name) & p->child_mask;
+	size_t slot = hash_pair(p->nodes[id].parent, p->nodes[id].name) & p->child_mask;
+
+	while (p->child_slots[slot])
+		slot = (slot + 1) & p->child_mask;
+	p->child_slots[slot] = id;
+	p->nr_indexed++;
+}
+
+/* Puts every child of parent in the hash and flags parent. */
+static void index_children(struct tk_profile *p, uint32_t parent)
+{
+	uint32_t c, k = 0;
+
+	for (c = p->nodes[parent].first_child; c; c = p->nodes[c].next_sibling)
+		k++;
+	/* grow first: growing rehashes the children of flagged nodes only */
+	while ((size_t)(p->nr_indexed + k + 1) * 2 > p->child_mask)
+		grow_children(p);
+	p->child_indexed[parent] = 1;
+	for (c = p->nodes[parent].first_child; c; c = p->nodes[c].next_sibling)
+		index_node(p, c);
+}
+
+void tk_profile_reserve(struct tk_profile *p, size_t nodes)
+{
+	size_t old = p->alloc_nodes;
+
+	if (nodes <= old || nodes > TK_PROFILE_MAX_NODES)
+		return;
+	p->nodes = tk_realloc_array(p->nodes, nodes, sizeof(*p->nodes));
+	p->child_indexed = tk_realloc_array(p->child_indexed, nodes, 1);
+	memset(p->child_indexed + old, 0, nodes - old);
+	p->alloc_nodes = (uint32_t)nodes;
+}
+
+static uint32_t new_node(struct tk_profile *p, uint32_t parent, uint32_t name)
+{
 	struct tk_profile_node *n;
 	uint32_t id;
 
+	if (p->nr_nodes >= TK_PROFILE_MAX_NODES)
+		return 0;
+	id = p->nr_nodes++;
+	if (p->nr_nodes > p->alloc_nodes) {
+		size_t old = p->alloc_nodes;
+
+		TK_ALLOC_GROW(p->nodes, p->nr_nodes, p->alloc_nodes);
+		p->child_indexed = tk_realloc_array(p->child_indexed, p->alloc_nodes, 1);
+		memset(p->child_indexed + old, 0, p->alloc_nodes - old);
+	}
+	n = &p->nodes[id];
+	n->name = name;
+	n->parent = parent;
+	n->first_child = 0;
+	n->next_sibling = p->nodes[parent].first_child;
+	n->self = 0;
+	n->total = 0;
+	p->nodes[parent].first_child = id;
+	p->finished = 0;
+	return id;
+}
+
+uint32_t tk_profile_new_child(struct tk_profile *p, uint32_t parent, uint32_t name)
+{
+	/* A parent whose children are in the hash must keep them all there. */
+	if (p->child_indexed[parent])
+		return tk_profile_child(p, parent, name);
+	return new_node(p, parent, name);
+}
+
+uint32_t tk_profile_child(struct tk_profile *p, uint32_t parent, uint32_t name)
+{
+	size_t slot;
+	uint32_t id;
+
+	if (!p->child_indexed[parent]) {
+		/* never searched: with no children the answer is a new node */
+		if (!p->nodes[parent].first_child)
+			return new_node(p, parent, name);
+		index_children(p, parent);
+	}
+	slot = hash_pair(parent, name) & p->child_mask;
 	for (;;) {
 		uint32_t v = p->child_slots[slot];
 
@@ -166,21 +256,12 @@ uint32_t tk_profile_child(struct tk_profile *p, uint32_t parent, uint32_t name)
 			return v;
 		slot = (slot + 1) & p->child_mask;
 	}
-	if (p->nr_nodes >= TK_PROFILE_MAX_NODES)
+	id = new_node(p, parent, name);
+	if (!id)
 		return 0;
-	id = p->nr_nodes++;
-	TK_ALLOC_GROW(p->nodes, p->nr_nodes, p->alloc_nodes);
-	n = &p->nodes[id];
-	n->name = name;
-	n->parent = parent;
-	n->first_child = 0;
-	n->next_sibling = p->nodes[parent].first_child;
-	n->self = 0;
-	n->total = 0;
-	p->nodes[parent].first_child = id;
 	p->child_slots[slot] = id;
-	p->finished = 0;
-	if ((size_t)p->nr_nodes * 2 > p->child_mask)
+	p->nr_indexed++;
+	if ((size_t)p->nr_indexed * 2 > p->child_mask)
 		grow_children(p);
 	return id;
 }

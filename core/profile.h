@@ -56,12 +56,21 @@ struct tk_profile {
 	const char **names;
 	uint32_t *name_lens;
 	uint32_t nr_names, alloc_names;
-	uint32_t *name_slots; /* open addressing: name id + 1, 0 empty */
+	/* open addressing: the hash's high 32 bits << 32 | (name id + 1),
+	 * 0 empty; the tag spares most string compares */
+	uint64_t *name_slots;
 	size_t name_mask;
 	struct tk_profile_node *nodes;
 	uint32_t nr_nodes, alloc_nodes;
-	uint32_t *child_slots; /* open addressing: node id, 0 empty */
+	/* open addressing: node id, 0 empty. Only the children of nodes
+	 * flagged in child_indexed are in it: a child of a node that has
+	 * never been searched is created without hashing (sorted input
+	 * creates most nodes under fresh parents), and a node's children
+	 * are indexed the first time one of them is searched. */
+	uint32_t *child_slots;
 	size_t child_mask;
+	uint8_t *child_indexed; /* per node, alloc_nodes long */
+	uint32_t nr_indexed;    /* nodes in child_slots */
 	int finished;
 	/* Something the importer wants the user told (skipped lines...);
 	 * empty when none. */
@@ -77,6 +86,18 @@ uint32_t tk_profile_intern(struct tk_profile *p, const char *s, size_t len);
 /* The child of parent with name id `name`, created on first sight.
  * Returns 0 when the node limit is reached (the root is never a child). */
 uint32_t tk_profile_child(struct tk_profile *p, uint32_t parent, uint32_t name);
+
+/*
+ * A new child of parent without looking for an existing one: for readers
+ * of a tree that is merged already (the stored form), where the lookup is
+ * wasted work. The caller promises the (parent, name) pair is new; if it
+ * is not, the tree gets two siblings of that name, nothing worse.
+ * Returns 0 when the node limit is reached.
+ */
+uint32_t tk_profile_new_child(struct tk_profile *p, uint32_t parent, uint32_t name);
+
+/* Makes room for `nodes` nodes in all (a hint: growing still works). */
+void tk_profile_reserve(struct tk_profile *p, size_t nodes);
 
 /*
  * Adds weight to the leaf of a stack given root-first as name ids.

@@ -136,10 +136,31 @@ void tk_run_init(struct tk_run *r)
 	r->exit_code = -1;
 }
 
+void tk_run_add_profile(struct tk_run *r, const char *kind, const char *unit,
+			const char *format, const char *file)
+{
+	struct tk_run_profile *p;
+
+	TK_ALLOC_GROW(r->profiles, r->nr_profiles + 1, r->alloc_profiles);
+	p = &r->profiles[r->nr_profiles++];
+	p->kind = tk_xstrdup(kind);
+	p->unit = tk_xstrdup(unit);
+	p->format = format ? tk_xstrdup(format) : NULL;
+	p->file = tk_xstrdup(file);
+}
+
 void tk_run_release(struct tk_run *r)
 {
 	char **a;
+	size_t i;
 
+	for (i = 0; i < r->nr_profiles; i++) {
+		free(r->profiles[i].kind);
+		free(r->profiles[i].unit);
+		free(r->profiles[i].format);
+		free(r->profiles[i].file);
+	}
+	free(r->profiles);
 	free(r->key);
 	tk_ci_context_release(&r->ci);
 	if (r->argv) {
@@ -302,6 +323,21 @@ int tk_run_to_json(const struct tk_run *r, struct tk_buf *out, struct tk_err *er
 	json_object_set_new(o, "argv", argv);
 	json_object_set_new(o, "tags", kvlist_json(&r->tags));
 	json_object_set_new(o, "ci", ci_json(&r->ci));
+	if (r->nr_profiles) {
+		json_t *a = json_array();
+		size_t i;
+
+		for (i = 0; i < r->nr_profiles; i++) {
+			json_t *e = json_object();
+
+			put_str(e, "kind", r->profiles[i].kind);
+			put_str(e, "unit", r->profiles[i].unit);
+			put_str(e, "format", r->profiles[i].format);
+			put_str(e, "file", r->profiles[i].file);
+			json_array_append_new(a, e);
+		}
+		json_object_set_new(o, "profiles", a);
+	}
 	put_str(o, "tracker_version", r->tracker_version);
 
 	json_object_set_new(doc, "format", json_string("tracker-run"));
@@ -437,6 +473,46 @@ static void read_ci(struct reader *rd, json_t *o, struct tk_ci_context *c)
 	get_str(rd, o, "slurm_partition", &c->slurm_partition);
 }
 
+/* Attachment file names must stay inside the record's directory. */
+static int safe_file_name(const char *s)
+{
+	return *s && *s != '.' && !strchr(s, '/') && !strchr(s, '\\');
+}
+
+static void read_profiles(struct reader *rd, json_t *o, struct tk_run *r)
+{
+	json_t *a = json_object_get(o, "profiles");
+	size_t i;
+
+	if (!a || json_is_null(a))
+		return;
+	if (!json_is_array(a)) {
+		bad_field(rd, "profiles", "an array");
+		return;
+	}
+	for (i = 0; i < json_array_size(a) && !rd->failed; i++) {
+		json_t *e = json_array_get(a, i);
+		char *kind = NULL, *unit = NULL, *format = NULL, *file = NULL;
+
+		if (!json_is_object(e)) {
+			bad_field(rd, "profiles", "an array of objects");
+			break;
+		}
+		get_str(rd, e, "kind", &kind);
+		get_str(rd, e, "unit", &unit);
+		get_str(rd, e, "format", &format);
+		get_str(rd, e, "file", &file);
+		if (!rd->failed && (!kind || !unit || !file || !safe_file_name(file)))
+			bad_field(rd, "profiles", "entries with kind, unit and a plain file name");
+		if (!rd->failed)
+			tk_run_add_profile(r, kind, unit, format, file);
+		free(kind);
+		free(unit);
+		free(format);
+		free(file);
+	}
+}
+
 static void read_argv(struct reader *rd, json_t *o, struct tk_run *r)
 {
 	json_t *a = json_object_get(o, "argv");
@@ -528,6 +604,7 @@ int tk_run_from_json(const char *text, size_t len, const char *name,
 	read_argv(&rd, o, r);
 	get_kv(&rd, o, "tags", &r->tags);
 	read_ci(&rd, json_object_get(o, "ci"), &r->ci);
+	read_profiles(&rd, o, r);
 	get_str(&rd, o, "tracker_version", &r->tracker_version);
 	json_decref(doc);
 	return rd.failed ? TK_EDATA : 0;
@@ -547,6 +624,12 @@ static void add_file_safe(struct tk_buf *b, const char *s)
 	}
 }
 
+void tk_run_record_name(const struct tk_run *r, struct tk_buf *out)
+{
+	add_file_safe(out, r->key ? r->key : "run");
+	tk_buf_addf(out, "-%s", r->id);
+}
+
 int tk_run_write_record(const struct tk_run *r, const char *dir,
 			struct tk_buf *path_out, struct tk_err *err)
 {
@@ -560,8 +643,8 @@ int tk_run_write_record(const struct tk_run *r, const char *dir,
 	if (ret)
 		goto out;
 	tk_buf_addf(&path, "%s/", dir);
-	add_file_safe(&path, r->key ? r->key : "run");
-	tk_buf_addf(&path, "-%s.json", r->id);
+	tk_run_record_name(r, &path);
+	tk_buf_adds(&path, ".json");
 	ret = tk_write_file_atomic(path.buf, json.buf, json.len, err);
 	if (!ret && path_out)
 		tk_buf_add(path_out, path.buf, path.len);

@@ -82,6 +82,17 @@ int tk_run_status_parse(const char *name, enum tk_run_status *out);
 
 #define TK_RUN_ID_LEN 36
 
+/*
+ * A profile that travels with a record file: the encoded profile
+ * (core/profcodec.h) in `file`, a name relative to the record's directory.
+ */
+struct tk_run_profile {
+	char *kind;   /* "cpu", "alloc", "alloc_count", ... */
+	char *unit;   /* tk_unit_name */
+	char *format; /* the importer that read it */
+	char *file;
+};
+
 struct tk_run {
 	char id[TK_RUN_ID_LEN + 1]; /* UUID v4, lower-case */
 	char *key;
@@ -103,7 +114,13 @@ struct tk_run {
 	int partial;     /* 1: written while the job was still being stopped */
 	struct tk_kvlist tags;
 	char *tracker_version;
+	struct tk_run_profile *profiles;
+	size_t nr_profiles, alloc_profiles;
 };
+
+/* Appends a profile attachment (copies of the strings). */
+void tk_run_add_profile(struct tk_run *r, const char *kind, const char *unit,
+			const char *format, const char *file);
 
 void tk_run_init(struct tk_run *r);
 void tk_run_release(struct tk_run *r);
@@ -123,6 +140,10 @@ int tk_uuid_valid(const char *s);
 int tk_run_to_json(const struct tk_run *r, struct tk_buf *out, struct tk_err *err);
 int tk_run_from_json(const char *text, size_t len, const char *name,
 		     struct tk_run *r, struct tk_err *err);
+
+/* The record's file name without ".json": "<key>-<id>", the key reduced
+ * to [A-Za-z0-9._-] (the record itself carries the real key). */
+void tk_run_record_name(const struct tk_run *r, struct tk_buf *out);
 
 /*
  * Writes the record atomically as DIR/<key>-<id>.json (temporary file,

@@ -7,7 +7,9 @@
  *   workload fork N MIB [HOLD_S]       N children each hold MIB at once
  *   workload daemon MIB [HOLD_S]       double-fork: the grandchild outlives
  *                                      its parent and holds MIB
- *   workload spin SECONDS              burn CPU
+ *   workload spin SECONDS              burn CPU for SECONDS of wall time
+ *   workload cpu SECONDS FILE          burn SECONDS of its own CPU time, then
+ *                                      write its user+sys seconds to FILE
  *   workload sleep SECONDS
  *   workload exit CODE
  *   workload signal NAME               die by SIGNAME (TERM, KILL, SEGV, ...)
@@ -88,6 +90,32 @@ static double spin(double seconds)
 		el = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	}
 	return x;
+}
+
+static double own_cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* CPU time, not wall time: a loaded machine stretches the wall clock. */
+static int cmd_cpu(double seconds, const char *file)
+{
+	volatile double x = 0;
+	FILE *f;
+	long i;
+
+	while (own_cpu() < seconds)
+		for (i = 0; i < 100000; i++)
+			x += (double)i * 1e-9;
+	f = fopen(file, "w");
+	if (!f)
+		die("cannot write the CPU file");
+	fprintf(f, "%.6f\n", own_cpu());
+	return fclose(f) ? 1 : 0;
 }
 
 static int signal_by_name(const char *name)
@@ -198,6 +226,8 @@ int main(int argc, char **argv)
 		spin(num(argv[2]));
 		return 0;
 	}
+	if (!strcmp(cmd, "cpu") && argc == 4)
+		return cmd_cpu(num(argv[2]), argv[3]);
 	if (!strcmp(cmd, "sleep") && argc == 3) {
 		nap(num(argv[2]));
 		return 0;
@@ -228,7 +258,8 @@ int main(int argc, char **argv)
 		return cmd_model((int)num(argv[2]), num(argv[3]));
 	fprintf(stderr,
 		"usage: workload touch MIB [HOLD_S] | fork N MIB [HOLD_S] | daemon MIB [HOLD_S]\n"
-		"       | spin S | sleep S | exit CODE | signal NAME | trap-term FILE S\n"
+		"       | spin S | cpu S FILE | sleep S | exit CODE | signal NAME\n"
+		"       | trap-term FILE S\n"
 		"       | ignore-term S | model STEPS MIB\n");
 	return 2;
 }

@@ -1,7 +1,8 @@
 /*
  * libFuzzer target for one importer, picked at build time:
  *   clang -fsanitize=fuzzer,address,undefined -DFUZZ_FORMAT='"perf"' ...
- * `make fuzz` builds one per format and seeds it from fixtures/<format>/.
+ * `make fuzz` builds one per format (fuzz/fuzz-<format>) and seeds it
+ * from fixtures/<format>/.
  * Any crash, leak, sanitizer report or timeout is a bug; error returns are
  * the expected outcome for garbage.
  */

@@ -16,6 +16,7 @@
  */
 #include "core/ci.h"
 #include "core/import.h"
+#include "core/render.h"
 #include "core/store.h"
 
 extern const struct tk_ci_provider tk_ci_buildkite;
@@ -26,11 +27,26 @@ extern const struct tk_ci_provider tk_ci_local;
 
 extern const struct tk_store_ops tk_store_sqlite;
 
+extern const struct tk_importer tk_import_pprof;
+extern const struct tk_importer tk_import_speedscope;
+extern const struct tk_importer tk_import_cpuprofile;
+extern const struct tk_importer tk_import_profilecanvas;
+extern const struct tk_importer tk_import_perf;
+extern const struct tk_importer tk_import_gperf_heap;
+extern const struct tk_importer tk_import_nsys;
 extern const struct tk_importer tk_import_folded;
+
+extern const struct tk_renderer tk_render_svg;
+extern const struct tk_renderer tk_render_html;
+extern const struct tk_renderer tk_render_png;
+extern const struct tk_renderer tk_render_pdf;
+extern const struct tk_renderer tk_render_folded;
+extern const struct tk_renderer tk_render_txt;
 
 /* NULL-terminated tables. */
 extern const struct tk_ci_provider *const tk_ci_providers[];
 extern const struct tk_store_ops *const tk_store_backends[];
 extern const struct tk_importer *const tk_importers[];
+extern const struct tk_renderer *const tk_renderers[];
 
 #endif

@@ -20,6 +20,24 @@ const struct tk_store_ops *const tk_store_backends[] = {
 /* Order matters for content probes: the most specific formats first,
  * folded (the loosest probe) last. */
 const struct tk_importer *const tk_importers[] = {
+	&tk_import_pprof,
+	&tk_import_speedscope,
+	&tk_import_cpuprofile,
+	&tk_import_profilecanvas,
+	&tk_import_nsys,
+	&tk_import_gperf_heap,
+	&tk_import_perf,
 	&tk_import_folded,
+	NULL,
+};
+
+/* Picked by the output file's extension (tk_renderer_for_path). */
+const struct tk_renderer *const tk_renderers[] = {
+	&tk_render_svg,
+	&tk_render_html,
+	&tk_render_png,
+	&tk_render_pdf,
+	&tk_render_folded,
+	&tk_render_txt,
 	NULL,
 };

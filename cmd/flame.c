@@ -1,0 +1,500 @@
+/*
+ * tracker flame: renders one profile as a flame graph.
+ *
+ * The profile comes from a source (a FILE, or a profile stored with a run:
+ * --run ID, or the newest run of --key K on --branch B), goes through the
+ * layout (core/flame.h) and is written by the renderer that OUT's
+ * extension picks (core/render.h), to a temporary file next to OUT that
+ * is renamed over it, so OUT is never left half written.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "core/buf.h"
+#include "core/flame.h"
+#include "core/import.h"
+#include "core/profile.h"
+#include "core/render.h"
+#include "plugins/plugins.h"
+#include "core/banned.h"
+
+const char cmd_flame_usage[] =
+	"usage: tracker flame (FILE | --run ID | --key K [--branch B]) [--kind K]\n"
+	"                     [--format F] [--event E] [--sample-type T] [--pid] [--tid]\n"
+	"                     [--title T] [--subtitle S] [--palette P] [--count-name N]\n"
+	"                     [--minwidth PX|PCT%] [--width PX] [--height PX]\n"
+	"                     [--inverted] [--reverse] [--db URL] -o OUT\n"
+	"\n"
+	"Renders one profile as a flame graph: the profile in FILE, or one stored\n"
+	"with a run (tracker run --profile-file, tracker import): the run --run\n"
+	"names, or the newest run of --key (on --branch) that has a profile of\n"
+	"--kind (default cpu). The format of FILE is recognised from its content\n"
+	"(gzip is decompressed); --format names it.\n"
+	"OUT's extension picks the output: .svg is an interactive SVG (click to\n"
+	"zoom, Ctrl-F to search); '-o -' writes SVG to standard output. OUT is\n"
+	"written to a temporary file next to it and renamed, so it is never left\n"
+	"half written.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output OUT     the output file ('-': SVG on standard output)\n"
+	"  --format F           the profile format (default: recognised)\n"
+	"  --run ID             the profile stored with run ID\n"
+	"  --key K              the profile of the newest run of step key K\n"
+	"  --branch B           with --key: the newest run on branch B\n"
+	"  --db URL             the database (default: $TRACKER_DB, db: in\n"
+	"                       .tracker.yml, ~/.local/share/tracker/history.db)\n"
+	"  --kind K             stored profiles: the kind (default cpu); files: the\n"
+	"                       variant to take, e.g. alloc in a ProfileCanvas page\n"
+	"  --pid, --tid         perf script: a root frame per process / per thread\n"
+	"  --event E            perf script: the event to take (default: the first)\n"
+	"  --sample-type T      pprof: the sample type (default: the last)\n"
+	"  --title T            the title (default \"Flame Graph\", \"Icicle Graph\")\n"
+	"  --subtitle S         a second line under the title\n"
+	"  --palette P          hot (default), mem, io, wakeup, java, js, perl, red,\n"
+	"                       green, blue, aqua, yellow, purple, orange\n"
+	"  --count-name N       what the weights count (default from the profile's\n"
+	"                       unit: samples, or time and bytes shown scaled)\n"
+	"  --minwidth PX|PCT%   leave out frames narrower than PX pixels or PCT\n"
+	"                       percent of the total (default 0.1 pixels)\n"
+	"  --width PX           image width (default 1200)\n"
+	"  --height PX          frame height (default 16)\n"
+	"  --inverted           icicle graph: the root at the top\n"
+	"  --reverse            merge stacks from the leaf: reverse every stack\n"
+	"\n"
+	"Examples:\n"
+	"  tracker flame perf.folded -o perf.svg\n"
+	"  tracker flame --key amip --branch staging -o amip.html\n"
+	"  tracker flame --key amip --kind alloc -o amip-alloc.png\n"
+	"  tracker flame --reverse --title 'Callers of malloc' heap.folded -o heap.svg\n"
+	"\n"
+	"Exit status: 0 written, 2 usage error, 65 the profile cannot be read\n"
+	"(the message names the file and the line or offset), 69 a file cannot\n"
+	"be opened or written.\n";
+
+enum {
+	OPT_FORMAT = 256,
+	OPT_KIND,
+	OPT_EVENT,
+	OPT_SAMPLE_TYPE,
+	OPT_TITLE,
+	OPT_SUBTITLE,
+	OPT_PALETTE,
+	OPT_COUNT_NAME,
+	OPT_MINWIDTH,
+	OPT_WIDTH,
+	OPT_HEIGHT,
+	OPT_INVERTED,
+	OPT_REVERSE,
+	OPT_RUN,
+	OPT_KEY,
+	OPT_BRANCH,
+	OPT_DB,
+	OPT_PID,
+	OPT_TID,
+};
+
+static const struct option options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "kind", required_argument, NULL, OPT_KIND },
+	{ "event", required_argument, NULL, OPT_EVENT },
+	{ "sample-type", required_argument, NULL, OPT_SAMPLE_TYPE },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
+	{ "palette", required_argument, NULL, OPT_PALETTE },
+	{ "count-name", required_argument, NULL, OPT_COUNT_NAME },
+	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ "height", required_argument, NULL, OPT_HEIGHT },
+	{ "inverted", no_argument, NULL, OPT_INVERTED },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "run", required_argument, NULL, OPT_RUN },
+	{ "key", required_argument, NULL, OPT_KEY },
+	{ "branch", required_argument, NULL, OPT_BRANCH },
+	{ "db", required_argument, NULL, OPT_DB },
+	{ "pid", no_argument, NULL, OPT_PID },
+	{ "tid", no_argument, NULL, OPT_TID },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *const palettes[] = {
+	"hot", "mem", "io", "wakeup", "java", "js", "perl", "red", "green", "blue",
+	"aqua", "yellow", "purple", "orange", NULL,
+};
+
+/* Where the profile comes from. */
+enum source {
+	SOURCE_FILE,
+	SOURCE_STORED, /* --run or --key */
+};
+
+struct flame_opts {
+	enum source source;
+	const char *file;
+	const char *run_id, *key, *branch, *db;
+	struct tk_buf subtitle; /* made for stored profiles */
+	const char *out;
+	const char *format;
+	struct tk_import_opts import;
+	struct tk_flame_opts layout;
+	struct tk_render_opts render;
+	double minwidth_pct; /* < 0: minwidth is in pixels */
+	int reverse;
+};
+
+static int parse_number(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return !*s || *end || errno || !(*out >= 0) || *out > 1e9 ? -1 : 0;
+}
+
+/* "0.5" pixels or "0.1%" of the total. */
+static int parse_minwidth(const char *arg, struct flame_opts *o)
+{
+	size_t len = strlen(arg);
+	char num[64];
+	double v;
+
+	if (!len || len >= sizeof(num))
+		return -1;
+	memcpy(num, arg, len + 1);
+	if (num[len - 1] == '%') {
+		num[len - 1] = 0;
+		if (parse_number(num, &v) || v > 100)
+			return -1;
+		o->minwidth_pct = v;
+		return 0;
+	}
+	if (parse_number(num, &v))
+		return -1;
+	o->layout.minwidth = v;
+	o->minwidth_pct = -1;
+	return 0;
+}
+
+static void list_renderers(struct tk_buf *b)
+{
+	size_t i;
+
+	for (i = 0; tk_renderers[i]; i++)
+		tk_buf_addf(b, "%s%s", i ? ", " : "", tk_renderers[i]->ext);
+}
+
+static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flame_opts *o)
+{
+	size_t i;
+	double v;
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	for (;;) {
+		c = getopt_long(argc, argv, ":o:", options, NULL);
+		if (c == -1)
+			break;
+		switch (c) {
+		case 'o':
+			o->out = optarg;
+			break;
+		case OPT_FORMAT:
+			o->format = optarg;
+			break;
+		case OPT_KIND:
+			o->import.kind = optarg;
+			break;
+		case OPT_EVENT:
+			o->import.event = optarg;
+			break;
+		case OPT_SAMPLE_TYPE:
+			o->import.sample_type = optarg;
+			break;
+		case OPT_TITLE:
+			o->render.title = optarg;
+			break;
+		case OPT_SUBTITLE:
+			o->render.subtitle = optarg;
+			break;
+		case OPT_PALETTE:
+			for (i = 0; palettes[i] && strcmp(palettes[i], optarg); i++)
+				;
+			if (!palettes[i])
+				return cmd_usage_error(ctx, "unknown palette '%s' (use hot, mem, io, "
+						       "wakeup, java, js, perl, red, green, blue, "
+						       "aqua, yellow, purple or orange)", optarg);
+			o->render.palette = optarg;
+			break;
+		case OPT_COUNT_NAME:
+			o->render.count_name = optarg;
+			break;
+		case OPT_MINWIDTH:
+			if (parse_minwidth(optarg, o))
+				return cmd_usage_error(ctx, "--minwidth needs pixels or a "
+						       "percentage, not '%s'", optarg);
+			break;
+		case OPT_WIDTH:
+			if (parse_number(optarg, &v) || v <= 2 * TK_FLAME_XPAD || v > 1e6)
+				return cmd_usage_error(ctx, "--width needs pixels (more than %d), "
+						       "not '%s'", 2 * TK_FLAME_XPAD, optarg);
+			o->layout.image_width = o->render.image_width = v;
+			break;
+		case OPT_HEIGHT:
+			if (parse_number(optarg, &v) || v < 2 || v > 1000)
+				return cmd_usage_error(ctx, "--height needs pixels (2 to 1000), "
+						       "not '%s'", optarg);
+			o->render.frame_height = v;
+			break;
+		case OPT_INVERTED:
+			o->render.inverted = 1;
+			break;
+		case OPT_REVERSE:
+			o->reverse = 1;
+			break;
+		case OPT_RUN:
+			o->run_id = optarg;
+			break;
+		case OPT_KEY:
+			o->key = optarg;
+			break;
+		case OPT_BRANCH:
+			o->branch = optarg;
+			break;
+		case OPT_DB:
+			o->db = optarg;
+			break;
+		case OPT_PID:
+			o->import.pid_frames = 1;
+			break;
+		case OPT_TID:
+			o->import.tid_frames = 1;
+			break;
+		case ':':
+			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (o->run_id || o->key) {
+		if (o->run_id && o->key)
+			return cmd_usage_error(ctx, "--run and --key name the run two ways; "
+					       "give one");
+		if (optind < argc)
+			return cmd_usage_error(ctx, "a FILE and a stored profile (--run, --key); "
+					       "give one");
+		if (o->format)
+			return cmd_usage_error(ctx, "--format is for FILE; a stored profile "
+					       "has none");
+		if (o->import.kind && !cmd_valid_kind(o->import.kind))
+			return cmd_usage_error(ctx, "invalid kind '%s'", o->import.kind);
+		o->source = SOURCE_STORED;
+	} else {
+		if (optind >= argc)
+			return cmd_usage_error(ctx, "which profile? name a FILE, --run ID or "
+					       "--key K");
+		if (argc - optind > 1)
+			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[optind + 1]);
+		o->file = argv[optind];
+	}
+	if (o->branch && !o->key)
+		return cmd_usage_error(ctx, "--branch goes with --key");
+	if (!o->out)
+		return cmd_usage_error(ctx, "name the output with -o OUT");
+	if (o->minwidth_pct >= 0)
+		o->layout.minwidth = o->minwidth_pct / 100 *
+				     (o->layout.image_width - 2 * TK_FLAME_XPAD);
+	if (o->render.inverted && !strcmp(o->render.title, "Flame Graph"))
+		o->render.title = "Icicle Graph";
+	return 0;
+}
+
+/* "amip · main · build 412 · 3f2a9c1e0b · run 8c1d2e3f": what a stored
+ * profile's graph is of. */
+static int describe_run(const struct tk_run *r, void *data)
+{
+	struct tk_buf *b = data;
+
+	tk_buf_addf(b, "%s", r->key);
+	if (r->ci.branch)
+		tk_buf_addf(b, " \xc2\xb7 %s", r->ci.branch);
+	if (r->ci.build_number)
+		tk_buf_addf(b, " \xc2\xb7 build %s", r->ci.build_number);
+	if (r->ci.commit)
+		tk_buf_addf(b, " \xc2\xb7 %.10s", r->ci.commit);
+	tk_buf_addf(b, " \xc2\xb7 run %.8s", r->id);
+	return 1;
+}
+
+static int load_stored(struct cmd_ctx *ctx, struct flame_opts *o, struct tk_profile *p)
+{
+	const char *kind = o->import.kind ? o->import.kind : "cpu";
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_buf db = TK_BUF_INIT;
+	struct tk_store *s = NULL;
+	struct tk_run_query q;
+	char id[TK_RUN_ID_LEN + 1];
+	int ret;
+
+	cmd_resolve_db(ctx, o->db, &db);
+	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
+	if (!ret)
+		ret = cmd_find_run(s, o->run_id, o->key, o->branch, kind, id, &err);
+	if (!ret)
+		ret = cmd_load_profile(s, id, kind, p, &err);
+	if (!ret && !o->render.subtitle) {
+		memset(&q, 0, sizeof(q));
+		q.run_id = id;
+		if (tk_store_query_runs(s, &q, describe_run, &o->subtitle, &err) >= 0 &&
+		    o->subtitle.len)
+			o->render.subtitle = o->subtitle.buf;
+	}
+	tk_store_close(s);
+	tk_buf_release(&db);
+	return ret ? cmd_fail(&err) : 0;
+}
+
+static int load_profile(struct cmd_ctx *ctx, struct flame_opts *o, struct tk_profile *p)
+{
+	struct tk_err err = TK_ERR_INIT;
+	int ret;
+
+	tk_profile_init(p, TK_UNIT_SAMPLES);
+	switch (o->source) {
+	case SOURCE_FILE:
+		if (tk_import_file(o->file, o->format, &o->import, p, &err))
+			return cmd_fail(&err);
+		break;
+	case SOURCE_STORED:
+		ret = load_stored(ctx, o, p);
+		if (ret)
+			return ret;
+		break;
+	}
+	if (p->warning[0])
+		cmd_warning("%s", p->warning);
+	if (!(tk_profile_total(p) > 0)) {
+		cmd_error("'%s' has no samples: its total weight is 0",
+			  o->file ? o->file : "the stored profile");
+		return EXIT_DATA;
+	}
+	return 0;
+}
+
+static int render_to(const struct tk_renderer *r, const struct tk_profile *p,
+		     const struct tk_flame *f, const struct flame_opts *o)
+{
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_buf tmp = TK_BUF_INIT;
+	mode_t mask;
+	FILE *out;
+	int fd, ret, closed;
+
+	if (!strcmp(o->out, "-")) {
+		if (r->render(p, f, &o->render, stdout, &err))
+			return cmd_fail(&err);
+		return 0;
+	}
+	tk_buf_addf(&tmp, "%s.tmp.XXXXXX", o->out);
+	fd = mkstemp(tmp.buf);
+	if (fd < 0) {
+		cmd_error("cannot write '%s': %s", o->out, strerror(errno));
+		tk_buf_release(&tmp);
+		return EXIT_UNAVAILABLE;
+	}
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask))
+		cmd_warning("cannot set the mode of '%s': %s", tmp.buf, strerror(errno));
+	out = fdopen(fd, "w");
+	if (!out) {
+		close(fd);
+		ret = EXIT_UNAVAILABLE;
+		cmd_error("cannot write '%s': %s", o->out, strerror(errno));
+		goto fail;
+	}
+	errno = 0;
+	ret = r->render(p, f, &o->render, out, &err);
+	closed = fclose(out);
+	/* a renderer's TK_EUNAVAIL is a write error too: name OUT, not the FILE * */
+	if ((closed || ret == TK_EUNAVAIL) && ret != TK_EDATA && ret != TK_EUSAGE) {
+		cmd_error("cannot write '%s': %s", o->out, errno ? strerror(errno) : "write error");
+		ret = EXIT_UNAVAILABLE;
+		goto fail;
+	}
+	if (ret) {
+		ret = cmd_fail(&err);
+		goto fail;
+	}
+	if (rename(tmp.buf, o->out)) {
+		cmd_error("cannot rename '%s' to '%s': %s", tmp.buf, o->out, strerror(errno));
+		ret = EXIT_UNAVAILABLE;
+		goto fail;
+	}
+	tk_buf_release(&tmp);
+	return 0;
+fail:
+	unlink(tmp.buf);
+	tk_buf_release(&tmp);
+	return ret;
+}
+
+int cmd_flame(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct flame_opts o;
+	struct tk_profile prof, reversed;
+	struct tk_flame f;
+	struct tk_err err = TK_ERR_INIT;
+	const struct tk_renderer *r;
+	int ret;
+
+	memset(&o, 0, sizeof(o));
+	memset(&f, 0, sizeof(f));
+	tk_buf_init(&o.subtitle, 0);
+	o.source = SOURCE_FILE;
+	o.minwidth_pct = -1;
+	tk_flame_opts_init(&o.layout);
+	tk_render_opts_init(&o.render);
+	ret = parse_options(argc, argv, ctx, &o);
+	if (ret)
+		return ret;
+	r = !strcmp(o.out, "-") ? &tk_render_svg : tk_renderer_for_path(o.out);
+	if (!r) {
+		struct tk_buf exts = TK_BUF_INIT;
+
+		list_renderers(&exts);
+		ret = cmd_usage_error(ctx, "cannot tell the output format of '%s' from its "
+				      "extension (supported: %s)", o.out, exts.buf);
+		tk_buf_release(&exts);
+		return ret;
+	}
+
+	ret = load_profile(ctx, &o, &prof);
+	if (ret)
+		goto out_prof;
+	if (o.reverse) {
+		ret = tk_profile_reverse(&prof, &reversed, &err);
+		/* only one tree in memory at a time */
+		tk_profile_release(&prof);
+		prof = reversed;
+		if (ret) {
+			ret = cmd_fail(&err);
+			goto out_prof;
+		}
+	}
+	if (tk_flame_layout(&prof, &o.layout, &f, &err))
+		ret = cmd_fail(&err);
+	else
+		ret = render_to(r, &prof, &f, &o);
+	tk_flame_release(&f);
+out_prof:
+	tk_profile_release(&prof);
+	tk_buf_release(&o.subtitle);
+	return ret;
+}

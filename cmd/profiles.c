@@ -1,0 +1,132 @@
+/*
+ * Profiles as the commands handle them: importing a file, storing it with
+ * a run, finding the run a profile belongs to, loading it back.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/import.h"
+#include "core/profcodec.h"
+#include "core/banned.h"
+
+const char *cmd_default_kind(enum tk_unit unit)
+{
+	switch (unit) {
+	case TK_UNIT_BYTES:
+		return "alloc";
+	case TK_UNIT_COUNT:
+		return "alloc_count";
+	default:
+		return "cpu";
+	}
+}
+
+int cmd_valid_kind(const char *kind)
+{
+	const char *p;
+
+	if (!*kind || strlen(kind) > 32)
+		return 0;
+	for (p = kind; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return 0;
+	return 1;
+}
+
+void cmd_split_format(const char *spec, struct tk_buf *path, const char **format)
+{
+	const char *colon = strrchr(spec, ':');
+
+	*format = NULL;
+	if (colon && colon[1] && tk_importer_find(colon + 1)) {
+		tk_buf_add(path, spec, (size_t)(colon - spec));
+		*format = colon + 1;
+		return;
+	}
+	tk_buf_adds(path, spec);
+}
+
+int cmd_store_profile(struct tk_store *s, const char *run_id, const char *kind,
+		      const char *format, const struct tk_profile *p, struct tk_err *err)
+{
+	struct tk_buf blob = TK_BUF_INIT;
+	struct tk_profile_blob b;
+	int ret = tk_profile_encode(p, &blob, err);
+
+	if (!ret) {
+		memset(&b, 0, sizeof(b));
+		b.run_id = run_id;
+		b.kind = kind;
+		b.unit = tk_unit_name(p->unit);
+		b.source_format = format;
+		b.nodes = p->nr_nodes - 1;
+		b.total = tk_profile_total(p);
+		b.data = blob.buf;
+		b.len = blob.len;
+		ret = tk_store_put_profile(s, &b, err);
+	}
+	tk_buf_release(&blob);
+	return ret;
+}
+
+int cmd_load_profile(struct tk_store *s, const char *run_id, const char *kind,
+		     struct tk_profile *out, struct tk_err *err)
+{
+	struct tk_buf blob = TK_BUF_INIT, name = TK_BUF_INIT;
+	int ret = tk_store_get_profile(s, run_id, kind, &blob, err);
+
+	if (!ret) {
+		tk_buf_addf(&name, "%s profile of run %s", kind, run_id);
+		ret = tk_profile_decode(blob.buf, blob.len, name.buf, out, err);
+	}
+	tk_buf_release(&blob);
+	tk_buf_release(&name);
+	return ret;
+}
+
+static int take_first(const struct tk_run *run, void *data)
+{
+	char *id = data;
+
+	memcpy(id, run->id, TK_RUN_ID_LEN + 1);
+	return 1;
+}
+
+int cmd_find_run(struct tk_store *s, const char *run_id, const char *key,
+		 const char *branch, const char *kind, char id[TK_RUN_ID_LEN + 1],
+		 struct tk_err *err)
+{
+	struct tk_run_query q;
+	const char *keys[2] = { key, NULL };
+	int ret;
+
+	memset(&q, 0, sizeof(q));
+	q.run_id = run_id;
+	q.keys = key ? keys : NULL;
+	q.branch = branch;
+	q.profile_kind = kind;
+	q.limit = 1;
+	id[0] = '\0';
+	ret = tk_store_query_runs(s, &q, take_first, id, err);
+	if (ret < 0)
+		return ret;
+	if (id[0])
+		return 0;
+	{
+		struct tk_buf what = TK_BUF_INIT;
+
+		if (run_id)
+			tk_buf_addf(&what, "no run %s", run_id);
+		else
+			tk_buf_addf(&what, "no run of key '%s'", key);
+		if (branch)
+			tk_buf_addf(&what, " on branch '%s'", branch);
+		if (kind)
+			tk_buf_addf(&what, " with a %s profile", kind);
+		ret = tk_err_set(err, TK_EDATA, "%s", what.buf);
+		tk_buf_release(&what);
+		return ret;
+	}
+}

@@ -1,0 +1,131 @@
+/* The stored form of a profile: roundtrip, and corrupt blobs refused. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/profcodec.h"
+#include "core/profile.h"
+#include "tests/unit/tap.h"
+
+/* Two profiles are equal when every path has the same self weight. */
+static int same_tree(const struct tk_profile *a, uint32_t na,
+		     const struct tk_profile *b, uint32_t nb)
+{
+	uint32_t c, d;
+	size_t ca = 0, cb = 0;
+
+	if (a->nodes[na].self != b->nodes[nb].self ||
+	    strcmp(tk_profile_name(a, na), tk_profile_name(b, nb)))
+		return 0;
+	for (c = a->nodes[na].first_child; c; c = a->nodes[c].next_sibling)
+		ca++;
+	for (d = b->nodes[nb].first_child; d; d = b->nodes[d].next_sibling)
+		cb++;
+	if (ca != cb)
+		return 0;
+	for (c = a->nodes[na].first_child; c; c = a->nodes[c].next_sibling) {
+		for (d = b->nodes[nb].first_child; d; d = b->nodes[d].next_sibling)
+			if (!strcmp(tk_profile_name(a, c), tk_profile_name(b, d)))
+				break;
+		if (!d || !same_tree(a, c, b, d))
+			return 0;
+	}
+	return 1;
+}
+
+static void build(struct tk_profile *p, unsigned seed, size_t stacks)
+{
+	static const char *const names[] = {
+		"main", "solve", "step!", "<script>", "f(int, char*)", "\xff\xfe bytes",
+		"a;b", "", "very long name here", "julia#kw##1",
+	};
+	uint32_t ids[64];
+	size_t i, d;
+
+	srand(seed);
+	for (i = 0; i < stacks; i++) {
+		size_t depth = 1 + (size_t)rand() % 40;
+		double w = rand() % 3 ? (double)(rand() % 1000) : rand() / 7.0;
+
+		for (d = 0; d < depth; d++) {
+			const char *n = names[(size_t)rand() % 10];
+
+			ids[d] = tk_profile_intern(p, n, strlen(n));
+		}
+		tk_profile_add_stack(p, ids, depth, w);
+	}
+	tk_profile_finish(p);
+}
+
+int main(void)
+{
+	struct tk_profile a, b;
+	struct tk_buf blob = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	size_t i, refused = 0, flips = 0;
+	char big[70000];
+
+	tk_profile_init(&a, TK_UNIT_BYTES);
+	build(&a, 1, 5000);
+	is_int(tk_profile_encode(&a, &blob, &err), 0, "a profile encodes");
+	tk_profile_init(&b, TK_UNIT_SAMPLES);
+	is_int(tk_profile_decode(blob.buf, blob.len, "blob", &b, &err), 0, "and decodes");
+	is_int(b.unit, TK_UNIT_BYTES, "the unit survives");
+	is_int(b.nr_nodes, a.nr_nodes, "every node survives");
+	ok(tk_profile_total(&a) == tk_profile_total(&b), "the total is exact (fractional weights too)");
+	ok(same_tree(&a, 0, &b, 0), "every path has its self weight");
+	tk_profile_release(&b);
+
+	/* Corruption anywhere is an error, never a crash. */
+	for (i = 0; i < blob.len; i += 1 + blob.len / 300) {
+		struct tk_buf bad = TK_BUF_INIT;
+
+		tk_buf_add(&bad, blob.buf, blob.len);
+		bad.buf[i] ^= 0x5a;
+		tk_profile_init(&b, TK_UNIT_SAMPLES);
+		if (tk_profile_decode(bad.buf, bad.len, "bad", &b, &err))
+			refused++;
+		flips++;
+		tk_profile_release(&b);
+		tk_buf_release(&bad);
+	}
+	ok(refused == flips, "every flipped byte is refused (%zu of %zu)", refused, flips);
+	for (i = 0; i < blob.len; i += 1 + blob.len / 50) {
+		tk_profile_init(&b, TK_UNIT_SAMPLES);
+		if (!tk_profile_decode(blob.buf, i, "cut", &b, &err))
+			break;
+		tk_profile_release(&b);
+	}
+	ok(i >= blob.len, "every truncation is refused");
+	ok(strstr(err.msg, "'cut'") != NULL, "naming the blob: %s", err.msg);
+	tk_profile_release(&b);
+	tk_profile_release(&a);
+
+	/* Long names and an empty profile. */
+	tk_buf_reset(&blob);
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	tk_profile_init(&a, TK_UNIT_SAMPLES);
+	{
+		uint32_t id = tk_profile_intern(&a, big, strlen(big));
+
+		tk_profile_add_stack(&a, &id, 1, 3);
+	}
+	tk_profile_finish(&a);
+	tk_profile_encode(&a, &blob, &err);
+	tk_profile_init(&b, TK_UNIT_SAMPLES);
+	is_int(tk_profile_decode(blob.buf, blob.len, "big", &b, &err), 0, "a 70 KB name roundtrips");
+	ok(b.nr_nodes == 2 && strlen(tk_profile_name(&b, 1)) == sizeof(big) - 1, "whole");
+	tk_profile_release(&b);
+	tk_profile_release(&a);
+
+	tk_buf_reset(&blob);
+	tk_profile_init(&a, TK_UNIT_SAMPLES);
+	tk_profile_finish(&a);
+	tk_profile_encode(&a, &blob, &err);
+	tk_profile_init(&b, TK_UNIT_SAMPLES);
+	is_int(tk_profile_decode(blob.buf, blob.len, "empty", &b, &err), 0, "an empty profile roundtrips");
+	tk_profile_release(&b);
+	tk_profile_release(&a);
+	tk_buf_release(&blob);
+	return done_testing();
+}
