@@ -23,8 +23,9 @@ build_pkgs="build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libya
 # for the SVG output; time: GNU /usr/bin/time; git: the checkout itself;
 # procps: ps, pgrep and pkill in the run tests; python3: JSON checks;
 # chromium, nodejs, npm: the headless browser tests of the SVG/HTML pages
-# (tests/browser, playwright-core from npm driving Debian's chromium).
-test_pkgs="perl sqlite3 libxml2-utils time git procps python3 chromium nodejs npm"
+# (tests/browser, playwright-core from npm driving Debian's chromium);
+# clang, libclang-rt-14-dev: libFuzzer for the fuzz smoke test (make fuzz).
+test_pkgs="perl sqlite3 libxml2-utils time git procps python3 chromium nodejs npm clang libclang-rt-14-dev"
 # The peers the benchmarks compare against (see DESIGN.md "Numbers to beat").
 bench_pkgs="time perl heaptrack valgrind"
 

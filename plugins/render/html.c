@@ -669,7 +669,7 @@ static void add_data(struct page *pg, const struct tk_profile *p, const struct t
 		     const struct tk_render_opts *o, const char *title)
 {
 	struct tk_buf *b = &pg->b;
-	uint32_t *order, *levels, *name_map, *frame_name_idx, nr_names = 1;
+	uint32_t *order, *levels, *name_map, nr_names = 1;
 	const char *palette = o->palette ? o->palette : "hot";
 	size_t nl, i, lv, at;
 	double end;
@@ -678,7 +678,6 @@ static void add_data(struct page *pg, const struct tk_profile *p, const struct t
 	/* name_map[name id] = 1 + index in the page's names table; the root's
 	 * "all" is index 0. */
 	name_map = tk_xcalloc(p->nr_names ? p->nr_names : 1, sizeof(*name_map));
-	frame_name_idx = tk_realloc_array(NULL, f->nr ? f->nr : 1, sizeof(*frame_name_idx));
 
 	tk_buf_adds(b, "{\"version\":1,\"title\":");
 	add_json_str(b, title, strlen(title));
@@ -709,10 +708,8 @@ static void add_data(struct page *pg, const struct tk_profile *p, const struct t
 		const char *s;
 		size_t len;
 
-		if (node == TK_PROFILE_ROOT) {
-			frame_name_idx[i] = 0;
+		if (node == TK_PROFILE_ROOT)
 			continue;
-		}
 		id = p->nodes[node].name;
 		if (!name_map[id]) {
 			name_map[id] = nr_names++;
@@ -722,7 +719,6 @@ static void add_data(struct page *pg, const struct tk_profile *p, const struct t
 			add_json_str(b, s, len);
 			page_flush(pg, 0);
 		}
-		frame_name_idx[i] = name_map[id];
 	}
 	tk_buf_adds(b, "],\n\"colors\":[");
 	/* Colours per name, in names-table order. */
@@ -776,16 +772,17 @@ static void add_data(struct page *pg, const struct tk_profile *p, const struct t
 	}
 	tk_buf_adds(b, "],\n\"name\":[");
 	for (i = 0; i < f->nr; i++) {
+		uint32_t node = f->frames[order[i]].node;
+
 		if (i)
 			tk_buf_addch(b, ',');
-		add_num(b, frame_name_idx[i]);
+		add_num(b, node == TK_PROFILE_ROOT ? 0 : name_map[p->nodes[node].name]);
 		page_flush(pg, 0);
 	}
 	tk_buf_adds(b, "]}");
 	free(order);
 	free(levels);
 	free(name_map);
-	free(frame_name_idx);
 }
 
 static int render_html(const struct tk_profile *p, const struct tk_flame *f,

@@ -1,0 +1,62 @@
+#!/bin/sh
+# Bad profile input: a clear error naming the file and the line or byte
+# offset, exit 65, never a crash (exit > 125 would be a signal).
+
+. "$(dirname "$0")/test-lib.sh"
+
+test_expect_success 'binary garbage' '
+	head -c 4096 /dev/urandom >garbage.bin &&
+	test_expect_code 65 tracker flame garbage.bin -o out.svg 2>err &&
+	grep "garbage.bin" err &&
+	! test -e out.svg
+'
+
+test_expect_success 'garbage named as each format' '
+	for f in folded perf pprof speedscope cpuprofile profilecanvas nsys gperftools-heap; do
+		tracker flame --format $f garbage.bin -o out.svg 2>err.$f
+		test $? = 65 || { echo "$f: exit $?"; return 1; }
+		grep -q "garbage.bin" err.$f || { cat err.$f; return 1; }
+	done
+'
+
+test_expect_success 'truncated gzip names the byte offset' '
+	printf "main;a;b 3\nmain;c 1\n" | gzip -c >whole.gz &&
+	head -c 20 whole.gz >cut.gz &&
+	test_expect_code 65 tracker flame cut.gz -o out.svg 2>err &&
+	grep "cut.gz" err &&
+	grep -i "truncated\|byte" err
+'
+
+test_expect_success 'truncated protobuf names the byte offset' '
+	cp "$FIXTURES/pprof/heap.pb" whole.pb &&
+	head -c $(( $(wc -c <whole.pb) / 2 )) whole.pb >cut.pb &&
+	test_expect_code 65 tracker flame --format pprof cut.pb -o out.svg 2>err &&
+	grep "cut.pb" err &&
+	grep -i "offset\|byte" err
+'
+
+test_expect_success 'JSON nested 100000 deep' '
+	awk "BEGIN { printf \"{\\\"shared\\\":{\\\"frames\\\":\"; for (i = 0; i < 100000; i++) printf \"[\"; for (i = 0; i < 100000; i++) printf \"]\"; print \"}}\" }" >deep.json &&
+	test_expect_code 65 tracker flame --format speedscope deep.json -o out.svg 2>err &&
+	grep "deep.json" err
+'
+
+test_expect_success 'a 100 MB line is refused by its number, not read whole' '
+	awk "BEGIN { printf \"main;\"; for (i = 0; i < 1600000; i++) printf \"abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz01\"; print \" 1\" }" >long.folded &&
+	test_expect_code 65 tracker flame --format folded long.folded -o out.svg 2>err &&
+	grep "long.folded. line 1 is longer than" err &&
+	test_expect_code 65 tracker flame long.folded -o out.svg 2>err &&
+	grep "cannot tell the profile format of .long.folded." err
+'
+
+test_expect_success 'an empty file' '
+	: >empty.folded &&
+	test_expect_code 65 tracker flame empty.folded -o out.svg 2>err &&
+	grep "empty.folded" err
+'
+
+test_expect_success 'a missing file is unavailable (69), not bad data' '
+	test_expect_code 69 tracker flame no-such-file.folded -o out.svg
+'
+
+test_done
