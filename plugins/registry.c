@@ -27,6 +27,7 @@ const struct tk_importer *const tk_importers[] = {
 	&tk_import_nsys,
 	&tk_import_gperf_heap,
 	&tk_import_perf,
+	&tk_import_dtrace,
 	&tk_import_folded,
 	NULL,
 };

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Every real profile under $SHARED_DIRECTORY/real-data imports with
 # `tracker flame FILE -o out.folded` (format found by content probing),
-# and the formats tracker does not read fail cleanly with exit 65.
+# and the files that are not profiles (pprof's decoded .string goldens) fail
+# cleanly with exit 65.
 # Skips when ../shared is absent (the data is never copied into the repo).
 
 . "$(dirname "$0")/test-lib.sh"
@@ -43,8 +44,17 @@ test_expect_success SHARED 'legacy gperftools pprof files import or fail cleanly
 	for f in "$REAL"/pprof/pprof_cppbench.*; do imports_or_65 "$f" || return 1; done
 '
 
-test_expect_success SHARED 'dtrace stacks import or fail cleanly (exit 65)' '
-	for f in "$REAL"/dtrace/*; do imports_or_65 "$f" || return 1; done
+test_expect_success SHARED 'dtrace stacks collapse exactly as stackcollapse.pl does' '
+	for f in "$REAL"/dtrace/*; do
+		imports "$f" &&
+		test_cmp "$FIXTURES/dtrace/golden/$(basename "$f" .txt).folded" out.folded || return 1
+	done
+'
+
+test_expect_success 'the dtrace fixture: offsets, C++ arguments, inlined and empty frames' '
+	imports "$FIXTURES/dtrace/small.txt" &&
+	sort "$FIXTURES/dtrace/small.expected" >expect &&
+	test_cmp expect out.folded
 '
 
 test_expect_success SHARED 'the V8 profile has DevTools-style names' '
