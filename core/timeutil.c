@@ -190,9 +190,12 @@ static int parse_iso(const char *s, int64_t *out)
 		return -1;
 	p += 10;
 	if (*p == 'T' || *p == ' ') {
+		/* Each read only once the bytes before it proved to be there. */
 		h = digits(p + 1, 2);
+		if (h < 0 || h > 23 || p[3] != ':')
+			return -1;
 		mi = digits(p + 4, 2);
-		if (h < 0 || h > 23 || p[3] != ':' || mi < 0 || mi > 59)
+		if (mi < 0 || mi > 59)
 			return -1;
 		p += 6;
 		if (*p == ':') {
@@ -206,9 +209,12 @@ static int parse_iso(const char *s, int64_t *out)
 		if (*p == 'Z') {
 			p++;
 		} else if (*p == '+' || *p == '-') {
-			int oh = digits(p + 1, 2), om = digits(p + 4, 2);
+			int oh = digits(p + 1, 2), om;
 
-			if (oh < 0 || oh > 14 || p[3] != ':' || om < 0 || om > 59)
+			if (oh < 0 || oh > 14 || p[3] != ':')
+				return -1;
+			om = digits(p + 4, 2);
+			if (om < 0 || om > 59)
 				return -1;
 			offset = (int64_t)(oh * 3600 + om * 60) * (*p == '+' ? 1 : -1);
 			p += 6;
