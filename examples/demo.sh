@@ -1,11 +1,12 @@
 #!/bin/sh
 # make demo: the main job end to end on the embedded default (SQLite).
 #
-# Wraps the bundled example workloads as three builds of two branches, the
+# Wraps the bundled example workloads as six builds of two branches, the
 # way a Buildkite pipeline would (the Buildkite variables are set here as
-# the agent would set them), records them in demo/history.db, and prints
-# their history. The feature branch's model allocates more: the history
-# shows it.
+# the agent would set them), records them in demo/history.db with the
+# profile the toy model writes of its phases, prints their history, and
+# draws flame graphs of the newest model run of each branch. The feature
+# branch's model allocates more: the history shows it.
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -19,8 +20,12 @@ build() { # build BRANCH NUMBER MODEL_MIB
 	branch=$1 number=$2 mib=$3
 	commit=$(printf '%s-%s' "$branch" "$number" | sha1sum | cut -c1-40)
 	for step in model ensemble; do
+		profile=
 		case $step in
-		model) cmd="$work model 10 $mib" ;;
+		model)
+			cmd="$work model 10 $mib $demo/model.folded"
+			profile="--profile-file $demo/model.folded"
+			;;
 		ensemble) cmd="$work fork 3 40 0.3" ;;
 		esac
 		echo "--- build $number of $branch: step $step"
@@ -31,7 +36,7 @@ build() { # build BRANCH NUMBER MODEL_MIB
 			BUILDKITE_STEP_KEY="$step" BUILDKITE_LABEL=":earth_africa: $step" \
 			BUILDKITE_PULL_REQUEST=false BUILDKITE_PIPELINE_DEFAULT_BRANCH=main \
 			"$root/tracker" run --db "$db" --artifacts "$demo/records" \
-			--tag demo=yes -- $cmd >/dev/null
+			--tag demo=yes $profile -- $cmd >/dev/null
 	done
 }
 
@@ -49,4 +54,16 @@ echo
 echo "=== tracker history --db demo/history.db --key model --branch feature --format csv"
 "$root/tracker" history --db "$db" --key model --branch feature --format csv
 echo
-echo "records: $(ls "$demo/records" | wc -l) files in demo/records/ (self-describing JSON)"
+echo "=== tracker flame --key model --branch feature -o demo/model-feature.txt"
+"$root/tracker" flame --db "$db" --key model --branch feature --count-name ns \
+	-o "$demo/model-feature.txt"
+cat "$demo/model-feature.txt"
+for branch in main feature; do
+	"$root/tracker" flame --db "$db" --key model --branch $branch --count-name ns \
+		-o "$demo/model-$branch.svg"
+	"$root/tracker" flame --db "$db" --key model --branch $branch --count-name ns \
+		-o "$demo/model-$branch.html"
+done
+echo
+echo "records: $(ls "$demo/records"/*.json | wc -l) record files in demo/records/ (self-describing JSON)"
+echo "flame graphs: demo/model-main.svg, demo/model-feature.svg (and .html): open them in a browser"

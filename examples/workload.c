@@ -15,8 +15,10 @@
  *   workload signal NAME               die by SIGNAME (TERM, KILL, SEGV, ...)
  *   workload trap-term FILE SECONDS    on SIGTERM write FILE and exit 143
  *   workload ignore-term SECONDS       ignore SIGTERM (needs SIGKILL)
- *   workload model STEPS MIB           a toy model: per step, compute and
- *                                      grow a field of MIB/STEPS
+ *   workload model STEPS MIB [PROFILE] a toy model: per step, grow a field of
+ *                                      MIB/STEPS and compute; with PROFILE,
+ *                                      write the time measured in each
+ *                                      phase as folded stacks (ns)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -197,16 +199,58 @@ static int cmd_daemon(double mib, double hold)
 	return 0;
 }
 
-static int cmd_model(int steps, double mib)
+static double now_s(void)
 {
-	int i;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * A toy model that instruments itself: the wall time of each phase is
+ * measured and written as folded stacks, the way a real code's timers
+ * (or a sampling profiler) would report them.
+ */
+static int cmd_model(int steps, double mib, const char *profile)
+{
+	static const char *const phases[] = {
+		"main;model_run;step!;allocate_fields",
+		"main;model_run;step!;dynamics;advect_tracers",
+		"main;model_run;step!;dynamics;pressure_solve",
+		"main;model_run;step!;physics;radiation",
+		"main;model_run;write_output",
+	};
+	double spent[5] = { 0 }, t;
+	int i, k;
+	FILE *f;
 
 	for (i = 0; i < steps; i++) {
+		t = now_s();
 		touch(mib / steps);
-		spin(0.02);
+		spent[0] += now_s() - t;
+		t = now_s();
+		spin(0.008);
+		spent[1] += now_s() - t;
+		t = now_s();
+		spin(0.004);
+		spent[2] += now_s() - t;
+		t = now_s();
+		spin(0.006);
+		spent[3] += now_s() - t;
+		t = now_s();
 		printf("step %d/%d\n", i + 1, steps);
+		fflush(stdout);
+		spent[4] += now_s() - t;
 	}
-	return 0;
+	if (!profile)
+		return 0;
+	f = fopen(profile, "w");
+	if (!f)
+		die("cannot write the profile");
+	for (k = 0; k < 5; k++)
+		fprintf(f, "%s %.0f\n", phases[k], spent[k] * 1e9);
+	return fclose(f) ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -254,12 +298,12 @@ int main(int argc, char **argv)
 		nap(num(argv[2]));
 		return 0;
 	}
-	if (!strcmp(cmd, "model") && argc == 4)
-		return cmd_model((int)num(argv[2]), num(argv[3]));
+	if (!strcmp(cmd, "model") && (argc == 4 || argc == 5))
+		return cmd_model((int)num(argv[2]), num(argv[3]), argc == 5 ? argv[4] : NULL);
 	fprintf(stderr,
 		"usage: workload touch MIB [HOLD_S] | fork N MIB [HOLD_S] | daemon MIB [HOLD_S]\n"
 		"       | spin S | cpu S FILE | sleep S | exit CODE | signal NAME\n"
 		"       | trap-term FILE S\n"
-		"       | ignore-term S | model STEPS MIB\n");
+		"       | ignore-term S | model STEPS MIB [PROFILE]\n");
 	return 2;
 }

@@ -134,7 +134,8 @@ static int txt_render(const struct tk_profile *p, const struct tk_flame *f,
 	aggregate(p, agg);
 	tk_buf_addf(&b, "%s: ", o->title ? o->title : "profile");
 	tk_format_weight(&b, tk_profile_total(p));
-	tk_buf_addf(&b, " %s in %u frames (%u distinct names)\n\n", tk_unit_name(p->unit),
+	tk_buf_addf(&b, " %s in %u frames (%u distinct names)\n\n",
+		    o->count_name ? o->count_name : tk_unit_name(p->unit),
 		    p->nr_nodes - 1, p->nr_names - 1);
 	/* Skip the root's empty name: it is index 0 with zero weights. */
 	print_top(&b, p, agg, p->nr_names, top, 1);
