@@ -18,7 +18,7 @@ ALL_CFLAGS := $(CFLAGS) -std=c11 -D_GNU_SOURCE -I. -MMD -MP \
 	-DTRACKER_VERSION='"$(VERSION)"' -DTRACKER_LIBDIR='"$(LIBDIR)"' \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS))
 ALL_LDFLAGS := $(LDFLAGS)
-LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm
+LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm -pthread
 
 ifeq ($(DEVELOPER),1)
 ALL_CFLAGS += -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wpointer-arith \
@@ -34,7 +34,7 @@ ALL_LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 CORE_SRC := $(wildcard core/*.c)
-PLUGIN_SRC := $(wildcard plugins/*.c plugins/ci/*.c plugins/store/*.c plugins/import/*.c plugins/render/*.c)
+PLUGIN_SRC := $(wildcard plugins/*.c plugins/ci/*.c plugins/store/*.c plugins/import/*.c plugins/render/*.c plugins/diffrender/*.c)
 CMD_SRC := $(wildcard cmd/*.c)
 UNIT_SRC := $(wildcard tests/unit/t-*.c)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
@@ -120,8 +120,9 @@ fuzz: $(addprefix fuzz/fuzz-,$(FUZZ_FORMATS))
 		mkdir -p fuzz/out/$$f; \
 		echo "fuzz: $$f for $(FUZZ_SECONDS) s"; \
 		./fuzz/fuzz-$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=1024 \
-			-print_final_stats=0 fuzz/out/$$f fixtures/$$f >fuzz/out/$$f.log 2>&1 || \
-			{ tail -40 fuzz/out/$$f.log; exit 1; }; \
+			-print_final_stats=0 -artifact_prefix=fuzz/out/$$f- fuzz/out/$$f fixtures/$$f \
+			>fuzz/out/$$f.log 2>&1 || \
+			{ grep -A30 "ERROR:" fuzz/out/$$f.log | head -40; tail -3 fuzz/out/$$f.log; exit 1; }; \
 		tail -1 fuzz/out/$$f.log; \
 	done
 

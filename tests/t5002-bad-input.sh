@@ -35,6 +35,12 @@ test_expect_success 'truncated protobuf names the byte offset' '
 	grep -i "offset\|byte" err
 '
 
+test_expect_success 'a pprof sample that is not a message (found by fuzzing)' '
+	test_expect_code 65 tracker flame --format pprof \
+		"$FIXTURES/pprof/regress-sample-not-a-message.pb" -o out.svg 2>err &&
+	grep "regress-sample-not-a-message.pb. at byte" err
+'
+
 test_expect_success 'JSON nested 100000 deep' '
 	awk "BEGIN { printf \"{\\\"shared\\\":{\\\"frames\\\":\"; for (i = 0; i < 100000; i++) printf \"[\"; for (i = 0; i < 100000; i++) printf \"]\"; print \"}}\" }" >deep.json &&
 	test_expect_code 65 tracker flame --format speedscope deep.json -o out.svg 2>err &&

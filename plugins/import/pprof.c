@@ -348,8 +348,10 @@ static int parse_tables(struct pprof *pp, struct tk_err *err)
 			ret = pb_expect(&b, wt, WT_LEN, "a Profile table entry");
 			break;
 		case 2:
-			/* samples: pass 2 */
+			/* samples: pass 2, which relies on this check */
 			ret = pb_expect(&b, wt, WT_LEN, "Profile.sample");
+			if (ret)
+				return ret;
 			continue;
 		case 14:
 			ret = pb_expect(&b, wt, WT_VARINT, "Profile.default_sample_type");
@@ -734,7 +736,8 @@ static int parse_samples(struct tk_profile *p, struct pprof *pp, size_t vi, doub
 		struct pb sub;
 
 		ret = pb_field(&b, &f, &wt, &v, &sub);
-		if (!ret && f == 2)
+		/* sub is only set for length-delimited fields */
+		if (!ret && f == 2 && wt == WT_LEN)
 			ret = add_sample(p, pp, &sub, vi, scale, &st);
 	}
 	free(st.stack);
