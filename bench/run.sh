@@ -91,3 +91,27 @@ if [ -f "$perf_src" ]; then
 else
 	echo "  perf script collapse: skipped (../shared/real-data is not beside the project)"
 fi
+
+# ---- diff flame graphs ----
+# Two 200k-stack profiles: the one above and a perturbed copy (5% of the
+# stacks vanished, 5% new, 5% regressed, 5% improved, a different total).
+echo
+echo "diff of two 200k-stack profiles to an HTML page:"
+bench/gen-folded -n 200000 -p 5 >"$out/big2.folded"
+best=
+for i in 1 2 3; do
+	r=$(peak "$root/tracker" diff "$out/big.folded" "$out/big2.folded" -o "$out/diff.html")
+	s=$(secs)
+	if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+		best=$s
+		best_line=$r
+	fi
+done
+echo "  tracker diff -o diff.html:   $best_line (best of 3)"
+if [ -n "$fg" ] && [ -f "$(dirname "$fg")/difffolded.pl" ]; then
+	r=$(peak sh -c "perl '$(dirname "$fg")/difffolded.pl' '$out/big.folded' '$out/big2.folded' >'$out/diff3.folded' && perl '$fg' '$out/diff3.folded' >'$out/diff.svg'")
+	echo "  difffolded.pl + flamegraph.pl: $r"
+	awk -v t="$best" -v f="$(secs)" 'BEGIN { printf "  ratio Perl scripts / tracker: %.1fx\n", f / t }'
+else
+	echo "  difffolded.pl: not found beside flamegraph.pl (FLAMEGRAPH_PL)"
+fi

@@ -83,6 +83,7 @@ int cmd_find_run(struct tk_store *s, const char *run_id, const char *key,
 
 int cmd_run(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_import(int argc, char **argv, struct cmd_ctx *ctx);
+int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_history(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_push(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_flame(int argc, char **argv, struct cmd_ctx *ctx);
@@ -91,6 +92,7 @@ int cmd_version(int argc, char **argv, struct cmd_ctx *ctx);
 
 extern const char cmd_run_usage[];
 extern const char cmd_import_usage[];
+extern const char cmd_diff_usage[];
 extern const char cmd_history_usage[];
 extern const char cmd_push_usage[];
 extern const char cmd_flame_usage[];

@@ -32,6 +32,7 @@ static const struct cmd_entry commands[] = {
 	{ "flame", cmd_flame, 0, "render a profile as a flame graph", cmd_flame_usage },
 	{ "import", cmd_import, 0, "attach a profile file to a recorded run",
 	  cmd_import_usage },
+	{ "diff", cmd_diff, 0, "render a profile against its baseline", cmd_diff_usage },
 	{ "help", cmd_help, CMD_NO_CONFIG, "show help for tracker or one command", help_usage },
 	{ "version", cmd_version, CMD_NO_CONFIG, "print the version", version_usage },
 };

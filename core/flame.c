@@ -124,8 +124,16 @@ static void reverse_pending(struct pending *s, size_t n)
 	}
 }
 
-int tk_flame_layout(const struct tk_profile *p, const struct tk_flame_opts *o,
-		    struct tk_flame *out, struct tk_err *err)
+/*
+ * The walk behind both layouts. weights NULL: the profile's own totals and
+ * self weights (tk_flame_layout); otherwise weights[node] is the node's
+ * width, its own weight is that minus its children's, and nodes weighing
+ * nothing are left out. Always inlined, so each caller gets its own copy
+ * with the test folded away.
+ */
+static inline __attribute__((always_inline)) int
+layout(const struct tk_profile *p, const double *weights, const struct tk_flame_opts *o,
+       struct tk_flame *out, struct tk_err *err)
 {
 	struct tk_flame_opts defaults;
 	struct pending *stack = NULL;
@@ -146,7 +154,7 @@ int tk_flame_layout(const struct tk_profile *p, const struct tk_flame_opts *o,
 				  2 * TK_FLAME_XPAD);
 	if (!(o->minwidth >= 0))
 		return tk_err_set(err, TK_EUSAGE, "minimum frame width must not be negative");
-	out->total = tk_profile_total(p);
+	out->total = weights ? weights[TK_PROFILE_ROOT] : tk_profile_total(p);
 	/* Same operations as flamegraph.pl, so frames at the boundary are
 	 * pruned the same way. */
 	if (out->total > 0) {
@@ -166,18 +174,23 @@ int tk_flame_layout(const struct tk_profile *p, const struct tk_flame_opts *o,
 		struct tk_flame_frame *f;
 		size_t nk = 0, i, kept;
 		uint32_t c;
-		double pos;
+		double pos, kids_total = 0;
 
 		TK_ALLOC_GROW(out->frames, out->nr + 1, out->alloc);
 		f = &out->frames[out->nr++];
 		f->node = e.node;
 		f->depth = e.depth;
 		f->start = e.start;
-		f->width = n->total;
+		f->width = weights ? weights[e.node] : n->total;
 		if (e.depth > out->max_depth)
 			out->max_depth = e.depth;
 
 		for (c = n->first_child; c; c = p->nodes[c].next_sibling) {
+			if (weights) {
+				if (!(weights[c] > 0))
+					continue;
+				kids_total += weights[c];
+			}
 			TK_ALLOC_GROW(kids, nk + 1, alloc_kids);
 			kids[nk].rank = rank[p->nodes[c].name];
 			kids[nk].node = c;
@@ -188,11 +201,11 @@ int tk_flame_layout(const struct tk_profile *p, const struct tk_flame_opts *o,
 		sort_kids(kids, nk);
 		/* Positions count the pruned children too; the kept ones go
 		 * on the stack right to left so the leftmost is drawn first. */
-		pos = e.start + n->self;
+		pos = e.start + (weights ? weights[e.node] - kids_total : n->self);
 		kept = 0;
 		TK_ALLOC_GROW(stack, nr_stack + nk, alloc_stack);
 		for (i = 0; i < nk; i++) {
-			double w = p->nodes[kids[i].node].total;
+			double w = weights ? weights[kids[i].node] : p->nodes[kids[i].node].total;
 
 			if (!(w < min_time)) {
 				stack[nr_stack + kept].node = kids[i].node;
@@ -209,6 +222,23 @@ int tk_flame_layout(const struct tk_profile *p, const struct tk_flame_opts *o,
 	free(kids);
 	free(rank);
 	return 0;
+}
+
+int tk_flame_layout(const struct tk_profile *p, const struct tk_flame_opts *o,
+		    struct tk_flame *out, struct tk_err *err)
+{
+	return layout(p, NULL, o, out, err);
+}
+
+int tk_flame_layout_weights(const struct tk_profile *p, const double *total,
+			    const struct tk_flame_opts *o, struct tk_flame *out,
+			    struct tk_err *err)
+{
+	if (!total) {
+		memset(out, 0, sizeof(*out));
+		return tk_err_set(err, TK_EINTERNAL, "flame layout without weights");
+	}
+	return layout(p, total, o, out, err);
 }
 
 /*

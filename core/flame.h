@@ -49,6 +49,16 @@ struct tk_flame {
 void tk_flame_opts_init(struct tk_flame_opts *o);
 int tk_flame_layout(const struct tk_profile *p, const struct tk_flame_opts *o,
 		    struct tk_flame *out, struct tk_err *err);
+
+/*
+ * The same with each node's width taken from total[node] (and its own
+ * weight from total minus its children's) instead of the profile's
+ * totals: diff graphs lay the union tree out by the new or the baseline
+ * weights. Nodes with a zero total are left out.
+ */
+int tk_flame_layout_weights(const struct tk_profile *p, const double *total,
+			    const struct tk_flame_opts *o, struct tk_flame *out,
+			    struct tk_err *err);
 void tk_flame_release(struct tk_flame *f);
 
 /* A new profile with every stack reversed (leaf first), in out. */

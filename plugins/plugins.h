@@ -15,6 +15,7 @@
  * "built without <name>" through tk_store_open's error.
  */
 #include "core/ci.h"
+#include "core/diffrender.h"
 #include "core/import.h"
 #include "core/render.h"
 #include "core/store.h"
@@ -44,10 +45,18 @@ extern const struct tk_renderer tk_render_pdf;
 extern const struct tk_renderer tk_render_folded;
 extern const struct tk_renderer tk_render_txt;
 
+extern const struct tk_diff_renderer tk_diffrender_folded;
+extern const struct tk_diff_renderer tk_diffrender_txt;
+extern const struct tk_diff_renderer tk_diffrender_html;
+extern const struct tk_diff_renderer tk_diffrender_svg;
+extern const struct tk_diff_renderer tk_diffrender_png;
+extern const struct tk_diff_renderer tk_diffrender_pdf;
+
 /* NULL-terminated tables. */
 extern const struct tk_ci_provider *const tk_ci_providers[];
 extern const struct tk_store_ops *const tk_store_backends[];
 extern const struct tk_importer *const tk_importers[];
 extern const struct tk_renderer *const tk_renderers[];
+extern const struct tk_diff_renderer *const tk_diff_renderers[];
 
 #endif

@@ -42,3 +42,14 @@ const struct tk_renderer *const tk_renderers[] = {
 	&tk_render_txt,
 	NULL,
 };
+
+/* Picked by the output file's extension (tk_diff_renderer_for_path). */
+const struct tk_diff_renderer *const tk_diff_renderers[] = {
+	&tk_diffrender_folded,
+	&tk_diffrender_txt,
+	&tk_diffrender_html,
+	&tk_diffrender_svg,
+	&tk_diffrender_png,
+	&tk_diffrender_pdf,
+	NULL,
+};

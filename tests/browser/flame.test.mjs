@@ -20,14 +20,11 @@
 //   hostile   hostile names: no injected script runs, names shown verbatim
 //
 // The browser is the system's chromium (CHROMIUM, default /usr/bin/chromium)
-// driven by playwright-core; nothing is downloaded.
-import { chromium } from 'playwright-core';
+// driven by playwright-core (harness.mjs); nothing is downloaded.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+import { withBrowser, watchPage } from './harness.mjs';
 
 function usage() {
 	console.error('usage: node flame.test.mjs [--folded FILE] [--artifacts DIR] SCENARIO,PAGE[,PAGE2]...');
@@ -387,15 +384,7 @@ async function runJob(browser, job) {
 	const mk = async (file) => {
 		const page = await browser.newPage();
 		pages.push(page);
-		page.on('pageerror', (e) => errors.push('page error: ' + e.message));
-		page.on('console', (m) => {
-			if (m.type() === 'error')
-				errors.push('console error: ' + m.text());
-		});
-		page.on('request', (r) => {
-			if (!r.url().startsWith('file:'))
-				errors.push('network request to ' + r.url());
-		});
+		watchPage(page, errors);
 		const p = adapterFor(page, path.resolve(file));
 		await p.open();
 		return p;
@@ -434,25 +423,11 @@ async function main() {
 			usage();
 		jobs.push(parts);
 	}
-	const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tk-chromium-'));
 	let failed = 0;
-	try {
-		const browser = await chromium.launchPersistentContext(profile, {
-			executablePath: CHROMIUM,
-			headless: true,
-			args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-				'--disable-background-networking', '--disable-component-update', '--disable-sync'],
-			viewport: { width: 1280, height: 800 },
-		});
-		try {
-			for (const job of jobs)
-				failed += await runJob(browser, job);
-		} finally {
-			await browser.close();
-		}
-	} finally {
-		fs.rmSync(profile, { recursive: true, force: true });
-	}
+	await withBrowser(async (browser) => {
+		for (const job of jobs)
+			failed += await runJob(browser, job);
+	});
 	return failed ? 1 : 0;
 }
 

@@ -1,0 +1,584 @@
+/*
+ * tracker diff: a profile against its baseline, as a differential flame
+ * graph or table.
+ *
+ * Two sources: two files (BASE NEW), or runs from the history. For runs,
+ * NEW is --run ID or the newest run of --key on the current branch that
+ * has a profile of the kind, and the baseline is the newest N successful
+ * runs of the same key on the baseline branch with such a profile, never
+ * NEW itself. The baseline branch is --baseline-branch, else the PR/MR
+ * base branch of the CI context, else baseline_branch in .tracker.yml
+ * (the key's, then the file's), else the pipeline's default branch.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "core/ci.h"
+#include "core/diff.h"
+#include "core/diffrender.h"
+#include "core/import.h"
+#include "core/normalize.h"
+#include "core/profile.h"
+#include "core/timeutil.h"
+#include "core/banned.h"
+
+const char cmd_diff_usage[] =
+	"usage: tracker diff (BASE NEW | --key K [--run ID] [--branch B]\n"
+	"                    [--baseline-branch B | --baseline-run ID] [--baselines N])\n"
+	"                    [--kind K] [--mode self|cumulative] [--width-by new|base]\n"
+	"                    [--normalize total|walltime|none] [--normalize-names FLAGS]\n"
+	"                    [--min-delta N] [--title T] [--width PX] [--db URL] -o OUT\n"
+	"\n"
+	"Renders NEW against BASE: red where NEW grew, blue where it shrank, with\n"
+	"intensity by the change relative to the frame's baseline value; frames\n"
+	"absent from the baseline are black, changes within the noise floor grey.\n"
+	"Frames are matched by their whole call path, after --normalize-names.\n"
+	"OUT's extension picks the output: .html (a page that switches self and\n"
+	"cumulative colouring, widths by new or baseline, and shows vanished\n"
+	"frames), .svg, .png, .pdf, .folded (three columns 'stack base new'), .txt\n"
+	"(the top self increases and decreases).\n"
+	"\n"
+	"Profiles come from two files, or from the history: NEW is --run ID or\n"
+	"the newest run of --key on --branch (default: the current branch) with a\n"
+	"profile of --kind; the baseline is the newest --baselines N (default 1)\n"
+	"successful runs of the key on the baseline branch with such a profile,\n"
+	"never NEW itself, or --baseline-run ID. The baseline branch is\n"
+	"--baseline-branch, else the PR/MR base branch of the CI context, else\n"
+	"baseline_branch in .tracker.yml, else the pipeline's default branch.\n"
+	"\n"
+	"Options:\n"
+	"  --key K              the step key of both runs\n"
+	"  --run ID             NEW is this run (default: the newest, see above)\n"
+	"  --branch B           NEW is the newest run on branch B\n"
+	"  --baseline-branch B  the branch the baseline runs come from\n"
+	"  --baseline-run ID    the baseline is this run\n"
+	"  --baselines N        average the newest N baseline runs (default 1); a\n"
+	"                       change within 2 standard deviations of their spread\n"
+	"                       is noise\n"
+	"  --kind K             the profile kind (default cpu)\n"
+	"  --mode M             colour by the self (default) or cumulative change\n"
+	"  --width-by W         frame widths from new (default) or base\n"
+	"  --normalize N        total (default: the baseline scaled to NEW's total),\n"
+	"                       walltime (by the runs' walltimes) or none\n"
+	"  --normalize-names F  match renamed frames: hex, templates, lambdas, julia,\n"
+	"                       lines, all, none (default none)\n"
+	"  --min-delta N        changes smaller than N (in the profile's unit) are noise\n"
+	"  --format F, --event E, --sample-type T\n"
+	"                       for BASE and NEW files, as in tracker flame\n"
+	"  --title T, --width PX, --top N\n"
+	"                       the title, the image width, the rows of .txt\n"
+	"  --db URL             the database (default: $TRACKER_DB, db: in\n"
+	"                       .tracker.yml, ~/.local/share/tracker/history.db)\n"
+	"  -o OUT               the output file\n"
+	"\n"
+	"Examples:\n"
+	"  tracker diff --key amip -o amip-diff.html\n"
+	"  tracker diff --key amip --baseline-branch staging --baselines 5 -o d.html\n"
+	"  tracker diff before.folded after.folded --normalize none -o d.folded\n"
+	"\n"
+	"Exit status: 0 written, 2 usage error, 65 a profile cannot be read or no\n"
+	"run matches, 69 the database or a file is unavailable.\n";
+
+enum {
+	OPT_KEY = 256, OPT_RUN, OPT_BRANCH, OPT_BASELINE_BRANCH, OPT_BASELINE_RUN,
+	OPT_BASELINES, OPT_KIND, OPT_MODE, OPT_WIDTH_BY, OPT_NORMALIZE,
+	OPT_NORMALIZE_NAMES, OPT_MIN_DELTA, OPT_FORMAT, OPT_EVENT, OPT_SAMPLE_TYPE,
+	OPT_TITLE, OPT_WIDTH, OPT_TOP, OPT_DB,
+};
+
+static const struct option options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "key", required_argument, NULL, OPT_KEY },
+	{ "run", required_argument, NULL, OPT_RUN },
+	{ "branch", required_argument, NULL, OPT_BRANCH },
+	{ "baseline-branch", required_argument, NULL, OPT_BASELINE_BRANCH },
+	{ "baseline-run", required_argument, NULL, OPT_BASELINE_RUN },
+	{ "baselines", required_argument, NULL, OPT_BASELINES },
+	{ "kind", required_argument, NULL, OPT_KIND },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "width-by", required_argument, NULL, OPT_WIDTH_BY },
+	{ "normalize", required_argument, NULL, OPT_NORMALIZE },
+	{ "normalize-names", required_argument, NULL, OPT_NORMALIZE_NAMES },
+	{ "min-delta", required_argument, NULL, OPT_MIN_DELTA },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "event", required_argument, NULL, OPT_EVENT },
+	{ "sample-type", required_argument, NULL, OPT_SAMPLE_TYPE },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "db", required_argument, NULL, OPT_DB },
+	{ NULL, 0, NULL, 0 },
+};
+
+#define MAX_BASELINES 100
+
+/* A run of the history that takes part, with what its label needs. */
+struct chosen {
+	char id[TK_RUN_ID_LEN + 1];
+	char *branch, *build, *commit;
+	double walltime_s;
+};
+
+struct diff_cmd {
+	const char *out, *key, *run_id, *branch, *baseline_branch, *baseline_run;
+	const char *kind, *format, *db;
+	const char *files[2];
+	long nr_baselines;
+	struct tk_import_opts io;
+	struct tk_diff_opts dopts;
+	struct tk_diff_render_opts ropts;
+	/* history */
+	struct chosen new_run;
+	struct chosen base_runs[MAX_BASELINES];
+	size_t nr_base_runs;
+	struct tk_buf base_label, new_label, subtitle;
+};
+
+static void chosen_release(struct chosen *c)
+{
+	free(c->branch);
+	free(c->build);
+	free(c->commit);
+	memset(c, 0, sizeof(*c));
+}
+
+static void take_run(struct chosen *c, const struct tk_run *r)
+{
+	memcpy(c->id, r->id, sizeof(c->id));
+	c->branch = r->ci.branch ? tk_xstrdup(r->ci.branch) : NULL;
+	c->build = r->ci.build_number ? tk_xstrdup(r->ci.build_number) : NULL;
+	c->commit = r->ci.commit ? tk_xstrndup(r->ci.commit, 10) : NULL;
+	c->walltime_s = r->walltime_s;
+}
+
+/* "staging #412 3f2a9c1e0b (run 8c1d2e3f)" */
+static void label_run(struct tk_buf *b, const struct chosen *c)
+{
+	if (c->branch)
+		tk_buf_addf(b, "%s ", c->branch);
+	if (c->build)
+		tk_buf_addf(b, "#%s ", c->build);
+	if (c->commit)
+		tk_buf_addf(b, "%s ", c->commit);
+	tk_buf_addf(b, "(run %.8s)", c->id);
+}
+
+static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff_cmd *d)
+{
+	struct tk_err err = TK_ERR_INIT;
+	double v;
+	long n;
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:", options, NULL)) != -1) {
+		switch (c) {
+		case 'o': d->out = optarg; break;
+		case OPT_KEY: d->key = optarg; break;
+		case OPT_RUN: d->run_id = optarg; break;
+		case OPT_BRANCH: d->branch = optarg; break;
+		case OPT_BASELINE_BRANCH: d->baseline_branch = optarg; break;
+		case OPT_BASELINE_RUN: d->baseline_run = optarg; break;
+		case OPT_BASELINES:
+			if (tk_parse_long(optarg, &n) || n < 1 || n > MAX_BASELINES)
+				return cmd_usage_error(ctx, "--baselines wants 1 to %d, not '%s'",
+						       MAX_BASELINES, optarg);
+			d->nr_baselines = n;
+			break;
+		case OPT_KIND:
+			if (!cmd_valid_kind(optarg))
+				return cmd_usage_error(ctx, "invalid kind '%s'", optarg);
+			d->kind = optarg;
+			break;
+		case OPT_MODE:
+			if (!strcmp(optarg, "self"))
+				d->ropts.mode = TK_DIFF_SELF;
+			else if (!strcmp(optarg, "cumulative"))
+				d->ropts.mode = TK_DIFF_CUMULATIVE;
+			else
+				return cmd_usage_error(ctx, "--mode is self or cumulative, not '%s'",
+						       optarg);
+			break;
+		case OPT_WIDTH_BY:
+			if (strcmp(optarg, "new") && strcmp(optarg, "base"))
+				return cmd_usage_error(ctx, "--width-by is new or base, not '%s'",
+						       optarg);
+			d->ropts.width_by_base = !strcmp(optarg, "base");
+			break;
+		case OPT_NORMALIZE:
+			if (!strcmp(optarg, "total"))
+				d->dopts.norm = TK_DIFF_NORM_TOTAL;
+			else if (!strcmp(optarg, "walltime"))
+				d->dopts.norm = TK_DIFF_NORM_WALLTIME;
+			else if (!strcmp(optarg, "none"))
+				d->dopts.norm = TK_DIFF_NORM_NONE;
+			else
+				return cmd_usage_error(ctx, "--normalize is total, walltime or none, "
+						       "not '%s'", optarg);
+			break;
+		case OPT_NORMALIZE_NAMES:
+			if (tk_normalize_parse(optarg, &d->dopts.normalize_flags, &err))
+				return cmd_usage_error(ctx, "%s", err.msg);
+			break;
+		case OPT_MIN_DELTA:
+			if (tk_parse_double(optarg, &v) || v < 0)
+				return cmd_usage_error(ctx, "--min-delta wants a number >= 0, not '%s'",
+						       optarg);
+			d->dopts.min_delta = v;
+			break;
+		case OPT_FORMAT:
+			if (!tk_importer_find(optarg))
+				return cmd_usage_error(ctx, "unknown format '%s'", optarg);
+			d->format = optarg;
+			break;
+		case OPT_EVENT: d->io.event = optarg; break;
+		case OPT_SAMPLE_TYPE: d->io.sample_type = optarg; break;
+		case OPT_TITLE: d->ropts.render.title = optarg; break;
+		case OPT_WIDTH:
+			if (tk_parse_double(optarg, &v) || v < 100 || v > 1e6)
+				return cmd_usage_error(ctx, "--width wants pixels (100 or more), not '%s'",
+						       optarg);
+			d->ropts.render.image_width = v;
+			break;
+		case OPT_TOP:
+			if (tk_parse_long(optarg, &n) || n < 1)
+				return cmd_usage_error(ctx, "--top wants a positive number, not '%s'",
+						       optarg);
+			d->ropts.render.top_n = (size_t)n;
+			break;
+		case OPT_DB: d->db = optarg; break;
+		case ':':
+			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (!d->out)
+		return cmd_usage_error(ctx, "name the output with -o OUT");
+	if (!tk_diff_renderer_for_path(d->out))
+		return cmd_usage_error(ctx, "cannot tell the output format of '%s' from its "
+				       "extension (.html, .svg, .png, .pdf, .folded or .txt)", d->out);
+	if (d->key) {
+		if (optind < argc)
+			return cmd_usage_error(ctx, "two files or --key, not both");
+		if (d->baseline_run && d->baseline_branch)
+			return cmd_usage_error(ctx, "--baseline-run and --baseline-branch "
+					       "both name the baseline; give one");
+		if (d->baseline_run && d->nr_baselines > 1)
+			return cmd_usage_error(ctx, "--baselines goes with a baseline branch, "
+					       "not --baseline-run");
+		return 0;
+	}
+	if (d->run_id || d->branch || d->baseline_branch || d->baseline_run || d->nr_baselines)
+		return cmd_usage_error(ctx, "--run, --branch and the baseline options go with "
+				       "--key");
+	if (argc - optind != 2)
+		return cmd_usage_error(ctx, "name BASE and NEW profile files, or --key K");
+	if (d->dopts.norm == TK_DIFF_NORM_WALLTIME)
+		return cmd_usage_error(ctx, "--normalize walltime needs runs (--key), "
+				       "files have no walltime");
+	d->files[0] = argv[optind];
+	d->files[1] = argv[optind + 1];
+	return 0;
+}
+
+/* ---- choosing runs from the history ---- */
+
+struct pick {
+	struct diff_cmd *d;
+	int want_new;
+};
+
+static int pick_run(const struct tk_run *r, void *data)
+{
+	struct pick *pk = data;
+	struct diff_cmd *d = pk->d;
+
+	if (pk->want_new) {
+		take_run(&d->new_run, r);
+		return 1;
+	}
+	if (r->status != TK_RUN_OK || !strcmp(r->id, d->new_run.id))
+		return 0;
+	take_run(&d->base_runs[d->nr_base_runs++], r);
+	return d->nr_base_runs >= (size_t)d->nr_baselines ? 1 : 0;
+}
+
+static const char *baseline_branch(struct cmd_ctx *ctx, struct diff_cmd *d,
+				   const struct tk_ci_context *ci)
+{
+	const struct tk_key_config *kc;
+
+	if (d->baseline_branch)
+		return d->baseline_branch;
+	if (ci->base_branch)
+		return ci->base_branch;
+	kc = tk_config_key(&ctx->config, d->key);
+	if (kc && kc->baseline_branch)
+		return kc->baseline_branch;
+	if (ctx->config.baseline_branch)
+		return ctx->config.baseline_branch;
+	return ci->default_branch;
+}
+
+static int choose_runs(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_store *s,
+		       struct tk_err *err)
+{
+	const char *keys[2] = { d->key, NULL };
+	struct tk_ci_context ci;
+	struct tk_run_query q;
+	struct pick pk = { d, 1 };
+	const char *branch = d->branch;
+	int ret;
+
+	tk_ci_context_init(&ci);
+	tk_ci_collect(&tk_env_process, &ci, NULL);
+	if (!d->run_id && !branch)
+		branch = ci.branch;
+
+	memset(&q, 0, sizeof(q));
+	q.keys = keys;
+	q.run_id = d->run_id;
+	q.branch = d->run_id ? NULL : branch;
+	q.profile_kind = d->kind;
+	ret = tk_store_query_runs(s, &q, pick_run, &pk, err);
+	if (ret < 0)
+		goto out;
+	if (!d->new_run.id[0]) {
+		ret = tk_err_set(err, TK_EDATA, "no run of key '%s'%s%s%s with a %s profile to "
+				 "compare", d->key, branch ? " on branch '" : "",
+				 branch ? branch : "", branch ? "'" : "", d->kind);
+		goto out;
+	}
+
+	pk.want_new = 0;
+	memset(&q, 0, sizeof(q));
+	q.keys = keys;
+	q.profile_kind = d->kind;
+	if (d->baseline_run) {
+		q.run_id = d->baseline_run;
+		d->nr_baselines = 1;
+	} else {
+		q.branch = baseline_branch(ctx, d, &ci);
+		if (!q.branch) {
+			ret = tk_err_set(err, TK_EUSAGE, "no baseline branch: name one with "
+					 "--baseline-branch, baseline_branch in .tracker.yml, "
+					 "or run in a CI that names a PR base or default branch");
+			goto out;
+		}
+	}
+	ret = tk_store_query_runs(s, &q, pick_run, &pk, err);
+	if (ret < 0)
+		goto out;
+	ret = 0;
+	if (!d->nr_base_runs)
+		ret = tk_err_set(err, TK_EDATA, "no successful run of key '%s' %s%s%s with a %s "
+				 "profile to use as the baseline", d->key,
+				 q.run_id ? "with id " : "on branch '",
+				 q.run_id ? q.run_id : q.branch, q.run_id ? "" : "'", d->kind);
+out:
+	tk_ci_context_release(&ci);
+	return ret;
+}
+
+static void describe(struct diff_cmd *d)
+{
+	size_t i;
+
+	label_run(&d->new_label, &d->new_run);
+	for (i = 0; i < d->nr_base_runs; i++) {
+		if (i)
+			tk_buf_adds(&d->base_label, ", ");
+		label_run(&d->base_label, &d->base_runs[i]);
+	}
+	if (d->nr_base_runs > 1) {
+		struct tk_buf b = TK_BUF_INIT;
+
+		tk_buf_addf(&b, "mean of %zu runs: %s", d->nr_base_runs, d->base_label.buf);
+		tk_buf_reset(&d->base_label);
+		tk_buf_add(&d->base_label, b.buf, b.len);
+		tk_buf_release(&b);
+	}
+	fprintf(stderr, "tracker: new:      %s\ntracker: baseline: %s\n", d->new_label.buf,
+		d->base_label.buf);
+}
+
+/* ---- loading and rendering ---- */
+
+/*
+ * BASE and NEW are independent until they are diffed, and core keeps no
+ * global state, so they are read on two threads: importing a large
+ * profile is most of the work, and CI machines have more than one core.
+ */
+struct import_job {
+	const char *path;
+	const char *format;
+	const struct tk_import_opts *io;
+	struct tk_profile *out;
+	struct tk_err err;
+	int ret;
+};
+
+static void *import_thread(void *arg)
+{
+	struct import_job *j = arg;
+
+	j->ret = tk_import_file(j->path, j->format, j->io, j->out, &j->err);
+	return NULL;
+}
+
+static int import_both(struct diff_cmd *d, struct tk_profile *base, struct tk_profile *new,
+		       struct tk_err *err)
+{
+	struct import_job jobs[2] = {
+		{ d->files[0], d->format, &d->io, base, TK_ERR_INIT, 0 },
+		{ d->files[1], d->format, &d->io, new, TK_ERR_INIT, 0 },
+	};
+	pthread_t t;
+	int threaded = !pthread_create(&t, NULL, import_thread, &jobs[0]);
+
+	if (!threaded)
+		import_thread(&jobs[0]);
+	import_thread(&jobs[1]);
+	if (threaded)
+		pthread_join(t, NULL);
+	if (jobs[0].ret) {
+		*err = jobs[0].err;
+		return jobs[0].ret;
+	}
+	if (jobs[1].ret)
+		*err = jobs[1].err;
+	return jobs[1].ret;
+}
+
+static int load_profiles(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_profile *base,
+			 struct tk_profile *new, size_t *nr_base, struct tk_err *err)
+{
+	struct tk_buf db = TK_BUF_INIT;
+	struct tk_store *s = NULL;
+	size_t i;
+	int ret = 0;
+
+	if (!d->key) {
+		*nr_base = 1;
+		ret = import_both(d, &base[0], new, err);
+		tk_buf_adds(&d->base_label, d->files[0]);
+		tk_buf_adds(&d->new_label, d->files[1]);
+		return ret;
+	}
+	cmd_resolve_db(ctx, d->db, &db);
+	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, err);
+	if (!ret)
+		ret = choose_runs(ctx, d, s, err);
+	if (!ret) {
+		describe(d);
+		ret = cmd_load_profile(s, d->new_run.id, d->kind, new, err);
+	}
+	for (i = 0; !ret && i < d->nr_base_runs; i++)
+		ret = cmd_load_profile(s, d->base_runs[i].id, d->kind, &base[i], err);
+	*nr_base = d->nr_base_runs;
+	if (!ret && d->dopts.norm == TK_DIFF_NORM_WALLTIME) {
+		double sum = 0;
+
+		for (i = 0; i < d->nr_base_runs; i++)
+			sum += d->base_runs[i].walltime_s;
+		d->dopts.base_walltime_s = sum / (double)d->nr_base_runs;
+		d->dopts.new_walltime_s = d->new_run.walltime_s;
+		if (!(d->dopts.base_walltime_s > 0) || !(d->dopts.new_walltime_s > 0))
+			ret = tk_err_set(err, TK_EDATA, "--normalize walltime: a run has no walltime");
+	}
+	tk_store_close(s);
+	tk_buf_release(&db);
+	return ret;
+}
+
+static int write_output(struct diff_cmd *d, const struct tk_diff *diff, struct tk_err *err)
+{
+	const struct tk_diff_renderer *r = tk_diff_renderer_for_path(d->out);
+	struct tk_buf tmp = TK_BUF_INIT;
+	FILE *f;
+	int ret;
+
+	tk_buf_addf(&tmp, "%s.tmp.%ld", d->out, (long)getpid());
+	f = fopen(tmp.buf, "wbe");
+	if (!f) {
+		ret = tk_err_set(err, TK_EUNAVAIL, "cannot write '%s': %s", tmp.buf, strerror(errno));
+		goto out;
+	}
+	ret = r->render(diff, &d->dopts, &d->ropts, f, err);
+	if (fclose(f) && !ret)
+		ret = tk_err_set(err, TK_EUNAVAIL, "cannot write '%s': %s", tmp.buf, strerror(errno));
+	if (!ret && rename(tmp.buf, d->out))
+		ret = tk_err_set(err, TK_EUNAVAIL, "cannot write '%s': %s", d->out, strerror(errno));
+	if (ret)
+		unlink(tmp.buf);
+out:
+	tk_buf_release(&tmp);
+	return ret;
+}
+
+int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct diff_cmd d;
+	struct tk_profile base[MAX_BASELINES], new;
+	const struct tk_profile *bases[MAX_BASELINES];
+	struct tk_diff diff;
+	struct tk_err err = TK_ERR_INIT;
+	size_t i, nr_base = 0;
+	int ret, built = 0;
+
+	memset(&d, 0, sizeof(d));
+	memset(&diff, 0, sizeof(diff));
+	tk_diff_opts_init(&d.dopts);
+	tk_diff_render_opts_init(&d.ropts);
+	tk_buf_init(&d.base_label, 0);
+	tk_buf_init(&d.new_label, 0);
+	tk_buf_init(&d.subtitle, 0);
+	d.kind = "cpu";
+	ret = parse_options(argc, argv, ctx, &d);
+	if (ret)
+		return ret;
+	if (!d.nr_baselines)
+		d.nr_baselines = 1;
+	for (i = 0; i < MAX_BASELINES; i++)
+		tk_profile_init(&base[i], TK_UNIT_SAMPLES);
+	tk_profile_init(&new, TK_UNIT_SAMPLES);
+
+	ret = load_profiles(ctx, &d, base, &new, &nr_base, &err);
+	if (!ret) {
+		for (i = 0; i < nr_base; i++)
+			bases[i] = &base[i];
+		ret = tk_diff_build(bases, nr_base, &new, &d.dopts, &diff, &err);
+		built = !ret;
+	}
+	if (!ret) {
+		d.ropts.base_label = d.base_label.buf;
+		d.ropts.new_label = d.new_label.buf;
+		if (!d.ropts.render.subtitle) {
+			tk_buf_addf(&d.subtitle, "%s vs %s", d.new_label.buf, d.base_label.buf);
+			d.ropts.render.subtitle = d.subtitle.buf;
+		}
+		ret = write_output(&d, &diff, &err);
+	}
+	if (ret)
+		ret = cmd_fail(&err);
+	if (built)
+		tk_diff_release(&diff);
+	for (i = 0; i < MAX_BASELINES; i++)
+		tk_profile_release(&base[i]);
+	tk_profile_release(&new);
+	chosen_release(&d.new_run);
+	for (i = 0; i < d.nr_base_runs; i++)
+		chosen_release(&d.base_runs[i]);
+	tk_buf_release(&d.base_label);
+	tk_buf_release(&d.new_label);
+	tk_buf_release(&d.subtitle);
+	return ret;
+}

@@ -1,0 +1,37 @@
+/*
+ * Diff renderer lookup and options; the renderers are plugins
+ * (plugins/diffrender/) listed in tk_diff_renderers[].
+ */
+#include "core/diffrender.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "plugins/plugins.h"
+#include "core/banned.h"
+
+void tk_diff_render_opts_init(struct tk_diff_render_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	tk_render_opts_init(&o->render);
+	o->render.title = "Differential Flame Graph";
+	o->mode = TK_DIFF_SELF;
+	o->width_by_base = 0;
+	o->base_label = NULL;
+	o->new_label = NULL;
+	o->new_color = "#000000";
+}
+
+const struct tk_diff_renderer *tk_diff_renderer_for_path(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(slash ? slash + 1 : path, '.');
+	size_t i;
+
+	if (!dot)
+		return NULL;
+	for (i = 0; tk_diff_renderers[i]; i++)
+		if (!strcasecmp(dot, tk_diff_renderers[i]->ext))
+			return tk_diff_renderers[i];
+	return NULL;
+}

@@ -1,0 +1,616 @@
+/*
+ * The diff model (core/diff.h) on hand-built pairs with known answers,
+ * tk_flame_layout_weights, the .folded and .txt diff renderers, and the
+ * three-column output against inferno-diff-folded's goldens in the shared
+ * real-data folder (skipped with a reason when it is absent).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/diff.h"
+#include "core/diffrender.h"
+#include "core/flame.h"
+#include "core/import.h"
+#include "core/profile.h"
+#include "tests/unit/folded-dump.h"
+#include "tests/unit/tap.h"
+
+static int load(struct tk_profile *p, const char *text)
+{
+	struct tk_err err;
+	int ret;
+
+	memset(&err, 0, sizeof(err));
+	tk_profile_init(p, TK_UNIT_SAMPLES);
+	ret = tk_import_mem("test", text, strlen(text), "folded", NULL, p, &err);
+	if (ret)
+		printf("# import: %s\n", err.msg);
+	tk_profile_finish(p);
+	return ret;
+}
+
+/* Diff of new_text against the bases (NULL-terminated texts). */
+static int build(struct tk_diff *d, const char *const *base_texts, const char *new_text,
+		 const struct tk_diff_opts *o, struct tk_err *err)
+{
+	struct tk_profile bases[8], new;
+	const struct tk_profile *bp[8];
+	size_t n = 0, i;
+	int ret;
+
+	for (; base_texts[n]; n++) {
+		load(&bases[n], base_texts[n]);
+		bp[n] = &bases[n];
+	}
+	load(&new, new_text);
+	memset(err, 0, sizeof(*err));
+	ret = tk_diff_build(bp, n, &new, o, d, err);
+	if (ret)
+		printf("# diff: %s\n", err->msg);
+	for (i = 0; i < n; i++)
+		tk_profile_release(&bases[i]);
+	tk_profile_release(&new);
+	return ret;
+}
+
+static int build1(struct tk_diff *d, const char *base, const char *new_text,
+		  const struct tk_diff_opts *o)
+{
+	const char *bases[2] = { base, NULL };
+	struct tk_err err;
+
+	return build(d, bases, new_text, o, &err);
+}
+
+/* The union node of a ';'-separated path, or 0. */
+static uint32_t find(const struct tk_diff *d, const char *path)
+{
+	const struct tk_profile *p = &d->tree;
+	uint32_t at = TK_PROFILE_ROOT;
+	const char *s = path;
+
+	while (*s) {
+		const char *e = strchr(s, ';');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		uint32_t c;
+
+		for (c = p->nodes[at].first_child; c; c = p->nodes[c].next_sibling)
+			if (p->name_lens[p->nodes[c].name] == len &&
+			    !memcmp(p->names[p->nodes[c].name], s, len))
+				break;
+		if (!c)
+			return 0;
+		at = c;
+		s += len;
+		if (*s)
+			s++;
+	}
+	return at;
+}
+
+static enum tk_diff_class cls(const struct tk_diff *d, const char *path,
+			      enum tk_diff_mode mode, const struct tk_diff_opts *o,
+			      double *intensity)
+{
+	uint32_t n = find(d, path);
+
+	if (!n) {
+		printf("# no node %s\n", path);
+		return (enum tk_diff_class)-1;
+	}
+	return tk_diff_classify(d, n, mode, o, intensity);
+}
+
+static int close_to(double got, double want, double tol)
+{
+	if (fabs(got - want) <= tol)
+		return 1;
+	printf("#   got %.17g, expected %.17g\n", got, want);
+	return 0;
+}
+
+/* The renderer's output for ext, malloc'd. */
+static char *render(const struct tk_diff *d, const struct tk_diff_opts *o, const char *ext,
+		    const struct tk_diff_render_opts *ro)
+{
+	const struct tk_diff_renderer *r = tk_diff_renderer_for_path(ext);
+	struct tk_diff_render_opts defaults;
+	struct tk_err err;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!r)
+		return NULL;
+	if (!ro) {
+		tk_diff_render_opts_init(&defaults);
+		ro = &defaults;
+	}
+	f = open_memstream(&buf, &len);
+	memset(&err, 0, sizeof(err));
+	if (r->render(d, o, ro, f, &err))
+		printf("# render: %s\n", err.msg);
+	fclose(f);
+	return buf;
+}
+
+static void test_new_and_vanished(void)
+{
+	struct tk_diff_opts o;
+	struct tk_diff d;
+	double x = -1;
+	char *s;
+
+	tk_diff_opts_init(&o);
+	o.norm = TK_DIFF_NORM_NONE;
+	build1(&d, "a;b 10\na;c 4\n", "a;b 10\na;n 5\n", &o);
+	is_int(cls(&d, "a;n", TK_DIFF_SELF, &o, &x), TK_DIFF_NEW, "a frame absent from the baseline is NEW");
+	ok(x == 1, "NEW has intensity 1");
+	is_int(cls(&d, "a;n", TK_DIFF_CUMULATIVE, &o, NULL), TK_DIFF_NEW, "NEW in cumulative mode too");
+	ok(d.base_total[find(&d, "a;n")] == 0 && d.new_total[find(&d, "a;n")] == 5,
+	   "NEW frame: base 0, new 5");
+	is_int(cls(&d, "a;c", TK_DIFF_SELF, &o, &x), TK_DIFF_VANISHED,
+	       "a frame absent from new is VANISHED");
+	ok(d.base_total[find(&d, "a;c")] == 4 && d.new_total[find(&d, "a;c")] == 0,
+	   "the vanished frame keeps its base total");
+	is_int(cls(&d, "a;b", TK_DIFF_SELF, &o, &x), TK_DIFF_NOISE, "an unchanged frame is NOISE");
+	ok(x == 0, "NOISE has intensity 0");
+	ok(d.base_sum == 14 && d.new_sum == 15, "sums: base 14, new 15");
+	s = render(&d, &o, "x.folded", NULL);
+	is_str(s, "a;b 10 10\na;c 4 0\na;n 0 5\n", ".folded: the union, three columns, sorted");
+	free(s);
+	tk_diff_release(&d);
+}
+
+static void test_recursion_and_paths(void)
+{
+	struct tk_diff_opts o;
+	struct tk_diff d;
+
+	tk_diff_opts_init(&o);
+	o.norm = TK_DIFF_NORM_NONE;
+	build1(&d, "a;a;a 6\na;a 2\n", "a;a 3\n", &o);
+	ok(find(&d, "a") && find(&d, "a;a") && find(&d, "a;a;a") && d.tree.nr_nodes == 4,
+	   "recursion: a, a;a, a;a;a are three frames");
+	ok(d.base_self[find(&d, "a;a;a")] == 6 && d.base_self[find(&d, "a;a")] == 2 &&
+	   d.new_self[find(&d, "a;a")] == 3, "recursion: per-path self values kept");
+	ok(d.base_total[find(&d, "a;a")] == 8 && d.new_total[find(&d, "a;a")] == 3,
+	   "recursion: per-path totals kept");
+	is_int(cls(&d, "a;a", TK_DIFF_SELF, &o, NULL), TK_DIFF_UP, "a;a self went up (2 -> 3)");
+	is_int(cls(&d, "a;a", TK_DIFF_CUMULATIVE, &o, NULL), TK_DIFF_DOWN,
+	       "a;a cumulative went down (8 -> 3): the modes differ");
+	is_int(cls(&d, "a;a;a", TK_DIFF_SELF, &o, NULL), TK_DIFF_VANISHED, "a;a;a vanished");
+	tk_diff_release(&d);
+
+	build1(&d, "a;f 10\nb;f 2\n", "a;f 5\nb;f 4\n", &o);
+	ok(d.base_self[find(&d, "a;f")] == 10 && d.new_self[find(&d, "a;f")] == 5 &&
+	   d.base_self[find(&d, "b;f")] == 2 && d.new_self[find(&d, "b;f")] == 4,
+	   "f under a and under b keep separate values");
+	is_int(cls(&d, "a;f", TK_DIFF_SELF, &o, NULL), TK_DIFF_DOWN, "f under a: DOWN");
+	is_int(cls(&d, "b;f", TK_DIFF_SELF, &o, NULL), TK_DIFF_UP, "f under b: UP");
+	tk_diff_release(&d);
+}
+
+static void test_normalized_names(void)
+{
+	struct tk_diff_opts o;
+	struct tk_diff d;
+
+	tk_diff_opts_init(&o);
+	o.norm = TK_DIFF_NORM_NONE;
+	build1(&d, "main;foo<int> 5\n", "main;foo<long> 7\n", &o);
+	ok(find(&d, "main;foo<int>") && find(&d, "main;foo<long>"),
+	   "without normalization the renamed frame is two frames");
+	is_int(cls(&d, "main;foo<long>", TK_DIFF_SELF, &o, NULL), TK_DIFF_NEW, "... one NEW");
+	is_int(cls(&d, "main;foo<int>", TK_DIFF_SELF, &o, NULL), TK_DIFF_VANISHED,
+	       "... one VANISHED");
+	tk_diff_release(&d);
+
+	o.normalize_flags = TK_NORM_TEMPLATES;
+	build1(&d, "main;foo<int> 5\n", "main;foo<long> 7\n", &o);
+	ok(find(&d, "main;foo<>") && !find(&d, "main;foo<int>") && d.tree.nr_nodes == 3,
+	   "templates: foo<int> and foo<long> match as foo<>");
+	ok(d.base_self[find(&d, "main;foo<>")] == 5 && d.new_self[find(&d, "main;foo<>")] == 7,
+	   "... with base 5 and new 7");
+	is_int(cls(&d, "main;foo<>", TK_DIFF_SELF, &o, NULL), TK_DIFF_UP, "... UP");
+	tk_diff_release(&d);
+
+	build1(&d, "a;foo<int> 2\na;foo<long> 3\n", "a;foo<char> 1\n", &o);
+	ok(d.base_self[find(&d, "a;foo<>")] == 5 && d.new_self[find(&d, "a;foo<>")] == 1,
+	   "siblings that normalize alike add up");
+	tk_diff_release(&d);
+
+	o.normalize_flags = TK_NORM_JULIA;
+	build1(&d, "main;#f#12 4\n", "main;#f#13 4\n", &o);
+	ok(find(&d, "main;#f#N") && d.tree.nr_nodes == 3, "julia: #f#12 and #f#13 match");
+	is_int(cls(&d, "main;#f#N", TK_DIFF_SELF, &o, NULL), TK_DIFF_NOISE, "... unchanged");
+	tk_diff_release(&d);
+}
+
+static int all_finite(const struct tk_diff *d)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->tree.nr_nodes; i++)
+		if (!isfinite(d->base_self[i]) || !isfinite(d->base_total[i]) ||
+		    !isfinite(d->new_self[i]) || !isfinite(d->new_total[i]) ||
+		    !isfinite(d->spread_self[i]) || !isfinite(d->spread_total[i]))
+			return 0;
+	return isfinite(d->base_scale) && isfinite(d->base_sum) && isfinite(d->new_sum);
+}
+
+static void test_zero_baseline(void)
+{
+	const char *three[] = { "a;b 0\n", "a;b 4\n", "a;b 6\n", NULL };
+	struct tk_diff_opts o;
+	struct tk_diff d;
+	struct tk_err err;
+	double x = -1;
+	uint32_t i;
+	int all_new = 1, ret;
+
+	tk_diff_opts_init(&o);
+	ret = build1(&d, "a;b 0\na;c 0\n", "a;b 3\na;d 2\n", &o);
+	is_int(ret, 0, "an all-zero baseline is accepted under TOTAL");
+	ok(d.base_scale == 1, "... its scale is 1 (nothing to scale)");
+	ok(all_finite(&d), "... no NaN or inf anywhere");
+	for (i = 1; i < d.tree.nr_nodes; i++)
+		if (d.new_total[i] > 0 && tk_diff_classify(&d, i, TK_DIFF_SELF, &o, &x) != TK_DIFF_NEW)
+			all_new = 0;
+	ok(all_new, "... every frame of new is NEW");
+	ok(x == 1, "... with intensity 1");
+	is_int(cls(&d, "a;c", TK_DIFF_SELF, &o, NULL), TK_DIFF_NOISE,
+	       "... a zero frame in both is NOISE");
+	tk_diff_release(&d);
+
+	ret = build(&d, three, "a;b 5\n", &o, &err);
+	is_int(d.nr_base, 2, "an empty baseline among three is left out of the mean");
+	ok(close_to(d.base_self[find(&d, "a;b")], 5, 1e-12) &&
+	   close_to(d.spread_self[find(&d, "a;b")], 0, 1e-12),
+	   "... TOTAL-scaled 4 and 6 to 5 each: mean 5, spread 0");
+	tk_diff_release(&d);
+
+	o.norm = TK_DIFF_NORM_WALLTIME;
+	ret = build1(&d, "a 1\n", "a 2\n", &o);
+	is_int(ret, TK_EUSAGE, "WALLTIME without walltimes is a usage error");
+	ok(d.tree.nodes == NULL && d.base_self == NULL, "... and leaves out empty");
+	tk_diff_release(&d);
+}
+
+static void test_totals(void)
+{
+	struct tk_diff_opts o;
+	struct tk_diff d;
+	uint32_t x, y;
+
+	tk_diff_opts_init(&o);
+	build1(&d, "x 14\ny 51\n", "x 13\ny 67\n", &o);
+	x = find(&d, "x");
+	y = find(&d, "y");
+	ok(d.base_scale == 80.0 / 65.0, "TOTAL: the scale is new/base = 80/65 as a double");
+	ok(d.base_self[x] == 14.0 * 80.0 / 65.0 && d.base_self[y] == 51.0 * 80.0 / 65.0,
+	   "TOTAL: each weight is w * 80 / 65, not truncated");
+	ok(close_to(d.base_sum, 80, 1e-9) && d.new_sum == 80, "TOTAL: the totals match");
+	tk_diff_release(&d);
+
+	o.norm = TK_DIFF_NORM_NONE;
+	build1(&d, "x 14\ny 51\n", "x 13\ny 67\n", &o);
+	ok(d.base_self[find(&d, "x")] == 14 && d.base_scale == 1 && d.base_sum == 65,
+	   "NONE: raw weights");
+	tk_diff_release(&d);
+
+	o.norm = TK_DIFF_NORM_WALLTIME;
+	o.base_walltime_s = 2;
+	o.new_walltime_s = 3;
+	build1(&d, "x 14\ny 51\n", "x 13\ny 67\n", &o);
+	ok(d.base_self[find(&d, "x")] == 21 && d.base_scale == 1.5 && d.base_sum == 97.5,
+	   "WALLTIME: scaled by 3 s / 2 s");
+	tk_diff_release(&d);
+}
+
+static void test_three_baselines(void)
+{
+	const char *bases[] = { "a;b 10\na;c 5\na;z 3\n", "a;b 12\na;c 5\n", "a;b 14\na;c 5\n",
+				NULL };
+	struct tk_diff_opts o;
+	struct tk_diff d;
+	struct tk_err err;
+	uint32_t b, z, a;
+
+	tk_diff_opts_init(&o);
+	o.norm = TK_DIFF_NORM_NONE;
+	build(&d, bases, "a;b 15\na;c 5\n", &o, &err);
+	b = find(&d, "a;b");
+	z = find(&d, "a;z");
+	a = find(&d, "a");
+	is_int(d.nr_base, 3, "three baselines aggregated");
+	ok(close_to(d.base_self[b], 12, 1e-12) && close_to(d.spread_self[b], 2, 1e-12),
+	   "a;b: mean 12, sample std dev 2");
+	ok(close_to(d.base_self[z], 1, 1e-12) && close_to(d.spread_self[z], sqrt(3), 1e-12),
+	   "a;z in one baseline of three: mean 1, std dev sqrt(3) (missing counts as 0)");
+	ok(close_to(d.base_total[a], 18, 1e-12) && close_to(d.spread_total[a], 1, 1e-12),
+	   "a cumulative: totals 18, 17, 19: mean 18, std dev 1");
+	ok(d.spread_self[find(&d, "a;c")] == 0, "a;c, the same in all three: spread 0");
+	is_int(cls(&d, "a;b", TK_DIFF_SELF, &o, NULL), TK_DIFF_NOISE,
+	       "a;b 12 -> 15: within 2 sigma (4), NOISE");
+	tk_diff_release(&d);
+
+	build(&d, bases, "a;b 17\na;c 5\n", &o, &err);
+	is_int(cls(&d, "a;b", TK_DIFF_SELF, &o, NULL), TK_DIFF_UP, "a;b 12 -> 17: beyond 2 sigma, UP");
+	o.spread_k = 3;
+	is_int(cls(&d, "a;b", TK_DIFF_SELF, &o, NULL), TK_DIFF_NOISE, "... within 3 sigma (6): NOISE");
+	o.spread_k = 2;
+	tk_diff_release(&d);
+
+	build(&d, bases, "a;b 7\na;c 5\n", &o, &err);
+	is_int(cls(&d, "a;b", TK_DIFF_SELF, &o, NULL), TK_DIFF_DOWN, "a;b 12 -> 7: DOWN");
+	tk_diff_release(&d);
+}
+
+static void test_noise_and_intensity(void)
+{
+	struct tk_diff_opts o;
+	struct tk_diff d;
+	double x = -1;
+
+	tk_diff_opts_init(&o);
+	o.norm = TK_DIFF_NORM_NONE;
+	build1(&d, "a 10\n", "a 12\n", &o);
+	o.min_delta = 3;
+	is_int(cls(&d, "a", TK_DIFF_SELF, &o, NULL), TK_DIFF_NOISE, "|delta| 2 < min_delta 3: NOISE");
+	o.min_delta = 2;
+	is_int(cls(&d, "a", TK_DIFF_SELF, &o, &x), TK_DIFF_UP, "|delta| 2, min_delta 2: UP");
+	ok(close_to(x, 0.2, 1e-12), "intensity |delta| / base = 0.2");
+	o.min_delta = 0;
+	tk_diff_release(&d);
+
+	build1(&d, "a;b 10\n", "a;b 15\n", &o);
+	cls(&d, "a;b", TK_DIFF_SELF, &o, &x);
+	ok(close_to(x, 0.5, 1e-12), "+50%%: intensity 0.5");
+	o.saturation = 2;
+	cls(&d, "a;b", TK_DIFF_SELF, &o, &x);
+	ok(close_to(x, 0.25, 1e-12), "+50%% with saturation 2 (200%%): 0.25");
+	o.saturation = 0.25;
+	cls(&d, "a;b", TK_DIFF_SELF, &o, &x);
+	ok(x == 1, "+50%% with saturation 0.25: clamped at 1");
+	o.saturation = 1;
+	tk_diff_release(&d);
+
+	build1(&d, "a;b 10\n", "a;b 40\n", &o);
+	cls(&d, "a;b", TK_DIFF_SELF, &o, &x);
+	ok(x == 1, "+300%%: clamped at 1");
+	tk_diff_release(&d);
+
+	build1(&d, "a;b 10\n", "a;b 5\n", &o);
+	is_int(cls(&d, "a;b", TK_DIFF_SELF, &o, &x), TK_DIFF_DOWN, "-50%%: DOWN");
+	ok(close_to(x, 0.5, 1e-12), "... intensity 0.5");
+	tk_diff_release(&d);
+
+	/* self moves, cumulative does not */
+	build1(&d, "a;b 10\n", "a;b 5\na 5\n", &o);
+	is_int(cls(&d, "a", TK_DIFF_SELF, &o, &x), TK_DIFF_UP, "a gains self weight: self UP");
+	ok(x == 1, "... from a base self of 0: full intensity");
+	is_int(cls(&d, "a", TK_DIFF_CUMULATIVE, &o, NULL), TK_DIFF_NOISE,
+	       "... its cumulative 10 -> 10 is NOISE");
+	is_int(cls(&d, "a;b", TK_DIFF_CUMULATIVE, &o, NULL), TK_DIFF_DOWN, "a;b cumulative DOWN");
+	tk_diff_release(&d);
+}
+
+static void test_layout(void)
+{
+	struct tk_diff_opts o;
+	struct tk_diff d;
+	struct tk_flame f;
+	struct tk_err err;
+	int ret;
+
+	tk_diff_opts_init(&o);
+	o.norm = TK_DIFF_NORM_NONE;
+	build1(&d, "a;b 10\na;c 4\na 2\n", "a;b 10\na 1\n", &o);
+	memset(&err, 0, sizeof(err));
+	ret = tk_flame_layout_weights(&d.tree, d.base_total, NULL, &f, &err);
+	is_int(ret, 0, "layout by base");
+	is_int(f.nr, 4, "... root, a, a;b, a;c");
+	ok(f.total == 16 && f.nr == 4 && f.frames[1].width == 16 &&
+	   f.frames[2].node == find(&d, "a;b") && f.frames[2].start == 2 &&
+	   f.frames[2].width == 10 && f.frames[3].node == find(&d, "a;c") &&
+	   f.frames[3].start == 12 && f.frames[3].width == 4,
+	   "... a's own 2 first, then b at 2 (10 wide), c at 12 (4 wide)");
+	tk_flame_release(&f);
+	ret = tk_flame_layout_weights(&d.tree, d.new_total, NULL, &f, &err);
+	is_int(ret, 0, "layout by new");
+	ok(f.total == 11 && f.nr == 3 && f.frames[2].node == find(&d, "a;b") &&
+	   f.frames[2].start == 1 && f.frames[2].width == 10,
+	   "... the vanished a;c (zero total) left out, b after a's own 1");
+	tk_flame_release(&f);
+	ret = tk_flame_layout(&d.tree, NULL, &f, &err);
+	ok(!ret && f.nr == 3 && f.total == 11, "the union tree lays out by new with tk_flame_layout");
+	tk_flame_release(&f);
+	tk_diff_release(&d);
+}
+
+static void test_renderers(void)
+{
+	struct tk_diff_render_opts ro;
+	struct tk_diff_opts o;
+	struct tk_profile base, new;
+	const struct tk_profile *bp[1];
+	struct tk_diff d;
+	struct tk_err err;
+	uint32_t names[3];
+	char *s;
+
+	ok(tk_diff_renderer_for_path("out/x.FOLDED") != NULL &&
+	   tk_diff_renderer_for_path("x.txt") != NULL && !tk_diff_renderer_for_path("x.gif") &&
+	   !tk_diff_renderer_for_path("folded"), "renderers by extension");
+
+	tk_diff_opts_init(&o);
+	build1(&d, "x 14\ny 50.9\nz 0.1\n", "x 13\ny 67\n", &o);
+	s = render(&d, &o, "x.folded", NULL);
+	{
+		const char *x = s ? strstr(s, "x ") : NULL, *z = s ? strstr(s, "\nz ") : NULL;
+
+		ok(x && z && strtod(x + 2, NULL) == 14 * 80.0 / 65.0 &&
+		   strtod(z + 3, NULL) == 0.1 * 80.0 / 65.0 && !strstr(s, "e+") &&
+		   strstr(s, "x 17.23076923076923"),
+		   ".folded: scaled weights read back as the same doubles");
+		ok(s && strstr(s, " 13\n") && strstr(s, " 67\n"), ".folded: integers as integers");
+	}
+	free(s);
+	tk_diff_release(&d);
+
+	/* hostile names: a newline inside a frame name */
+	tk_profile_init(&base, TK_UNIT_SAMPLES);
+	tk_profile_init(&new, TK_UNIT_SAMPLES);
+	names[0] = tk_profile_intern(&base, "main", 4);
+	names[1] = tk_profile_intern(&base, "evil\nname\r", 11);
+	tk_profile_add_stack(&base, names, 2, 10);
+	names[0] = tk_profile_intern(&new, "main", 4);
+	names[1] = tk_profile_intern(&new, "evil\nname\r", 11);
+	names[2] = tk_profile_intern(&new, "leaf", 4);
+	tk_profile_add_stack(&new, names, 2, 30);
+	tk_profile_add_stack(&new, names, 3, 7);
+	names[1] = tk_profile_intern(&new, "gone", 4);
+	tk_profile_finish(&base);
+	names[1] = tk_profile_intern(&base, "gone", 4);
+	tk_profile_add_stack(&base, names, 2, 5);
+	tk_profile_finish(&base);
+	tk_profile_finish(&new);
+	bp[0] = &base;
+	o.norm = TK_DIFF_NORM_NONE;
+	memset(&err, 0, sizeof(err));
+	is_int(tk_diff_build(bp, 1, &new, &o, &d, &err), 0, "diff of hand-built profiles");
+	s = render(&d, &o, "x.folded", NULL);
+	is_str(s, "main;evil name  10 30\nmain;evil name ;leaf 0 7\nmain;gone 5 0\n",
+	       ".folded: one line per stack whatever the names hold");
+	free(s);
+	tk_diff_render_opts_init(&ro);
+	ro.base_label = "main #41 3f2a9c1e";
+	ro.new_label = "pr-7 #42\n";
+	s = render(&d, &o, "x.txt", &ro);
+	ok(s && strstr(s, "normalization none") && strstr(s, "main #41 3f2a9c1e") &&
+	   strstr(s, "total 15 samples") && strstr(s, "total 37 samples"),
+	   ".txt: header with labels, normalization and totals");
+	ok(s && strstr(s, "+20  +200.0%  evil name  <- main\n") &&
+	   strstr(s, "+7      new  leaf <- evil name  <- main\n") &&
+	   strstr(s, "-5  -100.0%  gone <- main\n"),
+	   ".txt: increases and decreases with base, new, delta, delta%% and the path");
+	ok(s && !strstr(s, "evil\n") && !strstr(s, "\r") && !strstr(s, "#42\n"),
+	   ".txt: no raw newline from a name or label");
+	ok(s && strstr(s, "self increases") && strstr(s, "self decreases") &&
+	   strstr(s, "evil name  <- main") < strstr(s, "leaf <- evil"),
+	   ".txt: increases ranked by absolute delta");
+	free(s);
+	tk_diff_release(&d);
+	tk_profile_release(&base);
+	tk_profile_release(&new);
+}
+
+/* Our .folded output with both weights truncated to integers, sorted. */
+static char *truncated(const char *text)
+{
+	struct tk_buf out = TK_BUF_INIT;
+	char *copy = tk_xstrdup(text), *line = copy, *sorted;
+
+	while (*line) {
+		char *nl = strchr(line, '\n'), *sp2, *sp1;
+
+		if (nl)
+			*nl = 0;
+		sp2 = strrchr(line, ' ');
+		*sp2 = 0;
+		sp1 = strrchr(line, ' ');
+		*sp1 = 0;
+		tk_buf_addf(&out, "%s %lld %lld\n", line, (long long)strtod(sp1 + 1, NULL),
+			    (long long)strtod(sp2 + 1, NULL));
+		if (!nl)
+			break;
+		line = nl + 1;
+	}
+	free(copy);
+	sorted = dump_sort_lines(out.buf);
+	tk_buf_release(&out);
+	return sorted;
+}
+
+static void golden(const char *before, const char *after, const char *result,
+		   enum tk_diff_norm norm, unsigned flags, int truncate, const char *what)
+{
+	char *bp = dump_shared(before), *ap = dump_shared(after), *rp = dump_shared(result);
+	char *btext, *atext, *raw, *want, *got, *s;
+	struct tk_diff_opts o;
+	struct tk_diff d;
+
+	if (!bp || !ap || !rp) {
+		ok(1, "# SKIP %s: ../shared/real-data/diff-folded-golden is absent", what);
+		free(bp), free(ap), free(rp);
+		return;
+	}
+	btext = dump_read(bp);
+	atext = dump_read(ap);
+	raw = dump_read(rp);
+	want = dump_sort_lines(raw);
+	free(raw);
+	tk_diff_opts_init(&o);
+	o.norm = norm;
+	o.normalize_flags = flags;
+	build1(&d, btext, atext, &o);
+	s = render(&d, &o, "x.folded", NULL);
+	got = truncate ? truncated(s) : dump_sort_lines(s);
+	is_str(got, want, "%s", what);
+	free(s);
+	free(got);
+	free(want);
+	free(btext);
+	free(atext);
+	free(bp), free(ap), free(rp);
+	tk_diff_release(&d);
+}
+
+static void test_goldens(void)
+{
+	const char *g = "real-data/diff-folded-golden/";
+	char b[128], a[128], r[128];
+
+	snprintf(b, sizeof(b), "%sbefore.txt", g);
+	snprintf(a, sizeof(a), "%safter.txt", g);
+	snprintf(r, sizeof(r), "%sresults/default.txt", g);
+	golden(b, a, r, TK_DIFF_NORM_NONE, 0, 0,
+	       "inferno-diff-folded default: --normalize none gives exactly its output");
+	/*
+	 * -n scales the before counts to the after total and inferno then
+	 * truncates them to integers (14 * 80 / 65 = 17.23 -> 17); we keep the
+	 * float 17.230769230769234 on purpose. So this one compares our output
+	 * with both columns truncated: the same numbers before the truncation.
+	 */
+	snprintf(r, sizeof(r), "%sresults/normalize.txt", g);
+	golden(b, a, r, TK_DIFF_NORM_TOTAL, 0, 1,
+	       "inferno-diff-folded -n: --normalize total, equal after truncating our floats");
+	/* -s strips hex addresses to "0x..."; TK_NORM_HEX writes the same text. */
+	snprintf(r, sizeof(r), "%sresults/strip_hex.txt", g);
+	golden(b, a, r, TK_DIFF_NORM_NONE, TK_NORM_HEX, 0,
+	       "inferno-diff-folded -s: hex normalization gives exactly its output");
+	/* inferno truncates fractional input counts (11.98 -> 11); we keep them. */
+	snprintf(b, sizeof(b), "%sbefore_fractionals.txt", g);
+	snprintf(r, sizeof(r), "%sresults/fractionals.txt", g);
+	golden(b, a, r, TK_DIFF_NORM_NONE, 0, 1,
+	       "inferno-diff-folded fractionals: equal after truncating our fractional counts");
+}
+
+int main(void)
+{
+	test_new_and_vanished();
+	test_recursion_and_paths();
+	test_normalized_names();
+	test_zero_baseline();
+	test_totals();
+	test_three_baselines();
+	test_noise_and_intensity();
+	test_layout();
+	test_renderers();
+	test_goldens();
+	return done_testing();
+}
