@@ -37,8 +37,8 @@ test_expect_success 'truncated protobuf names the byte offset' '
 
 test_expect_success 'a pprof sample that is not a message (found by fuzzing)' '
 	test_expect_code 65 tracker flame --format pprof \
-		"$FIXTURES/pprof/regress-sample-not-a-message.pb" -o out.svg 2>err &&
-	grep "regress-sample-not-a-message.pb. at byte" err
+		"$FIXTURES/bad/pprof-sample-not-a-message.pb" -o out.svg 2>err &&
+	grep "pprof-sample-not-a-message.pb. at byte" err
 '
 
 test_expect_success 'JSON nested 100000 deep' '
