@@ -82,7 +82,8 @@ build-tests: tracker $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN)
 
 # The whole suite: C unit tests and shell end-to-end tests, all TAP, by prove.
 check: build-tests
-	prove -j2 --timer $(PROVE_FLAGS) $(UNIT_BIN) tests/t[0-9]*.sh
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+		prove -j2 --timer $(PROVE_FLAGS) $(UNIT_BIN) tests/t[0-9]*.sh
 
 bench: tracker $(EXAMPLE_BIN) $(BENCH_BIN)
 	@sh bench/run.sh
