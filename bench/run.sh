@@ -46,20 +46,24 @@ peak() { # peak RSS in MiB and seconds of a command, from GNU time
 	awk '{ printf "%.2f s, %.0f MiB peak RSS", $1, $2 / 1024 }' "$out/t.txt"
 }
 secs() { awk '{ print $1 }' "$out/t.txt"; }
+# best3 CMD...: runs CMD three times; sets best (seconds) and best_line.
+best3() {
+	best=
+	for i in 1 2 3; do
+		r=$(peak "$@") || return 1
+		s=$(secs)
+		if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+			best=$s
+			best_line=$r
+		fi
+	done
+}
 
 echo
 echo "flame graph of 200k distinct stacks:"
 bench/gen-folded -n 200000 >"$out/big.folded"
 echo "  input: $(wc -c <"$out/big.folded" | awk '{ printf "%.0f MB", $1 / 1e6 }'), $(wc -l <"$out/big.folded") stacks"
-best=
-for i in 1 2 3; do
-	r=$(peak "$root/tracker" flame "$out/big.folded" -o "$out/big.svg")
-	s=$(secs)
-	if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-		best=$s
-		best_line=$r
-	fi
-done
+best3 "$root/tracker" flame "$out/big.folded" -o "$out/big.svg"
 echo "  tracker flame -o big.svg:    $best_line (best of 3)"
 for ext in html png; do
 	echo "  tracker flame -o big.$ext:   $(peak "$root/tracker" flame "$out/big.folded" -o "$out/big.$ext")"
@@ -98,15 +102,7 @@ fi
 echo
 echo "diff of two 200k-stack profiles to an HTML page:"
 bench/gen-folded -n 200000 -p 5 >"$out/big2.folded"
-best=
-for i in 1 2 3; do
-	r=$(peak "$root/tracker" diff "$out/big.folded" "$out/big2.folded" -o "$out/diff.html")
-	s=$(secs)
-	if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-		best=$s
-		best_line=$r
-	fi
-done
+best3 "$root/tracker" diff "$out/big.folded" "$out/big2.folded" -o "$out/diff.html"
 echo "  tracker diff -o diff.html:   $best_line (best of 3)"
 if [ -n "$fg" ] && [ -f "$(dirname "$fg")/difffolded.pl" ]; then
 	r=$(peak sh -c "perl '$(dirname "$fg")/difffolded.pl' '$out/big.folded' '$out/big2.folded' >'$out/diff3.folded' && perl '$fg' '$out/diff3.folded' >'$out/diff.svg'")

@@ -55,16 +55,7 @@ static int cp_probe(const char *head, size_t len)
 	       memmem(head, len, "\"callFrame\"", 11);
 }
 
-static int __attribute__((format(printf, 2, 3))) bad(struct cp *c, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	return tk_err_set(c->err, TK_EDATA, "cannot parse '%s': %s", c->name, what);
-}
+#define bad(c, ...) tk_json_bad((c)->err, (c)->name, __VA_ARGS__)
 
 static size_t find(const struct cp *c, json_int_t id)
 {

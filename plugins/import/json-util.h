@@ -12,6 +12,7 @@
  * integers), hence a cap well below the binary importers'.
  */
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,6 +20,20 @@
 #include "core/import.h"
 
 #define TK_JSON_MAX_BYTES (128u << 20)
+
+/* TK_EDATA "cannot parse '<name>': <what>": the JSON importers' one form
+ * of a corrupt-input message. */
+static int __attribute__((unused, format(printf, 3, 4)))
+tk_json_bad(struct tk_err *err, const char *name, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return tk_err_set(err, TK_EDATA, "cannot parse '%s': %s", name, what);
+}
 
 /* Parses text[0..len) (flags for json_loadb); line/column offsets shift
  * the error position when the JSON is embedded in a larger document. */

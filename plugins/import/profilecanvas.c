@@ -149,16 +149,7 @@ static int find_viewers(struct pc *c, const struct tk_buf *html, struct viewer *
 	return 0;
 }
 
-static int __attribute__((format(printf, 2, 3))) bad(struct pc *c, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	return tk_err_set(c->err, TK_EDATA, "cannot parse '%s': %s", c->name, what);
-}
+#define bad(c, ...) tk_json_bad((c)->err, (c)->name, __VA_ARGS__)
 
 static double count_of(json_t *node)
 {

@@ -48,16 +48,7 @@ static int ss_probe(const char *head, size_t len)
 	return memmem(head, len, "\"profiles\"", 10) && memmem(head, len, "\"shared\"", 8);
 }
 
-static int __attribute__((format(printf, 2, 3))) bad(struct ss *s, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	return tk_err_set(s->err, TK_EDATA, "cannot parse '%s': %s", s->name, what);
-}
+#define bad(s, ...) tk_json_bad((s)->err, (s)->name, __VA_ARGS__)
 
 static int load_frames(struct ss *s, struct tk_profile *p, json_t *root)
 {
