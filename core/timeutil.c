@@ -319,3 +319,20 @@ void tk_format_weight(struct tk_buf *out, double w)
 	else
 		tk_buf_addf(out, "%.6g", w);
 }
+
+void tk_format_weight_exact(struct tk_buf *out, double w)
+{
+	char tmp[64];
+	int prec;
+
+	if (w == (double)(long long)w && w < 9e15 && w > -9e15) {
+		tk_buf_addf(out, "%lld", (long long)w);
+		return;
+	}
+	for (prec = 15; prec < 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*g", prec, w);
+		if (strtod(tmp, NULL) == w)
+			break;
+	}
+	tk_buf_addf(out, "%.*g", prec, w);
+}

@@ -35,6 +35,9 @@ void tk_format_duration(struct tk_buf *out, double seconds);
 void tk_format_bytes(struct tk_buf *out, int64_t bytes);
 /* A profile weight: an integer when it is one, else up to 6 significant digits. */
 void tk_format_weight(struct tk_buf *out, double w);
+/* The same for data files: an integer when it is one, else the fewest
+ * digits that read back as the same double. */
+void tk_format_weight_exact(struct tk_buf *out, double w);
 
 /* Strict number parsing: the whole string must be the number. */
 int tk_parse_long(const char *s, long *out);

@@ -1,0 +1,33 @@
+#ifndef TK_STACKS_H
+#define TK_STACKS_H
+/*
+ * A profile's call paths as text, for the folded outputs: for every node
+ * that keep() accepts, the names from the root joined by ';', sorted by
+ * the bytes of the path. A '\n' or '\r' in a name becomes a space, so a
+ * path always fits on one line of a folded file.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/profile.h"
+
+struct tk_stack_line {
+	size_t off, len; /* the path: text.buf + off, len bytes (not terminated) */
+	uint32_t node;
+};
+
+struct tk_stack_list {
+	struct tk_buf text;
+	struct tk_stack_line *lines;
+	size_t nr, alloc;
+};
+
+typedef int (*tk_stack_keep_fn)(const struct tk_profile *p, uint32_t node, void *data);
+
+/* out must be zeroed (or released) before. */
+void tk_stack_list_build(const struct tk_profile *p, tk_stack_keep_fn keep, void *data,
+			 struct tk_stack_list *out);
+void tk_stack_list_release(struct tk_stack_list *l);
+
+#endif
