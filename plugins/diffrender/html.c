@@ -28,9 +28,11 @@
  *
  * Names are untrusted: the same escaping as the flame page (\u003c and
  * friends in the JSON, HTML entities in the header, U+FFFD for invalid
- * UTF-8), names reach the document only through textContent and the
- * canvas, and a Content-Security-Policy runs only the script whose hash
- * it names. When page_script changes, SCRIPT_SHA256 must be updated:
+ * UTF-8; core/htmlout.h, which also holds the page's frame and the
+ * script it shares with the flame page), names reach the document only
+ * through textContent and the canvas, and a Content-Security-Policy runs
+ * only the script whose hash it names. When page_script or the shared
+ * pieces in core/htmlout.c change, SCRIPT_SHA256 must be updated:
  * tests/t4002-diff-browser.sh checks it and prints the right value.
  */
 #include <math.h>
@@ -41,10 +43,8 @@
 #include "core/buf.h"
 #include "core/diffrender.h"
 #include "core/flame.h"
-#include "core/utf8.h"
+#include "core/htmlout.h"
 #include "core/banned.h"
-
-#define FLUSH_AT (1u << 16)
 
 static const char page_style[] =
 	"<style>\n"
@@ -71,10 +71,9 @@ static const char page_style[] =
 	"#flame { position: sticky; top: 0; display: block; }\n"
 	"</style>\n";
 
-static const char page_script[] =
-	"(function () {\n"
-	"'use strict';\n"
-	"var D = JSON.parse(document.getElementById('tk-data').textContent);\n"
+/* The page's script: its own parts between the shared pieces. */
+static const char *const page_script[] = {
+	tk_html_js_begin,
 	"var names = D.names, fh = D.frame_height, font = D.font_size, xpad = 10, ypad = 4;\n"
 	"var unit = D.unit, countName = D.count_name, bscale = D.base_scale;\n"
 	"var n = D.depth.length, nlev = 0, i, d, k;\n"
@@ -123,11 +122,8 @@ static const char page_script[] =
 	"\tcurN[d] = sN[k] + ns[k];\n"
 	"\tcurB[d] = sB[k] + bs[k];\n"
 	"}\n"
-	"var meta = D;\n"
-	"D = null;\n"
-	"\n"
-	"var $ = function (id) { return document.getElementById(id); };\n"
-	"var canvas = $('flame'), wrap = $('wrap'), details = $('details'), head = $('head');\n"
+	"var meta = D;\n",
+	tk_html_js_elements,
 	"var searchBox = $('search'), matchedEl = $('matched'), unzoomBtn = $('unzoom'), icBox = $('ignorecase');\n"
 	"var vanBox = $('vanished'), vanList = $('vanished-list');\n"
 	"var ctx = canvas.getContext('2d');\n"
@@ -167,42 +163,12 @@ static const char page_script[] =
 	"fills[-101] = hatch;\n"
 	"textFills[-101] = 'black';\n"
 	"\n"
-	"function frameY(dep) { return graphH - ypad - (dep + 1) * fh; }\n"
-	"function viewX0() { return start[zoom]; }\n"
-	"function viewW() { return width[zoom] > 0 ? width[zoom] : 1; }\n"
-	"function scale() { return (cw - 2 * xpad) / viewW(); }\n"
-	"function scrollTop() {\n"
-	"\tvar t = head.offsetHeight - wrap.getBoundingClientRect().top;\n"
-	"\treturn Math.max(0, Math.min(t, graphH - ch));\n"
-	"}\n"
-	"function fmtFixed(v, dec, trim, commas) {\n"
-	"\tvar p = Math.pow(10, dec), sc = Math.floor(v * p + 0.5);\n"
-	"\tvar ip = String(Math.floor(sc / p)), fp = String(sc % p);\n"
-	"\tif (commas)\n"
-	"\t\tip = ip.replace(/\\B(?=(\\d{3})+(?!\\d))/g, ',');\n"
-	"\tif (!dec)\n"
-	"\t\treturn ip;\n"
-	"\twhile (fp.length < dec)\n"
-	"\t\tfp = '0' + fp;\n"
-	"\tif (trim)\n"
-	"\t\tfp = fp.replace(/0+$/, '');\n"
-	"\treturn fp.length ? ip + '.' + fp : ip;\n"
-	"}\n"
-	"/* \"1,234 samples\", \"12.50 ms\", \"3.20 MiB\", as on the flame page. */\n"
-	"function fmtWeight(v) {\n"
-	"\tvar u, k = 0;\n"
-	"\tif (!countName && unit === 'nanoseconds') {\n"
-	"\t\tu = [' ns', ' \\u00b5s', ' ms', ' s'];\n"
-	"\t\tfor (; k < 3 && v >= 1000; k++)\n"
-	"\t\t\tv /= 1000;\n"
-	"\t\treturn fmtFixed(v, k ? 2 : 0, false, false) + u[k];\n"
-	"\t}\n"
-	"\tif (!countName && unit === 'bytes') {\n"
-	"\t\tu = [' bytes', ' KiB', ' MiB', ' GiB', ' TiB'];\n"
-	"\t\tfor (; k < 4 && v >= 1024; k++)\n"
-	"\t\t\tv /= 1024;\n"
-	"\t\treturn fmtFixed(v, k ? 2 : 0, false, false) + u[k];\n"
-	"\t}\n"
+	"function frameY(dep) { return graphH - ypad - (dep + 1) * fh; }\n",
+	tk_html_js_view,
+	tk_html_js_scroll_top,
+	tk_html_js_fmt_fixed,
+	"/* \"1,234 samples\", \"12.50 ms\", \"3.20 MiB\", as on the flame page. */\n",
+	tk_html_js_fmt_weight_begin,
 	"\tif (Math.abs(v - Math.round(v)) < 1e-9 * Math.max(1, v))\n"
 	"\t\tv = Math.round(v);\n"
 	"\treturn fmtFixed(v, v === Math.floor(v) ? 0 : 2, false, true) + ' ' + (countName || unit);\n"
@@ -210,100 +176,21 @@ static const char page_script[] =
 	"function fmtSigned(v) {\n"
 	"\treturn (v < 0 ? '-' : '+') + fmtWeight(Math.abs(v));\n"
 	"}\n"
-	"\n"
-	"function firstAt(dep, x) {\n"
-	"\tvar lo = lev[dep], hi = lev[dep + 1];\n"
-	"\twhile (lo < hi) {\n"
-	"\t\tvar mid = (lo + hi) >>> 1;\n"
-	"\t\tif (start[mid] + width[mid] <= x)\n"
-	"\t\t\tlo = mid + 1;\n"
-	"\t\telse\n"
-	"\t\t\thi = mid;\n"
-	"\t}\n"
-	"\treturn lo;\n"
-	"}\n"
-	"function label(name, w) {\n"
-	"\tvar fit = Math.floor((w - 6) / charW);\n"
-	"\tif (fit < 3)\n"
-	"\t\treturn null;\n"
-	"\tif (name.length <= fit)\n"
-	"\t\treturn name;\n"
-	"\treturn name.slice(0, fit - 2) + '..';\n"
-	"}\n"
-	"\n"
-	"function draw() {\n"
-	"\tqueued = false;\n"
-	"\tvar dpr = window.devicePixelRatio || 1;\n"
-	"\tvar hh = head.offsetHeight;\n"
-	"\tvar w = wrap.clientWidth, h = Math.min(graphH, Math.max(window.innerHeight - hh, 100));\n"
-	"\tcanvas.style.top = hh + 'px';\n"
-	"\tif (w !== cw || h !== ch || canvas.width !== Math.round(w * dpr)) {\n"
-	"\t\tcw = w;\n"
-	"\t\tch = h;\n"
-	"\t\tcanvas.width = Math.round(w * dpr);\n"
-	"\t\tcanvas.height = Math.round(h * dpr);\n"
-	"\t\tcanvas.style.width = w + 'px';\n"
-	"\t\tcanvas.style.height = h + 'px';\n"
-	"\t}\n"
-	"\tctx.setTransform(dpr, 0, 0, dpr, 0, 0);\n"
-	"\tctx.clearRect(0, 0, cw, ch);\n"
-	"\tctx.font = font + 'px Verdana, sans-serif';\n"
-	"\tcharW = ctx.measureText('abcdefghijklmnopqrstuvwxyz').width / 26 || 7;\n"
-	"\tctx.textBaseline = 'middle';\n"
-	"\tvar top = scrollTop(), x0 = viewX0(), vw = viewW(), sc = scale();\n"
-	"\tvar zd = depthOf[zoom], lo = x0, hi = x0 + vw, cd = code[mode];\n"
-	"\tfor (var dep = 0; dep < nlev; dep++) {\n"
-	"\t\tvar y = frameY(dep) - top;\n"
-	"\t\tif (y + fh < 0 || y > ch)\n"
-	"\t\t\tcontinue;\n"
-	"\t\tfor (var j = firstAt(dep, lo + vw * 1e-12); j < lev[dep + 1]; j++) {\n"
-	"\t\t\tvar s = start[j];\n"
-	"\t\t\tif (s >= hi - vw * 1e-12)\n"
-	"\t\t\t\tbreak;\n"
-	"\t\t\tvar x = xpad + (s - x0) * sc, fw = width[j] * sc;\n"
-	"\t\t\tif (fw < 0.5)\n"
-	"\t\t\t\tcontinue;\n"
-	"\t\t\tif (x < xpad) {\n"
-	"\t\t\t\tfw -= xpad - x;\n"
-	"\t\t\t\tx = xpad;\n"
-	"\t\t\t}\n"
-	"\t\t\tif (x + fw > cw - xpad)\n"
-	"\t\t\t\tfw = cw - xpad - x;\n"
+	"\n",
+	tk_html_js_first_at,
+	tk_html_js_label,
+	tk_html_js_draw_begin,
+	"\tvar zd = depthOf[zoom], lo = x0, hi = x0 + vw, cd = code[mode];\n",
+	tk_html_js_draw_visible,
 	"\t\t\tvar c = cd[j], nm = nidx[j], hit = matchedName && matchedName[nm];\n"
 	"\t\t\tctx.globalAlpha = dep < zd ? 0.5 : vanView && c !== -101 ? 0.3 : 1;\n"
-	"\t\t\tctx.fillStyle = hit ? 'rgb(230,0,230)' : fills[c];\n"
-	"\t\t\tctx.fillRect(x, y, fw > 1 ? fw - 0.5 : fw, fh - 1);\n"
-	"\t\t\tif (j === hover) {\n"
-	"\t\t\t\tctx.strokeStyle = 'black';\n"
-	"\t\t\t\tctx.lineWidth = 1;\n"
-	"\t\t\t\tctx.strokeRect(x + 0.5, y + 0.5, Math.max(fw - 1.5, 0), fh - 2);\n"
-	"\t\t\t}\n"
-	"\t\t\tvar t = label(names[nm], fw);\n"
-	"\t\t\tif (t !== null) {\n"
-	"\t\t\t\tctx.fillStyle = hit ? 'black' : textFills[c];\n"
-	"\t\t\t\tctx.fillText(t, x + 3, y + fh / 2);\n"
-	"\t\t\t}\n"
-	"\t\t}\n"
-	"\t}\n"
-	"\tctx.globalAlpha = 1;\n"
-	"}\n"
-	"function redraw() {\n"
-	"\tif (!queued) {\n"
-	"\t\tqueued = true;\n"
-	"\t\twindow.requestAnimationFrame(draw);\n"
-	"\t}\n"
-	"}\n"
+	"\t\t\tctx.fillStyle = hit ? 'rgb(230,0,230)' : fills[c];\n",
+	tk_html_js_draw_box,
+	"\t\t\t\tctx.fillStyle = hit ? 'black' : textFills[c];\n",
+	tk_html_js_draw_end,
 	"function frameAt(px, py) {\n"
-	"\tvar gy = py + scrollTop(), dep = Math.floor((graphH - ypad - gy) / fh);\n"
-	"\tif (dep < 0 || dep >= nlev || px < xpad || px > cw - xpad)\n"
-	"\t\treturn -1;\n"
-	"\tvar x = viewX0() + (px - xpad) / scale();\n"
-	"\tvar j = firstAt(dep, x);\n"
-	"\tif (j < lev[dep + 1] && start[j] <= x && width[j] * scale() >= 0.5)\n"
-	"\t\treturn j;\n"
-	"\treturn -1;\n"
-	"}\n"
-	"\n"
+	"\tvar gy = py + scrollTop(), dep = Math.floor((graphH - ypad - gy) / fh);\n",
+	tk_html_js_frame_at_end,
 	"/* \"name (self: base 10 samples, new 15 samples, \\u0394 +5 samples, +50.00%)\" */\n"
 	"function info(j) {\n"
 	"\tvar self = mode === 'self', b = self ? bs[j] : bt[j], nw = self ? ns[j] : nt[j];\n"
@@ -325,62 +212,16 @@ static const char page_script[] =
 	"function showDetails(j) {\n"
 	"\tdetails.textContent = j < 0 ? '\\u00a0' : info(j);\n"
 	"}\n"
-	"\n"
-	"function applySearch(term) {\n"
-	"\tsearchBox.classList.remove('bad');\n"
-	"\tif (!term) {\n"
-	"\t\tre = null;\n"
-	"\t\tmatchedName = null;\n"
-	"\t\tmatchedEl.textContent = '';\n"
-	"\t\tmatchedEl.hidden = true;\n"
-	"\t\treturn;\n"
-	"\t}\n"
-	"\ttry {\n"
-	"\t\tre = new RegExp(term, icBox.checked ? 'i' : '');\n"
-	"\t} catch (e) {\n"
-	"\t\tre = null;\n"
-	"\t\tmatchedName = null;\n"
-	"\t\tsearchBox.classList.add('bad');\n"
-	"\t\tmatchedEl.textContent = 'Invalid search: ' + term;\n"
-	"\t\tmatchedEl.hidden = false;\n"
-	"\t\treturn;\n"
-	"\t}\n"
-	"\tmatchedName = new Uint8Array(names.length);\n"
-	"\tfor (var q = 0; q < names.length; q++)\n"
-	"\t\tmatchedName[q] = re.test(names[q]) ? 1 : 0;\n"
-	"\tupdateMatched();\n"
-	"}\n"
+	"\n",
+	tk_html_js_apply_search,
 	"/* The flame page's \"Matched\": the share of the zoomed frame's width in\n"
-	" * matching frames (outermost ones), in the widths shown. */\n"
-	"function updateMatched() {\n"
-	"\tvar x0 = start[zoom], x1 = x0 + width[zoom], eps = (x1 - x0) * 1e-9;\n"
-	"\tvar sum = 0, hits = [], dep, j, end = -Infinity;\n"
-	"\tif (!re)\n"
-	"\t\treturn;\n"
-	"\tfor (dep = depthOf[zoom]; dep < nlev; dep++)\n"
-	"\t\tfor (j = firstAt(dep, x0 + eps); j < lev[dep + 1] && start[j] < x1 - eps; j++)\n"
-	"\t\t\tif (matchedName[nidx[j]] && width[j] > 0)\n"
-	"\t\t\t\thits.push(j);\n"
-	"\thits.sort(function (a, b) {\n"
-	"\t\treturn start[a] - start[b] || width[b] - width[a];\n"
-	"\t});\n"
-	"\tfor (j = 0; j < hits.length; j++) {\n"
-	"\t\tif (start[hits[j]] < end - eps)\n"
-	"\t\t\tcontinue;\n"
-	"\t\tsum += width[hits[j]];\n"
-	"\t\tend = start[hits[j]] + width[hits[j]];\n"
-	"\t}\n"
-	"\tmatchedEl.textContent = 'Matched: ' +\n"
-	"\t\t(width[zoom] > 0 ? 100 * sum / width[zoom] : 0).toFixed(1) + '%';\n"
-	"\tmatchedEl.hidden = false;\n"
-	"}\n"
+	" * matching frames (outermost ones), in the widths shown. */\n",
+	tk_html_js_matched_begin,
+	"\t\t\tif (matchedName[nidx[j]] && width[j] > 0)\n",
+	tk_html_js_matched_end,
 	"function setZoom(j) {\n"
-	"\tzoom = j > 0 && j < n && width[j] > 0 ? j : 0;\n"
-	"\tunzoomBtn.disabled = zoom === 0;\n"
-	"\tunzoomBtn.classList.toggle('hide', zoom === 0);\n"
-	"\tif (matchedName)\n"
-	"\t\tupdateMatched();\n"
-	"}\n"
+	"\tzoom = j > 0 && j < n && width[j] > 0 ? j : 0;\n",
+	tk_html_js_set_zoom_end,
 	"function setWidth(base) {\n"
 	"\tbyBase = base;\n"
 	"\tstart = base ? sB : sN;\n"
@@ -444,21 +285,8 @@ static const char page_script[] =
 	"\n"
 	"/* URL state: mode=self|cumulative, width=new|base, view=vanished,\n"
 	" * z=frame (an index into this page's frames), s=search. Other\n"
-	" * parameters are kept. */\n"
-	"function getParams() {\n"
-	"\tvar p = {}, a = window.location.search.substr(1).split('&');\n"
-	"\tfor (var q = 0; q < a.length; q++) {\n"
-	"\t\tvar k = a[q].indexOf('=');\n"
-	"\t\tif (k <= 0)\n"
-	"\t\t\tcontinue;\n"
-	"\t\ttry {\n"
-	"\t\t\tp[a[q].substr(0, k)] = decodeURIComponent(a[q].substr(k + 1));\n"
-	"\t\t} catch (err) {}\n"
-	"\t}\n"
-	"\treturn p;\n"
-	"}\n"
-	"function saveState() {\n"
-	"\tvar p = getParams(), q = [];\n"
+	" * parameters are kept. */\n",
+	tk_html_js_state_begin,
 	"\tdelete p.z;\n"
 	"\tdelete p.s;\n"
 	"\tdelete p.mode;\n"
@@ -471,17 +299,8 @@ static const char page_script[] =
 	"\tif (vanView)\n"
 	"\t\tp.view = 'vanished';\n"
 	"\tif (zoom > 0)\n"
-	"\t\tp.z = String(zoom);\n"
-	"\tif (searchBox.value)\n"
-	"\t\tp.s = searchBox.value;\n"
-	"\tfor (var k in p)\n"
-	"\t\tq.push(encodeURIComponent(k) + '=' + encodeURIComponent(p[k]));\n"
-	"\tvar url = window.location.pathname + (q.length ? '?' + q.join('&') : '') +\n"
-	"\t\twindow.location.hash;\n"
-	"\ttry {\n"
-	"\t\thistory.replaceState(null, '', url);\n"
-	"\t} catch (err) {}\n"
-	"}\n"
+	"\t\tp.z = String(zoom);\n",
+	tk_html_js_state_end,
 	"function loadState() {\n"
 	"\tvar p = getParams();\n"
 	"\tsetMode(p.mode || meta.mode);\n"
@@ -490,30 +309,8 @@ static const char page_script[] =
 	"\tsetZoom(p.z !== undefined ? parseInt(p.z, 10) || 0 : 0);\n"
 	"\tsearchBox.value = p.s !== undefined ? p.s : '';\n"
 	"\tapplySearch(searchBox.value);\n"
-	"}\n"
-	"\n"
-	"canvas.addEventListener('mousemove', function (e) {\n"
-	"\tvar j = frameAt(e.offsetX, e.offsetY);\n"
-	"\tcanvas.style.cursor = j >= 0 ? 'pointer' : 'default';\n"
-	"\tif (j !== hover) {\n"
-	"\t\thover = j;\n"
-	"\t\tshowDetails(j);\n"
-	"\t\tredraw();\n"
-	"\t}\n"
-	"});\n"
-	"canvas.addEventListener('mouseleave', function () {\n"
-	"\thover = -1;\n"
-	"\tshowDetails(-1);\n"
-	"\tredraw();\n"
-	"});\n"
-	"canvas.addEventListener('click', function (e) {\n"
-	"\tvar j = frameAt(e.offsetX, e.offsetY);\n"
-	"\tif (j < 0)\n"
-	"\t\treturn;\n"
-	"\tsetZoom(j);\n"
-	"\tsaveState();\n"
-	"\tredraw();\n"
-	"});\n"
+	"}\n",
+	tk_html_js_canvas_events,
 	"function changed() {\n"
 	"\tif (hover >= 0)\n"
 	"\t\tshowDetails(hover);\n"
@@ -533,32 +330,8 @@ static const char page_script[] =
 	"\tif (!vanBox.checked)\n"
 	"\t\tsetWidth(meta.width === 'base');\n"
 	"\tchanged();\n"
-	"});\n"
-	"icBox.addEventListener('change', function () {\n"
-	"\tapplySearch(searchBox.value);\n"
-	"\tredraw();\n"
-	"});\n"
-	"searchBox.addEventListener('input', function () {\n"
-	"\tapplySearch(searchBox.value);\n"
-	"\tsaveState();\n"
-	"\tredraw();\n"
-	"});\n"
-	"window.addEventListener('keydown', function (e) {\n"
-	"\tif ((e.ctrlKey || e.metaKey) && (e.key === 'f' || e.key === 'F')) {\n"
-	"\t\te.preventDefault();\n"
-	"\t\tsearchBox.focus();\n"
-	"\t\tsearchBox.select();\n"
-	"\t} else if (e.key === 'Escape' && document.activeElement === searchBox) {\n"
-	"\t\tsearchBox.value = '';\n"
-	"\t\tapplySearch('');\n"
-	"\t\tsaveState();\n"
-	"\t\tredraw();\n"
-	"\t}\n"
-	"});\n"
-	"window.addEventListener('resize', redraw);\n"
-	"window.addEventListener('scroll', redraw, { passive: true });\n"
-	"\n"
-	"wrap.style.height = graphH + 'px';\n"
+	"});\n",
+	tk_html_js_search_events,
 	"$('new-swatch').style.background = meta.new_color;\n"
 	"loadState();\n"
 	"showDetails(-1);\n"
@@ -567,14 +340,8 @@ static const char page_script[] =
 	"\tframes: n,\n"
 	"\t/* The first frame named `name` drawn on the canvas: its box in CSS\n"
 	"\t * pixels relative to the canvas, its fill and class code in the\n"
-	"\t * current mode and its details text; or null. For scripts and tests. */\n"
-	"\tfind: function (name) {\n"
-	"\t\tvar sc = scale(), x0 = viewX0(), top = scrollTop();\n"
-	"\t\tfor (var j = 0; j < n; j++) {\n"
-	"\t\t\tif (names[nidx[j]] !== name)\n"
-	"\t\t\t\tcontinue;\n"
-	"\t\t\tvar x = xpad + (start[j] - x0) * sc, fw = width[j] * sc;\n"
-	"\t\t\tvar l = Math.max(x, xpad), r = Math.min(x + fw, cw - xpad);\n"
+	"\t * current mode and its details text; or null. For scripts and tests. */\n",
+	tk_html_js_find_begin,
 	"\t\t\tif (r - l < 0.5 || (zoom && depthOf[j] >= depthOf[zoom] && (start[j] < x0 || start[j] >= x0 + viewW())))\n"
 	"\t\t\t\tcontinue;\n"
 	"\t\t\tvar c = code[mode][j];\n"
@@ -589,144 +356,11 @@ static const char page_script[] =
 	"\t\t\t zoomed: names[nidx[zoom]] };\n"
 	"\t}\n"
 	"};\n"
-	"})();\n";
-
-#define SCRIPT_SHA256 "vPAjmqoa6BzHI2VlOtFmlc9cIzd23vqsWgzR71BCTN0="
-
-struct page {
-	struct tk_buf b;
-	FILE *f;
-	int failed;
+	"})();\n",
+	NULL,
 };
 
-static void page_flush(struct page *pg, int force)
-{
-	if (pg->b.len && (force || pg->b.len >= FLUSH_AT)) {
-		if (fwrite(pg->b.buf, 1, pg->b.len, pg->f) != pg->b.len)
-			pg->failed = 1;
-		tk_buf_reset(&pg->b);
-	}
-}
-
-/* A JSON string that is also inert inside an HTML <script> element. */
-static void add_json_str(struct tk_buf *b, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s, *e = p + len;
-
-	tk_buf_addch(b, '"');
-	while (p < e) {
-		const unsigned char *run = p;
-		unsigned c;
-		size_t n;
-
-		while (p < e && *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\' &&
-		       *p != '<' && *p != '>' && *p != '&')
-			p++;
-		if (p > run)
-			tk_buf_add(b, run, p - run);
-		if (p == e)
-			break;
-		c = *p;
-		if (c < 0x80) {
-			if (c == '"')
-				tk_buf_adds(b, "\\\"");
-			else if (c == '\\')
-				tk_buf_adds(b, "\\\\");
-			else
-				tk_buf_addf(b, "\\u%04x", c);
-			p++;
-			continue;
-		}
-		n = tk_utf8_seqlen(p, e - p);
-		if (!n) {
-			tk_buf_adds(b, "\\ufffd");
-			p++;
-		} else if (n == 3 && c == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
-			tk_buf_adds(b, p[2] == 0xa8 ? "\\u2028" : "\\u2029");
-			p += n;
-		} else {
-			tk_buf_add(b, p, n);
-			p += n;
-		}
-	}
-	tk_buf_addch(b, '"');
-}
-
-static void add_json_cstr(struct tk_buf *b, const char *s)
-{
-	if (s)
-		add_json_str(b, s, strlen(s));
-	else
-		tk_buf_adds(b, "null");
-}
-
-/* HTML text (element content or a quoted attribute value). */
-static void add_html_text(struct tk_buf *b, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t len = strlen(s);
-
-	while (len) {
-		size_t n = tk_utf8_seqlen(p, len);
-
-		if (!n) {
-			tk_buf_adds(b, "\xef\xbf\xbd");
-			n = 1;
-		} else if (*p == '&') {
-			tk_buf_adds(b, "&amp;");
-		} else if (*p == '<') {
-			tk_buf_adds(b, "&lt;");
-		} else if (*p == '>') {
-			tk_buf_adds(b, "&gt;");
-		} else if (*p == '"') {
-			tk_buf_adds(b, "&quot;");
-		} else if (*p == '\'') {
-			tk_buf_adds(b, "&#39;");
-		} else if (*p < 0x20 || *p == 0x7f) {
-			tk_buf_addch(b, ' ');
-		} else {
-			tk_buf_add(b, p, n);
-		}
-		p += n;
-		len -= n;
-	}
-}
-
-/* Integers (the common case) without printf. */
-static void add_int(struct tk_buf *b, int64_t v)
-{
-	char tmp[24];
-	uint64_t u = v < 0 ? (uint64_t)-v : (uint64_t)v;
-	size_t i = sizeof(tmp);
-
-	do {
-		tmp[--i] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		tmp[--i] = '-';
-	tk_buf_add(b, tmp + i, sizeof(tmp) - i);
-}
-
-/* A number as JSON, exactly; NaN and infinities (not JSON) as 0. */
-static void add_num(struct tk_buf *b, double v)
-{
-	char tmp[40];
-	int len;
-
-	if (!isfinite(v) || v == 0) {
-		tk_buf_addch(b, '0');
-		return;
-	}
-	if (v == floor(v) && fabs(v) < 9e15) {
-		add_int(b, (int64_t)v);
-		return;
-	}
-	len = snprintf(tmp, sizeof(tmp), "%.15g", v);
-	if (strtod(tmp, NULL) != v)
-		len = snprintf(tmp, sizeof(tmp), "%.17g", v);
-	tk_buf_add(b, tmp, (size_t)len);
-}
+#define SCRIPT_SHA256 "vPAjmqoa6BzHI2VlOtFmlc9cIzd23vqsWgzR71BCTN0="
 
 /*
  * A baseline weight divided back by the normalization factor: the raw
@@ -745,7 +379,7 @@ static void add_raw(struct tk_buf *b, double v, double scale)
 		return;
 	}
 	if (fabs(r - ri) <= 1e-9 * (fabs(r) > 1 ? fabs(r) : 1) && fabs(ri) < 9e15) {
-		add_int(b, (int64_t)ri);
+		tk_html_json_int(b, (int64_t)ri);
 		return;
 	}
 	len = snprintf(tmp, sizeof(tmp), "%.9g", r);
@@ -830,9 +464,9 @@ static int pick_frames(const struct tk_diff *d, const struct tk_diff_render_opts
 	return ret;
 }
 
-static void add_data(struct page *pg, const struct tk_diff *d, const struct tk_diff_opts *dopts,
-		     const struct tk_diff_render_opts *o, const struct tk_flame *fl,
-		     const char *title)
+static void add_data(struct tk_htmlout *pg, const struct tk_diff *d,
+		     const struct tk_diff_opts *dopts, const struct tk_diff_render_opts *o,
+		     const struct tk_flame *fl, const char *title)
 {
 	struct tk_buf *b = &pg->b;
 	const struct tk_profile *p = &d->tree;
@@ -842,39 +476,39 @@ static void add_data(struct page *pg, const struct tk_diff *d, const struct tk_d
 
 	name_map = tk_xcalloc(p->nr_names ? p->nr_names : 1, sizeof(*name_map));
 	tk_buf_adds(b, "{\"version\":1,\"title\":");
-	add_json_cstr(b, title);
+	tk_html_json_cstr(b, title);
 	tk_buf_adds(b, ",\"subtitle\":");
-	add_json_cstr(b, o->render.subtitle && *o->render.subtitle ? o->render.subtitle : NULL);
+	tk_html_json_cstr(b, o->render.subtitle && *o->render.subtitle ? o->render.subtitle : NULL);
 	tk_buf_adds(b, ",\"base_label\":");
-	add_json_cstr(b, o->base_label ? o->base_label : "base");
+	tk_html_json_cstr(b, o->base_label ? o->base_label : "base");
 	tk_buf_adds(b, ",\"new_label\":");
-	add_json_cstr(b, o->new_label ? o->new_label : "new");
+	tk_html_json_cstr(b, o->new_label ? o->new_label : "new");
 	tk_buf_adds(b, ",\"norm\":");
-	add_json_cstr(b, norm_name(dopts->norm));
+	tk_html_json_cstr(b, norm_name(dopts->norm));
 	tk_buf_adds(b, ",\"base_scale\":");
-	add_num(b, scale);
+	tk_html_json_num(b, scale);
 	tk_buf_adds(b, ",\"nr_base\":");
-	add_num(b, (double)d->nr_base);
+	tk_html_json_num(b, (double)d->nr_base);
 	tk_buf_adds(b, ",\"unit\":");
-	add_json_cstr(b, tk_unit_name(p->unit));
+	tk_html_json_cstr(b, tk_unit_name(p->unit));
 	tk_buf_adds(b, ",\"count_name\":");
-	add_json_cstr(b, o->render.count_name);
+	tk_html_json_cstr(b, o->render.count_name);
 	tk_buf_adds(b, ",\"mode\":");
-	add_json_cstr(b, o->mode == TK_DIFF_CUMULATIVE ? "cumulative" : "self");
+	tk_html_json_cstr(b, o->mode == TK_DIFF_CUMULATIVE ? "cumulative" : "self");
 	tk_buf_adds(b, ",\"width\":");
-	add_json_cstr(b, o->width_by_base ? "base" : "new");
+	tk_html_json_cstr(b, o->width_by_base ? "base" : "new");
 	tk_buf_adds(b, ",\"new_color\":");
-	add_json_cstr(b, o->new_color && *o->new_color ? o->new_color : "#000000");
+	tk_html_json_cstr(b, o->new_color && *o->new_color ? o->new_color : "#000000");
 	tk_buf_adds(b, ",\"saturation\":");
-	add_num(b, dopts->saturation);
+	tk_html_json_num(b, dopts->saturation);
 	tk_buf_adds(b, ",\"min_delta\":");
-	add_num(b, dopts->min_delta);
+	tk_html_json_num(b, dopts->min_delta);
 	tk_buf_adds(b, ",\"spread_k\":");
-	add_num(b, dopts->spread_k);
+	tk_html_json_num(b, dopts->spread_k);
 	tk_buf_adds(b, ",\"frame_height\":");
-	add_num(b, o->render.frame_height >= 2 ? o->render.frame_height : 16);
+	tk_html_json_num(b, o->render.frame_height >= 2 ? o->render.frame_height : 16);
 	tk_buf_adds(b, ",\"font_size\":");
-	add_num(b, o->render.font_size > 0 ? o->render.font_size : 12);
+	tk_html_json_num(b, o->render.font_size > 0 ? o->render.font_size : 12);
 
 	tk_buf_adds(b, ",\n\"names\":[\"all\"");
 	for (i = 0; i < fl->nr; i++) {
@@ -886,8 +520,8 @@ static void add_data(struct page *pg, const struct tk_diff *d, const struct tk_d
 		if (!name_map[id]) {
 			name_map[id] = nr_names++;
 			tk_buf_addch(b, ',');
-			add_json_str(b, p->names[id], shown_len(p->names[id], p->name_lens[id]));
-			page_flush(pg, 0);
+			tk_html_json_str(b, p->names[id], shown_len(p->names[id], p->name_lens[id]));
+			tk_htmlout_flush(pg);
 		}
 	}
 	/* One array at a time: runs of small numbers compress and parse well. */
@@ -895,8 +529,8 @@ static void add_data(struct page *pg, const struct tk_diff *d, const struct tk_d
 	for (i = 0; i < fl->nr; i++) {
 		if (i)
 			tk_buf_addch(b, ',');
-		add_int(b, fl->frames[i].depth);
-		page_flush(pg, 0);
+		tk_html_json_int(b, fl->frames[i].depth);
+		tk_htmlout_flush(pg);
 	}
 	tk_buf_adds(b, "],\n\"name\":[");
 	for (i = 0; i < fl->nr; i++) {
@@ -904,50 +538,50 @@ static void add_data(struct page *pg, const struct tk_diff *d, const struct tk_d
 
 		if (i)
 			tk_buf_addch(b, ',');
-		add_int(b, node == TK_PROFILE_ROOT ? 0 : name_map[p->nodes[node].name]);
-		page_flush(pg, 0);
+		tk_html_json_int(b, node == TK_PROFILE_ROOT ? 0 : name_map[p->nodes[node].name]);
+		tk_htmlout_flush(pg);
 	}
 	tk_buf_adds(b, "],\n\"nt\":[");
 	for (i = 0; i < fl->nr; i++) {
 		if (i)
 			tk_buf_addch(b, ',');
-		add_num(b, d->new_total[fl->frames[i].node]);
-		page_flush(pg, 0);
+		tk_html_json_num(b, d->new_total[fl->frames[i].node]);
+		tk_htmlout_flush(pg);
 	}
 	tk_buf_adds(b, "],\n\"ns\":[");
 	for (i = 0; i < fl->nr; i++) {
 		if (i)
 			tk_buf_addch(b, ',');
-		add_num(b, d->new_self[fl->frames[i].node]);
-		page_flush(pg, 0);
+		tk_html_json_num(b, d->new_self[fl->frames[i].node]);
+		tk_htmlout_flush(pg);
 	}
 	tk_buf_adds(b, "],\n\"bt\":[");
 	for (i = 0; i < fl->nr; i++) {
 		if (i)
 			tk_buf_addch(b, ',');
 		add_raw(b, d->base_total[fl->frames[i].node], scale);
-		page_flush(pg, 0);
+		tk_htmlout_flush(pg);
 	}
 	tk_buf_adds(b, "],\n\"bs\":[");
 	for (i = 0; i < fl->nr; i++) {
 		if (i)
 			tk_buf_addch(b, ',');
 		add_raw(b, d->base_self[fl->frames[i].node], scale);
-		page_flush(pg, 0);
+		tk_htmlout_flush(pg);
 	}
 	tk_buf_adds(b, "],\n\"cs\":[");
 	for (i = 0; i < fl->nr; i++) {
 		if (i)
 			tk_buf_addch(b, ',');
-		add_int(b, class_code(d, fl->frames[i].node, TK_DIFF_SELF, dopts));
-		page_flush(pg, 0);
+		tk_html_json_int(b, class_code(d, fl->frames[i].node, TK_DIFF_SELF, dopts));
+		tk_htmlout_flush(pg);
 	}
 	tk_buf_adds(b, "],\n\"cc\":[");
 	for (i = 0; i < fl->nr; i++) {
 		if (i)
 			tk_buf_addch(b, ',');
-		add_int(b, class_code(d, fl->frames[i].node, TK_DIFF_CUMULATIVE, dopts));
-		page_flush(pg, 0);
+		tk_html_json_int(b, class_code(d, fl->frames[i].node, TK_DIFF_CUMULATIVE, dopts));
+		tk_htmlout_flush(pg);
 	}
 	tk_buf_adds(b, "]}");
 	free(name_map);
@@ -960,29 +594,23 @@ static void add_pct_label(struct tk_buf *b, double saturation, int sign)
 
 	tk_buf_addch(b, sign < 0 ? '-' : '+');
 	if (v == floor(v) && v < 1e9)
-		add_int(b, (int64_t)v);
+		tk_html_json_int(b, (int64_t)v);
 	else
 		tk_buf_addf(b, "%.1f", v);
 	tk_buf_addch(b, '%');
 }
 
+/* The header under the title: what is compared, and the diff's controls
+ * and legend. */
 static void add_header(struct tk_buf *b, const struct tk_diff *d, const struct tk_diff_opts *dopts,
-		       const struct tk_diff_render_opts *o, const char *title)
+		       const struct tk_diff_render_opts *o)
 {
 	const char *norm;
 
-	tk_buf_adds(b, "<header id=\"head\">\n<h1 id=\"title\">");
-	add_html_text(b, title);
-	tk_buf_adds(b, "</h1>\n");
-	if (o->render.subtitle && *o->render.subtitle) {
-		tk_buf_adds(b, "<p id=\"subtitle\">");
-		add_html_text(b, o->render.subtitle);
-		tk_buf_adds(b, "</p>\n");
-	}
 	tk_buf_adds(b, "<p id=\"compared\"><b id=\"new-label\">");
-	add_html_text(b, o->new_label ? o->new_label : "new");
+	tk_html_text(b, o->new_label ? o->new_label : "new");
 	tk_buf_adds(b, "</b> compared with the baseline <b id=\"base-label\">");
-	add_html_text(b, o->base_label ? o->base_label : "base");
+	tk_html_text(b, o->base_label ? o->base_label : "base");
 	tk_buf_adds(b, "</b>");
 	if (d->nr_base > 1)
 		tk_buf_addf(b, " (mean of %zu runs)", d->nr_base);
@@ -1035,16 +663,7 @@ static void add_header(struct tk_buf *b, const struct tk_diff *d, const struct t
 		tk_buf_addf(b, "within %.3g\xc3\x97 the baseline spread", dopts->spread_k);
 	if (!(dopts->min_delta > 0) && d->nr_base <= 1)
 		tk_buf_adds(b, "no change");
-	tk_buf_adds(b, ")</span></div></div>\n"
-		    "<div class=\"bar\"><button id=\"unzoom\" type=\"button\" class=\"hide\" disabled>"
-		    "Reset Zoom</button><div id=\"details\">&nbsp;</div>"
-		    "<span id=\"matched\" hidden></span>"
-		    "<label title=\"Ignore case when searching\"><input id=\"ignorecase\" "
-		    "type=\"checkbox\"> ic</label>"
-		    "<input id=\"search\" type=\"search\" placeholder=\"Search (regex)\" "
-		    "title=\"Search frame names with a JavaScript regular expression (Ctrl-F)\" "
-		    "autocomplete=\"off\" spellcheck=\"false\"></div>\n"
-		    "<div id=\"vanished-list\" hidden></div>\n</header>\n");
+	tk_buf_adds(b, ")</span></div></div>\n");
 }
 
 static int render_html(const struct tk_diff *d, const struct tk_diff_opts *dopts,
@@ -1052,7 +671,7 @@ static int render_html(const struct tk_diff *d, const struct tk_diff_opts *dopts
 {
 	struct tk_diff_opts dflt;
 	struct tk_flame fl;
-	struct page pg;
+	struct tk_htmlout pg;
 	const char *title = o->render.title;
 	int ret;
 
@@ -1065,34 +684,15 @@ static int render_html(const struct tk_diff *d, const struct tk_diff_opts *dopts
 	ret = pick_frames(d, o, &fl, err);
 	if (ret)
 		return ret;
-	memset(&pg, 0, sizeof(pg));
-	tk_buf_init(&pg.b, FLUSH_AT + 4096);
-	pg.f = out;
-
-	tk_buf_adds(&pg.b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-		    "script-src 'sha256-" SCRIPT_SHA256 "'; style-src 'unsafe-inline'; "
-		    "img-src data:; base-uri 'none'; form-action 'none'\">\n"
-		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-		    "<meta name=\"generator\" content=\"tracker\">\n<title>");
-	add_html_text(&pg.b, title);
-	tk_buf_adds(&pg.b, "</title>\n");
-	tk_buf_adds(&pg.b, page_style);
-	tk_buf_adds(&pg.b, "</head>\n<body>\n");
-	add_header(&pg.b, d, dopts, o, title);
-	tk_buf_adds(&pg.b, "<div id=\"wrap\"><canvas id=\"flame\"></canvas></div>\n"
-		    "<noscript><p>This flame graph needs JavaScript.</p></noscript>\n"
-		    "<script type=\"application/json\" id=\"tk-data\">");
+	tk_htmlout_init(&pg, out);
+	tk_htmlout_begin(&pg, SCRIPT_SHA256, page_style, title, o->render.subtitle);
+	add_header(&pg.b, d, dopts, o);
+	tk_htmlout_search_bar(&pg);
+	tk_buf_adds(&pg.b, "<div id=\"vanished-list\" hidden></div>\n");
+	tk_htmlout_begin_data(&pg);
 	add_data(&pg, d, dopts, o, &fl, title);
-	tk_buf_adds(&pg.b, "</script>\n<script>");
-	tk_buf_adds(&pg.b, page_script);
-	tk_buf_adds(&pg.b, "</script>\n</body>\n</html>\n");
-	page_flush(&pg, 1);
-	tk_buf_release(&pg.b);
 	tk_flame_release(&fl);
-	if (pg.failed || fflush(out) || ferror(out))
-		return tk_err_set(err, TK_EUNAVAIL, "cannot write the html page");
-	return 0;
+	return tk_htmlout_end(&pg, page_script, err);
 }
 
 const struct tk_diff_renderer tk_diffrender_html = {

@@ -17,7 +17,7 @@ static void json_is(const char *in, size_t len, const char *want, const char *wh
 {
 	struct tk_buf b = TK_BUF_INIT;
 
-	add_json_str(&b, in, len);
+	tk_html_json_str(&b, in, len);
 	is_str(b.buf, want, "json: %s", what);
 	tk_buf_release(&b);
 }
@@ -26,7 +26,7 @@ static void num_is(double v, const char *want)
 {
 	struct tk_buf b = TK_BUF_INIT;
 
-	add_num(&b, v);
+	tk_html_json_num(&b, v);
 	is_str(b.buf, want, "number %s", want);
 	tk_buf_release(&b);
 }
@@ -97,7 +97,7 @@ int main(void)
 	json_is("ab\xe2\x82", 4, "\"ab\\ufffd\\ufffd\"", "truncated sequence at the end");
 	json_is("\xf4\x90\x80\x80", 4, "\"\\ufffd\\ufffd\\ufffd\\ufffd\"", "past U+10FFFF");
 
-	add_html_text(&b, "<b title=\"x\">&'\x01\xff");
+	tk_html_text(&b, "<b title=\"x\">&'\x01\xff");
 	is_str(b.buf, "&lt;b title=&quot;x&quot;&gt;&amp;&#39; \xef\xbf\xbd", "html text escaped");
 	tk_buf_release(&b);
 
