@@ -35,3 +35,16 @@ const struct tk_diff_renderer *tk_diff_renderer_for_path(const char *path)
 			return tk_diff_renderers[i];
 	return NULL;
 }
+
+int tk_diff_layout(const struct tk_diff *d, const struct tk_diff_render_opts *o,
+		   struct tk_flame *out, double *image_width, struct tk_err *err)
+{
+	struct tk_flame_opts fo;
+
+	tk_flame_opts_init(&fo);
+	if (o->render.image_width > 2 * TK_FLAME_XPAD)
+		fo.image_width = o->render.image_width;
+	*image_width = fo.image_width;
+	return tk_flame_layout_weights(&d->tree, o->width_by_base ? d->base_total : d->new_total,
+				       &fo, out, err);
+}

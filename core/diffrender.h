@@ -29,6 +29,14 @@ struct tk_diff_render_opts {
 
 void tk_diff_render_opts_init(struct tk_diff_render_opts *o);
 
+/*
+ * The layout the graphical diff renderers draw: the union tree with widths
+ * from the baseline or from new (o->width_by_base) at o's image width.
+ * Fills *image_width with the width used.
+ */
+int tk_diff_layout(const struct tk_diff *d, const struct tk_diff_render_opts *o,
+		   struct tk_flame *out, double *image_width, struct tk_err *err);
+
 #define TK_DIFF_RENDERER_VERSION 1
 
 struct tk_diff_renderer {

@@ -195,8 +195,8 @@ static int render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
 		  struct tk_err *err)
 {
 	struct tk_diff_opts dflt;
-	struct tk_flame_opts fo;
 	struct tk_flame fl;
+	double image_width;
 	struct ctx c;
 	double font;
 	int ret;
@@ -205,11 +205,7 @@ static int render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
 		tk_diff_opts_init(&dflt);
 		dopts = &dflt;
 	}
-	tk_flame_opts_init(&fo);
-	if (o->render.image_width > 2 * TK_FLAME_XPAD)
-		fo.image_width = o->render.image_width;
-	ret = tk_flame_layout_weights(&d->tree, o->width_by_base ? d->base_total : d->new_total,
-				      &fo, &fl, err);
+	ret = tk_diff_layout(d, o, &fl, &image_width, err);
 	if (ret)
 		return ret;
 	memset(&c, 0, sizeof(c));
@@ -217,7 +213,7 @@ static int render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
 	c.dopts = dopts;
 	c.o = o;
 	c.f = &fl;
-	tk_cairo_graph_init(&c.g, &o->render, fo.image_width);
+	tk_cairo_graph_init(&c.g, &o->render, image_width);
 	font = c.g.font;
 	/* the title, subtitle, comparison and legend lines */
 	tk_cairo_graph_fit(&c.g, font * 7 + (o->render.subtitle && *o->render.subtitle ? font * 2 : 0),

@@ -254,8 +254,8 @@ static int svg_render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
 		      const struct tk_diff_render_opts *o, FILE *outf, struct tk_err *err)
 {
 	struct tk_diff_opts dflt;
-	struct tk_flame_opts fo;
 	struct tk_flame fl;
+	double image_width;
 	struct ctx c;
 	struct tk_svg_page *pg = &c.pg;
 	double lines, ypad2;
@@ -266,18 +266,14 @@ static int svg_render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
 		tk_diff_opts_init(&dflt);
 		dopts = &dflt;
 	}
-	tk_flame_opts_init(&fo);
-	if (o->render.image_width > 2 * TK_FLAME_XPAD)
-		fo.image_width = o->render.image_width;
-	ret = tk_flame_layout_weights(&d->tree, o->width_by_base ? d->base_total : d->new_total,
-				      &fo, &fl, err);
+	ret = tk_diff_layout(d, o, &fl, &image_width, err);
 	if (ret)
 		return ret;
 	memset(&c, 0, sizeof(c));
 	c.d = d;
 	c.dopts = dopts;
 	c.o = o;
-	pg->width = fo.image_width;
+	pg->width = image_width;
 	pg->frame_height = o->render.frame_height >= 2 ? o->render.frame_height : 16;
 	pg->font_size = o->render.font_size > 0 ? o->render.font_size : 12;
 	pg->xpad = TK_FLAME_XPAD;
