@@ -192,3 +192,11 @@ void tk_palette_color(const char *palette, const char *name, int *r, int *g, int
 		*b = (int)(55 * v);
 	}
 }
+
+size_t tk_render_shown_len(const char *name, size_t len)
+{
+	if (len >= 4 && name[len - 4] == '_' && name[len - 3] == '[' && name[len - 1] == ']' &&
+	    name[len - 2] && strchr("kwij", name[len - 2]))
+		return len - 4;
+	return len;
+}

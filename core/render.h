@@ -50,4 +50,11 @@ const struct tk_renderer *tk_renderer_for_path(const char *path);
  */
 void tk_palette_color(const char *palette, const char *name, int *r, int *g, int *b);
 
+/*
+ * How much of a frame name is shown: without a trailing "_[k]", "_[w]",
+ * "_[i]" or "_[j]" annotation (kernel, waker, inlined, JIT), which picks
+ * the colour but is not part of the name, as in flamegraph.pl.
+ */
+size_t tk_render_shown_len(const char *name, size_t len);
+
 #endif

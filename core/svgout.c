@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "core/buf.h"
+#include "core/render.h"
 #include "core/utf8.h"
 #include "core/banned.h"
 
@@ -255,10 +256,7 @@ const char *tk_svg_frame_name(const struct tk_profile *p, uint32_t node, size_t 
 	name = tk_profile_name(p, node);
 	n = p->name_lens[p->nodes[node].name];
 	*len = n;
-	*shown = n;
-	if (n >= 4 && name[n - 4] == '_' && name[n - 3] == '[' && name[n - 1] == ']' &&
-	    name[n - 2] && strchr("kwij", name[n - 2]))
-		*shown = n - 4;
+	*shown = tk_render_shown_len(name, n);
 	return name;
 }
 

@@ -411,15 +411,6 @@ static int class_code(const struct tk_diff *d, uint32_t n, enum tk_diff_mode mod
 	return cls == TK_DIFF_UP ? pct : -pct;
 }
 
-/* The name a page shows (flamegraph.pl's _[k]-style annotations cut). */
-static size_t shown_len(const char *name, size_t len)
-{
-	if (len >= 4 && name[len - 4] == '_' && name[len - 3] == '[' && name[len - 1] == ']' &&
-	    name[len - 2] && strchr("kwij", name[len - 2]))
-		return len - 4;
-	return len;
-}
-
 static const char *norm_name(enum tk_diff_norm n)
 {
 	switch (n) {
@@ -520,7 +511,8 @@ static void add_data(struct tk_htmlout *pg, const struct tk_diff *d,
 		if (!name_map[id]) {
 			name_map[id] = nr_names++;
 			tk_buf_addch(b, ',');
-			tk_html_json_str(b, p->names[id], shown_len(p->names[id], p->name_lens[id]));
+			tk_html_json_str(b, p->names[id],
+					 tk_render_shown_len(p->names[id], p->name_lens[id]));
 			tk_htmlout_flush(pg);
 		}
 	}

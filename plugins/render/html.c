@@ -285,16 +285,6 @@ static uint32_t *order_frames(const struct tk_flame *f, uint32_t **levels_out,
 	return order;
 }
 
-/* A name as shown (like the SVG): without the _[k] _[j] _[i] _[w]
- * annotations flamegraph.pl strips; they still pick the colour. */
-static size_t shown_len(const char *name, size_t len)
-{
-	if (len >= 4 && name[len - 4] == '_' && name[len - 3] == '[' && name[len - 1] == ']' &&
-	    name[len - 2] && strchr("kwij", name[len - 2]))
-		return len - 4;
-	return len;
-}
-
 /* The SVG's colour for a name: grey for "-" and "--" (flamegraph.pl's
  * separators), the palette's otherwise; the root is coloured as "". */
 static uint32_t name_color(const char *palette, const char *name, size_t len)
@@ -352,7 +342,7 @@ static void add_data(struct tk_htmlout *pg, const struct tk_profile *p, const st
 		if (!name_map[id]) {
 			name_map[id] = nr_names++;
 			s = p->names[id];
-			len = shown_len(s, p->name_lens[id]);
+			len = tk_render_shown_len(s, p->name_lens[id]);
 			tk_buf_addch(b, ',');
 			tk_html_json_str(b, s, len);
 			tk_htmlout_flush(pg);
