@@ -7,19 +7,13 @@
 # search and zoom, the URL state, and that hostile frame names never run
 # script. Screenshots go to tests/artifacts/t4002/.
 #
-# Needs node (>= 18) and chromium (CHROMIUM=path overrides
-# /usr/bin/chromium); installs tests/browser's locked dependencies with
-# `npm ci` when tests/browser/node_modules is missing. Skips with the
-# reason when any of that is unavailable.
+# Skips the browser checks with the reason when node, chromium or
+# tests/browser's dependencies are missing (tests/browser-lib.sh).
 
 . "$(dirname "$0")/test-lib.sh"
 
-BROWSER_DIR="$TEST_DIRECTORY/browser"
+. "$TEST_DIRECTORY/browser-lib.sh"
 ARTIFACTS="$TEST_DIRECTORY/artifacts/t4002"
-CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-export CHROMIUM
-
-command -v python3 >/dev/null 2>&1 && test_set_prereq PYTHON3
 
 # The fixture (the browser test's header says what it checks of it):
 # kernel_a grows, kernel_b shrinks, old_path vanishes, brand_new appears,
@@ -83,44 +77,16 @@ test_expect_success 'hostile names cannot close the page'"'"'s script elements' 
 '
 
 test_expect_success PYTHON3 'the page'"'"'s CSP names the hash of its script' '
-	python3 - hostile.html <<-\EOF
-	import base64, hashlib, re, sys
-	page = open(sys.argv[1], "rb").read()
-	want = re.search(rb"script-src .sha256-([A-Za-z0-9+/=]+).", page).group(1)
-	code = re.search(rb"<script>(.*?)</script>", page, re.S).group(1)
-	got = base64.b64encode(hashlib.sha256(code).digest())
-	sys.exit(0 if got == want else "csp hash %s, script hash %s" % (want, got))
-	EOF
+	csp_hash_matches hostile.html
 '
 
-node_major=$(node -e 'process.stdout.write(process.versions.node.split(".")[0])' 2>/dev/null)
-if [ -z "$node_major" ]; then
-	skip_browser='node is not installed (ci/install-deps.sh test installs nodejs)'
-elif [ "$node_major" -lt 18 ]; then
-	skip_browser="node $node_major is too old (the browser tests need node >= 18)"
-elif ! [ -x "$CHROMIUM" ]; then
-	skip_browser="no chromium at $CHROMIUM (ci/install-deps.sh test installs it; CHROMIUM=path picks another)"
-elif ! [ -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
-	if ! command -v npm >/dev/null 2>&1; then
-		skip_browser='npm is not installed, and tests/browser/node_modules is missing'
-	elif ! npm ci --prefix "$BROWSER_DIR" --no-audit --no-fund >npm-ci.log 2>&1; then
-		skip_browser="npm ci --prefix tests/browser failed (no access to the npm registry?): $(tail -n 1 npm-ci.log)"
-	fi
-fi
+skip_browser=$(browser_missing)
 if [ -n "$skip_browser" ]; then
 	skip_all=$skip_browser
 	test_done
 fi
 test_set_prereq BROWSER
 
-# result 'SCENARIO PAGE': passes when the browser run printed
-# "ok - SCENARIO PAGE"; otherwise shows what it printed about it.
-result() {
-	grep -qxF "ok - $1" browser.out && return 0
-	awk -v job="$1" 'index($0, "not ok - " job ":") == 1 { p = 1; print; next }
-		p && /^#/ { print; next } { p = 0 }' browser.out
-	return 1
-}
 
 rm -rf "$ARTIFACTS"
 test_expect_success 'run the checks in headless chromium' "
