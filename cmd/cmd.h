@@ -14,6 +14,8 @@
  * The dispatcher handles -h/--help, loads .tracker.yml, and flushes stdout,
  * turning a write error into exit 70.
  */
+#include <stdio.h>
+
 #include "core/config.h"
 #include "core/err.h"
 #include "core/store.h"
@@ -58,6 +60,14 @@ int cmd_usage_error(const struct cmd_ctx *ctx, const char *fmt, ...)
 void cmd_resolve_db(const struct cmd_ctx *ctx, const char *opt, struct tk_buf *out);
 /* The artifacts directory: --artifacts, $TRACKER_ARTIFACTS, config, default. */
 void cmd_resolve_artifacts(const struct cmd_ctx *ctx, const char *opt, struct tk_buf *out);
+
+/*
+ * Writes an output file so that it is never seen half written: fn writes
+ * to a temporary file beside path, which is renamed over path when fn
+ * succeeds. Returns an exit code; errors are printed, naming path.
+ */
+typedef int (*cmd_write_fn)(FILE *out, void *data, struct tk_err *err);
+int cmd_write_output(const char *path, cmd_write_fn fn, void *data);
 
 /* Profiles (cmd/profiles.c). */
 struct tk_profile;

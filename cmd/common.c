@@ -1,7 +1,12 @@
 /*
  * Lookups shared by the commands: where the database and the artifacts are.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "core/banned.h"
@@ -42,4 +47,56 @@ void cmd_resolve_artifacts(const struct cmd_ctx *ctx, const char *opt, struct tk
 	if (!v)
 		v = nonempty(ctx->config.artifacts);
 	tk_buf_adds(out, v ? v : "tracker-artifacts");
+}
+
+int cmd_write_output(const char *path, cmd_write_fn fn, void *data)
+{
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_buf tmp = TK_BUF_INIT;
+	mode_t mask;
+	FILE *out;
+	int fd, ret, closed;
+
+	tk_buf_addf(&tmp, "%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp.buf);
+	if (fd < 0) {
+		cmd_error("cannot write '%s': %s", path, strerror(errno));
+		tk_buf_release(&tmp);
+		return EXIT_UNAVAILABLE;
+	}
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask))
+		cmd_warning("cannot set the mode of '%s': %s", tmp.buf, strerror(errno));
+	out = fdopen(fd, "w");
+	if (!out) {
+		close(fd);
+		ret = EXIT_UNAVAILABLE;
+		cmd_error("cannot write '%s': %s", path, strerror(errno));
+		goto fail;
+	}
+	errno = 0;
+	ret = fn(out, data, &err);
+	closed = fclose(out);
+	/* a renderer's TK_EUNAVAIL is a write error too: name the file */
+	if ((closed || ret == TK_EUNAVAIL) && ret != TK_EDATA && ret != TK_EUSAGE) {
+		cmd_error("cannot write '%s': %s", path, errno ? strerror(errno) : "write error");
+		ret = EXIT_UNAVAILABLE;
+		goto fail;
+	}
+	if (ret) {
+		ret = cmd_fail(&err);
+		goto fail;
+	}
+	if (rename(tmp.buf, path)) {
+		cmd_error("cannot rename '%s' to '%s': %s", tmp.buf, path, strerror(errno));
+		ret = EXIT_UNAVAILABLE;
+		goto fail;
+	}
+	tk_buf_release(&tmp);
+	return 0;
+fail:
+	unlink(tmp.buf);
+	tk_buf_release(&tmp);
+	return ret;
 }

@@ -10,13 +10,11 @@
  * base branch of the CI context, else baseline_branch in .tracker.yml
  * (the key's, then the file's), else the pipeline's default branch.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "core/ci.h"
@@ -363,8 +361,8 @@ static int choose_runs(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_store 
 	q.keys = keys;
 	q.profile_kind = d->kind;
 	if (d->baseline_run) {
+		/* parse_options refused --baselines with it: one run */
 		q.run_id = d->baseline_run;
-		d->nr_baselines = 1;
 	} else {
 		q.branch = baseline_branch(ctx, d, &ci);
 		if (!q.branch) {
@@ -499,29 +497,17 @@ static int load_profiles(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_prof
 	return ret;
 }
 
-static int write_output(struct diff_cmd *d, const struct tk_diff *diff, struct tk_err *err)
-{
-	const struct tk_diff_renderer *r = tk_diff_renderer_for_path(d->out);
-	struct tk_buf tmp = TK_BUF_INIT;
-	FILE *f;
-	int ret;
+struct diff_job {
+	const struct diff_cmd *d;
+	const struct tk_diff *diff;
+};
 
-	tk_buf_addf(&tmp, "%s.tmp.%ld", d->out, (long)getpid());
-	f = fopen(tmp.buf, "wbe");
-	if (!f) {
-		ret = tk_err_set(err, TK_EUNAVAIL, "cannot write '%s': %s", tmp.buf, strerror(errno));
-		goto out;
-	}
-	ret = r->render(diff, &d->dopts, &d->ropts, f, err);
-	if (fclose(f) && !ret)
-		ret = tk_err_set(err, TK_EUNAVAIL, "cannot write '%s': %s", tmp.buf, strerror(errno));
-	if (!ret && rename(tmp.buf, d->out))
-		ret = tk_err_set(err, TK_EUNAVAIL, "cannot write '%s': %s", d->out, strerror(errno));
-	if (ret)
-		unlink(tmp.buf);
-out:
-	tk_buf_release(&tmp);
-	return ret;
+static int write_diff(FILE *out, void *data, struct tk_err *err)
+{
+	const struct diff_job *j = data;
+
+	return tk_diff_renderer_for_path(j->d->out)->render(j->diff, &j->d->dopts,
+							   &j->d->ropts, out, err);
 }
 
 int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx)
@@ -530,6 +516,7 @@ int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_profile base[MAX_BASELINES], new;
 	const struct tk_profile *bases[MAX_BASELINES];
 	struct tk_diff diff;
+	struct diff_job j;
 	struct tk_err err = TK_ERR_INIT;
 	size_t i, nr_base = 0;
 	int ret, built = 0;
@@ -547,7 +534,8 @@ int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx)
 		return ret;
 	if (!d.nr_baselines)
 		d.nr_baselines = 1;
-	for (i = 0; i < MAX_BASELINES; i++)
+	/* Only as many baselines as can be asked for: each holds hash tables. */
+	for (i = 0; i < (size_t)d.nr_baselines; i++)
 		tk_profile_init(&base[i], TK_UNIT_SAMPLES);
 	tk_profile_init(&new, TK_UNIT_SAMPLES);
 
@@ -565,13 +553,15 @@ int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx)
 			tk_buf_addf(&d.subtitle, "%s vs %s", d.new_label.buf, d.base_label.buf);
 			d.ropts.render.subtitle = d.subtitle.buf;
 		}
-		ret = write_output(&d, &diff, &err);
-	}
-	if (ret)
+		j.d = &d;
+		j.diff = &diff;
+		ret = cmd_write_output(d.out, write_diff, &j);
+	} else {
 		ret = cmd_fail(&err);
+	}
 	if (built)
 		tk_diff_release(&diff);
-	for (i = 0; i < MAX_BASELINES; i++)
+	for (i = 0; i < (size_t)d.nr_baselines; i++)
 		tk_profile_release(&base[i]);
 	tk_profile_release(&new);
 	chosen_release(&d.new_run);

@@ -12,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "core/buf.h"
@@ -387,62 +385,29 @@ static int load_profile(struct cmd_ctx *ctx, struct flame_opts *o, struct tk_pro
 	return 0;
 }
 
+struct flame_job {
+	const struct tk_renderer *r;
+	const struct tk_profile *p;
+	const struct tk_flame *f;
+	const struct flame_opts *o;
+};
+
+static int write_flame(FILE *out, void *data, struct tk_err *err)
+{
+	const struct flame_job *j = data;
+
+	return j->r->render(j->p, j->f, &j->o->render, out, err);
+}
+
 static int render_to(const struct tk_renderer *r, const struct tk_profile *p,
 		     const struct tk_flame *f, const struct flame_opts *o)
 {
+	struct flame_job j = { r, p, f, o };
 	struct tk_err err = TK_ERR_INIT;
-	struct tk_buf tmp = TK_BUF_INIT;
-	mode_t mask;
-	FILE *out;
-	int fd, ret, closed;
 
-	if (!strcmp(o->out, "-")) {
-		if (r->render(p, f, &o->render, stdout, &err))
-			return cmd_fail(&err);
-		return 0;
-	}
-	tk_buf_addf(&tmp, "%s.tmp.XXXXXX", o->out);
-	fd = mkstemp(tmp.buf);
-	if (fd < 0) {
-		cmd_error("cannot write '%s': %s", o->out, strerror(errno));
-		tk_buf_release(&tmp);
-		return EXIT_UNAVAILABLE;
-	}
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask))
-		cmd_warning("cannot set the mode of '%s': %s", tmp.buf, strerror(errno));
-	out = fdopen(fd, "w");
-	if (!out) {
-		close(fd);
-		ret = EXIT_UNAVAILABLE;
-		cmd_error("cannot write '%s': %s", o->out, strerror(errno));
-		goto fail;
-	}
-	errno = 0;
-	ret = r->render(p, f, &o->render, out, &err);
-	closed = fclose(out);
-	/* a renderer's TK_EUNAVAIL is a write error too: name OUT, not the FILE * */
-	if ((closed || ret == TK_EUNAVAIL) && ret != TK_EDATA && ret != TK_EUSAGE) {
-		cmd_error("cannot write '%s': %s", o->out, errno ? strerror(errno) : "write error");
-		ret = EXIT_UNAVAILABLE;
-		goto fail;
-	}
-	if (ret) {
-		ret = cmd_fail(&err);
-		goto fail;
-	}
-	if (rename(tmp.buf, o->out)) {
-		cmd_error("cannot rename '%s' to '%s': %s", tmp.buf, o->out, strerror(errno));
-		ret = EXIT_UNAVAILABLE;
-		goto fail;
-	}
-	tk_buf_release(&tmp);
-	return 0;
-fail:
-	unlink(tmp.buf);
-	tk_buf_release(&tmp);
-	return ret;
+	if (!strcmp(o->out, "-"))
+		return write_flame(stdout, &j, &err) ? cmd_fail(&err) : 0;
+	return cmd_write_output(o->out, write_flame, &j);
 }
 
 int cmd_flame(int argc, char **argv, struct cmd_ctx *ctx)
