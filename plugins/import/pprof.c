@@ -187,10 +187,14 @@ static int too_many(struct pb *b, const char *what)
 	return pb_fail(b, msg);
 }
 
-static int parse_value_type(struct pprof *pp, struct pb *b)
+/*
+ * Reads a message whose fields 1..nr are all varints (ValueType, Mapping,
+ * Function) into vals[field - 1], zero when absent; later fields (build
+ * ids, flags) are skipped.
+ */
+static int pb_varint_fields(struct pb *b, uint64_t *vals, uint32_t nr, const char *what)
 {
-	uint64_t type = 0, unit = 0;
-
+	memset(vals, 0, nr * sizeof(*vals));
 	while (b->p < b->end) {
 		uint32_t f;
 		int wt, ret;
@@ -200,53 +204,45 @@ static int parse_value_type(struct pprof *pp, struct pb *b)
 		ret = pb_field(b, &f, &wt, &v, &sub);
 		if (ret)
 			return ret;
-		if (f == 1 || f == 2) {
-			ret = pb_expect(b, wt, WT_VARINT, "ValueType field");
-			if (ret)
-				return ret;
-			if (f == 1)
-				type = v;
-			else
-				unit = v;
-		}
+		if (f > nr)
+			continue;
+		ret = pb_expect(b, wt, WT_VARINT, what);
+		if (ret)
+			return ret;
+		vals[f - 1] = v;
 	}
+	return 0;
+}
+
+static int parse_value_type(struct pprof *pp, struct pb *b)
+{
+	uint64_t v[2]; /* type, unit */
+	int ret = pb_varint_fields(b, v, 2, "ValueType field");
+
+	if (ret)
+		return ret;
 	if (pp->nr_types >= 4096)
 		return pb_fail(b, "more than 4096 sample types");
 	TK_ALLOC_GROW(pp->types, pp->nr_types + 1, pp->alloc_types);
-	pp->types[pp->nr_types][0] = type;
-	pp->types[pp->nr_types][1] = unit;
+	pp->types[pp->nr_types][0] = v[0];
+	pp->types[pp->nr_types][1] = v[1];
 	pp->nr_types++;
 	return 0;
 }
 
 static int parse_mapping(struct pprof *pp, struct pb *b)
 {
+	uint64_t v[5]; /* id, memory_start, memory_limit, file_offset, filename */
 	struct mapping m;
+	int ret = pb_varint_fields(b, v, 5, "Mapping field");
 
+	if (ret)
+		return ret;
 	memset(&m, 0, sizeof(m));
-	while (b->p < b->end) {
-		uint32_t f;
-		int wt, ret;
-		uint64_t v = 0;
-		struct pb sub;
-
-		ret = pb_field(b, &f, &wt, &v, &sub);
-		if (ret)
-			return ret;
-		if (f == 1 || f == 2 || f == 4 || f == 5) {
-			ret = pb_expect(b, wt, WT_VARINT, "Mapping field");
-			if (ret)
-				return ret;
-		}
-		if (f == 1)
-			m.id = v;
-		else if (f == 2)
-			m.start = v;
-		else if (f == 4)
-			m.offset = v;
-		else if (f == 5)
-			m.file = v;
-	}
+	m.id = v[0];
+	m.start = v[1];
+	m.offset = v[3];
+	m.file = v[4];
 	if (pp->nr_mappings >= PPROF_MAX_ENTRIES)
 		return too_many(b, "mappings");
 	TK_ALLOC_GROW(pp->mappings, pp->nr_mappings + 1, pp->alloc_mappings);
@@ -256,30 +252,16 @@ static int parse_mapping(struct pprof *pp, struct pb *b)
 
 static int parse_function(struct pprof *pp, struct pb *b)
 {
+	uint64_t v[5]; /* id, name, system_name, filename, start_line */
 	struct function fn;
+	int ret = pb_varint_fields(b, v, 5, "Function field");
 
+	if (ret)
+		return ret;
 	memset(&fn, 0, sizeof(fn));
-	while (b->p < b->end) {
-		uint32_t f;
-		int wt, ret;
-		uint64_t v = 0;
-		struct pb sub;
-
-		ret = pb_field(b, &f, &wt, &v, &sub);
-		if (ret)
-			return ret;
-		if (f >= 1 && f <= 5) {
-			ret = pb_expect(b, wt, WT_VARINT, "Function field");
-			if (ret)
-				return ret;
-		}
-		if (f == 1)
-			fn.id = v;
-		else if (f == 2)
-			fn.name = v;
-		else if (f == 3)
-			fn.system_name = v;
-	}
+	fn.id = v[0];
+	fn.name = v[1];
+	fn.system_name = v[2];
 	if (pp->nr_functions >= PPROF_MAX_ENTRIES)
 		return too_many(b, "functions");
 	TK_ALLOC_GROW(pp->functions, pp->nr_functions + 1, pp->alloc_functions);
