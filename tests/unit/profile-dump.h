@@ -1,9 +1,10 @@
 #ifndef TK_TEST_PROFILE_DUMP_H
 #define TK_TEST_PROFILE_DUMP_H
 /*
- * For importer tests: a profile as sorted folded lines, "a;b;c WEIGHT\n"
- * for every node with a non-zero self weight (%.15g), so a test compares
- * the whole tree against expected text in one is_str.
+ * For importer tests: importing straight to a dump (dump_folded, from
+ * folded-dump.h: sorted folded lines "a;b;c WEIGHT\n" for every node with
+ * a non-zero self weight), so a test compares the whole tree against
+ * expected text in one is_str.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,48 +12,7 @@
 #include "core/buf.h"
 #include "core/import.h"
 #include "core/profile.h"
-
-static int dump_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static void dump_path(const struct tk_profile *p, uint32_t node, struct tk_buf *out)
-{
-	if (node == TK_PROFILE_ROOT)
-		return;
-	if (p->nodes[node].parent != TK_PROFILE_ROOT) {
-		dump_path(p, p->nodes[node].parent, out);
-		tk_buf_addch(out, ';');
-	}
-	tk_buf_adds(out, tk_profile_name(p, node));
-}
-
-/* Returns a malloc'd string; the caller frees it. */
-static __attribute__((unused)) char *dump_folded(const struct tk_profile *p)
-{
-	char **lines = tk_xcalloc(p->nr_nodes + 1, sizeof(char *));
-	struct tk_buf out = TK_BUF_INIT;
-	size_t n = 0, i;
-	uint32_t id;
-
-	for (id = 1; id < p->nr_nodes; id++) {
-		struct tk_buf line = TK_BUF_INIT;
-
-		if (p->nodes[id].self == 0)
-			continue;
-		dump_path(p, id, &line);
-		tk_buf_addf(&line, " %.15g\n", p->nodes[id].self);
-		lines[n++] = tk_buf_detach(&line, NULL);
-	}
-	qsort(lines, n, sizeof(char *), dump_cmp);
-	for (i = 0; i < n; i++) {
-		tk_buf_adds(&out, lines[i]);
-		free(lines[i]);
-	}
-	free(lines);
-	return tk_buf_detach(&out, NULL);
-}
+#include "tests/unit/folded-dump.h"
 
 /*
  * Imports path (format NULL: probed; kind and sample_type may be NULL) and
