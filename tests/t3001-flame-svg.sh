@@ -198,4 +198,13 @@ test_expect_success 'skipped lines are reported as a warning' '
 	grep "warning:.*skipped 1 line.*line 2" err
 '
 
+test_expect_success 'perf script: --pid and --tid add a root frame per process or thread' '
+	tracker flame "$FIXTURES/perf/mixed.perf-script" -o plain.folded &&
+	tracker flame --pid "$FIXTURES/perf/mixed.perf-script" -o pid.folded &&
+	tracker flame --tid "$FIXTURES/perf/mixed.perf-script" -o tid.folded &&
+	grep -q "^app;__libc_start_main;main;compute " plain.folded &&
+	grep -q "^app-100;__libc_start_main;main;compute " pid.folded &&
+	grep -q "^app-100/101;__libc_start_main;main;compute " tid.folded
+'
+
 test_done
