@@ -101,6 +101,28 @@ test_expect_success 'two files: BASE NEW' '
 	test_cmp expect f.folded
 '
 
+test_expect_success '--normalize-names matches renamed frames' '
+	printf "main;foo<int> 10\nmain;b 10\n" >n1.folded &&
+	printf "main;foo<long> 14\nmain;b 11\n" >n2.folded &&
+	tracker diff n1.folded n2.folded --normalize none -o plain.folded &&
+	grep -q "^main;foo<int> 10 0$" plain.folded &&
+	tracker diff n1.folded n2.folded --normalize none --normalize-names templates -o n.folded &&
+	printf "main;b 10 11\nmain;foo<> 10 14\n" >expect &&
+	test_cmp expect n.folded
+'
+
+test_expect_success '--min-delta keeps small changes out of the table; --top bounds it' '
+	tracker diff n1.folded n2.folded --normalize none --normalize-names templates \
+		--top 5 -o all.txt &&
+	grep -q "foo<> <- main" all.txt &&
+	grep -q "b <- main" all.txt &&
+	tracker diff n1.folded n2.folded --normalize none --normalize-names templates \
+		--min-delta 2 --top 5 -o big.txt &&
+	grep -q "foo<> <- main" big.txt &&
+	! grep -q "b <- main" big.txt &&
+	grep -q "1 self changes within the noise floor" big.txt
+'
+
 test_expect_success 'errors: usage 2, no runs 65, no database 69' '
 	test_expect_code 2 tracker diff base.folded -o x.folded &&
 	test_expect_code 2 tracker diff base.folded new.folded -o x.bmp &&
