@@ -9,7 +9,7 @@ LIBDIR ?= $(PREFIX)/lib/tracker
 MANDIR ?= $(PREFIX)/share/man
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS := libcurl sqlite3 yaml-0.1 cairo jansson zlib
+PKGS := libcurl sqlite3 yaml-0.1 cairo jansson zlib libdw libelf
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
@@ -40,16 +40,19 @@ UNIT_SRC := $(wildcard tests/unit/t-*.c)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 EXAMPLE_SRC := $(wildcard examples/*.c)
 BENCH_SRC := $(wildcard bench/*.c)
+PRELOAD_SRC := $(wildcard plugins/preload/*.c)
 
 LIB_OBJ := $(CORE_SRC:.c=.o) $(PLUGIN_SRC:.c=.o)
 CMD_OBJ := $(CMD_SRC:.c=.o)
 LIB := libtracker.a
 UNIT_BIN := $(UNIT_SRC:.c=)
 HELPER_BIN := $(HELPER_SRC:.c=)
-EXAMPLE_BIN := $(EXAMPLE_SRC:.c=)
+EXAMPLE_BIN := $(EXAMPLE_SRC:.c=) $(if $(wildcard examples/allocpattern.c),examples/allocpattern-static)
 BENCH_BIN := $(BENCH_SRC:.c=)
+PRELOAD_OBJ := $(PRELOAD_SRC:.c=.pic.o)
+PRELOAD_LIB := libtracker-preload.so
 
-all: tracker $(EXAMPLE_BIN)
+all: tracker $(PRELOAD_LIB) $(EXAMPLE_BIN)
 
 ifneq ($(V),1)
 QUIET_CC = @echo '   CC $@';
@@ -66,6 +69,21 @@ $(LIB): $(LIB_OBJ)
 tracker: $(CMD_OBJ) $(LIB)
 	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(LIBS)
 
+# The profiler tracker injects into jobs with LD_PRELOAD (plugins/preload).
+# Never built with sanitizers: it replaces malloc in the job, and must keep
+# frame pointers and initial-exec TLS (it is loaded at start, never with
+# dlopen).
+PRELOAD_CFLAGS := $(filter-out -fsanitize=% -fno-sanitize-recover=all,$(ALL_CFLAGS)) \
+	-fPIC -fno-omit-frame-pointer -ftls-model=initial-exec -fvisibility=hidden \
+	$(shell $(PKG_CONFIG) --cflags libunwind)
+PRELOAD_LIBS := $(shell $(PKG_CONFIG) --libs libunwind) -ldl -lm -pthread
+
+plugins/preload/%.pic.o: plugins/preload/%.c
+	$(QUIET_CC)$(CC) $(PRELOAD_CFLAGS) -c -o $@ $<
+
+$(PRELOAD_LIB): $(PRELOAD_OBJ)
+	$(QUIET_LINK)$(CC) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $(PRELOAD_OBJ) $(PRELOAD_LIBS)
+
 tests/unit/t-%: tests/unit/t-%.c $(LIB) tests/unit/tap.h
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LIBS)
 
@@ -78,25 +96,41 @@ bench/%: bench/%.c $(LIB)
 examples/%: examples/%.c
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
 
-build-tests: tracker $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN)
+# Programs the profiler runs on: frame pointers, no sanitizer (it would
+# take malloc from the preload library), and a static build of the
+# allocation fixture, which LD_PRELOAD cannot reach.
+PROFILEE_CFLAGS := $(filter-out -fsanitize=% -fno-sanitize-recover=all,$(ALL_CFLAGS)) \
+	-fno-omit-frame-pointer
+examples/allocpattern: examples/allocpattern.c
+	$(QUIET_LINK)$(CC) $(PROFILEE_CFLAGS) $(LDFLAGS) -o $@ $< -pthread
+
+examples/allocpattern-static: examples/allocpattern.c
+	$(QUIET_LINK)$(CC) $(PROFILEE_CFLAGS) $(LDFLAGS) -static -o $@ $< -pthread
+
+bench/alloc-heavy bench/compute: %: %.c
+	$(QUIET_LINK)$(CC) $(PROFILEE_CFLAGS) $(LDFLAGS) -o $@ $< -lm
+
+build-tests: tracker $(PRELOAD_LIB) $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN)
 
 # The whole suite: C unit tests and shell end-to-end tests, all TAP, by prove.
 check: build-tests
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 		prove -j2 --timer $(PROVE_FLAGS) $(UNIT_BIN) tests/t[0-9]*.sh
 
-bench: tracker $(EXAMPLE_BIN) $(BENCH_BIN)
+bench: tracker $(PRELOAD_LIB) $(EXAMPLE_BIN) $(BENCH_BIN)
 	@sh bench/run.sh
 
-demo: tracker $(EXAMPLE_BIN)
+demo: tracker $(PRELOAD_LIB) $(EXAMPLE_BIN)
 	@sh examples/demo.sh
 
-install: tracker
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+install: tracker $(PRELOAD_LIB)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 tracker $(DESTDIR)$(BINDIR)/tracker
+	install -m 644 $(PRELOAD_LIB) $(DESTDIR)$(LIBDIR)/$(PRELOAD_LIB)
 	install -m 644 docs/tracker.1 $(DESTDIR)$(MANDIR)/man1/tracker.1
 
 clean:
+	$(RM) $(PRELOAD_LIB) $(PRELOAD_OBJ) $(PRELOAD_OBJ:.o=.d)
 	$(RM) tracker $(LIB) $(LIB_OBJ) $(CMD_OBJ) $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN) $(BENCH_BIN)
 	$(RM) $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(HELPER_BIN:=.d) $(EXAMPLE_BIN:=.d) $(BENCH_BIN:=.d)
 	$(RM) -r tests/trash.* fuzz/out $(addprefix fuzz/fuzz-,$(FUZZ_FORMATS))
@@ -130,4 +164,4 @@ fuzz: $(addprefix fuzz/fuzz-,$(FUZZ_FORMATS))
 .PHONY: all check bench demo install clean build-tests fuzz
 .SECONDARY:
 
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(HELPER_BIN:=.d) $(EXAMPLE_BIN:=.d) $(BENCH_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(HELPER_BIN:=.d) $(EXAMPLE_BIN:=.d) $(BENCH_BIN:=.d) $(PRELOAD_OBJ:.o=.d)

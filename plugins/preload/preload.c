@@ -1,0 +1,1763 @@
+/*
+ * libtracker-preload.so: the allocation and CPU profiler tracker injects
+ * into a job with LD_PRELOAD. It interposes the malloc family, samples
+ * allocations by bytes, unwinds the sampled stacks and adds them to the
+ * raw table file described in core/rawprof.h, which it maps MAP_SHARED so
+ * that whatever it recorded survives any end of the process.
+ *
+ * This is the one place in tracker with process-global mutable state: a
+ * malloc replacement has nowhere else to keep it. It uses nothing from
+ * libtracker.a (only the layout in core/rawprof.h) and never calls the
+ * malloc it replaces while it works: code that runs with the per-thread
+ * guard set goes straight to the real functions.
+ *
+ * Unwinding (TRACKER_PROFILE_UNWIND):
+ *   fp         frame pointers only;
+ *   libunwind  libunwind (DWARF CFI) for every sample;
+ *   auto       frame pointers first. A walk is trusted when it ends
+ *              cleanly: a saved frame pointer of 0, the frame limit, or a
+ *              last return address known to be a thread's root (learned
+ *              once per address with libunwind: at most 3 frames follow it,
+ *              as after main or a thread's start routine). Any other end
+ *              (a frame pointer leaving the stack, a return address outside
+ *              executable memory) falls back to libunwind. A trusted walk
+ *              is also checked once against libunwind when its stack is
+ *              first inserted in the table, which catches frames that code
+ *              without frame pointers (libc) made the walk skip: the slot
+ *              keeps libunwind's frames under the walk's hash.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <malloc.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "core/rawprof.h"
+#include "core/banned.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+
+#define NSLOTS (1u << 18)
+#define FRAMES_CAP (8u << 20)
+#define SLOT_PROBES 4096
+#define LIVE_BITS 20
+#define LIVE_PROBES 64
+#define MAX_RANGES 4096
+#define MAX_ROOTS 256
+#define MAX_TIMERS 4096
+#define BOOT_SIZE (256 * 1024)
+#define MAPS_BUF_MAX (64u << 20)
+#define DEFAULT_SAMPLE_BYTES 524288
+
+enum unwind_mode { UNW_MODE_AUTO, UNW_MODE_FP, UNW_MODE_LIBUNWIND };
+
+/* ---- the real functions ---- */
+
+static void *(*real_malloc)(size_t);
+static void *(*real_calloc)(size_t, size_t);
+static void *(*real_realloc)(void *, size_t);
+static void (*real_free)(void *);
+static int (*real_posix_memalign)(void **, size_t, size_t);
+static void *(*real_aligned_alloc)(size_t, size_t);
+static void *(*real_memalign)(size_t, size_t);
+static int (*real_execve)(const char *, char *const[], char *const[]);
+static int (*real_execv)(const char *, char *const[]);
+static int (*real_execvp)(const char *, char *const[]);
+static int (*real_execvpe)(const char *, char *const[], char *const[]);
+static int (*real_fexecve)(int, char *const[], char *const[]);
+static void (*real__exit)(int) __attribute__((noreturn));
+static void (*real__Exit)(int) __attribute__((noreturn));
+static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static void *(*real_dlopen)(const char *, int);
+static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
+
+static int resolving;
+static int resolved;
+
+/* dlsym allocates while we resolve: serve it from here, never free it. */
+static char boot_buf[BOOT_SIZE] __attribute__((aligned(64)));
+static size_t boot_used;
+
+/* ---- profiler state ---- */
+
+static int active;            /* profiling files are set up */
+static int alloc_on;          /* sample_bytes > 0 */
+static uint64_t sample_bytes;
+static double sample_mean;
+static uint64_t cpu_period_ns;
+static int unwind_mode;
+static int have_seed;
+static uint64_t seed;
+static char out_dir[PATH_MAX];
+static pid_t my_pid;
+
+static struct tk_raw_header *hdr;
+static struct tk_raw_slot *slots;
+static uint64_t *frames_region;
+static size_t map_size;
+static uint32_t slots_used;
+static pthread_mutex_t insert_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int maps_fd = -1;
+static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *maps_buf;
+static uint64_t maps_last_hash;
+static uint64_t maps_last_refresh_ns;
+
+/* Executable mappings, read under a sequence lock (writers hold maps_lock). */
+struct range {
+	uint64_t lo, hi;
+};
+static struct range ranges[MAX_RANGES];
+static unsigned nranges;
+static unsigned ranges_seq;
+static uint64_t self_lo, self_hi;  /* our own text: never a frame */
+
+/* Return addresses after which only a thread's start code follows. */
+struct root {
+	uint64_t addr;
+	int is_root;
+};
+static struct root roots[MAX_ROOTS];
+static unsigned nroots;
+
+/* Live sampled allocations, for peak live heap per stack. */
+struct live_ent {
+	uint64_t ptr;       /* 0 empty, 1 removed */
+	uint32_t slot;
+	uint32_t pad;
+	double bytes;
+};
+static struct live_ent *live;
+static uint64_t live_count;
+
+/* CPU timers of the threads, so exec can disarm them all. */
+struct timer_ent {
+	pid_t tid;
+	int used;
+	timer_t id;
+};
+static struct timer_ent timers[MAX_TIMERS];
+static pthread_mutex_t timers_lock = PTHREAD_MUTEX_INITIALIZER;
+static int cpu_on;
+static pthread_key_t timer_key;
+static unsigned thread_counter;
+
+struct tstate {
+	int guard;
+	int init;
+	int has_timer;
+	timer_t timer;
+	int64_t remaining;
+	uint64_t rng;
+	uint64_t stk_lo, stk_hi;
+};
+static __thread struct tstate ts __attribute__((tls_model("initial-exec")));
+
+/* ---- small helpers ---- */
+
+static uint64_t load_u64(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static void add_u64(uint64_t *p, uint64_t v)
+{
+	__atomic_add_fetch(p, v, __ATOMIC_RELAXED);
+}
+
+static double add_double(double *p, double v)
+{
+	double old, new;
+
+	__atomic_load(p, &old, __ATOMIC_RELAXED);
+	do {
+		new = old + v;
+	} while (!__atomic_compare_exchange(p, &old, &new, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return new;
+}
+
+static void max_double(double *p, double v)
+{
+	double old;
+
+	__atomic_load(p, &old, __ATOMIC_RELAXED);
+	while (v > old) {
+		if (__atomic_compare_exchange(p, &old, &v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			break;
+	}
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint64_t mix_ptr(uint64_t p)
+{
+	p ^= p >> 33;
+	p *= 0xff51afd7ed558ccdull;
+	p ^= p >> 33;
+	return p;
+}
+
+static pid_t my_tid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+/* Decimal and text without stdio: used where malloc must not run. */
+static size_t put_str(char *dst, size_t at, size_t cap, const char *s)
+{
+	while (*s && at + 1 < cap)
+		dst[at++] = *s++;
+	dst[at] = '\0';
+	return at;
+}
+
+static size_t put_uint(char *dst, size_t at, size_t cap, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n && at + 1 < cap)
+		dst[at++] = tmp[--n];
+	dst[at] = '\0';
+	return at;
+}
+
+static void write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/* ---- bootstrap ---- */
+
+static void *boot_alloc(size_t n)
+{
+	size_t at, need = (n + 15) & ~(size_t)15;
+	char *p;
+
+	at = __atomic_fetch_add(&boot_used, need + 16, __ATOMIC_RELAXED);
+	if (at + need + 16 > BOOT_SIZE)
+		return NULL;
+	p = boot_buf + at;
+	memcpy(p, &n, sizeof(n));
+	return p + 16;
+}
+
+static int in_boot(const void *p)
+{
+	return (const char *)p >= boot_buf && (const char *)p < boot_buf + BOOT_SIZE;
+}
+
+static size_t boot_size(const void *p)
+{
+	size_t n;
+
+	memcpy(&n, (const char *)p - 16, sizeof(n));
+	return n;
+}
+
+#define RESOLVE(name) (*(void **)&real_##name = dlsym(RTLD_NEXT, #name))
+
+static void resolve(void)
+{
+	if (resolved)
+		return;
+	resolving = 1;
+	RESOLVE(malloc);
+	RESOLVE(calloc);
+	RESOLVE(realloc);
+	RESOLVE(free);
+	RESOLVE(posix_memalign);
+	RESOLVE(aligned_alloc);
+	RESOLVE(memalign);
+	RESOLVE(execve);
+	RESOLVE(execv);
+	RESOLVE(execvp);
+	RESOLVE(execvpe);
+	RESOLVE(fexecve);
+	RESOLVE(_exit);
+	RESOLVE(_Exit);
+	RESOLVE(pthread_create);
+	RESOLVE(dlopen);
+	RESOLVE(sigaction);
+	resolving = 0;
+	resolved = 1;
+}
+
+/* ---- executable ranges and maps snapshots ---- */
+
+static int in_exec(uint64_t a)
+{
+	int tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		unsigned seq = __atomic_load_n(&ranges_seq, __ATOMIC_ACQUIRE);
+		unsigned lo = 0, hi, n;
+		int found = 0;
+
+		if (seq & 1)
+			continue;
+		n = __atomic_load_n(&nranges, __ATOMIC_RELAXED);
+		hi = n > MAX_RANGES ? MAX_RANGES : n;
+		while (lo < hi) {
+			unsigned mid = lo + (hi - lo) / 2;
+
+			if (a < ranges[mid].lo) {
+				hi = mid;
+			} else if (a >= ranges[mid].hi) {
+				lo = mid + 1;
+			} else {
+				found = 1;
+				break;
+			}
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&ranges_seq, __ATOMIC_RELAXED) == seq)
+			return found;
+	}
+	return 0;
+}
+
+static uint64_t parse_hex(const char **pp, const char *end)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+
+	while (p < end) {
+		char c = *p;
+
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (uint64_t)(c - 'a' + 10);
+		else
+			break;
+		p++;
+	}
+	*pp = p;
+	return v;
+}
+
+/* Reads /proc/self/maps (called with maps_lock held and the guard set),
+ * refreshes the executable ranges and appends a snapshot when the maps
+ * changed since the last one (or always when force is set). */
+static void maps_refresh(int force)
+{
+	static const char head[] = "# snapshot\n";
+	size_t len = sizeof(head) - 1, cap = MAPS_BUF_MAX;
+	uint64_t h = 0xcbf29ce484222325ull, self = (uint64_t)(uintptr_t)&maps_refresh;
+	unsigned n = 0;
+	const char *p, *end;
+	int fd;
+
+	if (!maps_buf) {
+		void *m = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (m == MAP_FAILED)
+			return;
+		maps_buf = m;
+	}
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	memcpy(maps_buf, head, len);
+	for (;;) {
+		ssize_t r = read(fd, maps_buf + len, cap - len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+		if (len == cap)
+			break;
+	}
+	close(fd);
+
+	__atomic_add_fetch(&ranges_seq, 1, __ATOMIC_ACQ_REL);
+	p = maps_buf + sizeof(head) - 1;
+	end = maps_buf + len;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *q = p;
+		uint64_t lo, hi;
+
+		if (!eol)
+			eol = end;
+		for (; p < eol; p++)
+			h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+		lo = parse_hex(&q, eol);
+		if (q < eol && *q == '-')
+			q++;
+		hi = parse_hex(&q, eol);
+		if (q + 4 < eol && q[3] == 'x' && n < MAX_RANGES) {
+			ranges[n].lo = lo;
+			ranges[n].hi = hi;
+			n++;
+			if (self >= lo && self < hi) {
+				self_lo = lo;
+				self_hi = hi;
+			}
+		}
+		p = eol + 1;
+	}
+	__atomic_store_n(&nranges, n, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&ranges_seq, 1, __ATOMIC_ACQ_REL);
+
+	if (maps_fd >= 0 && (force || h != maps_last_hash))
+		write_all(maps_fd, maps_buf, len);
+	maps_last_hash = h;
+	maps_last_refresh_ns = mono_ns();
+}
+
+static void maps_snapshot(int force, int trylock)
+{
+	if (trylock) {
+		if (pthread_mutex_trylock(&maps_lock))
+			return;
+	} else {
+		pthread_mutex_lock(&maps_lock);
+	}
+	maps_refresh(force);
+	pthread_mutex_unlock(&maps_lock);
+}
+
+/* An address outside the known executable ranges: code mapped since the
+ * last look (a JIT, a library loaded without dlopen), or a bad frame. */
+static int in_exec_or_refresh(uint64_t a, int in_signal)
+{
+	if (in_exec(a))
+		return 1;
+	if (mono_ns() - __atomic_load_n(&maps_last_refresh_ns, __ATOMIC_RELAXED) < 50000000u)
+		return 0;
+	maps_snapshot(0, in_signal);
+	return in_exec(a);
+}
+
+/* ---- the table ---- */
+
+static uint64_t stack_hash(const uint64_t *f, uint32_t n, uint32_t flags)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ flags;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		h = (h ^ f[i]) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	h ^= n;
+	return h ? h : 1;
+}
+
+static struct tk_raw_slot *slot_find(uint64_t h, uint32_t *at)
+{
+	uint32_t i = (uint32_t)h & (NSLOTS - 1), k;
+
+	for (k = 0; k < SLOT_PROBES; k++) {
+		uint64_t v = load_u64(&slots[i].hash);
+
+		if (v == h)
+			return &slots[i];
+		if (!v)
+			break;
+		i = (i + 1) & (NSLOTS - 1);
+	}
+	*at = k < SLOT_PROBES ? i : UINT32_MAX;
+	return NULL;
+}
+
+/* Looks the stack up by its hash; inserts it (frames first, hash last)
+ * when new. NULL when the table is full or, with trylock, busy. */
+static struct tk_raw_slot *slot_insert(uint64_t h, const uint64_t *f, uint32_t n, uint32_t flags,
+				       int trylock, int *busy)
+{
+	struct tk_raw_slot *s;
+	uint32_t at;
+	uint64_t used;
+
+	if (trylock) {
+		if (pthread_mutex_trylock(&insert_lock)) {
+			*busy = 1;
+			return NULL;
+		}
+	} else {
+		pthread_mutex_lock(&insert_lock);
+	}
+	s = slot_find(h, &at);
+	if (s)
+		goto out;
+	if (at == UINT32_MAX || slots_used >= NSLOTS / 4 * 3)
+		goto out;
+	used = hdr->frames_used;
+	if (used + n > hdr->frames_cap)
+		goto out;
+	memcpy(frames_region + used, f, n * sizeof(*f));
+	__atomic_store_n(&hdr->frames_used, used + n, __ATOMIC_RELEASE);
+	s = &slots[at];
+	s->frames = used;
+	s->nframes = n;
+	s->flags = flags;
+	slots_used++;
+	__atomic_store_n(&s->hash, h, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&insert_lock);
+	return s;
+}
+
+/* ---- unwinding ---- */
+
+static int is_self(uint64_t a)
+{
+	return a >= self_lo && a < self_hi;
+}
+
+static void thread_stack_bounds(void)
+{
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+
+	if (ts.stk_hi)
+		return;
+	if (pthread_getattr_np(pthread_self(), &a))
+		return;
+	if (!pthread_attr_getstack(&a, &addr, &size)) {
+		ts.stk_lo = (uint64_t)(uintptr_t)addr;
+		ts.stk_hi = ts.stk_lo + size;
+	}
+	pthread_attr_destroy(&a);
+}
+
+enum walk_end { WALK_CLEAN, WALK_TRUNCATED, WALK_UNCLEAN };
+
+/* Walks saved frame pointers from fp. out gets the return addresses
+ * outside our own text, innermost first, after an optional leaf. *last is
+ * the last return address read (to judge an unclean end). */
+static int fp_walk(uint64_t fp, uint64_t *out, uint32_t *nout, uint64_t *last, int in_signal)
+{
+	uint64_t lo = ts.stk_lo, hi = ts.stk_hi;
+	uint32_t n = *nout;
+
+	*last = 0;
+	if (!hi)
+		return WALK_UNCLEAN;
+	for (;;) {
+		uint64_t next, ret;
+
+		if ((fp & 7) || fp < lo || fp + 16 > hi)
+			return WALK_UNCLEAN;
+		next = ((const uint64_t *)(uintptr_t)fp)[0];
+		ret = ((const uint64_t *)(uintptr_t)fp)[1];
+		if (!in_exec_or_refresh(ret, in_signal))
+			break;
+		*last = ret;
+		if (!is_self(ret)) {
+			if (n == TK_RAW_MAX_FRAMES) {
+				*nout = n;
+				return WALK_TRUNCATED;
+			}
+			out[n++] = ret;
+		}
+		if (!next) {
+			*nout = n;
+			return WALK_CLEAN;
+		}
+		if (next <= fp)
+			break;
+		fp = next;
+	}
+	*nout = n;
+	return WALK_UNCLEAN;
+}
+
+/* libunwind from the current point (uc NULL) or from a signal context. */
+static uint32_t lu_walk(ucontext_t *uc, uint64_t *out, int *truncated)
+{
+	unw_cursor_t c;
+	unw_context_t ctx;
+	uint32_t n = 0;
+	int r;
+
+	*truncated = 0;
+	if (uc)
+		r = unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME);
+	else
+		r = unw_getcontext(&ctx) ? -1 : unw_init_local(&c, &ctx);
+	if (r < 0)
+		return 0;
+	do {
+		unw_word_t ip;
+
+		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || !ip)
+			break;
+		if (is_self(ip))
+			continue;
+		if (n == TK_RAW_MAX_FRAMES) {
+			*truncated = 1;
+			break;
+		}
+		out[n++] = ip;
+	} while (unw_step(&c) > 0);
+	return n;
+}
+
+static int root_lookup(uint64_t a)
+{
+	unsigned i, n = __atomic_load_n(&nroots, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < n && i < MAX_ROOTS; i++) {
+		if (__atomic_load_n(&roots[i].addr, __ATOMIC_ACQUIRE) == a)
+			return roots[i].is_root ? 1 : 2;
+	}
+	return 0;
+}
+
+static void root_learn(uint64_t a, const uint64_t *lu, uint32_t nlu)
+{
+	uint32_t j;
+	unsigned at;
+	int is_root = 0;
+
+	for (j = 0; j < nlu; j++) {
+		if (lu[j] == a) {
+			is_root = nlu - j - 1 <= 3;
+			break;
+		}
+	}
+	at = __atomic_fetch_add(&nroots, 0, __ATOMIC_RELAXED);
+	if (at >= MAX_ROOTS)
+		return;
+	if (pthread_mutex_trylock(&maps_lock))
+		return;
+	at = nroots;
+	if (at < MAX_ROOTS && !root_lookup(a)) {
+		roots[at].is_root = is_root;
+		__atomic_store_n(&roots[at].addr, a, __ATOMIC_RELEASE);
+		__atomic_store_n(&nroots, at + 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&maps_lock);
+}
+
+/*
+ * Finds (or inserts) the slot of the current stack. From an interposer
+ * uc is NULL and the walk starts at our own frame; from the CPU signal
+ * handler it starts at the interrupted context and frames[0] is its IP.
+ */
+static struct tk_raw_slot *stack_slot(ucontext_t *uc, int *busy)
+{
+	uint64_t fpf[TK_RAW_MAX_FRAMES], luf[TK_RAW_MAX_FRAMES], last, h, fp;
+	uint32_t nfp = 0, nlu = 0, flags = 0, at;
+	struct tk_raw_slot *s;
+	int end = WALK_UNCLEAN, lu_trunc = 0, in_signal = uc != NULL;
+
+	if (uc) {
+		flags = TK_RAW_SLOT_LEAF_IP;
+		fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+		if (!is_self((uint64_t)uc->uc_mcontext.gregs[REG_RIP]))
+			fpf[nfp++] = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	} else {
+		fp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+	}
+
+	if (unwind_mode != UNW_MODE_LIBUNWIND) {
+		end = fp_walk(fp, fpf, &nfp, &last, in_signal);
+		if (end == WALK_TRUNCATED)
+			add_u64(&hdr->truncated, 1);
+		if (unwind_mode == UNW_MODE_FP)
+			end = WALK_CLEAN;
+		if (end == WALK_UNCLEAN && last) {
+			int r = root_lookup(last);
+
+			if (r == 1) {
+				end = WALK_CLEAN;
+			} else if (!r) {
+				nlu = lu_walk(uc, luf, &lu_trunc);
+				root_learn(last, luf, nlu);
+				if (root_lookup(last) == 1)
+					end = WALK_CLEAN;
+			}
+		}
+		if (end != WALK_UNCLEAN) {
+			h = stack_hash(fpf, nfp, flags);
+			s = slot_find(h, &at);
+			if (s)
+				return s;
+			if (unwind_mode == UNW_MODE_FP)
+				return slot_insert(h, fpf, nfp, flags, in_signal, busy);
+			/* First sight of this walk: check it against libunwind. */
+			if (!nlu)
+				nlu = lu_walk(uc, luf, &lu_trunc);
+			if (nlu >= nfp)
+				return slot_insert(h, luf, nlu, flags, in_signal, busy);
+			return slot_insert(h, fpf, nfp, flags, in_signal, busy);
+		}
+	}
+	if (!nlu)
+		nlu = lu_walk(uc, luf, &lu_trunc);
+	if (lu_trunc)
+		add_u64(&hdr->truncated, 1);
+	h = stack_hash(luf, nlu, flags | 0x100);
+	s = slot_find(h, &at);
+	if (s)
+		return s;
+	return slot_insert(h, luf, nlu, flags, in_signal, busy);
+}
+
+/* ---- live allocations ---- */
+
+static void live_add(void *p, uint32_t slot, double bytes)
+{
+	uint64_t key = (uint64_t)(uintptr_t)p;
+	uint64_t i = mix_ptr(key), k;
+
+	if (!live)
+		return;
+	for (k = 0; k < LIVE_PROBES; k++) {
+		struct live_ent *e = &live[(i + k) & ((1u << LIVE_BITS) - 1)];
+		uint64_t v = __atomic_load_n(&e->ptr, __ATOMIC_RELAXED);
+
+		if ((v == 0 || v == 1) &&
+		    __atomic_compare_exchange_n(&e->ptr, &v, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			e->slot = slot;
+			e->bytes = bytes;
+			add_u64(&live_count, 1);
+			return;
+		}
+	}
+}
+
+static void live_remove(void *p)
+{
+	uint64_t key = (uint64_t)(uintptr_t)p;
+	uint64_t i, k;
+
+	if (!live || !__atomic_load_n(&live_count, __ATOMIC_RELAXED))
+		return;
+	i = mix_ptr(key);
+	for (k = 0; k < LIVE_PROBES; k++) {
+		struct live_ent *e = &live[(i + k) & ((1u << LIVE_BITS) - 1)];
+		uint64_t v = __atomic_load_n(&e->ptr, __ATOMIC_ACQUIRE);
+
+		if (v == key) {
+			add_double(&slots[e->slot].live_bytes, -e->bytes);
+			__atomic_store_n(&e->ptr, 1, __ATOMIC_RELEASE);
+			__atomic_sub_fetch(&live_count, 1, __ATOMIC_RELAXED);
+			return;
+		}
+		if (!v)
+			return;
+	}
+}
+
+/* ---- sampling ---- */
+
+static int64_t draw_interval(void)
+{
+	double u = (double)((splitmix(&ts.rng) >> 11) + 1) * (1.0 / 9007199254740992.0);
+	double d = -log(u) * sample_mean;
+
+	if (d < 1)
+		d = 1;
+	if (d > 9e18)
+		d = 9e18;
+	return (int64_t)d;
+}
+
+static void thread_init(void)
+{
+	unsigned idx;
+
+	if (ts.init)
+		return;
+	ts.init = 1;
+	idx = __atomic_fetch_add(&thread_counter, 1, __ATOMIC_RELAXED);
+	if (have_seed)
+		ts.rng = seed * 0x100000001b3ull + idx;
+	else
+		ts.rng = mono_ns() ^ ((uint64_t)my_tid() << 32) ^ (uint64_t)getpid() ^
+			 (uint64_t)(uintptr_t)&ts;
+	splitmix(&ts.rng);
+	ts.remaining = sample_bytes == 1 ? 0 : draw_interval();
+	thread_stack_bounds();
+}
+
+static __attribute__((noinline)) void record_alloc(void *p, size_t size)
+{
+	struct tk_raw_slot *s;
+	double wb, wc;
+	int busy = 0;
+
+	if (!p && size)
+		return;
+	if (sample_bytes == 1) {
+		wb = (double)size;
+		wc = 1;
+	} else {
+		double prob = -expm1(-(double)size / sample_mean);
+
+		wb = (double)size / prob;
+		wc = 1 / prob;
+	}
+	s = stack_slot(NULL, &busy);
+	if (!s) {
+		add_u64(&hdr->dropped, 1);
+		return;
+	}
+	add_double(&s->alloc_bytes, wb);
+	add_double(&s->alloc_count, wc);
+	if (p && size) {
+		max_double(&s->peak_live_bytes, add_double(&s->live_bytes, wb));
+		live_add(p, (uint32_t)(s - slots), wb);
+	}
+}
+
+/* The hot path: one subtraction unless the interval ran out. */
+static inline void on_alloc(void *p, size_t size)
+{
+	if (!active || !alloc_on || ts.guard)
+		return;
+	if (sample_bytes != 1) {
+		ts.remaining -= (int64_t)size;
+		if (LIKELY(ts.remaining > 0) || !size)
+			return;
+	}
+	ts.guard = 1;
+	if (UNLIKELY(!ts.init)) {
+		thread_init();
+		if (sample_bytes != 1) {
+			ts.remaining -= (int64_t)size;
+			if (ts.remaining > 0) {
+				ts.guard = 0;
+				return;
+			}
+		}
+	}
+	if (sample_bytes != 1)
+		ts.remaining = draw_interval();
+	record_alloc(p, size);
+	ts.guard = 0;
+}
+
+static inline void on_free(void *p)
+{
+	if (!p || !active || ts.guard || !__atomic_load_n(&live_count, __ATOMIC_RELAXED))
+		return;
+	ts.guard = 1;
+	live_remove(p);
+	ts.guard = 0;
+}
+
+/* ---- the malloc family ---- */
+
+EXPORT void *malloc(size_t n)
+{
+	void *p;
+
+	if (UNLIKELY(!real_malloc)) {
+		if (resolving)
+			return boot_alloc(n);
+		resolve();
+	}
+	p = real_malloc(n);
+	on_alloc(p, n);
+	return p;
+}
+
+EXPORT void *calloc(size_t n, size_t m)
+{
+	void *p;
+	size_t size;
+
+	if (UNLIKELY(!real_calloc)) {
+		if (resolving)
+			return __builtin_mul_overflow(n, m, &size) ? NULL : boot_alloc(size);
+		resolve();
+	}
+	p = real_calloc(n, m);
+	if (!__builtin_mul_overflow(n, m, &size))
+		on_alloc(p, size);
+	return p;
+}
+
+EXPORT void free(void *p)
+{
+	if (UNLIKELY(!p || in_boot(p)))
+		return;
+	if (UNLIKELY(!real_free)) {
+		if (resolving)
+			return;
+		resolve();
+	}
+	on_free(p);
+	real_free(p);
+}
+
+/* realloc is a free of the old block and an allocation of the new size. */
+EXPORT void *realloc(void *old, size_t n)
+{
+	void *p;
+	uint32_t slot = 0;
+	double bytes = 0;
+	int had = 0;
+
+	if (UNLIKELY(!real_realloc)) {
+		if (resolving)
+			return boot_alloc(n);
+		resolve();
+	}
+	if (UNLIKELY(in_boot(old))) {
+		size_t keep = boot_size(old);
+
+		p = malloc(n);
+		if (p)
+			memcpy(p, old, keep < n ? keep : n);
+		return p;
+	}
+	if (old && active && !ts.guard && __atomic_load_n(&live_count, __ATOMIC_RELAXED)) {
+		/* Removed before the real call, which may hand the block to
+		 * another thread; put back if realloc fails. */
+		uint64_t key = (uint64_t)(uintptr_t)old, i = mix_ptr(key), k;
+
+		ts.guard = 1;
+		for (k = 0; live && k < LIVE_PROBES; k++) {
+			struct live_ent *e = &live[(i + k) & ((1u << LIVE_BITS) - 1)];
+			uint64_t v = __atomic_load_n(&e->ptr, __ATOMIC_ACQUIRE);
+
+			if (v == key) {
+				slot = e->slot;
+				bytes = e->bytes;
+				had = 1;
+				break;
+			}
+			if (!v)
+				break;
+		}
+		if (had)
+			live_remove(old);
+		ts.guard = 0;
+	}
+	p = real_realloc(old, n);
+	if (!p && n && had) {
+		ts.guard = 1;
+		add_double(&slots[slot].live_bytes, bytes);
+		live_add(old, slot, bytes);
+		ts.guard = 0;
+	}
+	if (p || !old)
+		on_alloc(p, n);
+	return p;
+}
+
+EXPORT void *reallocarray(void *old, size_t n, size_t m)
+{
+	size_t size;
+
+	if (__builtin_mul_overflow(n, m, &size)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(old, size);
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+	int r;
+
+	if (UNLIKELY(!real_posix_memalign))
+		resolve();
+	r = real_posix_memalign(out, align, n);
+	if (!r)
+		on_alloc(*out, n);
+	return r;
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+	void *p;
+
+	if (UNLIKELY(!real_aligned_alloc))
+		resolve();
+	p = real_aligned_alloc(align, n);
+	on_alloc(p, n);
+	return p;
+}
+
+EXPORT void *memalign(size_t align, size_t n)
+{
+	void *p;
+
+	if (UNLIKELY(!real_memalign))
+		resolve();
+	p = real_memalign(align, n);
+	on_alloc(p, n);
+	return p;
+}
+
+EXPORT void *valloc(size_t n)
+{
+	void *p;
+
+	if (UNLIKELY(!real_memalign))
+		resolve();
+	p = real_memalign((size_t)sysconf(_SC_PAGESIZE), n);
+	on_alloc(p, n);
+	return p;
+}
+
+EXPORT void *pvalloc(size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size;
+	void *p;
+
+	if (UNLIKELY(!real_memalign))
+		resolve();
+	if (__builtin_add_overflow(n, page - 1, &size)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	size &= ~(page - 1);
+	if (!size)
+		size = page;
+	p = real_memalign(page, size);
+	on_alloc(p, size);
+	return p;
+}
+
+/* ---- CPU sampling ---- */
+
+static void cpu_handler(int sig, siginfo_t *si, void *ucv)
+{
+	int saved = errno, busy = 0;
+	struct tk_raw_slot *s;
+	uint64_t n = 1;
+
+	(void)sig;
+	if (!active || !hdr)
+		goto out;
+	if (si && si->si_code == SI_TIMER && si->si_overrun > 0)
+		n += (uint64_t)si->si_overrun;
+	if (ts.guard) {
+		add_u64(&hdr->cpu_lost, n);
+		goto out;
+	}
+	ts.guard = 1;
+	s = stack_slot(ucv, &busy);
+	if (s)
+		add_double(&s->cpu_ns, (double)(cpu_period_ns * n));
+	else if (busy)
+		add_u64(&hdr->cpu_lost, n);
+	else
+		add_u64(&hdr->dropped, n);
+	ts.guard = 0;
+out:
+	errno = saved;
+}
+
+static void timer_register(pid_t tid, timer_t id)
+{
+	int i;
+
+	pthread_mutex_lock(&timers_lock);
+	for (i = 0; i < MAX_TIMERS; i++) {
+		if (!timers[i].used) {
+			timers[i].used = 1;
+			timers[i].tid = tid;
+			timers[i].id = id;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&timers_lock);
+}
+
+static void timer_unregister(timer_t id)
+{
+	int i;
+
+	pthread_mutex_lock(&timers_lock);
+	for (i = 0; i < MAX_TIMERS; i++) {
+		if (timers[i].used && timers[i].id == id) {
+			timers[i].used = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&timers_lock);
+}
+
+static int timer_arm(pid_t tid, timer_t *id)
+{
+	struct sigevent ev;
+	struct itimerspec it;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGPROF;
+	ev._sigev_un._tid = tid;  /* sigev_notify_thread_id */
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, id))
+		return -1;
+	it.it_interval.tv_sec = (time_t)(cpu_period_ns / 1000000000u);
+	it.it_interval.tv_nsec = (long)(cpu_period_ns % 1000000000u);
+	it.it_value = it.it_interval;
+	if (timer_settime(*id, 0, &it, NULL)) {
+		timer_delete(*id);
+		return -1;
+	}
+	return 0;
+}
+
+/* Called on the thread itself. */
+static void thread_timer_start(void)
+{
+	pid_t tid;
+
+	if (!cpu_on || ts.has_timer)
+		return;
+	tid = my_tid();
+	if (timer_arm(tid, &ts.timer))
+		return;
+	ts.has_timer = 1;
+	timer_register(tid, ts.timer);
+	pthread_setspecific(timer_key, (void *)1);
+}
+
+static void thread_timer_stop(void *unused)
+{
+	(void)unused;
+	if (!ts.has_timer || !cpu_on)
+		return;
+	ts.has_timer = 0;
+	timer_delete(ts.timer);
+	timer_unregister(ts.timer);
+}
+
+/* Exec keeps pending signals and would hand a SIGPROF to a program
+ * without our handler: delete every timer, then drop pending ones. */
+static void timers_disarm_all(void)
+{
+	struct sigaction ign, dfl;
+	int i;
+
+	if (!cpu_on)
+		return;
+	pthread_mutex_lock(&timers_lock);
+	for (i = 0; i < MAX_TIMERS; i++) {
+		if (timers[i].used)
+			timer_delete(timers[i].id);
+	}
+	pthread_mutex_unlock(&timers_lock);
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	real_sigaction(SIGPROF, &ign, NULL);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	real_sigaction(SIGPROF, &dfl, NULL);
+}
+
+static void cpu_install_handler(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = cpu_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	real_sigaction(SIGPROF, &sa, NULL);
+}
+
+/* exec failed: sample again, every thread that had a timer. */
+static void timers_rearm_all(void)
+{
+	int i;
+
+	if (!cpu_on)
+		return;
+	cpu_install_handler();
+	pthread_mutex_lock(&timers_lock);
+	for (i = 0; i < MAX_TIMERS; i++) {
+		if (timers[i].used && timer_arm(timers[i].tid, &timers[i].id))
+			timers[i].used = 0;
+	}
+	for (i = 0; i < MAX_TIMERS; i++) {
+		if (timers[i].used && timers[i].tid == my_tid())
+			ts.timer = timers[i].id;
+	}
+	pthread_mutex_unlock(&timers_lock);
+}
+
+static void cpu_setup(void)
+{
+	struct sigaction old;
+
+	if (!cpu_period_ns)
+		return;
+	if (real_sigaction(SIGPROF, NULL, &old) || (old.sa_flags & SA_SIGINFO) ||
+	    old.sa_handler != SIG_DFL)
+		return;  /* the program profiles itself: leave SIGPROF alone */
+	if (pthread_key_create(&timer_key, thread_timer_stop))
+		return;
+	cpu_install_handler();
+	cpu_on = 1;
+	thread_timer_start();
+}
+
+/* ---- the output files ---- */
+
+static int open_files(void)
+{
+	char path[PATH_MAX + 64];
+	size_t base, at;
+	unsigned seq;
+	int fd = -1;
+	void *m;
+	ssize_t r;
+
+	base = put_str(path, 0, sizeof(path), out_dir);
+	base = put_str(path, base, sizeof(path), "/");
+	base = put_uint(path, base, sizeof(path), (uint64_t)my_pid);
+	base = put_str(path, base, sizeof(path), ".");
+	for (seq = 0; seq < 100000; seq++) {
+		at = put_uint(path, base, sizeof(path), seq);
+		put_str(path, at, sizeof(path), ".tkraw");
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd < 0)
+		return -1;
+	map_size = TK_RAW_HEADER_SIZE + (size_t)NSLOTS * sizeof(struct tk_raw_slot) +
+		   (size_t)FRAMES_CAP * sizeof(uint64_t);
+	if (ftruncate(fd, (off_t)map_size)) {
+		close(fd);
+		return -1;
+	}
+	m = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -1;
+	hdr = m;
+	slots = (struct tk_raw_slot *)((char *)m + TK_RAW_HEADER_SIZE);
+	frames_region = (uint64_t *)((char *)slots + (size_t)NSLOTS * sizeof(struct tk_raw_slot));
+	slots_used = 0;
+
+	memcpy(hdr->magic, TK_RAW_MAGIC, 8);
+	hdr->version = TK_RAW_VERSION;
+	hdr->header_size = TK_RAW_HEADER_SIZE;
+	hdr->pid = my_pid;
+	hdr->ppid = getppid();
+	hdr->seq = seq;
+	hdr->nslots = NSLOTS;
+	hdr->frames_off = (uint64_t)((char *)frames_region - (char *)m);
+	hdr->frames_cap = FRAMES_CAP;
+	hdr->sample_bytes = sample_bytes;
+	hdr->cpu_period_ns = cpu_period_ns;
+	put_str(hdr->unwinder, 0, sizeof(hdr->unwinder),
+		unwind_mode == UNW_MODE_FP ? "fp" :
+		unwind_mode == UNW_MODE_LIBUNWIND ? "libunwind" : "fp+libunwind");
+	prctl(PR_GET_NAME, hdr->comm, 0, 0, 0);
+	hdr->comm[sizeof(hdr->comm) - 1] = '\0';
+	r = readlink("/proc/self/exe", hdr->exe, sizeof(hdr->exe) - 1);
+	hdr->exe[r > 0 ? r : 0] = '\0';
+
+	at = put_uint(path, base, sizeof(path), seq);
+	put_str(path, at, sizeof(path), ".maps");
+	maps_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	return 0;
+}
+
+static void live_setup(void)
+{
+	void *m = mmap(NULL, sizeof(struct live_ent) << LIVE_BITS, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	live = m == MAP_FAILED ? NULL : m;
+	live_count = 0;
+}
+
+static void mark_exited(void)
+{
+	if (hdr)
+		__atomic_or_fetch(&hdr->flags, TK_RAW_F_EXITED, __ATOMIC_RELEASE);
+}
+
+static void unmark_exited(void)
+{
+	if (hdr)
+		__atomic_and_fetch(&hdr->flags, ~TK_RAW_F_EXITED, __ATOMIC_RELEASE);
+}
+
+/* ---- fatal signals, fork, exit ---- */
+
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGTERM, SIGINT };
+
+static void fatal_handler(int sig)
+{
+	int saved = errno;
+	struct sigaction dfl;
+
+	if (active && !ts.guard) {
+		ts.guard = 1;
+		maps_snapshot(0, 1);
+	}
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	real_sigaction(sig, &dfl, NULL);
+	errno = saved;
+	raise(sig);
+}
+
+static void fatal_setup(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+		struct sigaction old, sa;
+
+		if (real_sigaction(fatal_signals[i], NULL, &old) || (old.sa_flags & SA_SIGINFO) ||
+		    old.sa_handler != SIG_DFL)
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = fatal_handler;
+		sa.sa_flags = SA_RESTART | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		real_sigaction(fatal_signals[i], &sa, NULL);
+	}
+}
+
+static void atfork_prepare(void)
+{
+	if (!active)
+		return;
+	ts.guard++;
+	pthread_mutex_lock(&timers_lock);
+	pthread_mutex_lock(&maps_lock);
+	pthread_mutex_lock(&insert_lock);
+}
+
+static void atfork_parent(void)
+{
+	if (!active)
+		return;
+	pthread_mutex_unlock(&insert_lock);
+	pthread_mutex_unlock(&maps_lock);
+	pthread_mutex_unlock(&timers_lock);
+	ts.guard--;
+}
+
+/* The child gets files and a table of its own; the parent's mapping is
+ * dropped without a write. */
+static void atfork_child(void)
+{
+	if (!active)
+		return;
+	pthread_mutex_init(&insert_lock, NULL);
+	pthread_mutex_init(&maps_lock, NULL);
+	pthread_mutex_init(&timers_lock, NULL);
+	memset(timers, 0, sizeof(timers));
+	ts.has_timer = 0;
+	munmap(hdr, map_size);
+	hdr = NULL;
+	slots = NULL;
+	if (maps_fd >= 0)
+		close(maps_fd);
+	maps_fd = -1;
+	if (live)
+		munmap(live, sizeof(struct live_ent) << LIVE_BITS);
+	live_setup();
+	my_pid = getpid();
+	ts.rng ^= mix_ptr((uint64_t)my_pid);
+	if (open_files()) {
+		active = 0;
+		ts.guard--;
+		return;
+	}
+	maps_snapshot(1, 0);
+	thread_timer_start();
+	ts.guard--;
+}
+
+/* ---- exec and exit ---- */
+
+/* Only the process that owns the table touches it: a vfork child shares
+ * our memory and must leave it alone. */
+static int exec_prepare(void)
+{
+	if (!active || getpid() != my_pid)
+		return 0;
+	ts.guard++;
+	maps_snapshot(1, 0);
+	timers_disarm_all();
+	mark_exited();
+	return 1;
+}
+
+static void exec_failed(int prepared)
+{
+	int saved = errno;
+
+	if (prepared) {
+		unmark_exited();
+		timers_rearm_all();
+		ts.guard--;
+	}
+	errno = saved;
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	int prep, r;
+
+	if (!real_execve)
+		resolve();
+	prep = exec_prepare();
+	r = real_execve(path, argv, envp);
+	exec_failed(prep);
+	return r;
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+	int prep, r;
+
+	if (!real_execv)
+		resolve();
+	prep = exec_prepare();
+	r = real_execv(path, argv);
+	exec_failed(prep);
+	return r;
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	int prep, r;
+
+	if (!real_execvp)
+		resolve();
+	prep = exec_prepare();
+	r = real_execvp(file, argv);
+	exec_failed(prep);
+	return r;
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	int prep, r;
+
+	if (!real_execvpe)
+		resolve();
+	prep = exec_prepare();
+	r = real_execvpe(file, argv, envp);
+	exec_failed(prep);
+	return r;
+}
+
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	int prep, r;
+
+	if (!real_fexecve)
+		resolve();
+	prep = exec_prepare();
+	r = real_fexecve(fd, argv, envp);
+	exec_failed(prep);
+	return r;
+}
+
+/* The execl family: gather the variadic list, then as execv*. */
+static char **collect_args(const char *arg0, va_list ap, char ***envp)
+{
+	va_list cp;
+	size_t n = 1, i;
+	char **argv;
+
+	va_copy(cp, ap);
+	while (va_arg(cp, char *))
+		n++;
+	va_end(cp);
+	if (!real_malloc)
+		resolve();
+	argv = real_malloc((n + 1) * sizeof(*argv));
+	if (!argv)
+		return NULL;
+	argv[0] = (char *)arg0;
+	for (i = 1; i <= n; i++)
+		argv[i] = va_arg(ap, char *);
+	if (envp)
+		*envp = va_arg(ap, char **);
+	return argv;
+}
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char **argv;
+	int r;
+
+	va_start(ap, arg);
+	argv = collect_args(arg, ap, NULL);
+	va_end(ap);
+	if (!argv)
+		return -1;
+	r = execv(path, argv);
+	real_free(argv);
+	return r;
+}
+
+EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	char **argv;
+	int r;
+
+	va_start(ap, arg);
+	argv = collect_args(arg, ap, NULL);
+	va_end(ap);
+	if (!argv)
+		return -1;
+	r = execvp(file, argv);
+	real_free(argv);
+	return r;
+}
+
+EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char **argv, **envp = NULL;
+	int r;
+
+	va_start(ap, arg);
+	argv = collect_args(arg, ap, &envp);
+	va_end(ap);
+	if (!argv)
+		return -1;
+	r = execve(path, argv, envp);
+	real_free(argv);
+	return r;
+}
+
+EXPORT void _exit(int status)
+{
+	if (!real__exit)
+		resolve();
+	if (active && getpid() == my_pid)
+		mark_exited();
+	real__exit(status);
+}
+
+EXPORT void _Exit(int status)
+{
+	if (!real__Exit)
+		resolve();
+	if (active && getpid() == my_pid)
+		mark_exited();
+	real__Exit(status);
+}
+
+/* ---- threads and dlopen ---- */
+
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *thread_trampoline(void *p)
+{
+	struct start st = *(struct start *)p;
+
+	real_free(p);
+	ts.guard++;
+	thread_init();
+	thread_timer_start();
+	ts.guard--;
+	return st.fn(st.arg);
+}
+
+EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	struct start *st;
+	int r;
+
+	if (!real_pthread_create)
+		resolve();
+	if (!active)
+		return real_pthread_create(t, attr, fn, arg);
+	st = real_malloc(sizeof(*st));
+	if (!st)
+		return EAGAIN;
+	st->fn = fn;
+	st->arg = arg;
+	r = real_pthread_create(t, attr, thread_trampoline, st);
+	if (r)
+		real_free(st);
+	return r;
+}
+
+EXPORT void *dlopen(const char *file, int mode)
+{
+	void *h;
+
+	if (!real_dlopen)
+		resolve();
+	h = real_dlopen(file, mode);
+	if (h && active && !ts.guard) {
+		ts.guard = 1;
+		maps_snapshot(0, 0);
+		ts.guard = 0;
+	}
+	return h;
+}
+
+/* ---- the program's own signal handlers ---- */
+
+/*
+ * A program that sets its own SIGPROF disposition (gperftools, or GNU sort,
+ * which cleans up and re-raises on SIGPROF) would get our timers' signals:
+ * stop sampling for good, drop pending SIGPROFs, then let it have the
+ * signal. Our handlers are reported as SIG_DFL, the disposition the
+ * program would see without us.
+ */
+EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	int r;
+
+	if (!real_sigaction)
+		resolve();
+	if (act && sig == SIGPROF && cpu_on) {
+		timers_disarm_all();
+		cpu_on = 0;
+	}
+	r = real_sigaction(sig, act, old);
+	if (!r && old && ((old->sa_flags & SA_SIGINFO) ? old->sa_sigaction == cpu_handler :
+				  old->sa_handler == fatal_handler)) {
+		memset(old, 0, sizeof(*old));
+		old->sa_handler = SIG_DFL;
+	}
+	return r;
+}
+
+EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESTART;  /* glibc's BSD semantics */
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, sig);
+	if (sigaction(sig, &sa, &old))
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+/* ---- init and fini ---- */
+
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s)
+		return dflt;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return dflt;
+	return v;
+}
+
+__attribute__((constructor(101))) static void preload_init(void)
+{
+	const char *dir, *mode;
+	uint64_t hz;
+
+	resolve();
+	dir = getenv(TK_RAW_ENV_DIR);
+	if (!dir || !*dir || strlen(dir) >= sizeof(out_dir))
+		return;
+	ts.guard++;
+	put_str(out_dir, 0, sizeof(out_dir), dir);
+	sample_bytes = env_u64(TK_RAW_ENV_SAMPLE_BYTES, DEFAULT_SAMPLE_BYTES);
+	sample_mean = (double)sample_bytes;
+	alloc_on = sample_bytes > 0;
+	hz = env_u64(TK_RAW_ENV_CPU_HZ, 0);
+	cpu_period_ns = hz ? 1000000000u / (hz > 1000000000u ? 1000000000u : hz) : 0;
+	mode = getenv(TK_RAW_ENV_UNWIND);
+	unwind_mode = !mode ? UNW_MODE_AUTO :
+		      !strcmp(mode, "fp") ? UNW_MODE_FP :
+		      !strcmp(mode, "libunwind") ? UNW_MODE_LIBUNWIND : UNW_MODE_AUTO;
+	if (getenv(TK_RAW_ENV_SEED) && *getenv(TK_RAW_ENV_SEED)) {
+		have_seed = 1;
+		seed = env_u64(TK_RAW_ENV_SEED, 0);
+	}
+	my_pid = getpid();
+	if (open_files()) {
+		ts.guard--;
+		return;
+	}
+	live_setup();
+	maps_snapshot(1, 0);
+	thread_init();
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	fatal_setup();
+	__atomic_store_n(&active, 1, __ATOMIC_RELEASE);
+	cpu_setup();
+	ts.guard--;
+}
+
+__attribute__((destructor)) static void preload_fini(void)
+{
+	if (!active || getpid() != my_pid)
+		return;
+	ts.guard++;
+	maps_snapshot(0, 0);
+	mark_exited();
+	ts.guard--;
+}
