@@ -138,7 +138,9 @@ const char *tk_raw_kind(enum tk_raw_value v);
  * image's name, maps (and their paths) and stacks (and each stack's
  * frames, one allocation per stack). tk_rawset_release frees it all, so a
  * producer that fills a rawset by hand must allocate the same way, or use
- * the helpers below.
+ * the helpers below (not both on one array: the helpers keep each array's
+ * allocation a power of two of at least 16 entries, having no capacity
+ * field to go by).
  */
 void tk_rawset_init(struct tk_rawset *s);
 void tk_rawset_release(struct tk_rawset *s);
@@ -159,9 +161,11 @@ void tk_rawimage_add_map(struct tk_rawimage *im, uint64_t start, uint64_t end, u
 			 const char *path);
 
 /*
- * Reads every <pid>.<seq>.tkraw/.maps pair in dir into s (appending).
- * A damaged or truncated file is skipped with a warning appended to
- * warnings (one line each); a missing maps file leaves addresses
+ * Reads every <pid>.<seq>.tkraw/.maps pair in dir into s (appending),
+ * images sorted by pid then seq. A damaged or truncated file is skipped,
+ * or only its trustworthy stacks read, with a warning appended to
+ * warnings (may be NULL): one line per file, "'<path>' offset N: <first
+ * problem> (and K more problems)". A missing maps file leaves addresses
  * unnamed. Returns 0, or TK_EUNAVAIL when dir cannot be read.
  */
 struct tk_buf;
