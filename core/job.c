@@ -274,6 +274,8 @@ static void supervise(struct job *j, const sigset_t *set)
 	double deadline = j->o->timeout_s > 0 ? j->t0 + j->o->timeout_s : inf;
 	double kill_at = inf, orphan_deadline = inf, reap_deadline = inf;
 	double next_sample = j->t0 + FIRST_INTERVAL_S / 2;
+	double next_tick = j->o->tick ? j->t0 + TK_JOB_TICK_S : inf;
+	int was_done = 0;
 
 	for (;;) {
 		double now, wake;
@@ -288,6 +290,12 @@ static void supervise(struct job *j, const sigset_t *set)
 			job_stopped(j);
 		}
 		now = tk_mono_s();
+		if (j->o->tick && (now >= next_tick || (j->main_done && !was_done))) {
+			j->o->tick(j->o->hook_data);
+			now = tk_mono_s();
+			next_tick = now + TK_JOB_TICK_S;
+		}
+		was_done = j->main_done;
 		if (j->main_done && orphan_deadline == inf)
 			orphan_deadline = now + j->o->orphan_wait_s;
 		/* Orphans are waited for until the deadline, unless we are
@@ -309,6 +317,7 @@ static void supervise(struct job *j, const sigset_t *set)
 			next_sample = sample(j, now);
 
 		wake = earliest(next_sample, earliest(kill_at, reap_deadline));
+		wake = earliest(wake, next_tick);
 		if (!j->main_done && !j->r->timed_out)
 			wake = earliest(wake, deadline);
 		if (kill_at == inf && reap_deadline == inf)
@@ -328,6 +337,8 @@ static void supervise(struct job *j, const sigset_t *set)
 		j->main_done = 1;
 		j->r->walltime_s = tk_mono_s() - j->t0;
 	}
+	if (j->o->tick && !was_done)
+		j->o->tick(j->o->hook_data); /* it ended with the last child */
 	if (tk_proctree_list(&j->tree) == 0)
 		j->r->orphans_left = (int)j->tree.nr;
 }
@@ -388,7 +399,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	struct job j;
 	sigset_t set, old;
 	struct saved_signals saved;
-	int errpipe[2], e = 0, tty;
+	int errpipe[2], gopipe[2] = { -1, -1 }, e = 0, tty;
 	pid_t parent = getpid();
 	ssize_t n;
 
@@ -409,6 +420,12 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 				  strerror(errno));
 	if (pipe2(errpipe, O_CLOEXEC))
 		return tk_err_set(err, TK_EINTERNAL, "cannot create a pipe: %s", strerror(errno));
+	if (o->before_exec && pipe2(gopipe, O_CLOEXEC)) {
+		e = errno;
+		close(errpipe[0]);
+		close(errpipe[1]);
+		return tk_err_set(err, TK_EINTERNAL, "cannot create a pipe: %s", strerror(e));
+	}
 	cgroup_detect(&j);
 	tk_proctree_init(&j.tree, getpid());
 	tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
@@ -422,6 +439,10 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		e = errno;
 		close(errpipe[0]);
 		close(errpipe[1]);
+		if (gopipe[0] >= 0) {
+			close(gopipe[0]);
+			close(gopipe[1]);
+		}
 		tk_proctree_release(&j.tree);
 		tk_buf_release(&j.cgroup);
 		return tk_err_set(err, TK_EINTERNAL, "cannot fork: %s", strerror(e));
@@ -440,6 +461,16 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		}
 		give_back_signals(&saved);
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (gopipe[0] >= 0) {
+			/* Wait for before_exec: EOF when tracker closes its end
+			 * (or dies, and PR_SET_PDEATHSIG follows). */
+			char c;
+
+			close(gopipe[1]);
+			while (read(gopipe[0], &c, 1) < 0 && errno == EINTR)
+				;
+			close(gopipe[0]);
+		}
 		execvp(o->argv[0], o->argv);
 		e = errno;
 		if (write(errpipe[1], &e, sizeof(e)) < 0)
@@ -449,6 +480,11 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	/* Both sides set the group, so it exists before we signal it. */
 	setpgid(j.pid, j.pid);
 	close(errpipe[1]);
+	if (gopipe[0] >= 0) {
+		close(gopipe[0]);
+		o->before_exec(j.pid, o->hook_data);
+		close(gopipe[1]);
+	}
 	do
 		n = read(errpipe[0], &e, sizeof(e));
 	while (n < 0 && errno == EINTR);

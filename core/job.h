@@ -51,6 +51,7 @@
  * Not reentrant: it owns SIGCHLD and the subreaper flag of the process.
  */
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "core/err.h"
 
@@ -83,7 +84,29 @@ struct tk_job_opts {
 	 * measurements so far. */
 	void (*on_cancel)(const struct tk_job_result *so_far, void *data);
 	void *data;
+	/*
+	 * Optional hooks for a recorder that watches the job from outside
+	 * (core/perfrec); both get hook_data. Unset, the job runs as without
+	 * them.
+	 *
+	 * before_exec: called in tracker after fork, before the child may
+	 * exec: the child waits on a close-on-exec pipe until the hook has
+	 * returned. child is the job's main process (already in its own
+	 * process group). A nonzero return is the caller's business (it may
+	 * warn); the job runs either way. When the exec then fails,
+	 * tk_job_run returns TK_EUNAVAIL as usual and the caller cleans up
+	 * what the hook set up.
+	 *
+	 * tick: called every TK_JOB_TICK_S or sooner while the job or its
+	 * descendants are supervised, and once right after the main process
+	 * has been reaped (its last records are complete then).
+	 */
+	int (*before_exec)(pid_t child, void *hook_data);
+	void (*tick)(void *hook_data);
+	void *hook_data;
 };
+
+#define TK_JOB_TICK_S 0.1
 
 /*
  * Returns 0 when the job ran (whatever its status); TK_EUNAVAIL when it

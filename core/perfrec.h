@@ -1,0 +1,96 @@
+#ifndef TK_PERFREC_H
+#define TK_PERFREC_H
+/*
+ * CPU samples of a job, recorded from outside it with perf_event_open:
+ * the wrapper side of `tracker run --profile cpu`.
+ *
+ * The recorder opens one software task-clock event per online CPU on the
+ * job's main process, inherited by every process and thread it starts,
+ * counting user space only (so it works at perf_event_paranoid=2 without
+ * privileges), disabled until the process execs (enable_on_exec: the
+ * wrapper's own code between fork and exec is never sampled). Each sample
+ * carries the user-space call chain the kernel walks along the frame
+ * pointers, and the period it stands for (task-clock nanoseconds). The
+ * MMAP2, COMM and FORK records the kernel adds tell which process image
+ * (pid, exec generation) a sample belongs to and how to name its
+ * addresses later.
+ *
+ * Usage, with core/job (tk_job_opts.before_exec and .tick):
+ *
+ *   before_exec(child):  tk_perfrec_open(&rec, child, hz, &err)
+ *   tick():              tk_perfrec_drain(rec)
+ *   after tk_job_run:    tk_perfrec_finish(rec, &set, &err); tk_perfrec_free(rec)
+ *
+ * The kernel writes into one ring buffer per CPU; when a ring fills up
+ * between two drains, the samples that did not fit are counted as lost
+ * (struct tk_rawset.cpu_lost). Draining every 100 ms keeps up with 999 Hz
+ * on stacks of the deepest kind (docs/profiler-cpu.md has the numbers).
+ *
+ * What finish appends to a tk_rawset, per process image that has samples:
+ * pid, seq (0 for the first image the recorder saw of that pid, +1 per
+ * exec), name (basename of the executable), its executable mappings
+ * sorted by start (path NULL for anonymous memory) and one tk_rawstack per
+ * distinct call chain with v[TK_RAW_CPU_NS] set, frames innermost first,
+ * frames[0] the sampled instruction (flag TK_RAW_SLOT_LEAF_IP). It
+ * appends with the tk_rawset helpers of core/rawprof.h, so the set may be
+ * filled further (tk_rawset_read_dir) and freed with tk_rawset_release.
+ *
+ * Not thread-safe; one recorder per job. Only the calling process may use
+ * it (no fork in between).
+ */
+#include <sys/types.h>
+
+#include "core/err.h"
+#include "core/rawprof.h"
+
+struct tk_perfrec;
+
+/*
+ * Opens the events on child, a process that has not exec'd yet (it is
+ * sampled from its exec on). hz: samples per second of CPU time (1 to
+ * 100000). Returns 0; TK_EUSAGE for a bad hz; TK_EUNAVAIL when the system
+ * does not allow it, the message saying why (perf_event_paranoid, a
+ * seccomp filter, no perf events in the kernel, no such process, the
+ * locked-memory limit); TK_EINTERNAL otherwise. On error *out is NULL.
+ */
+int tk_perfrec_open(struct tk_perfrec **out, pid_t child, unsigned hz, struct tk_err *err);
+
+/*
+ * Whether tk_perfrec_open can work here, asked before the job is started
+ * (to choose another CPU sampler): opens the same event on the calling
+ * process, without enabling it, maps its ring and closes it. Returns 0,
+ * or TK_EUNAVAIL with the same reasons as tk_perfrec_open.
+ */
+int tk_perfrec_probe(struct tk_err *err);
+
+/*
+ * Moves what the kernel wrote into the recorder's tables and reads
+ * /proc/<pid>/maps for processes whose code was mapped before their
+ * events were enabled. Cheap when nothing arrived. Call it at least every
+ * 100 ms while the job runs, and once when its main process has ended.
+ */
+void tk_perfrec_drain(struct tk_perfrec *r);
+
+/*
+ * The last drain; closes the events and appends the recorded images to
+ * out (and adds to out->cpu_lost, out->truncated and out->unwinders).
+ * Returns 0, or TK_EINTERNAL. The recorder is spent afterwards: free it.
+ */
+int tk_perfrec_finish(struct tk_perfrec *r, struct tk_rawset *out, struct tk_err *err);
+
+/* Statistics, for tests and the benchmark. */
+struct tk_perfrec_stats {
+	unsigned ncpus;           /* events (and rings) opened */
+	unsigned long long records;  /* records read from the rings */
+	unsigned long long bytes;    /* their size */
+	unsigned long long samples;  /* samples among them */
+	unsigned long long lost;     /* samples the kernel could not write */
+	unsigned long long proc_maps_reads; /* /proc/<pid>/maps fallbacks */
+	size_t ring_bytes;        /* data area of each ring */
+};
+void tk_perfrec_stats(const struct tk_perfrec *r, struct tk_perfrec_stats *st);
+
+/* Closes whatever is still open and frees r. r may be NULL. */
+void tk_perfrec_free(struct tk_perfrec *r);
+
+#endif
