@@ -91,6 +91,29 @@ int cmd_load_profile(struct tk_store *s, const char *run_id, const char *kind,
 int cmd_find_run(struct tk_store *s, const char *run_id, const char *key,
 		 const char *branch, const char *kind, char id[37], struct tk_err *err);
 
+/*
+ * The ranks of a parallel job (cmd/ranks.c).
+ *
+ * cmd_per_rank_setup marks run, whose CI context is collected, as one
+ * rank of a SLURM job step: run->rank = SLURM_PROCID, run->rank_group =
+ * "<SLURM_JOB_ID>.<SLURM_STEP_ID>" (just the job id outside a step).
+ * TK_EUSAGE, saying what is missing, when SLURM_JOB_ID or SLURM_PROCID is
+ * not set or not a number-like id.
+ */
+int cmd_per_rank_setup(struct tk_run *run, struct tk_err *err);
+/*
+ * The sum of the kind profiles of every rank of one job: the job of run
+ * run_id, or of the newest run of key (on branch, when given) recorded
+ * with --per-rank that has such a profile. out must be initialised and
+ * empty; it is finished on success. A rank recorded twice (a requeued
+ * job) counts once, its newest run. label, when not NULL, gets
+ * "<key> · job <group> · N ranks merged". TK_EDATA with a message saying
+ * what was looked for when there is nothing to merge.
+ */
+int cmd_load_rank_profile(struct tk_store *s, const char *run_id, const char *key,
+			  const char *branch, const char *kind, struct tk_profile *out,
+			  struct tk_buf *label, struct tk_err *err);
+
 int cmd_run(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_import(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx);

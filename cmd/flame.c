@@ -23,7 +23,7 @@
 #include "core/banned.h"
 
 const char cmd_flame_usage[] =
-	"usage: tracker flame (FILE | --run ID | --key K [--branch B]) [--kind K]\n"
+	"usage: tracker flame (FILE | --run ID | --key K [--branch B]) [--ranks] [--kind K]\n"
 	"                     [--format F] [--event E] [--sample-type T] [--pid] [--tid]\n"
 	"                     [--title T] [--subtitle S] [--palette P] [--count-name N]\n"
 	"                     [--minwidth PX|PCT%] [--width PX] [--height PX]\n"
@@ -32,8 +32,9 @@ const char cmd_flame_usage[] =
 	"Renders one profile as a flame graph: the profile in FILE, or one stored\n"
 	"with a run (tracker run --profile-file, tracker import): the run --run\n"
 	"names, or the newest run of --key (on --branch) that has a profile of\n"
-	"--kind (default cpu). The format of FILE is recognised from its content\n"
-	"(gzip is decompressed); --format names it.\n"
+	"--kind (default cpu); with --ranks, the sum of that kind of profile over\n"
+	"every rank of the run's job (tracker run --per-rank). The format of FILE\n"
+	"is recognised from its content (gzip is decompressed); --format names it.\n"
 	"OUT's extension picks the output: .svg is an interactive SVG (click to\n"
 	"zoom, Ctrl-F to search); '-o -' writes SVG to standard output. OUT is\n"
 	"written to a temporary file next to it and renamed, so it is never left\n"
@@ -45,6 +46,9 @@ const char cmd_flame_usage[] =
 	"  --run ID             the profile stored with run ID\n"
 	"  --key K              the profile of the newest run of step key K\n"
 	"  --branch B           with --key: the newest run on branch B\n"
+	"  --ranks              with --run or --key: merge the profiles of every\n"
+	"                       rank of that run's job (with --key: the newest job\n"
+	"                       recorded with tracker run --per-rank)\n"
 	"  --db URL             the database (default: $TRACKER_DB, db: in\n"
 	"                       .tracker.yml, ~/.local/share/tracker/history.db)\n"
 	"  --kind K             stored profiles: the kind (default cpu); files: the\n"
@@ -69,6 +73,7 @@ const char cmd_flame_usage[] =
 	"  tracker flame perf.folded -o perf.svg\n"
 	"  tracker flame --key amip --branch staging -o amip.html\n"
 	"  tracker flame --key amip --kind alloc -o amip-alloc.png\n"
+	"  tracker flame --key amip --ranks --kind alloc -o amip-all-ranks.svg\n"
 	"  tracker flame --reverse --title 'Callers of malloc' heap.folded -o heap.svg\n"
 	"\n"
 	"Exit status: 0 written, 2 usage error, 65 the profile cannot be read\n"
@@ -95,6 +100,7 @@ enum {
 	OPT_DB,
 	OPT_PID,
 	OPT_TID,
+	OPT_RANKS,
 };
 
 static const struct option options[] = {
@@ -118,6 +124,7 @@ static const struct option options[] = {
 	{ "db", required_argument, NULL, OPT_DB },
 	{ "pid", no_argument, NULL, OPT_PID },
 	{ "tid", no_argument, NULL, OPT_TID },
+	{ "ranks", no_argument, NULL, OPT_RANKS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -144,6 +151,7 @@ struct flame_opts {
 	struct tk_render_opts render;
 	double minwidth_pct; /* < 0: minwidth is in pixels */
 	int reverse;
+	int ranks; /* --ranks: the sum over the ranks of the run's job */
 };
 
 static int parse_number(const char *s, double *out)
@@ -274,6 +282,9 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flam
 		case OPT_TID:
 			o->import.tid_frames = 1;
 			break;
+		case OPT_RANKS:
+			o->ranks = 1;
+			break;
 		case ':':
 			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -303,6 +314,9 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flam
 	}
 	if (o->branch && !o->key)
 		return cmd_usage_error(ctx, "--branch goes with --key");
+	if (o->ranks && o->source != SOURCE_STORED)
+		return cmd_usage_error(ctx, "--ranks goes with --run or --key: a FILE is one "
+				       "profile");
 	if (!o->out)
 		return cmd_usage_error(ctx, "name the output with -o OUT");
 	if (o->minwidth_pct >= 0)
@@ -342,6 +356,13 @@ static int load_stored(struct cmd_ctx *ctx, struct flame_opts *o, struct tk_prof
 
 	cmd_resolve_db(ctx, o->db, &db);
 	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
+	if (!ret && o->ranks) {
+		ret = cmd_load_rank_profile(s, o->run_id, o->key, o->branch, kind, p,
+					    &o->subtitle, &err);
+		if (!ret && !o->render.subtitle)
+			o->render.subtitle = o->subtitle.buf;
+		goto out;
+	}
 	if (!ret)
 		ret = cmd_find_run(s, o->run_id, o->key, o->branch, kind, id, &err);
 	if (!ret)
@@ -353,6 +374,7 @@ static int load_stored(struct cmd_ctx *ctx, struct flame_opts *o, struct tk_prof
 		    o->subtitle.len)
 			o->render.subtitle = o->subtitle.buf;
 	}
+out:
 	tk_store_close(s);
 	tk_buf_release(&db);
 	return ret ? cmd_fail(&err) : 0;

@@ -11,12 +11,13 @@
 
 #include "cmd/cmd.h"
 #include "cmd/output.h"
+#include "cmd/ranks.h"
 #include "core/timeutil.h"
 #include "core/banned.h"
 
 const char cmd_history_usage[] =
 	"usage: tracker history [--db URL] [--key K]... [--branch B] [--since WHEN]\n"
-	"                       [--limit N] [--run ID] [--format table|csv|json]\n"
+	"                       [--limit N] [--run ID] [--ranks] [--format table|csv|json]\n"
 	"\n"
 	"Lists the runs recorded in the database, newest first. Without filters it\n"
 	"lists every run; --key may be given several times to list any of the keys.\n"
@@ -32,6 +33,11 @@ const char cmd_history_usage[] =
 	"                    2w, 1y) or a UTC date (2026-01-31, 2026-01-31T12:00:00Z)\n"
 	"  --limit N         at most N runs (the newest N)\n"
 	"  --run ID          only the run with this id\n"
+	"  --ranks           one row per job recorded with tracker run --per-rank:\n"
+	"                    its number of ranks, the max and sum over the ranks of\n"
+	"                    the peak RSS (MAXRSS, TREE_RSS), the longest walltime\n"
+	"                    and the worst ending; other runs are a row each;\n"
+	"                    --limit counts rows\n"
 	"  --format FORMAT   table (default; human units, times in UTC), csv (a header\n"
 	"                    row, raw seconds and bytes, ISO 8601 UTC times) or json\n"
 	"                    (an array of the full run objects)\n"
@@ -40,6 +46,7 @@ const char cmd_history_usage[] =
 	"  tracker history --key amip --branch staging --since 1y\n"
 	"  tracker history --key amip --format csv >amip.csv\n"
 	"  tracker history --since 2026-01-01 --limit 20 --format json\n"
+	"  tracker history --key amip --ranks --limit 5\n"
 	"\n"
 	"Exit status: 0 ok (also when no run matches), 2 usage error,\n"
 	"65 a stored run cannot be read, 69 the database is missing or unavailable.\n";
@@ -51,6 +58,8 @@ struct history {
 	size_t count;
 	struct cmd_table table;
 	struct tk_buf line;
+	int ranks;                /* --ranks: runs are gathered into jobs */
+	struct cmd_job_rows jobs;
 };
 
 static const char *const table_headers[] = {
@@ -79,25 +88,31 @@ static void format_started(struct tk_buf *out, int64_t us)
 	tk_buf_adds(out, s);
 }
 
-static void format_status(struct tk_buf *out, const struct tk_run *r)
+static void format_ending(struct tk_buf *out, enum tk_run_status status, int exit_code,
+			  int term_signal)
 {
 	const char *sig;
 
-	switch (r->status) {
+	switch (status) {
 	case TK_RUN_FAILED:
-		tk_buf_addf(out, "failed %d", r->exit_code);
+		tk_buf_addf(out, "failed %d", exit_code);
 		break;
 	case TK_RUN_SIGNALED:
-		sig = r->term_signal > 0 ? sigabbrev_np(r->term_signal) : NULL;
+		sig = term_signal > 0 ? sigabbrev_np(term_signal) : NULL;
 		if (sig)
 			tk_buf_addf(out, "SIG%s", sig);
 		else
-			tk_buf_addf(out, "signal %d", r->term_signal);
+			tk_buf_addf(out, "signal %d", term_signal);
 		break;
 	default:
-		tk_buf_adds(out, tk_run_status_name(r->status));
+		tk_buf_adds(out, tk_run_status_name(status));
 		break;
 	}
+}
+
+static void format_status(struct tk_buf *out, const struct tk_run *r)
+{
+	format_ending(out, r->status, r->exit_code, r->term_signal);
 	if (r->partial)
 		tk_buf_adds(out, " (partial)");
 }
@@ -234,10 +249,245 @@ static int json_row(struct history *h, const struct tk_run *r)
 	return 0;
 }
 
+
+/* ---- --ranks: one row per job ---- */
+
+static const char *const ranks_headers[] = {
+	"STARTED", "KEY", "BRANCH", "BUILD", "COMMIT", "JOB", "RANKS", "WALL",
+	"MAXRSS", "MAXRSS_SUM", "TREE_RSS", "TREE_SUM", "STATUS",
+};
+static const unsigned char ranks_right[] = { 0, 0, 0, 1, 0, 0, 1, 1, 1, 1, 1, 1, 0 };
+
+#define NR_RANKS_COLS (sizeof(ranks_headers) / sizeof(ranks_headers[0]))
+
+/* The first ten columns are history's contract, with a job's values in
+ * them (the longest walltime, the largest peaks, the worst exit code). */
+static const char ranks_csv_header[] =
+	"run_id,key,branch,commit,build,started_at,walltime_s,maxrss_bytes,"
+	"tree_rss_bytes,exit_code,rank_group,ranks,ntasks,maxrss_sum_bytes,"
+	"tree_rss_sum_bytes,signal,status,not_ok_ranks,worst_rank,partial,"
+	"started_at_us";
+
+static const struct cmd_rank_entry *worst_of(const struct cmd_job_row *row)
+{
+	return &row->e[row->worst];
+}
+
+/* "failed 3 (rank 2 of 4)": the worst ending, and which rank or how many
+ * ranks did not end ok. */
+static void format_job_status(struct tk_buf *b, const struct cmd_job_row *row)
+{
+	const struct cmd_rank_entry *w = worst_of(row);
+
+	format_ending(b, w->status, w->exit_code, w->term_signal);
+	if (row->group && row->not_ok == 1)
+		tk_buf_addf(b, " (rank %d of %zu)", w->rank, row->nr);
+	else if (row->group && row->not_ok > 1)
+		tk_buf_addf(b, " (%zu of %zu ranks)", row->not_ok, row->nr);
+	if (row->partial)
+		tk_buf_adds(b, " (partial)");
+}
+
+static void job_cell_bytes(struct history *h, int64_t v)
+{
+	tk_buf_reset(&h->line);
+	tk_format_bytes(&h->line, v);
+	cmd_table_add(&h->table, h->line.buf);
+}
+
+static void job_table_row(struct history *h, const struct cmd_job_row *row)
+{
+	struct tk_buf *b = &h->line;
+
+	tk_buf_reset(b);
+	format_started(b, row->started_at_us);
+	cmd_table_add(&h->table, b->buf);
+	cmd_table_add(&h->table, row->key);
+	cmd_table_add(&h->table, row->branch);
+	cmd_table_add(&h->table, row->build_number);
+	tk_buf_reset(b);
+	if (row->commit)
+		tk_buf_addf(b, "%.10s", row->commit);
+	else
+		tk_buf_addch(b, '-');
+	cmd_table_add(&h->table, b->buf);
+	cmd_table_add(&h->table, row->group);
+	tk_buf_reset(b);
+	if (row->group && row->ntasks > 0 && (size_t)row->ntasks != row->nr)
+		tk_buf_addf(b, "%zu/%d", row->nr, row->ntasks);
+	else if (row->group)
+		tk_buf_addf(b, "%zu", row->nr);
+	cmd_table_add(&h->table, row->group ? b->buf : NULL);
+	tk_buf_reset(b);
+	tk_format_duration(b, row->walltime_s);
+	cmd_table_add(&h->table, b->buf);
+	job_cell_bytes(h, row->maxrss_max);
+	job_cell_bytes(h, row->maxrss_sum);
+	job_cell_bytes(h, row->tree_rss_max);
+	job_cell_bytes(h, row->tree_rss_sum);
+	tk_buf_reset(b);
+	format_job_status(b, row);
+	cmd_table_add(&h->table, b->buf);
+}
+
+static void job_csv_row(struct history *h, const struct cmd_job_row *row)
+{
+	const struct cmd_rank_entry *w = worst_of(row);
+	struct tk_buf *b = &h->line;
+
+	tk_buf_reset(b);
+	/* a job is many runs: their ids are in the json output */
+	if (!row->group)
+		cmd_csv_raw(b, row->e[0].id);
+	csv_text(b, row->key);
+	csv_text(b, row->branch);
+	csv_text(b, row->commit);
+	csv_text(b, row->build_number);
+	tk_buf_addch(b, ',');
+	tk_format_iso(b, row->started_at_us);
+	csv_real(b, row->walltime_s);
+	csv_int(b, row->maxrss_max);
+	csv_int(b, row->tree_rss_max);
+	csv_int(b, w->exit_code);
+	csv_text(b, row->group);
+	if (row->group) {
+		tk_buf_addf(b, ",%zu", row->nr);
+		csv_int(b, row->ntasks);
+	} else {
+		tk_buf_adds(b, ",,");
+	}
+	csv_int(b, row->maxrss_sum);
+	csv_int(b, row->tree_rss_sum);
+	tk_buf_addf(b, ",%d", w->term_signal);
+	tk_buf_addf(b, ",%s", tk_run_status_name(w->status));
+	if (row->group)
+		tk_buf_addf(b, ",%zu,%d", row->not_ok, w->rank);
+	else
+		tk_buf_adds(b, ",,");
+	tk_buf_addf(b, ",%d", row->partial);
+	tk_buf_addf(b, ",%lld", (long long)row->started_at_us);
+	tk_buf_addch(b, '\n');
+	fwrite(b->buf, 1, b->len, stdout);
+}
+
+static json_t *json_str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *json_int_or_null(int64_t v)
+{
+	return v >= 0 ? json_integer(v) : json_null();
+}
+
+static json_t *json_real_or_null(double v)
+{
+	return v >= 0 ? json_real(v) : json_null();
+}
+
+static json_t *job_json_entry(const struct cmd_rank_entry *e)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "id", json_string(e->id));
+	json_object_set_new(o, "rank", json_int_or_null(e->rank));
+	json_object_set_new(o, "started_at_us", json_integer(e->started_at_us));
+	json_object_set_new(o, "walltime_s", json_real_or_null(e->walltime_s));
+	json_object_set_new(o, "maxrss_bytes", json_int_or_null(e->maxrss_bytes));
+	json_object_set_new(o, "tree_rss_bytes", json_int_or_null(e->tree_rss_bytes));
+	json_object_set_new(o, "status", json_string(tk_run_status_name(e->status)));
+	json_object_set_new(o, "exit_code", json_int_or_null(e->exit_code));
+	json_object_set_new(o, "signal", json_integer(e->term_signal));
+	json_object_set_new(o, "partial", json_boolean(e->partial));
+	return o;
+}
+
+static int job_json_row(struct history *h, const struct cmd_job_row *row)
+{
+	const struct cmd_rank_entry *w = worst_of(row);
+	json_t *o = json_object(), *runs = json_array();
+	char *text, *p;
+	size_t i;
+
+	/* The strings come from JSON records, so they are UTF-8 already. */
+	json_object_set_new(o, "key", json_str_or_null(row->key));
+	json_object_set_new(o, "rank_group", json_str_or_null(row->group));
+	json_object_set_new(o, "ranks", row->group ? json_integer((json_int_t)row->nr)
+				 : json_null());
+	json_object_set_new(o, "ntasks", json_int_or_null(row->group ? row->ntasks : -1));
+	json_object_set_new(o, "branch", json_str_or_null(row->branch));
+	json_object_set_new(o, "commit", json_str_or_null(row->commit));
+	json_object_set_new(o, "build_number", json_str_or_null(row->build_number));
+	json_object_set_new(o, "started_at_us", json_integer(row->started_at_us));
+	json_object_set_new(o, "walltime_s", json_real_or_null(row->walltime_s));
+	json_object_set_new(o, "maxrss_bytes", json_int_or_null(row->maxrss_max));
+	json_object_set_new(o, "maxrss_sum_bytes", json_int_or_null(row->maxrss_sum));
+	json_object_set_new(o, "tree_rss_bytes", json_int_or_null(row->tree_rss_max));
+	json_object_set_new(o, "tree_rss_sum_bytes", json_int_or_null(row->tree_rss_sum));
+	json_object_set_new(o, "status", json_string(tk_run_status_name(w->status)));
+	json_object_set_new(o, "exit_code", json_int_or_null(w->exit_code));
+	json_object_set_new(o, "signal", json_integer(w->term_signal));
+	json_object_set_new(o, "partial", json_boolean(row->partial));
+	json_object_set_new(o, "not_ok_ranks", row->group ?
+			    json_integer((json_int_t)row->not_ok) : json_null());
+	json_object_set_new(o, "worst_rank", json_int_or_null(row->group ? w->rank : -1));
+	for (i = 0; i < row->nr; i++)
+		json_array_append_new(runs, job_json_entry(&row->e[i]));
+	json_object_set_new(o, "runs", runs);
+	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	json_decref(o);
+	if (!text) {
+		cmd_error("cannot encode the job of run %s as JSON", row->e[0].id);
+		return EXIT_INTERNAL;
+	}
+	fputs(h->count ? ",\n  " : "\n  ", stdout);
+	for (p = text; *p; p++) {
+		putchar(*p);
+		if (*p == '\n')
+			fputs("  ", stdout);
+	}
+	free(text);
+	return 0;
+}
+
+/* Prints the gathered rows, newest first, at most limit (0: all). */
+static int print_jobs(struct history *h, long limit)
+{
+	size_t i, n;
+	int ret = 0;
+
+	cmd_job_rows_finish(&h->jobs);
+	n = h->jobs.nr;
+	if (limit > 0 && (size_t)limit < n)
+		n = (size_t)limit;
+	for (i = 0; i < n && !ret; i++) {
+		const struct cmd_job_row *row = &h->jobs.rows[i];
+
+		switch (h->format) {
+		case FORMAT_TABLE:
+			job_table_row(h, row);
+			break;
+		case FORMAT_CSV:
+			job_csv_row(h, row);
+			break;
+		case FORMAT_JSON:
+			ret = job_json_row(h, row);
+			break;
+		}
+		h->count++;
+	}
+	return ret;
+}
+
 static int print_run(const struct tk_run *r, void *data)
 {
 	struct history *h = data;
 	int ret = 0;
+
+	if (h->ranks) {
+		cmd_job_rows_add(&h->jobs, r);
+		return 0;
+	}
 
 	switch (h->format) {
 	case FORMAT_TABLE:
@@ -267,7 +517,7 @@ static int parse_format(const char *s, enum format *out)
 	return 0;
 }
 
-enum { OPT_DB = 256, OPT_KEY, OPT_BRANCH, OPT_SINCE, OPT_LIMIT, OPT_RUN, OPT_FORMAT };
+enum { OPT_DB = 256, OPT_KEY, OPT_BRANCH, OPT_SINCE, OPT_LIMIT, OPT_RUN, OPT_FORMAT, OPT_RANKS };
 
 static const struct option options[] = {
 	{ "db", required_argument, NULL, OPT_DB },
@@ -277,6 +527,7 @@ static const struct option options[] = {
 	{ "limit", required_argument, NULL, OPT_LIMIT },
 	{ "run", required_argument, NULL, OPT_RUN },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "ranks", no_argument, NULL, OPT_RANKS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -286,6 +537,7 @@ struct history_opts {
 	size_t nr_keys, alloc_keys;
 	struct tk_run_query q;
 	enum format format;
+	int ranks;
 };
 
 /* Returns 0, or the exit code of a usage error. */
@@ -332,6 +584,9 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx,
 				return cmd_usage_error(ctx, "unknown format '%s' (use table, csv or json)",
 						       optarg);
 			break;
+		case OPT_RANKS:
+			o->ranks = 1;
+			break;
 		case ':':
 			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -368,16 +623,25 @@ int cmd_history(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_buf url = TK_BUF_INIT;
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_store *store = NULL;
+	long limit = 0;
 	int ret;
 
 	memset(&o, 0, sizeof(o));
 	memset(&h, 0, sizeof(h));
 	tk_buf_init(&h.line, 256);
-	cmd_table_init(&h.table, NR_TABLE_COLS, table_headers, table_right);
 	ret = parse_options(argc, argv, ctx, &o);
 	if (ret)
 		goto out;
 	h.format = o.format;
+	h.ranks = o.ranks;
+	if (h.ranks) {
+		cmd_table_init(&h.table, NR_RANKS_COLS, ranks_headers, ranks_right);
+		/* --limit counts jobs: gather every run first */
+		limit = o.q.limit;
+		o.q.limit = 0;
+	} else {
+		cmd_table_init(&h.table, NR_TABLE_COLS, table_headers, table_right);
+	}
 	cmd_resolve_db(ctx, o.db, &url);
 	if (tk_store_open_flags(url.buf, TK_STORE_NO_CREATE, &store, &err)) {
 		ret = cmd_fail(&err);
@@ -386,7 +650,7 @@ int cmd_history(int argc, char **argv, struct cmd_ctx *ctx)
 	if (store->warning[0])
 		cmd_warning("%s", store->warning);
 	if (h.format == FORMAT_CSV)
-		printf("%s\n", csv_header);
+		printf("%s\n", h.ranks ? ranks_csv_header : csv_header);
 	else if (h.format == FORMAT_JSON)
 		fputc('[', stdout);
 	ret = tk_store_query_runs(store, &o.q, print_run, &h, &err);
@@ -396,12 +660,15 @@ int cmd_history(int argc, char **argv, struct cmd_ctx *ctx)
 		ret = cmd_fail(&err);
 		goto out;
 	}
+	if (!ret && h.ranks)
+		ret = print_jobs(&h, limit);
 	if (ret)
 		goto out;
 	finish(&h);
 out:
 	tk_store_close(store);
 	cmd_table_release(&h.table);
+	cmd_job_rows_release(&h.jobs);
 	tk_buf_release(&h.line);
 	tk_buf_release(&url);
 	free(o.keys);

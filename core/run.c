@@ -134,6 +134,7 @@ void tk_run_init(struct tk_run *r)
 	r->cgroup_peak_bytes = -1;
 	r->wrapper_rss_bytes = -1;
 	r->exit_code = -1;
+	r->rank = -1;
 }
 
 void tk_run_add_profile(struct tk_run *r, const char *kind, const char *unit,
@@ -171,6 +172,7 @@ void tk_run_release(struct tk_run *r)
 	free(r->maxrss_source);
 	tk_kvlist_release(&r->tags);
 	free(r->tracker_version);
+	free(r->rank_group);
 	tk_run_init(r);
 }
 
@@ -313,6 +315,10 @@ int tk_run_to_json(const struct tk_run *r, struct tk_buf *out, struct tk_err *er
 	put_int(o, "cgroup_peak_bytes", r->cgroup_peak_bytes);
 	put_int(o, "exit_code", r->exit_code);
 	json_object_set_new(o, "signal", json_integer(r->term_signal));
+	if (r->rank >= 0) {
+		put_int(o, "rank", r->rank);
+		put_str(o, "rank_group", r->rank_group);
+	}
 	argv = json_array();
 	if (r->argv) {
 		char **a;
@@ -601,6 +607,10 @@ int tk_run_from_json(const char *text, size_t len, const char *name,
 	get_intn(&rd, o, "exit_code", &r->exit_code);
 	get_int(&rd, o, "signal", &signal);
 	r->term_signal = (int)signal;
+	get_intn(&rd, o, "rank", &r->rank);
+	get_str(&rd, o, "rank_group", &r->rank_group);
+	if (!rd.failed && (r->rank >= 0) != (r->rank_group && *r->rank_group))
+		bad_field(&rd, "rank", "given together with a non-empty rank_group");
 	read_argv(&rd, o, r);
 	get_kv(&rd, o, "tags", &r->tags);
 	read_ci(&rd, json_object_get(o, "ci"), &r->ci);

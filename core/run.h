@@ -112,6 +112,15 @@ struct tk_run {
 	int term_signal; /* 0 when it exited */
 	enum tk_run_status status;
 	int partial;     /* 1: written while the job was still being stopped */
+	/*
+	 * One rank of a parallel job (tracker run --per-rank): rank is the
+	 * process's rank (SLURM_PROCID), -1 for a run that is not a rank;
+	 * rank_group names the job step the ranks belong to, the same for
+	 * every rank ("<job id>.<step id>", see cmd_per_rank_setup), NULL
+	 * when rank is -1.
+	 */
+	int rank;
+	char *rank_group;
 	struct tk_kvlist tags;
 	char *tracker_version;
 	struct tk_run_profile *profiles;

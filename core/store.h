@@ -27,6 +27,7 @@ struct tk_run_query {
 	long limit;        /* 0: all */
 	const char *run_id;
 	const char *profile_kind; /* only runs with a stored profile of this kind */
+	const char *rank_group;   /* only the ranks of this job (run->rank_group) */
 };
 
 /* A stored profile: the encoded blob (core/profcodec.h) and what it is. */

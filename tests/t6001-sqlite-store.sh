@@ -17,10 +17,10 @@ test_expect_success '50 concurrent tracker run into one database all land' '
 	test $(tail -n +2 out | cut -d, -f1 | sort -u | wc -l) = 50
 '
 
-test_expect_success SQLITE3 'sqlite3 sees 50 rows, WAL mode, schema version 2, a sound file' '
+test_expect_success SQLITE3 'sqlite3 sees 50 rows, WAL mode, schema version 3, a sound file' '
 	test "$(sqlite3 conc.db "SELECT count(*) FROM runs")" = 50 &&
 	test "$(sqlite3 conc.db "PRAGMA journal_mode")" = wal &&
-	test "$(sqlite3 conc.db "PRAGMA user_version")" = 2 &&
+	test "$(sqlite3 conc.db "PRAGMA user_version")" = 3 &&
 	test "$(sqlite3 conc.db "PRAGMA integrity_check")" = ok &&
 	test "$(sqlite3 conc.db "SELECT count(*) FROM runs WHERE key = '"'"'k'"'"' AND status = '"'"'ok'"'"' AND record LIKE '"'"'{%'"'"'")" = 50
 '
@@ -49,7 +49,7 @@ test_expect_success SQLITE3 'an existing database of an older schema version is 
 	sqlite3 old.db "PRAGMA user_version = 0" &&
 	tracker history --db old.db --format csv >out &&
 	test $(wc -l <out) = 1 &&
-	test "$(sqlite3 old.db "PRAGMA user_version")" = 2
+	test "$(sqlite3 old.db "PRAGMA user_version")" = 3
 '
 
 test_done

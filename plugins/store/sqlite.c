@@ -98,6 +98,15 @@ static const char *const migrations[] = {
 	" stored_at_us INTEGER NOT NULL,"
 	" PRIMARY KEY (run_id, kind)"
 	");",
+	/*
+	 * 3: the ranks of a parallel job (tracker run --per-rank), so the
+	 * ranks of one job are found without reading every record of a key.
+	 * Rows stored before have NULL here, as do runs that are not ranks.
+	 */
+	"ALTER TABLE runs ADD COLUMN rank INTEGER;"
+	"ALTER TABLE runs ADD COLUMN rank_group TEXT;"
+	"CREATE INDEX runs_key_rank_group ON runs (key, rank_group)"
+	" WHERE rank_group IS NOT NULL;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -447,12 +456,12 @@ out:
 	" walltime_s, user_s, sys_s, maxrss_bytes, tree_rss_bytes," \
 	" cgroup_peak_bytes, exit_code, signal, status, partial, provider," \
 	" pipeline, build_url, step_key, base_branch, host, slurm_job_id," \
-	" tracker_version, stored_at_us, record"
+	" tracker_version, stored_at_us, record, rank, rank_group"
 
 static const char put_sql[] =
 	"INSERT INTO runs (" RUN_COLUMNS ") VALUES"
 	" (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
-	" ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)"
+	" ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)"
 	" ON CONFLICT (run_id) DO UPDATE SET"
 	" key = excluded.key, branch = excluded.branch,"
 	" \"commit\" = excluded.\"commit\", build_number = excluded.build_number,"
@@ -466,7 +475,8 @@ static const char put_sql[] =
 	" base_branch = excluded.base_branch, host = excluded.host,"
 	" slurm_job_id = excluded.slurm_job_id,"
 	" tracker_version = excluded.tracker_version,"
-	" stored_at_us = excluded.stored_at_us, record = excluded.record"
+	" stored_at_us = excluded.stored_at_us, record = excluded.record,"
+	" rank = excluded.rank, rank_group = excluded.rank_group"
 	" WHERE runs.partial = 1 AND excluded.partial = 0";
 
 static void bind_run(sqlite3_stmt *stmt, const struct tk_run *r, const struct tk_buf *record)
@@ -497,6 +507,13 @@ static void bind_run(sqlite3_stmt *stmt, const struct tk_run *r, const struct tk
 	bind_text(stmt, 24, r->tracker_version);
 	sqlite3_bind_int64(stmt, 25, tk_now_us());
 	sqlite3_bind_text(stmt, 26, record->buf, (int)record->len, SQLITE_TRANSIENT);
+	if (r->rank >= 0 && r->rank_group) {
+		sqlite3_bind_int(stmt, 27, r->rank);
+		bind_text(stmt, 28, r->rank_group);
+	} else {
+		sqlite3_bind_null(stmt, 27);
+		sqlite3_bind_null(stmt, 28);
+	}
 }
 
 static int sqlite_put_run(struct tk_store *s, const struct tk_run *r,
@@ -571,6 +588,10 @@ static void build_query(const struct tk_run_query *q, struct tk_buf *sql)
 		tk_buf_addf(sql, "%srun_id = ?", sep);
 		sep = " AND ";
 	}
+	if (q->rank_group) {
+		tk_buf_addf(sql, "%srank_group = ?", sep);
+		sep = " AND ";
+	}
 	if (q->profile_kind)
 		tk_buf_addf(sql, "%sEXISTS (SELECT 1 FROM profiles p"
 			    " WHERE p.run_id = runs.run_id AND p.kind = ?)", sep);
@@ -593,6 +614,8 @@ static void bind_query(sqlite3_stmt *stmt, const struct tk_run_query *q)
 		sqlite3_bind_int64(stmt, n++, q->since_us);
 	if (q->run_id)
 		sqlite3_bind_text(stmt, n++, q->run_id, -1, SQLITE_TRANSIENT);
+	if (q->rank_group)
+		sqlite3_bind_text(stmt, n++, q->rank_group, -1, SQLITE_TRANSIENT);
 	if (q->profile_kind)
 		sqlite3_bind_text(stmt, n++, q->profile_kind, -1, SQLITE_TRANSIENT);
 	if (q->limit > 0)
