@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/profiler.h"
 #include "core/ci.h"
 #include "core/fsutil.h"
 #include "core/import.h"
@@ -29,8 +30,9 @@
 const char cmd_run_usage[] =
 	"usage: tracker run [--key K] [--db URL] [--artifacts DIR] [--tag K=V]...\n"
 	"                   [--timeout DUR] [--grace DUR] [--orphan-wait DUR] [-q]\n"
+	"                   [--profile alloc,cpu] [--sample-bytes N] [--cpu-hz N]\n"
 	"                   [--profile-file PATH[:FORMAT]]... [--profile-kind KIND]\n"
-	"                   -- CMD [ARG...]\n"
+	"                   [--per-rank] -- CMD [ARG...]\n"
 	"\n"
 	"Runs CMD (no shell), measures it, records one run in the history database\n"
 	"and as a JSON record file, and exits with CMD's status. When CMD dies by a\n"
@@ -49,6 +51,19 @@ const char cmd_run_usage[] =
 	"  --orphan-wait DUR  how long to wait for processes the job left running\n"
 	"                     after it exited (default 10s)\n"
 	"  -q, --quiet        no summary line on stderr\n"
+	"  --profile WHAT     profile the job with the built-in profiler: alloc\n"
+	"                     (allocations: kinds alloc, alloc_count, heap_peak),\n"
+	"                     cpu (kind cpu), or alloc,cpu; see docs/profiler.md\n"
+	"  --sample-bytes N   mean bytes between allocation samples (default 512KiB;\n"
+	"                     1 records every allocation exactly)\n"
+	"  --cpu-hz N         CPU samples per second of CPU time (default 199)\n"
+	"  --cpu-sampler S    auto (default: perf_event_open when allowed, else\n"
+	"                     per-thread CPU timers), perf or timer\n"
+	"  --unwind U         auto (default: frame pointers when the code keeps\n"
+	"                     them, else libunwind), fp or libunwind\n"
+	"  --profile-lines    name frames \"function file.c:42\"\n"
+	"  --per-rank         one rank of an MPI job under srun: record the run as\n"
+	"                     rank $SLURM_PROCID of job $SLURM_JOB_ID.$SLURM_STEP_ID\n"
 	"  --profile-file PATH[:FORMAT]\n"
 	"                     after the job, import the profile it wrote to PATH\n"
 	"                     and store it with the run (repeatable); a missing or\n"
@@ -66,10 +81,12 @@ const char cmd_run_usage[] =
 	"be run; 2 on a usage error (the job is not started).\n"
 	"\n"
 	"Example:\n"
-	"  tracker run --key amip --tag resolution=low -- julia --project amip.jl\n";
+	"  tracker run --key amip --tag resolution=low -- julia --project amip.jl\n"
+	"  tracker run --key amip --profile alloc,cpu -- ./amip\n";
 
 struct profile_file {
 	struct tk_profile profile;
+	int builtin;       /* from the built-in profiler: nothing to import */
 	const char *kind;
 	const char *format;
 	char *path;
@@ -81,6 +98,7 @@ struct run_state {
 	struct profile_file *profiles;
 	size_t nr_profiles;
 	const char *profile_kind;
+	struct cmd_profiler profiler;
 	struct tk_buf artifacts;
 	struct tk_buf record_path;
 	int quiet;
@@ -150,6 +168,8 @@ static void load_profiles(struct run_state *st)
 		struct profile_file *pf = &st->profiles[i];
 		struct tk_err err = TK_ERR_INIT;
 
+		if (pf->builtin)
+			goto keep;
 		if (access(pf->path, F_OK)) {
 			cmd_warning("no profile at '%s': the run is recorded without it", pf->path);
 			continue;
@@ -161,19 +181,20 @@ static void load_profiles(struct run_state *st)
 		if (pf->profile.warning[0])
 			cmd_warning("%s", pf->profile.warning);
 		pf->kind = st->profile_kind ? st->profile_kind : cmd_default_kind(pf->profile.unit);
+keep:
 		tk_buf_reset(&blob);
 		tk_buf_reset(&name);
 		tk_buf_reset(&path);
 		if (tk_profile_encode(&pf->profile, &blob, &err) ||
 		    tk_mkdir_p(st->artifacts.buf, &err)) {
-			cmd_warning("cannot keep the profile '%s': %s", pf->path, err.msg);
+			cmd_warning("cannot keep the %s profile: %s", pf->kind, err.msg);
 			continue;
 		}
 		tk_run_record_name(&st->run, &name);
 		tk_buf_addf(&name, ".%s%s", pf->kind, TK_PROFCODEC_EXT);
 		tk_buf_addf(&path, "%s/%s", st->artifacts.buf, name.buf);
 		if (tk_write_file_atomic(path.buf, blob.buf, blob.len, &err)) {
-			cmd_warning("cannot keep the profile '%s': %s", pf->path, err.msg);
+			cmd_warning("cannot keep the %s profile: %s", pf->kind, err.msg);
 			continue;
 		}
 		pf->loaded = 1;
@@ -284,7 +305,8 @@ static int valid_key(const char *k)
 }
 
 enum { OPT_KEY = 256, OPT_DB, OPT_ARTIFACTS, OPT_TAG, OPT_TIMEOUT, OPT_GRACE,
-       OPT_ORPHAN_WAIT, OPT_PROFILE_FILE, OPT_PROFILE_KIND };
+       OPT_ORPHAN_WAIT, OPT_PROFILE_FILE, OPT_PROFILE_KIND, OPT_PROFILE, OPT_SAMPLE_BYTES,
+       OPT_CPU_HZ, OPT_CPU_SAMPLER, OPT_UNWIND, OPT_PROFILE_LINES, OPT_PER_RANK };
 
 static const struct option run_options[] = {
 	{ "key", required_argument, NULL, OPT_KEY },
@@ -297,6 +319,13 @@ static const struct option run_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "profile-file", required_argument, NULL, OPT_PROFILE_FILE },
 	{ "profile-kind", required_argument, NULL, OPT_PROFILE_KIND },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
+	{ "cpu-hz", required_argument, NULL, OPT_CPU_HZ },
+	{ "cpu-sampler", required_argument, NULL, OPT_CPU_SAMPLER },
+	{ "unwind", required_argument, NULL, OPT_UNWIND },
+	{ "profile-lines", no_argument, NULL, OPT_PROFILE_LINES },
+	{ "per-rank", no_argument, NULL, OPT_PER_RANK },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -309,22 +338,97 @@ static void release_state(struct run_state *st)
 		free(st->profiles[i].path);
 	}
 	free(st->profiles);
+	cmd_profiler_release(&st->profiler);
 	tk_run_release(&st->run);
 	tk_buf_release(&st->artifacts);
 	tk_buf_release(&st->record_path);
 }
 
-static void add_profile_file(struct run_state *st, const char *spec)
+static struct profile_file *new_profile_file(struct run_state *st)
 {
 	struct profile_file *pf;
-	struct tk_buf path = TK_BUF_INIT;
 
 	st->profiles = tk_realloc_array(st->profiles, st->nr_profiles + 1, sizeof(*st->profiles));
 	pf = &st->profiles[st->nr_profiles++];
 	memset(pf, 0, sizeof(*pf));
 	tk_profile_init(&pf->profile, TK_UNIT_SAMPLES);
+	return pf;
+}
+
+static void add_profile_file(struct run_state *st, const char *spec)
+{
+	struct profile_file *pf = new_profile_file(st);
+	struct tk_buf path = TK_BUF_INIT;
+
 	cmd_split_format(spec, &path, &pf->format);
 	pf->path = tk_buf_detach(&path, NULL);
+}
+
+/* The built-in profiler's profiles join the imported ones. */
+static void add_builtin_profiles(struct run_state *st)
+{
+	struct cmd_profiler *p = &st->profiler;
+	int v;
+
+	for (v = 0; v < TK_RAW_NVALUES; v++) {
+		struct profile_file *pf;
+
+		if (!p->have[v])
+			continue;
+		pf = new_profile_file(st);
+		tk_profile_release(&pf->profile);
+		pf->profile = p->profiles[v];
+		tk_profile_init(&p->profiles[v], pf->profile.unit);
+		p->have[v] = 0;
+		pf->builtin = 1;
+		pf->kind = tk_raw_kind((enum tk_raw_value)v);
+		pf->format = "tracker";
+		pf->path = tk_xstrdup("(built-in profiler)");
+	}
+}
+
+static int parse_profiler_option(struct cmd_profiler *p, int c, const char *arg,
+				 const struct cmd_ctx *ctx)
+{
+	long n;
+
+	switch (c) {
+	case OPT_PROFILE:
+		if (cmd_profiler_parse_what(arg, &p->what))
+			return cmd_usage_error(ctx, "--profile wants alloc, cpu or alloc,cpu, "
+					       "not '%s'", arg);
+		return 0;
+	case OPT_SAMPLE_BYTES:
+		if (cmd_profiler_parse_bytes(arg, &p->sample_bytes))
+			return cmd_usage_error(ctx, "--sample-bytes wants a positive size "
+					       "(1, 4096, 512KiB, 1MiB), not '%s'", arg);
+		return 0;
+	case OPT_CPU_HZ:
+		if (tk_parse_long(arg, &n) || n < 1 || n > 10000)
+			return cmd_usage_error(ctx, "--cpu-hz wants 1 to 10000, not '%s'", arg);
+		p->cpu_hz = (unsigned)n;
+		return 0;
+	case OPT_CPU_SAMPLER:
+		if (!strcmp(arg, "auto"))
+			p->sampler = CMD_CPU_AUTO;
+		else if (!strcmp(arg, "perf"))
+			p->sampler = CMD_CPU_PERF;
+		else if (!strcmp(arg, "timer"))
+			p->sampler = CMD_CPU_TIMER;
+		else
+			return cmd_usage_error(ctx, "--cpu-sampler wants auto, perf or timer, "
+					       "not '%s'", arg);
+		return 0;
+	case OPT_UNWIND:
+		if (strcmp(arg, "auto") && strcmp(arg, "fp") && strcmp(arg, "libunwind"))
+			return cmd_usage_error(ctx, "--unwind wants auto, fp or libunwind, "
+					       "not '%s'", arg);
+		p->unwind = arg;
+		return 0;
+	default: /* OPT_PROFILE_LINES */
+		p->lines = 1;
+		return 0;
+	}
 }
 
 int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
@@ -339,10 +443,11 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_buf db = TK_BUF_INIT;
 	double timeout = -1, v;
-	int c, i, exec_errno, ret = 0;
+	int c, i, exec_errno, per_rank = 0, ret = 0;
 
 	memset(&jo, 0, sizeof(jo));
 	memset(&st, 0, sizeof(st));
+	cmd_profiler_init(&st.profiler);
 	tk_run_init(&st.run);
 	tk_buf_init(&st.artifacts, 0);
 	tk_buf_init(&st.record_path, 0);
@@ -387,6 +492,17 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 			if (!cmd_valid_kind(optarg))
 				ret = cmd_usage_error(ctx, "invalid --profile-kind '%s'", optarg);
 			st.profile_kind = optarg;
+			break;
+		case OPT_PROFILE:
+		case OPT_SAMPLE_BYTES:
+		case OPT_CPU_HZ:
+		case OPT_CPU_SAMPLER:
+		case OPT_UNWIND:
+		case OPT_PROFILE_LINES:
+			ret = parse_profiler_option(&st.profiler, c, optarg, ctx);
+			break;
+		case OPT_PER_RANK:
+			per_rank = 1;
 			break;
 		case ':':
 			ret = cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
@@ -434,6 +550,10 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		tk_kvlist_set(&st.run.tags, cli_tags.items[i].key, cli_tags.items[i].value);
 	if (tk_ci_collect(&tk_env_process, &st.run.ci, &err))
 		cmd_warning("incomplete CI context: %s", err.msg);
+	if (per_rank && cmd_per_rank_setup(&st.run, &err)) {
+		ret = cmd_fail(&err);
+		goto out;
+	}
 	cmd_resolve_artifacts(ctx, opt_artifacts, &st.artifacts);
 	cmd_resolve_db(ctx, opt_db, &db);
 
@@ -441,6 +561,13 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	jo.timeout_s = timeout > 0 ? timeout : 0;
 	jo.on_cancel = on_cancel;
 	jo.data = &st;
+	st.profiler.quiet = st.quiet;
+	cmd_profiler_start(&st.profiler, argv + optind);
+	if (st.profiler.what) {
+		jo.before_exec = cmd_profiler_before_exec;
+		jo.tick = cmd_profiler_tick;
+		jo.hook_data = &st.profiler;
+	}
 	fflush(NULL);
 	if (tk_job_run(&jo, &jr, &exec_errno, &err)) {
 		cmd_error("%s", err.msg);
@@ -450,6 +577,8 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	/* From here on, tracker's own troubles never change the exit status. */
 	fill_measurements(&st.run, &jr);
 	st.run.partial = 0;
+	cmd_profiler_finish(&st.profiler);
+	add_builtin_profiles(&st);
 	load_profiles(&st);
 	write_record(&st);
 	store_run(&st, db.buf);

@@ -1,0 +1,430 @@
+/*
+ * The built-in profiler, wrapper side (see cmd/profiler.h and
+ * docs/profiler.md).
+ */
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/profiler.h"
+#include "core/buf.h"
+#include "core/perfrec.h"
+#include "core/symbolize.h"
+#include "core/timeutil.h"
+#include "core/banned.h"
+
+#define PRELOAD_NAME "libtracker-preload.so"
+
+static const enum tk_unit value_units[TK_RAW_NVALUES] = {
+	[TK_RAW_ALLOC_BYTES] = TK_UNIT_BYTES,
+	[TK_RAW_ALLOC_COUNT] = TK_UNIT_COUNT,
+	[TK_RAW_PEAK_LIVE] = TK_UNIT_BYTES,
+	[TK_RAW_CPU_NS] = TK_UNIT_NANOSECONDS,
+};
+
+void cmd_profiler_init(struct cmd_profiler *p)
+{
+	int v;
+
+	memset(p, 0, sizeof(*p));
+	p->sample_bytes = 512 * 1024;
+	p->cpu_hz = 199;
+	p->sampler = CMD_CPU_AUTO;
+	p->unwind = "auto";
+	for (v = 0; v < TK_RAW_NVALUES; v++)
+		tk_profile_init(&p->profiles[v], value_units[v]);
+}
+
+static void remove_dir(const char *dir)
+{
+	struct tk_buf path = TK_BUF_INIT;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		tk_buf_reset(&path);
+		tk_buf_addf(&path, "%s/%s", dir, de->d_name);
+		unlink(path.buf);
+	}
+	closedir(d);
+	rmdir(dir);
+	tk_buf_release(&path);
+}
+
+void cmd_profiler_release(struct cmd_profiler *p)
+{
+	int v;
+
+	if (p->perf)
+		tk_perfrec_free(p->perf);
+	if (p->dir) {
+		remove_dir(p->dir);
+		free(p->dir);
+	}
+	free(p->preload);
+	for (v = 0; v < TK_RAW_NVALUES; v++)
+		tk_profile_release(&p->profiles[v]);
+}
+
+int cmd_profiler_parse_what(const char *spec, unsigned *what)
+{
+	const char *s = spec;
+
+	*what = 0;
+	while (*s) {
+		size_t n = strcspn(s, ",");
+
+		if (n == 5 && !strncmp(s, "alloc", 5))
+			*what |= CMD_PROFILE_ALLOC;
+		else if (n == 3 && !strncmp(s, "cpu", 3))
+			*what |= CMD_PROFILE_CPU;
+		else if (n == 3 && !strncmp(s, "all", 3))
+			*what |= CMD_PROFILE_ALLOC | CMD_PROFILE_CPU;
+		else
+			return -1;
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return *what ? 0 : -1;
+}
+
+int cmd_profiler_parse_bytes(const char *s, uint64_t *out)
+{
+	static const struct { const char *suffix; uint64_t mult; } units[] = {
+		{ "", 1 }, { "B", 1 },
+		{ "K", 1024 }, { "KiB", 1024 }, { "k", 1024 },
+		{ "M", 1024 * 1024 }, { "MiB", 1024 * 1024 },
+		{ "G", 1024ull * 1024 * 1024 }, { "GiB", 1024ull * 1024 * 1024 },
+	};
+	unsigned long long n;
+	char *end;
+	size_t i;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || !n)
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		if (n > UINT64_MAX / units[i].mult)
+			return -1;
+		*out = n * units[i].mult;
+		return 0;
+	}
+	return -1;
+}
+
+/* The library next to the tracker binary (a build tree), else installed. */
+static char *find_preload(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct tk_buf b = TK_BUF_INIT;
+
+	if (n > 0) {
+		char *slash;
+
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			tk_buf_add(&b, self, (size_t)(slash - self));
+			tk_buf_adds(&b, "/" PRELOAD_NAME);
+			if (!access(b.buf, R_OK))
+				return tk_buf_detach(&b, NULL);
+		}
+	}
+	tk_buf_reset(&b);
+	tk_buf_adds(&b, TRACKER_LIBDIR "/" PRELOAD_NAME);
+	if (!access(b.buf, R_OK))
+		return tk_buf_detach(&b, NULL);
+	tk_buf_release(&b);
+	return NULL;
+}
+
+/* argv[0] as execvp would find it; NULL when it would not. */
+static char *resolve_command(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	struct tk_buf b = TK_BUF_INIT;
+
+	if (strchr(cmd, '/'))
+		return tk_xstrdup(cmd);
+	if (!path)
+		path = "/bin:/usr/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		struct stat sb;
+
+		tk_buf_reset(&b);
+		if (n)
+			tk_buf_add(&b, path, n);
+		else
+			tk_buf_adds(&b, ".");
+		tk_buf_addf(&b, "/%s", cmd);
+		if (!stat(b.buf, &sb) && S_ISREG(sb.st_mode) && !access(b.buf, X_OK))
+			return tk_buf_detach(&b, NULL);
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	tk_buf_release(&b);
+	return NULL;
+}
+
+/*
+ * Why LD_PRELOAD cannot reach the program at path, or NULL when it can (or
+ * when it is not an ELF file: a script's interpreter is what runs).
+ */
+static const char *preload_blocker(const char *path)
+{
+	Elf64_Ehdr eh;
+	struct stat sb;
+	int fd, i, has_interp = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &sb)) {
+		close(fd);
+		return NULL;
+	}
+	if (((sb.st_mode & S_ISUID) && sb.st_uid != geteuid()) ||
+	    ((sb.st_mode & S_ISGID) && sb.st_gid != getegid())) {
+		close(fd);
+		return "is setuid or setgid";
+	}
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG)) {
+		close(fd);
+		return NULL;
+	}
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64) {
+		close(fd);
+		return "is a 32-bit program";
+	}
+	for (i = 0; i < eh.e_phnum && i < 4096; i++) {
+		Elf64_Phdr ph;
+		off_t at = (off_t)eh.e_phoff + (off_t)i * eh.e_phentsize;
+
+		if (pread(fd, &ph, sizeof(ph), at) != (ssize_t)sizeof(ph))
+			break;
+		if (ph.p_type == PT_INTERP)
+			has_interp = 1;
+	}
+	close(fd);
+	return has_interp ? NULL : "is statically linked";
+}
+
+static void set_env_u64(const char *name, uint64_t v)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
+	setenv(name, num, 1);
+}
+
+static int make_dir(struct cmd_profiler *p)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct tk_buf b = TK_BUF_INIT;
+
+	tk_buf_addf(&b, "%s/tracker-profile.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(b.buf)) {
+		cmd_warning("cannot create a directory for the profiler (%s): %s", b.buf,
+			    strerror(errno));
+		tk_buf_release(&b);
+		return -1;
+	}
+	p->dir = tk_buf_detach(&b, NULL);
+	return 0;
+}
+
+int cmd_profiler_start(struct cmd_profiler *p, char *const *argv)
+{
+	struct tk_err err = TK_ERR_INIT;
+	int need_preload;
+	const char *why = NULL;
+	char *cmd;
+
+	if (!p->what)
+		return 0;
+	if ((p->what & CMD_PROFILE_CPU) && p->sampler != CMD_CPU_TIMER) {
+		if (tk_perfrec_probe(&err)) {
+			if (p->sampler == CMD_CPU_PERF) {
+				cmd_warning("%s; recording without a CPU profile", err.msg);
+				p->what &= ~CMD_PROFILE_CPU;
+			} else {
+				p->timer_cpu = 1;
+			}
+		}
+	} else if (p->what & CMD_PROFILE_CPU) {
+		p->timer_cpu = 1;
+	}
+	need_preload = (p->what & CMD_PROFILE_ALLOC) || p->timer_cpu;
+	if (!need_preload)
+		return 0;
+
+	cmd = resolve_command(argv[0]);
+	if (cmd)
+		why = preload_blocker(cmd);
+	if (why) {
+		cmd_warning("'%s' %s: LD_PRELOAD cannot reach it, so the run is recorded "
+			    "without %s", argv[0], why,
+			    !(p->what & CMD_PROFILE_ALLOC) ? "a CPU profile" :
+			    p->timer_cpu ? "allocation and CPU profiles" : "an allocation profile");
+		p->no_alloc = 1;
+		free(cmd);
+		return 0;
+	}
+	free(cmd);
+	p->preload = find_preload();
+	if (!p->preload) {
+		cmd_warning("cannot find %s next to tracker or in %s; recording without "
+			    "the built-in profile", PRELOAD_NAME, TRACKER_LIBDIR);
+		p->no_alloc = 1;
+		return 0;
+	}
+	if (make_dir(p)) {
+		p->no_alloc = 1;
+		return 0;
+	}
+
+	setenv(TK_RAW_ENV_DIR, p->dir, 1);
+	set_env_u64(TK_RAW_ENV_SAMPLE_BYTES,
+		    (p->what & CMD_PROFILE_ALLOC) ? p->sample_bytes : 0);
+	set_env_u64(TK_RAW_ENV_CPU_HZ, p->timer_cpu ? p->cpu_hz : 0);
+	setenv(TK_RAW_ENV_UNWIND, p->unwind, 1);
+	{
+		const char *old = getenv("LD_PRELOAD");
+		struct tk_buf b = TK_BUF_INIT;
+
+		tk_buf_adds(&b, p->preload);
+		if (old && *old)
+			tk_buf_addf(&b, ":%s", old);
+		setenv("LD_PRELOAD", b.buf, 1);
+		tk_buf_release(&b);
+	}
+	return 0;
+}
+
+int cmd_profiler_before_exec(pid_t child, void *data)
+{
+	struct cmd_profiler *p = data;
+	struct tk_err err = TK_ERR_INIT;
+
+	if (!(p->what & CMD_PROFILE_CPU) || p->timer_cpu)
+		return 0;
+	if (tk_perfrec_open(&p->perf, child, p->cpu_hz, &err)) {
+		cmd_warning("%s; recording without a CPU profile", err.msg);
+		p->perf = NULL;
+		p->perf_failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+void cmd_profiler_tick(void *data)
+{
+	struct cmd_profiler *p = data;
+
+	if (p->perf)
+		tk_perfrec_drain(p->perf);
+}
+
+static size_t count_tables(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len > 6 && !strcmp(de->d_name + len - 6, ".tkraw"))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static void warn_losses(const struct tk_rawset *set)
+{
+	if (set->dropped)
+		cmd_warning("the profiler's stack table filled up: %llu samples were "
+			    "dropped", (unsigned long long)set->dropped);
+	if (set->cpu_lost)
+		cmd_warning("%llu CPU samples were lost (taken inside the profiler or "
+			    "the kernel's buffer overflowed)",
+			    (unsigned long long)set->cpu_lost);
+	if (set->truncated)
+		cmd_warning("%llu stacks were deeper than %d frames; their outermost "
+			    "frames are cut", (unsigned long long)set->truncated,
+			    TK_RAW_MAX_FRAMES);
+}
+
+void cmd_profiler_finish(struct cmd_profiler *p)
+{
+	struct tk_symbolize_opts so;
+	struct tk_rawset set;
+	struct tk_buf warnings = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+
+	if (!p->what)
+		return;
+	tk_rawset_init(&set);
+	if (p->perf) {
+		if (tk_perfrec_finish(p->perf, &set, &err))
+			cmd_warning("CPU profile: %s", err.msg);
+		tk_perfrec_free(p->perf);
+		p->perf = NULL;
+	}
+	if (p->dir && tk_rawset_read_dir(&set, p->dir, &warnings, &err))
+		cmd_warning("%s", err.msg);
+	if (warnings.len) {
+		char *line = warnings.buf, *nl;
+
+		for (; *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			if (!nl) {
+				cmd_warning("%s", line);
+				break;
+			}
+			*nl = '\0';
+			cmd_warning("%s", line);
+		}
+	}
+	if ((p->what & CMD_PROFILE_ALLOC) && p->dir && !count_tables(p->dir))
+		cmd_warning("the job wrote no allocation profile (did it clear "
+			    "LD_PRELOAD, or run only static programs?)");
+	warn_losses(&set);
+	memset(&so, 0, sizeof(so));
+	so.lines = p->lines;
+	if (set.nr_images &&
+	    tk_rawset_to_profiles(&set, &so, p->profiles, p->have, &err))
+		cmd_warning("cannot name the profiled stacks: %s", err.msg);
+	if (!(p->what & CMD_PROFILE_ALLOC))
+		p->have[TK_RAW_ALLOC_BYTES] = p->have[TK_RAW_ALLOC_COUNT] =
+			p->have[TK_RAW_PEAK_LIVE] = 0;
+	if (!(p->what & CMD_PROFILE_CPU))
+		p->have[TK_RAW_CPU_NS] = 0;
+	tk_rawset_release(&set);
+	tk_buf_release(&warnings);
+}

@@ -1,0 +1,147 @@
+#!/bin/sh
+# tracker run --profile: the built-in profiler end to end, from the job to
+# the stored profiles that tracker flame and tracker diff read.
+
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/preload-lib.sh"
+
+DB="$PWD/db.sqlite"
+export TRACKER_DB="$DB" TRACKER_ARTIFACTS="$PWD/art"
+
+# folded KEY KIND: the newest KEY run's KIND profile as folded stacks,
+# with everything above main cut off (libc's start-up frames vary).
+folded() {
+	tracker flame --key "$1" --kind "$2" -o "$1.$2.folded" &&
+	sed -n "s/^\([^;]*\);.*;main;/\1;main;/p" "$1.$2.folded" | sort >"$1.$2"
+}
+
+test_expect_success PRELOAD 'exact mode: the stored alloc profile has every site and path' '
+	tracker run -q --key pat --profile alloc --sample-bytes 1 -- "$ALLOCPATTERN" pattern >out &&
+	folded pat alloc &&
+	cat >expect <<-EOF &&
+	allocpattern;main;run_pattern;pattern_calloc_site $(printed pattern_calloc_site 3)
+	allocpattern;main;run_pattern;pattern_memalign_site $(printed pattern_memalign_site 3)
+	allocpattern;main;run_pattern;pattern_mib_mid;pattern_mib_leaf $(printed pattern_mib_leaf 3)
+	allocpattern;main;run_pattern;pattern_small_blocks $(printed pattern_small_blocks 3)
+	EOF
+	grep -v ";site_line;" pat.alloc >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success PRELOAD 'exact mode: alloc_count counts every allocation' '
+	folded pat alloc_count &&
+	cat >expect <<-EOF &&
+	allocpattern;main;run_pattern;pattern_calloc_site 1
+	allocpattern;main;run_pattern;pattern_memalign_site 1
+	allocpattern;main;run_pattern;pattern_mib_mid;pattern_mib_leaf $(printed pattern_mib_leaf 4)
+	allocpattern;main;run_pattern;pattern_small_blocks $(printed pattern_small_blocks 4)
+	EOF
+	grep -v ";site_line;" pat.alloc_count >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success PRELOAD 'heap_peak: the MiB blocks are all live at once' '
+	folded pat heap_peak &&
+	grep "^allocpattern;main;run_pattern;pattern_mib_mid;pattern_mib_leaf $((10 * 1048576))$" pat.heap_peak
+'
+
+test_expect_success PRELOAD 'the record file lists the profiles, kept beside it' '
+	rec=$(ls art/pat-*.json) &&
+	for k in alloc alloc_count heap_peak; do
+		grep "\"$k\"" "$rec" &&
+		ls art/pat-*.$k.tkprof || return 1
+	done
+'
+
+test_expect_success PRELOAD 'default sampling: the total is close to exact' '
+	TRACKER_PROFILE_SEED=7 tracker run -q --key big --profile alloc -- "$ALLOCPATTERN" big >out &&
+	folded big alloc &&
+	want=$(awk "\$1 == \"total\" { print \$2 }" out) &&
+	got=$(awk "{ s += \$NF } END { printf \"%.0f\", s }" big.alloc) &&
+	test_within $got $(($want * 97 / 100)) $(($want * 103 / 100))
+'
+
+test_expect_success PRELOAD 'threads: every thread'\''s allocations are counted' '
+	tracker run -q --key thr --profile alloc --sample-bytes 1 -- "$ALLOCPATTERN" threads 4 >out &&
+	tracker flame --key thr --kind alloc -o thr.folded &&
+	want=$(awk "\$1 == \"total\" { s += \$2 } END { print s }" out) &&
+	got=$(grep ";thread_worker " thr.folded | awk "{ s += \$NF } END { printf \"%.0f\", s }") &&
+	test "$got" = "$want"
+'
+
+test_expect_success PRELOAD 'fork, then exec in the child: both processes are profiled' '
+	tracker run -q --key fe --profile alloc --sample-bytes 1 -- "$ALLOCPATTERN" forkexec >out &&
+	tracker flame --key fe --kind alloc -o fe.folded &&
+	grep "^allocpattern;.*;run_fork;fork_parent_site $(printed fork_parent_site 3)$" fe.folded &&
+	grep "^allocpattern;.*;run_pattern;pattern_mib_mid;pattern_mib_leaf $(printed pattern_mib_leaf 3)$" fe.folded
+'
+
+test_expect_success PRELOAD 'a shell and the program it starts are separate root frames' '
+	shell=$(basename "$(readlink -f /bin/sh)") &&
+	tracker run -q --key sh --profile alloc --sample-bytes 1 -- \
+		sh -c "\"$ALLOCPATTERN\" pattern; exit 0" >out &&
+	tracker flame --key sh --kind alloc -o sh.folded &&
+	grep "^allocpattern;.*;pattern_mib_leaf " sh.folded &&
+	grep "^$shell;" sh.folded
+'
+
+test_expect_success PRELOAD 'a job killed by a signal keeps its profile up to then' '
+	test_expect_code 137 tracker run -q --key kill --profile alloc --sample-bytes 1 -- \
+		"$ALLOCPATTERN" killself KILL >out &&
+	tracker history --key kill --format csv >hist &&
+	grep ",signaled," hist &&
+	tracker flame --key kill --kind alloc -o kill.folded &&
+	test -s kill.folded
+'
+
+test_expect_success PRELOAD 'a static program: a warning, the job runs, no alloc profile' '
+	tracker run --key static --profile alloc -- "$ALLOCPATTERN-static" pattern >out 2>err &&
+	grep "statically linked" err &&
+	grep "^total " out &&
+	tracker history --key static --format csv >hist &&
+	test $(wc -l <hist) = 2 &&
+	test_must_fail tracker flame --key static --kind alloc -o static.svg
+'
+
+test_expect_success PRELOAD 'the job'\''s exit status is kept' '
+	test_expect_code 3 tracker run -q --key exit3 --profile alloc -- sh -c "exit 3"
+'
+
+test_expect_success PRELOAD 'cpu with the timer sampler: the spinning functions' '
+	tracker run -q --key spin --profile cpu --cpu-sampler timer -- "$ALLOCPATTERN" spin 1 >out &&
+	folded spin cpu &&
+	grep "^allocpattern;main;run_spin;spin_outer;spin_middle;spin_inner " spin.cpu
+'
+
+test_expect_success PRELOAD 'cpu with perf_event_open when the kernel allows it' '
+	if tracker run -q --key spinp --profile cpu --cpu-sampler perf -- "$ALLOCPATTERN" spin 1 >out 2>err &&
+	   ! grep "without a CPU profile" err
+	then
+		tracker flame --key spinp --kind cpu -o spinp.folded &&
+		grep "^allocpattern;.*spin_outer;.*spin_inner " spinp.folded
+	else
+		say "# perf_event_open refused here: $(cat err)"
+	fi
+'
+
+test_expect_success PRELOAD 'alloc,cpu together, and diff compares alloc profiles' '
+	for i in 1 2; do
+		tracker run -q --key both --profile alloc,cpu --sample-bytes 1 -- \
+			sh -c "\"$ALLOCPATTERN\" pattern && \"$ALLOCPATTERN\" spin 0.3" >out || return 1
+	done &&
+	tracker flame --key both --kind cpu -o both-cpu.folded &&
+	branch=$(tracker history --key both --format csv | sed -n "2s/^[^,]*,[^,]*,\([^,]*\),.*/\1/p") &&
+	tracker diff --key both --kind alloc --baseline-branch "$branch" -o both-diff.folded &&
+	grep "pattern_mib_leaf" both-diff.folded
+'
+
+test_expect_success 'bad --profile values are usage errors' '
+	test_expect_code 2 tracker run --key x --profile heap -- true &&
+	test_expect_code 2 tracker run --key x --sample-bytes 0 -- true &&
+	test_expect_code 2 tracker run --key x --sample-bytes 12parsecs -- true &&
+	test_expect_code 2 tracker run --key x --cpu-hz 0 -- true &&
+	test_expect_code 2 tracker run --key x --cpu-sampler magic -- true &&
+	test_expect_code 2 tracker run --key x --unwind dwarf -- true
+'
+
+test_done
