@@ -417,6 +417,9 @@ void cmd_profiler_finish(struct cmd_profiler *p)
 	warn_losses(&set);
 	memset(&so, 0, sizeof(so));
 	so.lines = p->lines;
+	/* Naming uses local files only: libdw would otherwise fetch debug
+	 * information over the network, for minutes, at the end of a CI job. */
+	unsetenv("DEBUGINFOD_URLS");
 	if (set.nr_images &&
 	    tk_rawset_to_profiles(&set, &so, p->profiles, p->have, &err))
 		cmd_warning("cannot name the profiled stacks: %s", err.msg);
