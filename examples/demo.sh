@@ -4,7 +4,8 @@
 # Wraps the bundled example workloads as six builds of two branches, the
 # way a Buildkite pipeline would (the Buildkite variables are set here as
 # the agent would set them), records them in demo/history.db with the
-# profile the toy model writes of its phases, prints their history, and
+# profile the toy model writes of its phases and the allocation profile
+# tracker's built-in profiler takes of it, prints their history, and
 # draws flame graphs of the newest model run of each branch. The feature
 # branch's model allocates more: the history shows it.
 set -eu
@@ -24,7 +25,7 @@ build() { # build BRANCH NUMBER MODEL_MIB
 		case $step in
 		model)
 			cmd="$work model 10 $mib $demo/model.folded"
-			profile="--profile-file $demo/model.folded"
+			profile="--profile-file $demo/model.folded --profile alloc"
 			;;
 		ensemble) cmd="$work fork 3 40 0.3" ;;
 		esac
@@ -65,5 +66,14 @@ for branch in main feature; do
 		-o "$demo/model-$branch.html"
 done
 echo
+echo "=== tracker flame --key model --branch feature --kind alloc -o demo/model-alloc-feature.txt"
+echo "    (the built-in allocation profiler: tracker run --profile alloc)"
+"$root/tracker" flame --db "$db" --key model --branch feature --kind alloc \
+	-o "$demo/model-alloc-feature.txt"
+sed -n '1,8p' "$demo/model-alloc-feature.txt"
+"$root/tracker" diff --db "$db" --key model --branch feature --baseline-branch main \
+	--kind alloc -o "$demo/model-alloc-diff.html"
+echo
 echo "records: $(ls "$demo/records"/*.json | wc -l) record files in demo/records/ (self-describing JSON)"
 echo "flame graphs: demo/model-main.svg, demo/model-feature.svg (and .html): open them in a browser"
+echo "allocation diff, feature against main: demo/model-alloc-diff.html"
