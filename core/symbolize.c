@@ -60,6 +60,7 @@ struct module {
 	GElf_Addr mbias;        /* module address = file vaddr + mbias */
 	int state;              /* 0: not tried, 1: open, -1: cannot be read */
 	int et_exec;
+	int own_dwarf;          /* the file itself carries .debug_info */
 	struct msym *syms;      /* sorted by addr, one per address */
 	size_t nr_syms;
 	int syms_loaded;
@@ -233,6 +234,33 @@ static uint32_t find_module(struct symbolizer *sy, const char *path)
 	return (uint32_t)sy->nr_mods - 1;
 }
 
+/*
+ * Whether the file has DWARF of its own. Separate debug files (the -dbg
+ * packages in /usr/lib/debug) are compressed and large: libc's costs tens
+ * of milliseconds to inflate, for the few libc frames a profile has. They
+ * give their symbol tables (names of static functions too) but their
+ * DWARF is read only when lines are asked for.
+ */
+static int has_debug_info(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
+			return 1;
+	}
+	return 0;
+}
+
 /* Opens the module's file; a file that cannot be read is not an error:
  * its frames get unknown names. */
 static void open_module(struct module *m)
@@ -253,6 +281,7 @@ static void open_module(struct module *m)
 	if (!m->elf || !gelf_getehdr(m->elf, &ehdr))
 		return;
 	m->et_exec = ehdr.e_type == ET_EXEC;
+	m->own_dwarf = has_debug_info(m->elf);
 	m->state = 1;
 }
 
@@ -824,7 +853,8 @@ static void symbolize(struct symbolizer *sy, struct lmap *maps, size_t nr_maps, 
 	}
 	start = (uint32_t)sy->nr_names;
 	if (m->state > 0) {
-		got = names_from_dwarf(sy, m, look);
+		if (m->own_dwarf || sy->lines)
+			got = names_from_dwarf(sy, m, look);
 		if (!got)
 			got = names_from_elf(sy, m, look, find_sym(m, look));
 	}
