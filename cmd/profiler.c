@@ -386,6 +386,7 @@ void cmd_profiler_finish(struct cmd_profiler *p)
 	struct tk_rawset set;
 	struct tk_buf warnings = TK_BUF_INIT;
 	struct tk_err err = TK_ERR_INIT;
+	int v;
 
 	if (!p->what)
 		return;
@@ -420,8 +421,10 @@ void cmd_profiler_finish(struct cmd_profiler *p)
 	/* Naming uses local files only: libdw would otherwise fetch debug
 	 * information over the network, for minutes, at the end of a CI job. */
 	unsetenv("DEBUGINFOD_URLS");
-	if (set.nr_images &&
-	    tk_rawset_to_profiles(&set, &so, p->profiles, p->have, &err))
+	/* It initializes the profiles afresh. */
+	for (v = 0; v < TK_RAW_NVALUES; v++)
+		tk_profile_release(&p->profiles[v]);
+	if (tk_rawset_to_profiles(&set, &so, p->profiles, p->have, &err))
 		cmd_warning("cannot name the profiled stacks: %s", err.msg);
 	if (!(p->what & CMD_PROFILE_ALLOC))
 		p->have[TK_RAW_ALLOC_BYTES] = p->have[TK_RAW_ALLOC_COUNT] =

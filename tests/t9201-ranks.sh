@@ -76,9 +76,11 @@ test_expect_success WORKLOAD 'history --ranks: one row, 3 ranks, max and sum of 
 	test "$(csv_field job.csv 1 not_ok_ranks)" = 0
 '
 
+# The upper bounds leave room for each process's own RSS (about 1 MiB, and
+# 8 MiB more in a sanitizer build): a sum of the max (180 MiB) still fails.
 test_expect_success WORKLOAD 'the aggregates are of the real processes: max near 60 MiB, sum near 120 MiB' '
-	test_within "$(job_field mpi maxrss_bytes)" $((57 * MiB)) $((70 * MiB)) &&
-	test_within "$(job_field mpi maxrss_sum_bytes)" $((114 * MiB)) $((135 * MiB))
+	test_within "$(job_field mpi maxrss_bytes)" $((57 * MiB)) $((72 * MiB)) &&
+	test_within "$(job_field mpi maxrss_sum_bytes)" $((114 * MiB)) $((150 * MiB))
 '
 
 test_expect_success WORKLOAD 'history --ranks table: the job, its ranks, max and sum columns' '
