@@ -40,7 +40,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sched.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -68,6 +70,12 @@
 #define BOOT_SIZE (256 * 1024)
 #define MAPS_BUF_MAX (64u << 20)
 #define DEFAULT_SAMPLE_BYTES 524288
+#define EXECL_STACK_ARGS 256
+#define FORK_WAIT_NS 2000000000u  /* longest a fork waits for unwinders */
+
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18
+#endif
 
 enum unwind_mode { UNW_MODE_AUTO, UNW_MODE_FP, UNW_MODE_LIBUNWIND };
 
@@ -80,16 +88,22 @@ static void (*real_free)(void *);
 static int (*real_posix_memalign)(void **, size_t, size_t);
 static void *(*real_aligned_alloc)(size_t, size_t);
 static void *(*real_memalign)(size_t, size_t);
+static void *(*real_valloc)(size_t);
+static void *(*real_pvalloc)(size_t);
 static int (*real_execve)(const char *, char *const[], char *const[]);
 static int (*real_execv)(const char *, char *const[]);
 static int (*real_execvp)(const char *, char *const[]);
 static int (*real_execvpe)(const char *, char *const[], char *const[]);
 static int (*real_fexecve)(int, char *const[], char *const[]);
+static int (*real_execveat)(int, const char *, char *const[], char *const[], int);
 static void (*real__exit)(int) __attribute__((noreturn));
 static void (*real__Exit)(int) __attribute__((noreturn));
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 static void *(*real_dlopen)(const char *, int);
 static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
+static sighandler_t (*real_signal)(int, sighandler_t);
+static sighandler_t (*real_sysv_signal)(int, sighandler_t);
+static sighandler_t (*real_sigset)(int, sighandler_t);
 
 static int resolving;
 static int resolved;
@@ -118,7 +132,10 @@ static size_t map_size;
 static uint32_t slots_used;
 static pthread_mutex_t insert_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int maps_fd = -1;
+/* The maps file is opened for each snapshot: a descriptor kept open
+ * would be closed by a program that closes every descriptor, and its
+ * number reused for one of the program's files. */
+static char maps_path[PATH_MAX + 64];
 static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *maps_buf;
 static uint64_t maps_last_hash;
@@ -151,23 +168,52 @@ struct live_ent {
 static struct live_ent *live;
 static uint64_t live_count;
 
-/* CPU timers of the threads, so exec can disarm them all. */
+/*
+ * CPU timers of the threads, so exec can disarm them all. The table is
+ * the only record of a timer's id (a thread's exit deletes the timer its
+ * tid has here), so that an id deleted by exec or by the program taking
+ * SIGPROF is never deleted again: the kernel may have given it to a timer
+ * of the program's. While frozen (an exec in progress) no timer is armed;
+ * threads starting then are registered unarmed, for a failed exec to arm.
+ */
 struct timer_ent {
 	pid_t tid;
 	int used;
+	int armed;
 	timer_t id;
 };
 static struct timer_ent timers[MAX_TIMERS];
 static pthread_mutex_t timers_lock = PTHREAD_MUTEX_INITIALIZER;
+static int timers_frozen;
 static int cpu_on;
 static pthread_key_t timer_key;
 static unsigned thread_counter;
+
+/*
+ * libunwind keeps locks of its own (its caches, its memory pools). A fork
+ * while another thread holds one would leave the child's libunwind locked
+ * for good, so a fork closes this gate and waits for the threads inside
+ * libunwind to leave (lu_walk is the only way in).
+ */
+static unsigned unw_active;
+static int unw_closed;
+
+/*
+ * A page the kernel zeroes in the child of every fork, atfork handlers or
+ * not (MADV_WIPEONFORK). Zero means: a child that did not go through
+ * atfork_child (the fork system call, _Fork, clone without CLONE_VM), and
+ * that still maps its parent's table MAP_SHARED. vfork and posix_spawn
+ * children share our memory and keep the token.
+ */
+static int fork_token_fallback = 1;
+static volatile int *fork_token = &fork_token_fallback;
 
 struct tstate {
 	int guard;
 	int init;
 	int has_timer;
-	timer_t timer;
+	int fork_locked;      /* atfork_prepare: the locks it took */
+	int fork_unsafe;      /* atfork_prepare: the child cannot trust libunwind */
 	int64_t remaining;
 	uint64_t rng;
 	uint64_t stk_lo, stk_hi;
@@ -238,6 +284,74 @@ static pid_t my_tid(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
+/* Locks m; with try (our own code may hold it on this very thread: a
+ * signal handler's exec or fork) only if free. 1 when locked. */
+static int lock_maybe(pthread_mutex_t *m, int try)
+{
+	if (try)
+		return !pthread_mutex_trylock(m);
+	pthread_mutex_lock(m);
+	return 1;
+}
+
+static int unw_enter(int in_signal)
+{
+	for (;;) {
+		while (__atomic_load_n(&unw_closed, __ATOMIC_SEQ_CST)) {
+			if (in_signal)
+				return -1;
+			sched_yield();
+		}
+		__atomic_add_fetch(&unw_active, 1, __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&unw_closed, __ATOMIC_SEQ_CST))
+			return 0;
+		__atomic_sub_fetch(&unw_active, 1, __ATOMIC_SEQ_CST);
+	}
+}
+
+static void unw_leave(void)
+{
+	__atomic_sub_fetch(&unw_active, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Closes the gate (the caller holds timers_lock, which makes it the only
+ * closer); 0 once no thread is inside, -1 after FORK_WAIT_NS without. */
+static int unw_close(void)
+{
+	uint64_t t0 = 0;
+
+	__atomic_store_n(&unw_closed, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&unw_active, __ATOMIC_SEQ_CST)) {
+		struct timespec t;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (!t0)
+			t0 = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+		else if ((uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec - t0 > FORK_WAIT_NS)
+			return -1;
+		sched_yield();
+	}
+	return 0;
+}
+
+static void unw_open(void)
+{
+	__atomic_store_n(&unw_closed, 0, __ATOMIC_SEQ_CST);
+}
+
+static void fork_token_setup(void)
+{
+	void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m != MAP_FAILED && madvise(m, 4096, MADV_WIPEONFORK)) {
+		munmap(m, 4096);
+		m = MAP_FAILED;
+	}
+	if (m != MAP_FAILED)
+		fork_token = m;
+	*fork_token = 1;
+}
+
 /* Decimal and text without stdio: used where malloc must not run. */
 static size_t put_str(char *dst, size_t at, size_t cap, const char *s)
 {
@@ -291,6 +405,25 @@ static void *boot_alloc(size_t n)
 	return p + 16;
 }
 
+/* Aligned, for the aligned variants should dlsym ever use them. */
+static void *boot_memalign(size_t align, size_t n)
+{
+	size_t at, need;
+	char *p;
+
+	if (align < 16)
+		align = 16;
+	if (align & (align - 1) || align > BOOT_SIZE || n > BOOT_SIZE)
+		return NULL;
+	need = (n + align + 16 + 15) & ~(size_t)15;
+	at = __atomic_fetch_add(&boot_used, need, __ATOMIC_RELAXED);
+	if (at + need > BOOT_SIZE)
+		return NULL;
+	p = (char *)(((uintptr_t)(boot_buf + at) + 16 + align - 1) & ~(uintptr_t)(align - 1));
+	memcpy(p - 16, &n, sizeof(n));
+	return p;
+}
+
 static int in_boot(const void *p)
 {
 	return (const char *)p >= boot_buf && (const char *)p < boot_buf + BOOT_SIZE;
@@ -318,16 +451,22 @@ static void resolve(void)
 	RESOLVE(posix_memalign);
 	RESOLVE(aligned_alloc);
 	RESOLVE(memalign);
+	RESOLVE(valloc);
+	RESOLVE(pvalloc);
 	RESOLVE(execve);
 	RESOLVE(execv);
 	RESOLVE(execvp);
 	RESOLVE(execvpe);
 	RESOLVE(fexecve);
+	RESOLVE(execveat);
 	RESOLVE(_exit);
 	RESOLVE(_Exit);
 	RESOLVE(pthread_create);
 	RESOLVE(dlopen);
 	RESOLVE(sigaction);
+	RESOLVE(signal);
+	RESOLVE(sysv_signal);
+	RESOLVE(sigset);
 	resolving = 0;
 	resolved = 1;
 }
@@ -384,6 +523,25 @@ static uint64_t parse_hex(const char **pp, const char *end)
 	}
 	*pp = p;
 	return v;
+}
+
+/* Appends to the maps file; never past RLIMIT_FSIZE, where the write
+ * would raise SIGXFSZ and kill the program. */
+static void maps_write(const char *p, size_t n)
+{
+	struct rlimit rl;
+	struct stat st;
+	int fd;
+
+	if (!maps_path[0])
+		return;
+	fd = open(maps_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (getrlimit(RLIMIT_FSIZE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    (!fstat(fd, &st) && (uint64_t)st.st_size + n <= rl.rlim_cur))
+		write_all(fd, p, n);
+	close(fd);
 }
 
 /* Reads /proc/self/maps (called with maps_lock held and the guard set),
@@ -453,20 +611,16 @@ static void maps_refresh(int force)
 	__atomic_store_n(&nranges, n, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&ranges_seq, 1, __ATOMIC_ACQ_REL);
 
-	if (maps_fd >= 0 && (force || h != maps_last_hash))
-		write_all(maps_fd, maps_buf, len);
+	if (force || h != maps_last_hash)
+		maps_write(maps_buf, len);
 	maps_last_hash = h;
 	maps_last_refresh_ns = mono_ns();
 }
 
 static void maps_snapshot(int force, int trylock)
 {
-	if (trylock) {
-		if (pthread_mutex_trylock(&maps_lock))
-			return;
-	} else {
-		pthread_mutex_lock(&maps_lock);
-	}
+	if (!lock_maybe(&maps_lock, trylock))
+		return;
 	maps_refresh(force);
 	pthread_mutex_unlock(&maps_lock);
 }
@@ -524,13 +678,9 @@ static struct tk_raw_slot *slot_insert(uint64_t h, const uint64_t *f, uint32_t n
 	uint32_t at;
 	uint64_t used;
 
-	if (trylock) {
-		if (pthread_mutex_trylock(&insert_lock)) {
-			*busy = 1;
-			return NULL;
-		}
-	} else {
-		pthread_mutex_lock(&insert_lock);
+	if (!lock_maybe(&insert_lock, trylock)) {
+		*busy = 1;
+		return NULL;
 	}
 	s = slot_find(h, &at);
 	if (s)
@@ -619,8 +769,10 @@ static int fp_walk(uint64_t fp, uint64_t *out, uint32_t *nout, uint64_t *last, i
 	return WALK_UNCLEAN;
 }
 
-/* libunwind from the current point (uc NULL) or from a signal context. */
-static uint32_t lu_walk(ucontext_t *uc, uint64_t *out, int *truncated)
+/* libunwind from the current point (uc NULL) or from a signal context.
+ * *busy is set (and nothing walked) when a signal handler finds the gate
+ * closed by a fork. */
+static uint32_t lu_walk(ucontext_t *uc, uint64_t *out, int *truncated, int *busy)
 {
 	unw_cursor_t c;
 	unw_context_t ctx;
@@ -628,12 +780,18 @@ static uint32_t lu_walk(ucontext_t *uc, uint64_t *out, int *truncated)
 	int r;
 
 	*truncated = 0;
+	if (unw_enter(uc != NULL)) {
+		*busy = 1;
+		return 0;
+	}
 	if (uc)
 		r = unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME);
 	else
 		r = unw_getcontext(&ctx) ? -1 : unw_init_local(&c, &ctx);
-	if (r < 0)
+	if (r < 0) {
+		unw_leave();
 		return 0;
+	}
 	do {
 		unw_word_t ip;
 
@@ -647,6 +805,7 @@ static uint32_t lu_walk(ucontext_t *uc, uint64_t *out, int *truncated)
 		}
 		out[n++] = ip;
 	} while (unw_step(&c) > 0);
+	unw_leave();
 	return n;
 }
 
@@ -700,10 +859,13 @@ static struct tk_raw_slot *stack_slot(ucontext_t *uc, int *busy)
 	int end = WALK_UNCLEAN, lu_trunc = 0, in_signal = uc != NULL;
 
 	if (uc) {
-		flags = TK_RAW_SLOT_LEAF_IP;
+		/* Interrupted in our own code (a wrapper's fast path): its
+		 * frames are left out, frames[0] is then a return address. */
 		fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
-		if (!is_self((uint64_t)uc->uc_mcontext.gregs[REG_RIP]))
+		if (!is_self((uint64_t)uc->uc_mcontext.gregs[REG_RIP])) {
+			flags = TK_RAW_SLOT_LEAF_IP;
 			fpf[nfp++] = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+		}
 	} else {
 		fp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
 	}
@@ -720,7 +882,9 @@ static struct tk_raw_slot *stack_slot(ucontext_t *uc, int *busy)
 			if (r == 1) {
 				end = WALK_CLEAN;
 			} else if (!r) {
-				nlu = lu_walk(uc, luf, &lu_trunc);
+				nlu = lu_walk(uc, luf, &lu_trunc, busy);
+				if (*busy)
+					return NULL;
 				root_learn(last, luf, nlu);
 				if (root_lookup(last) == 1)
 					end = WALK_CLEAN;
@@ -735,14 +899,18 @@ static struct tk_raw_slot *stack_slot(ucontext_t *uc, int *busy)
 				return slot_insert(h, fpf, nfp, flags, in_signal, busy);
 			/* First sight of this walk: check it against libunwind. */
 			if (!nlu)
-				nlu = lu_walk(uc, luf, &lu_trunc);
+				nlu = lu_walk(uc, luf, &lu_trunc, busy);
+			if (*busy)
+				return NULL;
 			if (nlu >= nfp)
 				return slot_insert(h, luf, nlu, flags, in_signal, busy);
 			return slot_insert(h, fpf, nfp, flags, in_signal, busy);
 		}
 	}
 	if (!nlu)
-		nlu = lu_walk(uc, luf, &lu_trunc);
+		nlu = lu_walk(uc, luf, &lu_trunc, busy);
+	if (*busy)
+		return NULL;
 	if (lu_trunc)
 		add_u64(&hdr->truncated, 1);
 	h = stack_hash(luf, nlu, flags | 0x100);
@@ -754,13 +922,14 @@ static struct tk_raw_slot *stack_slot(ucontext_t *uc, int *busy)
 
 /* ---- live allocations ---- */
 
-static void live_add(void *p, uint32_t slot, double bytes)
+/* 0 when the table has no room for p: then it is not tracked at all. */
+static int live_add(void *p, uint32_t slot, double bytes)
 {
 	uint64_t key = (uint64_t)(uintptr_t)p;
 	uint64_t i = mix_ptr(key), k;
 
 	if (!live)
-		return;
+		return 0;
 	for (k = 0; k < LIVE_PROBES; k++) {
 		struct live_ent *e = &live[(i + k) & ((1u << LIVE_BITS) - 1)];
 		uint64_t v = __atomic_load_n(&e->ptr, __ATOMIC_RELAXED);
@@ -770,9 +939,10 @@ static void live_add(void *p, uint32_t slot, double bytes)
 			e->slot = slot;
 			e->bytes = bytes;
 			add_u64(&live_count, 1);
-			return;
+			return 1;
 		}
 	}
+	return 0;
 }
 
 static void live_remove(void *p)
@@ -800,10 +970,17 @@ static void live_remove(void *p)
 
 /* ---- sampling ---- */
 
+/*
+ * The bytes to the next sample point, X ~ Exp(mean S), as ceil(X): an
+ * allocation of s bytes reached with r bytes left is sampled when
+ * s >= r, that is when X <= s, with probability 1-exp(-s/S) exactly (a
+ * floor would sample it when X < s+1, and small S would overcount).
+ * u is in (0, 1), so X > 0 and the interval is at least 1.
+ */
 static int64_t draw_interval(void)
 {
-	double u = (double)((splitmix(&ts.rng) >> 11) + 1) * (1.0 / 9007199254740992.0);
-	double d = -log(u) * sample_mean;
+	double u = ((double)(splitmix(&ts.rng) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+	double d = ceil(-log(u) * sample_mean);
 
 	if (d < 1)
 		d = 1;
@@ -836,8 +1013,8 @@ static __attribute__((noinline)) void record_alloc(void *p, size_t size)
 	double wb, wc;
 	int busy = 0;
 
-	if (!p && size)
-		return;
+	if (!p)
+		return;  /* failed: no allocation, whatever its size */
 	if (sample_bytes == 1) {
 		wb = (double)size;
 		wc = 1;
@@ -854,10 +1031,57 @@ static __attribute__((noinline)) void record_alloc(void *p, size_t size)
 	}
 	add_double(&s->alloc_bytes, wb);
 	add_double(&s->alloc_count, wc);
-	if (p && size) {
-		max_double(&s->peak_live_bytes, add_double(&s->live_bytes, wb));
-		live_add(p, (uint32_t)(s - slots), wb);
+	if (size) {
+		double now;
+
+		/* A block the live table has no room for is never seen freed:
+		 * it counts in the peak of the moment, not in live_bytes for
+		 * good (which would inflate every later peak). */
+		if (live_add(p, (uint32_t)(s - slots), wb)) {
+			now = add_double(&s->live_bytes, wb);
+		} else {
+			__atomic_load(&s->live_bytes, &now, __ATOMIC_RELAXED);
+			now += wb;
+		}
+		max_double(&s->peak_live_bytes, now);
 	}
+}
+
+static void child_reinit(int safe);
+
+/* With the guard set, before touching the table: 1 when this is the
+ * child of a fork that bypassed atfork_child (it gets its own table now,
+ * or stops profiling) and the caller must leave the table alone. */
+static int fork_unseen(void)
+{
+	if (LIKELY(*fork_token))
+		return 0;
+	child_reinit(!__atomic_load_n(&unw_active, __ATOMIC_RELAXED));
+	return 1;
+}
+
+/* errno is the program's: a successful allocation leaves it as it was. */
+static __attribute__((noinline)) void on_alloc_slow(void *p, size_t size)
+{
+	int saved = errno;
+
+	ts.guard = 1;
+	if (fork_unseen() && !active)
+		goto out;
+	if (UNLIKELY(!ts.init)) {
+		thread_init();
+		if (sample_bytes != 1) {
+			ts.remaining -= (int64_t)size;
+			if (ts.remaining > 0)
+				goto out;
+		}
+	}
+	if (sample_bytes != 1)
+		ts.remaining = draw_interval();
+	record_alloc(p, size);
+out:
+	ts.guard = 0;
+	errno = saved;
 }
 
 /* The hot path: one subtraction unless the interval ran out. */
@@ -870,21 +1094,7 @@ static inline void on_alloc(void *p, size_t size)
 		if (LIKELY(ts.remaining > 0) || !size)
 			return;
 	}
-	ts.guard = 1;
-	if (UNLIKELY(!ts.init)) {
-		thread_init();
-		if (sample_bytes != 1) {
-			ts.remaining -= (int64_t)size;
-			if (ts.remaining > 0) {
-				ts.guard = 0;
-				return;
-			}
-		}
-	}
-	if (sample_bytes != 1)
-		ts.remaining = draw_interval();
-	record_alloc(p, size);
-	ts.guard = 0;
+	on_alloc_slow(p, size);
 }
 
 static inline void on_free(void *p)
@@ -892,7 +1102,8 @@ static inline void on_free(void *p)
 	if (!p || !active || ts.guard || !__atomic_load_n(&live_count, __ATOMIC_RELAXED))
 		return;
 	ts.guard = 1;
-	live_remove(p);
+	if (!fork_unseen())
+		live_remove(p);
 	ts.guard = 0;
 }
 
@@ -918,8 +1129,13 @@ EXPORT void *calloc(size_t n, size_t m)
 	size_t size;
 
 	if (UNLIKELY(!real_calloc)) {
-		if (resolving)
-			return __builtin_mul_overflow(n, m, &size) ? NULL : boot_alloc(size);
+		if (resolving) {
+			if (__builtin_mul_overflow(n, m, &size)) {
+				errno = ENOMEM;
+				return NULL;
+			}
+			return boot_alloc(size);  /* static memory: zeroed */
+		}
 		resolve();
 	}
 	p = real_calloc(n, m);
@@ -941,6 +1157,21 @@ EXPORT void free(void *p)
 	real_free(p);
 }
 
+/* A block of the bootstrap buffer handed to realloc: moved to the heap
+ * (the buffer is never freed). */
+static void *boot_realloc(void *old, size_t n)
+{
+	size_t keep = boot_size(old);
+	void *p;
+
+	if (!n && !resolving)
+		return NULL;  /* glibc's realloc(p, 0): a free */
+	p = resolving ? boot_alloc(n) : malloc(n);
+	if (p)
+		memcpy(p, old, keep < n ? keep : n);
+	return p;
+}
+
 /* realloc is a free of the old block and an allocation of the new size. */
 EXPORT void *realloc(void *old, size_t n)
 {
@@ -949,18 +1180,12 @@ EXPORT void *realloc(void *old, size_t n)
 	double bytes = 0;
 	int had = 0;
 
+	if (UNLIKELY(in_boot(old)))
+		return boot_realloc(old, n);
 	if (UNLIKELY(!real_realloc)) {
 		if (resolving)
-			return boot_alloc(n);
+			return old ? NULL : boot_alloc(n);
 		resolve();
-	}
-	if (UNLIKELY(in_boot(old))) {
-		size_t keep = boot_size(old);
-
-		p = malloc(n);
-		if (p)
-			memcpy(p, old, keep < n ? keep : n);
-		return p;
 	}
 	if (old && active && !ts.guard && __atomic_load_n(&live_count, __ATOMIC_RELAXED)) {
 		/* Removed before the real call, which may hand the block to
@@ -968,7 +1193,11 @@ EXPORT void *realloc(void *old, size_t n)
 		uint64_t key = (uint64_t)(uintptr_t)old, i = mix_ptr(key), k;
 
 		ts.guard = 1;
-		for (k = 0; live && k < LIVE_PROBES; k++) {
+		if (fork_unseen())
+			k = LIVE_PROBES;
+		else
+			k = 0;
+		for (; live && k < LIVE_PROBES; k++) {
 			struct live_ent *e = &live[(i + k) & ((1u << LIVE_BITS) - 1)];
 			uint64_t v = __atomic_load_n(&e->ptr, __ATOMIC_ACQUIRE);
 
@@ -988,8 +1217,8 @@ EXPORT void *realloc(void *old, size_t n)
 	p = real_realloc(old, n);
 	if (!p && n && had) {
 		ts.guard = 1;
-		add_double(&slots[slot].live_bytes, bytes);
-		live_add(old, slot, bytes);
+		if (live_add(old, slot, bytes))
+			add_double(&slots[slot].live_bytes, bytes);
 		ts.guard = 0;
 	}
 	if (p || !old)
@@ -1012,8 +1241,20 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
 	int r;
 
-	if (UNLIKELY(!real_posix_memalign))
+	if (UNLIKELY(!real_posix_memalign)) {
+		if (resolving) {
+			void *p;
+
+			if (align < sizeof(void *) || (align & (align - 1)))
+				return EINVAL;
+			p = boot_memalign(align, n);
+			if (!p)
+				return ENOMEM;
+			*out = p;
+			return 0;
+		}
 		resolve();
+	}
 	r = real_posix_memalign(out, align, n);
 	if (!r)
 		on_alloc(*out, n);
@@ -1024,8 +1265,11 @@ EXPORT void *aligned_alloc(size_t align, size_t n)
 {
 	void *p;
 
-	if (UNLIKELY(!real_aligned_alloc))
+	if (UNLIKELY(!real_aligned_alloc)) {
+		if (resolving)
+			return boot_memalign(align, n);
 		resolve();
+	}
 	p = real_aligned_alloc(align, n);
 	on_alloc(p, n);
 	return p;
@@ -1035,20 +1279,29 @@ EXPORT void *memalign(size_t align, size_t n)
 {
 	void *p;
 
-	if (UNLIKELY(!real_memalign))
+	if (UNLIKELY(!real_memalign)) {
+		if (resolving)
+			return boot_memalign(align, n);
 		resolve();
+	}
 	p = real_memalign(align, n);
 	on_alloc(p, n);
 	return p;
 }
 
+/* valloc and pvalloc: glibc's own, for its exact behaviour (pvalloc(0),
+ * errors); accounted at the size rounded up to a page for pvalloc. */
 EXPORT void *valloc(size_t n)
 {
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	void *p;
 
-	if (UNLIKELY(!real_memalign))
+	if (UNLIKELY(!real_memalign)) {
+		if (resolving)
+			return boot_memalign(page, n);
 		resolve();
-	p = real_memalign((size_t)sysconf(_SC_PAGESIZE), n);
+	}
+	p = real_valloc ? real_valloc(n) : real_memalign(page, n);
 	on_alloc(p, n);
 	return p;
 }
@@ -1058,16 +1311,17 @@ EXPORT void *pvalloc(size_t n)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), size;
 	void *p;
 
-	if (UNLIKELY(!real_memalign))
+	if (UNLIKELY(!real_memalign)) {
+		if (resolving)
+			return boot_memalign(page, n);
 		resolve();
+	}
 	if (__builtin_add_overflow(n, page - 1, &size)) {
 		errno = ENOMEM;
 		return NULL;
 	}
 	size &= ~(page - 1);
-	if (!size)
-		size = page;
-	p = real_memalign(page, size);
+	p = real_pvalloc ? real_pvalloc(n) : real_memalign(page, size ? size : page);
 	on_alloc(p, size);
 	return p;
 }
@@ -1081,7 +1335,7 @@ static void cpu_handler(int sig, siginfo_t *si, void *ucv)
 	uint64_t n = 1;
 
 	(void)sig;
-	if (!active || !hdr)
+	if (!active || !hdr || !*fork_token)
 		goto out;
 	if (si && si->si_code == SI_TIMER && si->si_overrun > 0)
 		n += (uint64_t)si->si_overrun;
@@ -1100,36 +1354,6 @@ static void cpu_handler(int sig, siginfo_t *si, void *ucv)
 	ts.guard = 0;
 out:
 	errno = saved;
-}
-
-static void timer_register(pid_t tid, timer_t id)
-{
-	int i;
-
-	pthread_mutex_lock(&timers_lock);
-	for (i = 0; i < MAX_TIMERS; i++) {
-		if (!timers[i].used) {
-			timers[i].used = 1;
-			timers[i].tid = tid;
-			timers[i].id = id;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&timers_lock);
-}
-
-static void timer_unregister(timer_t id)
-{
-	int i;
-
-	pthread_mutex_lock(&timers_lock);
-	for (i = 0; i < MAX_TIMERS; i++) {
-		if (timers[i].used && timers[i].id == id) {
-			timers[i].used = 0;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&timers_lock);
 }
 
 static int timer_arm(pid_t tid, timer_t *id)
@@ -1153,49 +1377,101 @@ static int timer_arm(pid_t tid, timer_t *id)
 	return 0;
 }
 
-/* Called on the thread itself. */
+/* Called on the thread itself (guard set): a timer of its own, unless
+ * sampling is off, the table is full, or an exec is under way (then
+ * registered unarmed, for a failed exec to arm). */
 static void thread_timer_start(void)
 {
 	pid_t tid;
+	int i;
 
 	if (!cpu_on || ts.has_timer)
 		return;
 	tid = my_tid();
-	if (timer_arm(tid, &ts.timer))
-		return;
-	ts.has_timer = 1;
-	timer_register(tid, ts.timer);
-	pthread_setspecific(timer_key, (void *)1);
-}
-
-static void thread_timer_stop(void *unused)
-{
-	(void)unused;
-	if (!ts.has_timer || !cpu_on)
-		return;
-	ts.has_timer = 0;
-	timer_delete(ts.timer);
-	timer_unregister(ts.timer);
-}
-
-/* Exec keeps pending signals and would hand a SIGPROF to a program
- * without our handler: delete every timer, then drop pending ones. */
-static void timers_disarm_all(void)
-{
-	struct sigaction ign, dfl;
-	int i;
-
-	if (!cpu_on)
-		return;
 	pthread_mutex_lock(&timers_lock);
-	for (i = 0; i < MAX_TIMERS; i++) {
-		if (timers[i].used)
-			timer_delete(timers[i].id);
+	for (i = 0; cpu_on && i < MAX_TIMERS; i++) {
+		struct timer_ent *e = &timers[i];
+
+		if (e->used)
+			continue;
+		if (!timers_frozen && timer_arm(tid, &e->id))
+			break;
+		e->used = 1;
+		e->armed = !timers_frozen;
+		e->tid = tid;
+		ts.has_timer = 1;
+		break;
 	}
 	pthread_mutex_unlock(&timers_lock);
+	/* the key's destructor stops it; set once per thread (a fork child's
+	 * thread has it already, and setspecific may allocate) */
+	if (ts.has_timer && !pthread_getspecific(timer_key))
+		pthread_setspecific(timer_key, (void *)1);
+}
+
+/* The key's destructor, at the thread's exit. */
+static void thread_timer_stop(void *unused)
+{
+	pid_t tid;
+	int i;
+
+	(void)unused;
+	if (!ts.has_timer)
+		return;
+	ts.has_timer = 0;
+	tid = my_tid();
+	pthread_mutex_lock(&timers_lock);
+	for (i = 0; i < MAX_TIMERS; i++) {
+		struct timer_ent *e = &timers[i];
+
+		if (e->used && e->tid == tid) {
+			if (e->armed)
+				timer_delete(e->id);
+			e->used = 0;
+			e->armed = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&timers_lock);
+}
+
+/*
+ * Deletes every timer, then drops pending SIGPROFs (setting SIG_IGN
+ * discards them in every thread). For an exec (forget 0) the table keeps
+ * the threads, frozen, so that a failed exec can arm them again; when the
+ * program takes SIGPROF (forget 1) sampling stops for good. The caller
+ * sets the disposition it wants afterwards. nested: called with our own
+ * code interrupted on this thread (a signal handler's exec).
+ */
+static void timers_disarm_all(int forget, int nested)
+{
+	struct sigaction ign;
+	int i, locked;
+
+	locked = lock_maybe(&timers_lock, nested);
+	timers_frozen = 1;
+	if (forget)
+		cpu_on = 0;
+	for (i = 0; i < MAX_TIMERS; i++) {
+		struct timer_ent *e = &timers[i];
+
+		if (e->used && e->armed)
+			timer_delete(e->id);
+		e->armed = 0;
+		if (forget)
+			e->used = 0;
+	}
+	if (locked)
+		pthread_mutex_unlock(&timers_lock);
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	real_sigaction(SIGPROF, &ign, NULL);
+}
+
+static void sigprof_default(void)
+{
+	struct sigaction dfl;
+
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	real_sigaction(SIGPROF, &dfl, NULL);
@@ -1212,24 +1488,24 @@ static void cpu_install_handler(void)
 	real_sigaction(SIGPROF, &sa, NULL);
 }
 
-/* exec failed: sample again, every thread that had a timer. */
-static void timers_rearm_all(void)
+/* exec failed: sample again, every thread of the table. */
+static void timers_rearm_all(int nested)
 {
-	int i;
+	int i, locked;
 
 	if (!cpu_on)
 		return;
 	cpu_install_handler();
-	pthread_mutex_lock(&timers_lock);
+	locked = lock_maybe(&timers_lock, nested);
 	for (i = 0; i < MAX_TIMERS; i++) {
-		if (timers[i].used && timer_arm(timers[i].tid, &timers[i].id))
-			timers[i].used = 0;
+		struct timer_ent *e = &timers[i];
+
+		if (e->used && !e->armed)
+			e->armed = !timer_arm(e->tid, &e->id);
 	}
-	for (i = 0; i < MAX_TIMERS; i++) {
-		if (timers[i].used && timers[i].tid == my_tid())
-			ts.timer = timers[i].id;
-	}
-	pthread_mutex_unlock(&timers_lock);
+	timers_frozen = 0;
+	if (locked)
+		pthread_mutex_unlock(&timers_lock);
 }
 
 static void cpu_setup(void)
@@ -1258,7 +1534,9 @@ static int open_files(void)
 	int fd = -1;
 	void *m;
 	ssize_t r;
+	struct rlimit rl;
 
+	maps_path[0] = '\0';
 	base = put_str(path, 0, sizeof(path), out_dir);
 	base = put_str(path, base, sizeof(path), "/");
 	base = put_uint(path, base, sizeof(path), (uint64_t)my_pid);
@@ -1274,14 +1552,25 @@ static int open_files(void)
 		return -1;
 	map_size = TK_RAW_HEADER_SIZE + (size_t)NSLOTS * sizeof(struct tk_raw_slot) +
 		   (size_t)FRAMES_CAP * sizeof(uint64_t);
+	/* Growing a file past RLIMIT_FSIZE raises SIGXFSZ: no profile rather
+	 * than a dead job. */
+	if (!getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < map_size) {
+		close(fd);
+		unlink(path);
+		return -1;
+	}
 	if (ftruncate(fd, (off_t)map_size)) {
 		close(fd);
+		unlink(path);
 		return -1;
 	}
 	m = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
-	if (m == MAP_FAILED)
+	if (m == MAP_FAILED) {
+		unlink(path);
 		return -1;
+	}
 	hdr = m;
 	slots = (struct tk_raw_slot *)((char *)m + TK_RAW_HEADER_SIZE);
 	frames_region = (uint64_t *)((char *)slots + (size_t)NSLOTS * sizeof(struct tk_raw_slot));
@@ -1308,7 +1597,11 @@ static int open_files(void)
 
 	at = put_uint(path, base, sizeof(path), seq);
 	put_str(path, at, sizeof(path), ".maps");
-	maps_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		close(fd);
+		put_str(maps_path, 0, sizeof(maps_path), path);
+	}
 	return 0;
 }
 
@@ -1337,12 +1630,13 @@ static void unmark_exited(void)
 
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGTERM, SIGINT };
 
-static void fatal_handler(int sig)
+static void fatal_handler(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 	struct sigaction dfl;
 
-	if (active && !ts.guard) {
+	(void)uc;
+	if (active && !ts.guard && *fork_token) {
 		ts.guard = 1;
 		maps_snapshot(0, 1);
 	}
@@ -1350,6 +1644,11 @@ static void fatal_handler(int sig)
 	dfl.sa_handler = SIG_DFL;
 	real_sigaction(sig, &dfl, NULL);
 	errno = saved;
+	/* A fault: return, and the instruction faults again under SIG_DFL,
+	 * so that a core dump shows where it happened. */
+	if (si && si->si_code > 0 &&
+	    (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE))
+		return;
 	raise(sig);
 }
 
@@ -1364,78 +1663,117 @@ static void fatal_setup(void)
 		    old.sa_handler != SIG_DFL)
 			continue;
 		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = fatal_handler;
-		sa.sa_flags = SA_RESTART | SA_NODEFER;
+		sa.sa_sigaction = fatal_handler;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER | SA_ONSTACK;
 		sigemptyset(&sa.sa_mask);
 		real_sigaction(fatal_signals[i], &sa, NULL);
 	}
 }
 
+/*
+ * fork: our locks are taken so that the child finds them free, and the
+ * unwinder gate is closed so that no thread is inside libunwind. A fork
+ * from a signal handler that interrupted our own code on this thread
+ * (nested) takes what it can without waiting; its child, which cannot
+ * trust libunwind's state, does not profile.
+ */
 static void atfork_prepare(void)
 {
+	int nested;
+
 	if (!active)
 		return;
+	nested = ts.guard > 0;
 	ts.guard++;
-	pthread_mutex_lock(&timers_lock);
-	pthread_mutex_lock(&maps_lock);
-	pthread_mutex_lock(&insert_lock);
+	ts.fork_locked = 0;
+	ts.fork_unsafe = nested;
+	if (lock_maybe(&timers_lock, nested))
+		ts.fork_locked |= 1;
+	if (!nested && unw_close())
+		ts.fork_unsafe = 1;
+	if (lock_maybe(&maps_lock, nested))
+		ts.fork_locked |= 2;
+	if (lock_maybe(&insert_lock, nested))
+		ts.fork_locked |= 4;
 }
 
 static void atfork_parent(void)
 {
 	if (!active)
 		return;
-	pthread_mutex_unlock(&insert_lock);
-	pthread_mutex_unlock(&maps_lock);
-	pthread_mutex_unlock(&timers_lock);
+	if (ts.fork_locked & 4)
+		pthread_mutex_unlock(&insert_lock);
+	if (ts.fork_locked & 2)
+		pthread_mutex_unlock(&maps_lock);
+	if (ts.fork_locked & 1) {
+		unw_open();
+		pthread_mutex_unlock(&timers_lock);
+	}
 	ts.guard--;
 }
 
-/* The child gets files and a table of its own; the parent's mapping is
- * dropped without a write. */
-static void atfork_child(void)
+/*
+ * A child (the guard set): files and a table of its own, the parent's
+ * mapping dropped without a write. Not safe (libunwind may be locked):
+ * the child does not profile.
+ */
+static void child_reinit(int safe)
 {
-	if (!active)
-		return;
+	*fork_token = 1;
 	pthread_mutex_init(&insert_lock, NULL);
 	pthread_mutex_init(&maps_lock, NULL);
 	pthread_mutex_init(&timers_lock, NULL);
 	memset(timers, 0, sizeof(timers));
+	timers_frozen = 0;
 	ts.has_timer = 0;
-	munmap(hdr, map_size);
+	__atomic_store_n(&unw_active, 0, __ATOMIC_SEQ_CST);
+	unw_open();
+	if (hdr)
+		munmap(hdr, map_size);
 	hdr = NULL;
 	slots = NULL;
-	if (maps_fd >= 0)
-		close(maps_fd);
-	maps_fd = -1;
+	maps_path[0] = '\0';
 	if (live)
 		munmap(live, sizeof(struct live_ent) << LIVE_BITS);
 	live_setup();
 	my_pid = getpid();
 	ts.rng ^= mix_ptr((uint64_t)my_pid);
-	if (open_files()) {
+	if (!safe || open_files()) {
 		active = 0;
-		ts.guard--;
 		return;
 	}
 	maps_snapshot(1, 0);
 	thread_timer_start();
+}
+
+static void atfork_child(void)
+{
+	if (!active)
+		return;
+	child_reinit(!ts.fork_unsafe);
 	ts.guard--;
 }
 
 /* ---- exec and exit ---- */
 
 /* Only the process that owns the table touches it: a vfork child shares
- * our memory and must leave it alone. */
+ * our memory and must leave it alone. An exec from a signal handler that
+ * interrupted our code on this thread must not wait for our locks. */
 static int exec_prepare(void)
 {
-	if (!active || getpid() != my_pid)
+	int nested;
+
+	if (!active || getpid() != my_pid || !*fork_token)
 		return 0;
+	nested = ts.guard > 0;
 	ts.guard++;
-	maps_snapshot(1, 0);
-	timers_disarm_all();
+	maps_snapshot(1, nested);
+	if (cpu_on) {
+		timers_disarm_all(0, nested);
+		sigprof_default();
+	}
 	mark_exited();
-	return 1;
+	return 1 + nested;
 }
 
 static void exec_failed(int prepared)
@@ -1444,7 +1782,7 @@ static void exec_failed(int prepared)
 
 	if (prepared) {
 		unmark_exited();
-		timers_rearm_all();
+		timers_rearm_all(prepared > 1);
 		ts.guard--;
 	}
 	errno = saved;
@@ -1510,75 +1848,117 @@ EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	return r;
 }
 
-/* The execl family: gather the variadic list, then as execv*. */
-static char **collect_args(const char *arg0, va_list ap, char ***envp)
+EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+	int prep, r;
+
+	if (!real_execveat)
+		resolve();
+	prep = exec_prepare();
+	if (real_execveat)
+		r = real_execveat(dirfd, path, argv, envp, flags);
+	else
+		r = (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags);
+	exec_failed(prep);
+	return r;
+}
+
+/*
+ * The execl family: gather the variadic list, then as execv*. No malloc:
+ * these are async-signal-safe, and may run in a vfork child or a signal
+ * handler. Long lists go to an anonymous mapping.
+ */
+struct arglist {
+	char **argv;
+	size_t mapped;
+	char *small[EXECL_STACK_ARGS];
+};
+
+static int collect_args(struct arglist *al, const char *arg0, va_list ap, char ***envp)
 {
 	va_list cp;
 	size_t n = 1, i;
-	char **argv;
 
 	va_copy(cp, ap);
 	while (va_arg(cp, char *))
 		n++;
 	va_end(cp);
-	if (!real_malloc)
-		resolve();
-	argv = real_malloc((n + 1) * sizeof(*argv));
-	if (!argv)
-		return NULL;
-	argv[0] = (char *)arg0;
+	al->mapped = 0;
+	al->argv = al->small;
+	if (n + 1 > EXECL_STACK_ARGS) {
+		void *m;
+
+		al->mapped = (n + 1) * sizeof(char *);
+		m = mmap(NULL, al->mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED) {
+			errno = E2BIG;
+			return -1;
+		}
+		al->argv = m;
+	}
+	al->argv[0] = (char *)arg0;
 	for (i = 1; i <= n; i++)
-		argv[i] = va_arg(ap, char *);
+		al->argv[i] = va_arg(ap, char *);
 	if (envp)
 		*envp = va_arg(ap, char **);
-	return argv;
+	return 0;
+}
+
+static void release_args(struct arglist *al)
+{
+	int saved = errno;
+
+	if (al->mapped)
+		munmap(al->argv, al->mapped);
+	errno = saved;
 }
 
 EXPORT int execl(const char *path, const char *arg, ...)
 {
+	struct arglist al;
 	va_list ap;
-	char **argv;
 	int r;
 
 	va_start(ap, arg);
-	argv = collect_args(arg, ap, NULL);
+	r = collect_args(&al, arg, ap, NULL);
 	va_end(ap);
-	if (!argv)
+	if (r)
 		return -1;
-	r = execv(path, argv);
-	real_free(argv);
+	r = execv(path, al.argv);
+	release_args(&al);
 	return r;
 }
 
 EXPORT int execlp(const char *file, const char *arg, ...)
 {
+	struct arglist al;
 	va_list ap;
-	char **argv;
 	int r;
 
 	va_start(ap, arg);
-	argv = collect_args(arg, ap, NULL);
+	r = collect_args(&al, arg, ap, NULL);
 	va_end(ap);
-	if (!argv)
+	if (r)
 		return -1;
-	r = execvp(file, argv);
-	real_free(argv);
+	r = execvp(file, al.argv);
+	release_args(&al);
 	return r;
 }
 
 EXPORT int execle(const char *path, const char *arg, ...)
 {
+	struct arglist al;
+	char **envp = NULL;
 	va_list ap;
-	char **argv, **envp = NULL;
 	int r;
 
 	va_start(ap, arg);
-	argv = collect_args(arg, ap, &envp);
+	r = collect_args(&al, arg, ap, &envp);
 	va_end(ap);
-	if (!argv)
+	if (r)
 		return -1;
-	r = execve(path, argv, envp);
-	real_free(argv);
+	r = execve(path, al.argv, envp);
+	release_args(&al);
 	return r;
 }
 
@@ -1610,12 +1990,14 @@ struct start {
 static void *thread_trampoline(void *p)
 {
 	struct start st = *(struct start *)p;
+	int saved = errno;
 
 	real_free(p);
 	ts.guard++;
 	thread_init();
 	thread_timer_start();
 	ts.guard--;
+	errno = saved;
 	return st.fn(st.arg);
 }
 
@@ -1647,9 +2029,13 @@ EXPORT void *dlopen(const char *file, int mode)
 		resolve();
 	h = real_dlopen(file, mode);
 	if (h && active && !ts.guard) {
+		int saved = errno;
+
 		ts.guard = 1;
-		maps_snapshot(0, 0);
+		if (!fork_unseen() || active)
+			maps_snapshot(0, 0);
 		ts.guard = 0;
+		errno = saved;
 	}
 	return h;
 }
@@ -1661,39 +2047,90 @@ EXPORT void *dlopen(const char *file, int mode)
  * which cleans up and re-raises on SIGPROF) would get our timers' signals:
  * stop sampling for good, drop pending SIGPROFs, then let it have the
  * signal. Our handlers are reported as SIG_DFL, the disposition the
- * program would see without us.
+ * program would see without us. Only the process that owns the timers
+ * does this: a vfork child resetting its signals must not stop its
+ * parent's sampling.
  */
+static void sig_before(int sig)
+{
+	int saved = errno;
+
+	if (sig == SIGPROF && cpu_on && getpid() == my_pid) {
+		int nested = ts.guard > 0;
+
+		ts.guard++;
+		timers_disarm_all(1, nested);
+		sigprof_default();  /* what the caller is told it replaces */
+		ts.guard--;
+	}
+	errno = saved;
+}
+
+static int is_ours(sighandler_t h)
+{
+	return (uintptr_t)h == (uintptr_t)cpu_handler || (uintptr_t)h == (uintptr_t)fatal_handler;
+}
+
 EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	int r;
 
 	if (!real_sigaction)
 		resolve();
-	if (act && sig == SIGPROF && cpu_on) {
-		timers_disarm_all();
-		cpu_on = 0;
-	}
+	if (act)
+		sig_before(sig);
 	r = real_sigaction(sig, act, old);
-	if (!r && old && ((old->sa_flags & SA_SIGINFO) ? old->sa_sigaction == cpu_handler :
-				  old->sa_handler == fatal_handler)) {
+	if (!r && old && is_ours(old->sa_handler)) {
 		memset(old, 0, sizeof(*old));
 		old->sa_handler = SIG_DFL;
 	}
 	return r;
 }
 
+/* glibc's own signal(), sysv_signal() and sigset() (siginterrupt() changes
+ * what signal() does), with the same hooks as sigaction(). */
 EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
-	struct sigaction sa, old;
+	sighandler_t old;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = handler;
-	sa.sa_flags = SA_RESTART;  /* glibc's BSD semantics */
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, sig);
-	if (sigaction(sig, &sa, &old))
-		return SIG_ERR;
-	return old.sa_handler;
+	if (!real_signal)
+		resolve();
+	sig_before(sig);
+	old = real_signal(sig, handler);
+	return is_ours(old) ? SIG_DFL : old;
+}
+
+sighandler_t bsd_signal(int sig, sighandler_t handler);  /* not in glibc's headers */
+
+EXPORT sighandler_t bsd_signal(int sig, sighandler_t handler)
+{
+	return signal(sig, handler);
+}
+
+EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
+{
+	sighandler_t old;
+
+	if (!real_sysv_signal)
+		resolve();
+	if (!real_sysv_signal)
+		return signal(sig, handler);
+	sig_before(sig);
+	old = real_sysv_signal(sig, handler);
+	return is_ours(old) ? SIG_DFL : old;
+}
+
+EXPORT sighandler_t sigset(int sig, sighandler_t handler)
+{
+	sighandler_t old;
+
+	if (!real_sigset)
+		resolve();
+	if (!real_sigset)
+		return signal(sig, handler);
+	sig_before(sig);
+	old = real_sigset(sig, handler);
+	return is_ours(old) ? SIG_DFL : old;
 }
 
 /* ---- init and fini ---- */
@@ -1738,6 +2175,7 @@ __attribute__((constructor(101))) static void preload_init(void)
 		seed = env_u64(TK_RAW_ENV_SEED, 0);
 	}
 	my_pid = getpid();
+	fork_token_setup();
 	if (open_files()) {
 		ts.guard--;
 		return;
