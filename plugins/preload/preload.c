@@ -473,14 +473,15 @@ static void resolve(void)
 
 /* ---- executable ranges and maps snapshots ---- */
 
-static int in_exec(uint64_t a)
+/* The start of the executable range holding a, or 0. */
+static uint64_t exec_range(uint64_t a)
 {
 	int tries;
 
 	for (tries = 0; tries < 100; tries++) {
 		unsigned seq = __atomic_load_n(&ranges_seq, __ATOMIC_ACQUIRE);
 		unsigned lo = 0, hi, n;
-		int found = 0;
+		uint64_t found = 0;
 
 		if (seq & 1)
 			continue;
@@ -494,7 +495,7 @@ static int in_exec(uint64_t a)
 			} else if (a >= ranges[mid].hi) {
 				lo = mid + 1;
 			} else {
-				found = 1;
+				found = ranges[mid].lo;
 				break;
 			}
 		}
@@ -503,6 +504,39 @@ static int in_exec(uint64_t a)
 			return found;
 	}
 	return 0;
+}
+
+/*
+ * A per-thread cache of return addresses already found executable, with
+ * their range: a frame-pointer walk checks every frame, and the same
+ * return addresses come back all the time. Emptied when the ranges change.
+ */
+#define RET_CACHE 512
+struct ret_cache {
+	unsigned seq;
+	uint64_t ret[RET_CACHE];
+	uint64_t lo[RET_CACHE];
+};
+static __thread struct ret_cache rc __attribute__((tls_model("initial-exec")));
+
+static uint64_t cached_range(uint64_t a)
+{
+	unsigned seq = __atomic_load_n(&ranges_seq, __ATOMIC_ACQUIRE);
+	unsigned i = (unsigned)((a >> 2) ^ (a >> 11)) & (RET_CACHE - 1);
+	uint64_t lo;
+
+	if (rc.seq != seq) {
+		memset(rc.ret, 0, sizeof(rc.ret));
+		rc.seq = seq;
+	}
+	if (rc.ret[i] == a)
+		return rc.lo[i];
+	lo = exec_range(a);
+	if (lo && !(seq & 1)) {
+		rc.ret[i] = a;
+		rc.lo[i] = lo;
+	}
+	return lo;
 }
 
 static uint64_t parse_hex(const char **pp, const char *end)
@@ -627,14 +661,18 @@ static void maps_snapshot(int force, int trylock)
 
 /* An address outside the known executable ranges: code mapped since the
  * last look (a JIT, a library loaded without dlopen), or a bad frame. */
-static int in_exec_or_refresh(uint64_t a, int in_signal)
+/* The range of a (see cached_range), reading the maps again (at most
+ * every 50 ms) when a is in none. */
+static uint64_t range_or_refresh(uint64_t a, int in_signal)
 {
-	if (in_exec(a))
-		return 1;
+	uint64_t lo = in_signal ? exec_range(a) : cached_range(a);
+
+	if (lo)
+		return lo;
 	if (mono_ns() - __atomic_load_n(&maps_last_refresh_ns, __ATOMIC_RELAXED) < 50000000u)
 		return 0;
 	maps_snapshot(0, in_signal);
-	return in_exec(a);
+	return exec_range(a);
 }
 
 /* ---- the table ---- */
@@ -732,7 +770,8 @@ enum walk_end { WALK_CLEAN, WALK_TRUNCATED, WALK_UNCLEAN };
 /* Walks saved frame pointers from fp. out gets the return addresses
  * outside our own text, innermost first, after an optional leaf. *last is
  * the last return address read (to judge an unclean end). */
-static int fp_walk(uint64_t fp, uint64_t *out, uint32_t *nout, uint64_t *last, int in_signal)
+static int fp_walk(uint64_t fp, uint64_t *out, uint64_t *outlo, uint32_t *nout, uint64_t *last,
+		   int in_signal)
 {
 	uint64_t lo = ts.stk_lo, hi = ts.stk_hi;
 	uint32_t n = *nout;
@@ -741,13 +780,14 @@ static int fp_walk(uint64_t fp, uint64_t *out, uint32_t *nout, uint64_t *last, i
 	if (!hi)
 		return WALK_UNCLEAN;
 	for (;;) {
-		uint64_t next, ret;
+		uint64_t next, ret, rlo;
 
 		if ((fp & 7) || fp < lo || fp + 16 > hi)
 			return WALK_UNCLEAN;
 		next = ((const uint64_t *)(uintptr_t)fp)[0];
 		ret = ((const uint64_t *)(uintptr_t)fp)[1];
-		if (!in_exec_or_refresh(ret, in_signal))
+		rlo = range_or_refresh(ret, in_signal);
+		if (!rlo)
 			break;
 		*last = ret;
 		if (!is_self(ret)) {
@@ -755,6 +795,7 @@ static int fp_walk(uint64_t fp, uint64_t *out, uint32_t *nout, uint64_t *last, i
 				*nout = n;
 				return WALK_TRUNCATED;
 			}
+			outlo[n] = rlo;
 			out[n++] = ret;
 		}
 		if (!next) {
@@ -851,9 +892,94 @@ static void root_learn(uint64_t a, const uint64_t *lu, uint32_t nlu)
  * uc is NULL and the walk starts at our own frame; from the CPU signal
  * handler it starts at the interrupted context and frames[0] is its IP.
  */
+/*
+ * Trust in frame-pointer walks, per executable range (a module's text):
+ * each new stack a walk finds is checked against libunwind, until every
+ * range it passes through has agreed TRUST_AFTER times and never
+ * disagreed. Code built without frame pointers (libc's printf path) keeps
+ * being checked; code built with them stops paying for libunwind.
+ */
+#define TRUST_SLOTS 128
+#define TRUST_AFTER 32
+struct trust {
+	uint64_t lo;
+	uint32_t agree, bad;
+};
+static struct trust trusts[TRUST_SLOTS];
+
+static struct trust *trust_of(uint64_t lo, int create)
+{
+	unsigned i = (unsigned)(lo >> 12), k;
+
+	for (k = 0; k < TRUST_SLOTS; k++) {
+		struct trust *t = &trusts[(i + k) & (TRUST_SLOTS - 1)];
+		uint64_t v = __atomic_load_n(&t->lo, __ATOMIC_ACQUIRE);
+
+		if (v == lo)
+			return t;
+		if (v)
+			continue;
+		if (!create)
+			return NULL;
+		if (__atomic_compare_exchange_n(&t->lo, &v, lo, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE) || v == lo)
+			return t;
+	}
+	return NULL;
+}
+
+static int walk_trusted(const uint64_t *lo, uint32_t n)
+{
+	uint64_t prev = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		struct trust *t;
+
+		if (lo[i] == prev)
+			continue;
+		prev = lo[i];
+		t = trust_of(lo[i], 0);
+		if (!t || __atomic_load_n(&t->bad, __ATOMIC_RELAXED) ||
+		    __atomic_load_n(&t->agree, __ATOMIC_RELAXED) < TRUST_AFTER)
+			return 0;
+	}
+	return 1;
+}
+
+/* A walk of n frames (ranges lo) was checked against libunwind's. */
+static void walk_learn(const uint64_t *f, const uint64_t *lo, uint32_t n,
+		       const uint64_t *luf, uint32_t nlu)
+{
+	uint32_t i, same = n < nlu ? n : nlu;
+	uint64_t prev = 0;
+	struct trust *t;
+
+	/* libunwind goes on past the thread's first frame (into _start):
+	 * agreeing is having the walk's frames as its first ones. */
+	for (i = 0; i < same && f[i] == luf[i]; i++)
+		;
+	if (i < n) {
+		/* The frame above the first difference ran code that kept no
+		 * frame pointer: its caller was skipped. */
+		if (n && (t = trust_of(lo[i ? i - 1 : 0], 1)))
+			__atomic_add_fetch(&t->bad, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (lo[i] == prev)
+			continue;
+		prev = lo[i];
+		t = trust_of(lo[i], 1);
+		if (t)
+			__atomic_add_fetch(&t->agree, 1, __ATOMIC_RELAXED);
+	}
+}
+
 static struct tk_raw_slot *stack_slot(ucontext_t *uc, int *busy)
 {
-	uint64_t fpf[TK_RAW_MAX_FRAMES], luf[TK_RAW_MAX_FRAMES], last, h, fp;
+	uint64_t fpf[TK_RAW_MAX_FRAMES], fplo[TK_RAW_MAX_FRAMES];
+	uint64_t luf[TK_RAW_MAX_FRAMES], last, h, fp;
 	uint32_t nfp = 0, nlu = 0, flags = 0, at;
 	struct tk_raw_slot *s;
 	int end = WALK_UNCLEAN, lu_trunc = 0, in_signal = uc != NULL;
@@ -864,6 +990,7 @@ static struct tk_raw_slot *stack_slot(ucontext_t *uc, int *busy)
 		fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
 		if (!is_self((uint64_t)uc->uc_mcontext.gregs[REG_RIP])) {
 			flags = TK_RAW_SLOT_LEAF_IP;
+			fplo[nfp] = exec_range((uint64_t)uc->uc_mcontext.gregs[REG_RIP]);
 			fpf[nfp++] = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 		}
 	} else {
@@ -871,7 +998,7 @@ static struct tk_raw_slot *stack_slot(ucontext_t *uc, int *busy)
 	}
 
 	if (unwind_mode != UNW_MODE_LIBUNWIND) {
-		end = fp_walk(fp, fpf, &nfp, &last, in_signal);
+		end = fp_walk(fp, fpf, fplo, &nfp, &last, in_signal);
 		if (end == WALK_TRUNCATED)
 			add_u64(&hdr->truncated, 1);
 		if (unwind_mode == UNW_MODE_FP)
@@ -895,13 +1022,17 @@ static struct tk_raw_slot *stack_slot(ucontext_t *uc, int *busy)
 			s = slot_find(h, &at);
 			if (s)
 				return s;
-			if (unwind_mode == UNW_MODE_FP)
+			/* The outermost frame is where the thread started
+			 * (libc's, without frame pointers): not in question. */
+			if (unwind_mode == UNW_MODE_FP || (nfp && walk_trusted(fplo, nfp - 1)))
 				return slot_insert(h, fpf, nfp, flags, in_signal, busy);
 			/* First sight of this walk: check it against libunwind. */
 			if (!nlu)
 				nlu = lu_walk(uc, luf, &lu_trunc, busy);
 			if (*busy)
 				return NULL;
+			if (end == WALK_CLEAN)
+				walk_learn(fpf, fplo, nfp, luf, nlu);
 			if (nlu >= nfp)
 				return slot_insert(h, luf, nlu, flags, in_signal, busy);
 			return slot_insert(h, fpf, nfp, flags, in_signal, busy);
@@ -923,6 +1054,20 @@ static struct tk_raw_slot *stack_slot(ucontext_t *uc, int *busy)
 /* ---- live allocations ---- */
 
 /* 0 when the table has no room for p: then it is not tracked at all. */
+/*
+ * Counts of live sampled blocks by a hash of their address: free() looks
+ * in the live table only when its pointer's count is not zero. At the
+ * default rate few blocks are live, and this 64 KiB stays in cache where
+ * the table would cost a cache miss on every free.
+ */
+#define LIVE_FILTER_BITS 15
+static uint16_t live_filter[1u << LIVE_FILTER_BITS];
+
+static uint16_t *filter_of(uint64_t key)
+{
+	return &live_filter[(key * 0x9e3779b97f4a7c15ull) >> (64 - LIVE_FILTER_BITS)];
+}
+
 static int live_add(void *p, uint32_t slot, double bytes)
 {
 	uint64_t key = (uint64_t)(uintptr_t)p;
@@ -939,6 +1084,7 @@ static int live_add(void *p, uint32_t slot, double bytes)
 			e->slot = slot;
 			e->bytes = bytes;
 			add_u64(&live_count, 1);
+			__atomic_add_fetch(filter_of(key), 1, __ATOMIC_RELAXED);
 			return 1;
 		}
 	}
@@ -950,7 +1096,8 @@ static void live_remove(void *p)
 	uint64_t key = (uint64_t)(uintptr_t)p;
 	uint64_t i, k;
 
-	if (!live || !__atomic_load_n(&live_count, __ATOMIC_RELAXED))
+	if (!live || !__atomic_load_n(&live_count, __ATOMIC_RELAXED) ||
+	    !__atomic_load_n(filter_of(key), __ATOMIC_RELAXED))
 		return;
 	i = mix_ptr(key);
 	for (k = 0; k < LIVE_PROBES; k++) {
@@ -961,6 +1108,7 @@ static void live_remove(void *p)
 			add_double(&slots[e->slot].live_bytes, -e->bytes);
 			__atomic_store_n(&e->ptr, 1, __ATOMIC_RELEASE);
 			__atomic_sub_fetch(&live_count, 1, __ATOMIC_RELAXED);
+			__atomic_sub_fetch(filter_of(key), 1, __ATOMIC_RELAXED);
 			return;
 		}
 		if (!v)
@@ -1612,6 +1760,7 @@ static void live_setup(void)
 
 	live = m == MAP_FAILED ? NULL : m;
 	live_count = 0;
+	memset(live_filter, 0, sizeof(live_filter));
 }
 
 static void mark_exited(void)
