@@ -113,7 +113,7 @@ else
 	echo "  difffolded.pl: not found beside flamegraph.pl (FLAMEGRAPH_PL)"
 fi
 
-# ---- built-in profiler (issue 5) ----
+# ---- the built-in profiler ----
 # bench/alloc-heavy (10M allocations of mixed sizes in about 1 s) and
 # bench/compute (numerical loops, under 2000 allocations), both with
 # frame pointers, each run unprofiled, under `tracker run --profile` in
@@ -153,7 +153,7 @@ for prog in alloc-heavy compute; do
 		--massif-out-file="$out/massif.out" "$p"
 	echo "bench/$prog, $("$p" | sed 's/^[^:]*: //'):"
 	bench/timeit "$np" "$@" >"$out/prof.txt"
-	# Targets of issue 5 next to the rows they apply to.
+	# The targets, next to the rows they apply to.
 	awk -v prog="$prog" '
 	function median(s) { sub(/.*median +/, "", s); sub(/ .*/, "", s); return s + 0 }
 	NR == FNR { if ($0 ~ /tracker run, no profile/) run = median($0); next }
