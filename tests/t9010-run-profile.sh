@@ -135,6 +135,24 @@ test_expect_success PRELOAD 'alloc,cpu together, and diff compares alloc profile
 	grep "pattern_mib_leaf" both-diff.folded
 '
 
+# A filesystem that fills up under the table must cost the profile, not the
+# job (the table is a sparse file: a new page that cannot be had is a
+# SIGBUS in the job). Needs a small tmpfs, so root.
+tiny=
+if [ "$(id -u)" = 0 ] && mkdir tiny && mount -t tmpfs -o size=2m tmpfs tiny 2>/dev/null; then
+	tiny=$PWD/tiny
+	test_set_prereq TINYFS
+	trap 'umount "$tiny" 2>/dev/null' EXIT
+fi
+
+test_expect_success PRELOAD,TINYFS 'a full filesystem under the table: the job goes on' '
+	dd if=/dev/zero of=tiny/fill bs=1k count=1900 2>/dev/null &&
+	TMPDIR=$PWD/tiny tracker run -q --key tiny --profile alloc --sample-bytes 1 -- \
+		"$ALLOCPATTERN" threads 4 >out &&
+	grep "^total " out
+'
+[ -z "$tiny" ] || umount "$tiny"
+
 test_expect_success 'bad --profile values are usage errors' '
 	test_expect_code 2 tracker run --key x --profile heap -- true &&
 	test_expect_code 2 tracker run --key x --sample-bytes 0 -- true &&

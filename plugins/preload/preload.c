@@ -1785,6 +1785,17 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 	struct sigaction dfl;
 
 	(void)uc;
+	/* The table's file could not get a new page (its filesystem is
+	 * full): the profile stops here, not the job. Anonymous memory takes
+	 * the table's place, so the faulting store and all later ones land;
+	 * what the file already holds stays. */
+	if (sig == SIGBUS && si && hdr && (uintptr_t)si->si_addr >= (uintptr_t)hdr &&
+	    (uintptr_t)si->si_addr < (uintptr_t)hdr + map_size &&
+	    mmap(hdr, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		 -1, 0) != MAP_FAILED) {
+		errno = saved;
+		return;
+	}
 	if (active && !ts.guard && *fork_token) {
 		ts.guard = 1;
 		maps_snapshot(0, 1);
