@@ -347,24 +347,6 @@ void cmd_profiler_tick(void *data)
 		tk_perfrec_drain(p->perf);
 }
 
-static size_t count_tables(const char *dir)
-{
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	size_t n = 0;
-
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-
-		if (len > 6 && !strcmp(de->d_name + len - 6, ".tkraw"))
-			n++;
-	}
-	closedir(d);
-	return n;
-}
-
 static void warn_losses(const struct tk_rawset *set)
 {
 	if (set->dropped)
@@ -386,6 +368,7 @@ void cmd_profiler_finish(struct cmd_profiler *p)
 	struct tk_rawset set;
 	struct tk_buf warnings = TK_BUF_INIT;
 	struct tk_err err = TK_ERR_INIT;
+	size_t tables;
 	int v;
 
 	if (!p->what)
@@ -397,8 +380,10 @@ void cmd_profiler_finish(struct cmd_profiler *p)
 		tk_perfrec_free(p->perf);
 		p->perf = NULL;
 	}
+	tables = set.nr_images; /* the perf images come first */
 	if (p->dir && tk_rawset_read_dir(&set, p->dir, &warnings, &err))
 		cmd_warning("%s", err.msg);
+	tables = set.nr_images - tables;
 	if (warnings.len) {
 		char *line = warnings.buf, *nl;
 
@@ -412,7 +397,7 @@ void cmd_profiler_finish(struct cmd_profiler *p)
 			cmd_warning("%s", line);
 		}
 	}
-	if ((p->what & CMD_PROFILE_ALLOC) && p->dir && !count_tables(p->dir))
+	if ((p->what & CMD_PROFILE_ALLOC) && p->dir && !tables)
 		cmd_warning("the job wrote no allocation profile (did it clear "
 			    "LD_PRELOAD, or run only static programs?)");
 	warn_losses(&set);

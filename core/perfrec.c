@@ -68,8 +68,7 @@ struct image {
 	uint64_t proc_read_round;
 	char comm[17];
 	char *name;
-	struct tk_rawmap *maps;
-	size_t nr_maps, alloc_maps;
+	struct tk_rawimage mapped; /* only its maps: sorted, disjoint */
 	struct stk *stacks;
 	size_t nr_stacks, alloc_stacks;
 	uint32_t *slots;        /* stack index + 1; 0 empty */
@@ -238,68 +237,9 @@ static long image_at(struct tk_perfrec *r, int pid, uint64_t t)
 	return i >= 0 ? i : last;
 }
 
-/* Adds [start, end) and drops what it overlaps: the newer mapping wins. */
-static void add_map(struct image *im, uint64_t start, uint64_t end, uint64_t pgoff,
-		    const char *path)
-{
-	size_t i, o = 0;
-
-	if (end <= start)
-		return;
-	for (i = 0; i < im->nr_maps; i++) {
-		struct tk_rawmap *m = &im->maps[i];
-
-		if (m->end <= start || m->start >= end) {
-			im->maps[o++] = *m;
-			continue;
-		}
-		if (m->start == start && m->end == end && m->pgoff == pgoff &&
-		    ((!m->path && !path) || (m->path && path && !strcmp(m->path, path))))
-			return; /* the same mapping again (a /proc re-read) */
-		if (m->start < start && m->end > end) {
-			/* split: keep both outer parts */
-			struct tk_rawmap tail = *m;
-
-			tail.start = end;
-			tail.pgoff = m->pgoff + (end - m->start);
-			tail.path = m->path ? tk_xstrdup(m->path) : NULL;
-			m->end = start;
-			im->maps[o++] = *m;
-			TK_ALLOC_GROW(im->maps, im->nr_maps + 1, im->alloc_maps);
-			memmove(&im->maps[i + 2], &im->maps[i + 1],
-				(im->nr_maps - i - 1) * sizeof(*im->maps));
-			im->maps[i + 1] = tail;
-			im->nr_maps++;
-			continue;
-		}
-		if (m->start < start) {
-			m->end = start;
-			im->maps[o++] = *m;
-		} else if (m->end > end) {
-			m->pgoff += end - m->start;
-			m->start = end;
-			im->maps[o++] = *m;
-		} else {
-			free(m->path);
-		}
-	}
-	im->nr_maps = o;
-	TK_ALLOC_GROW(im->maps, im->nr_maps + 1, im->alloc_maps);
-	im->maps[im->nr_maps].start = start;
-	im->maps[im->nr_maps].end = end;
-	im->maps[im->nr_maps].pgoff = pgoff;
-	im->maps[im->nr_maps].path = path ? tk_xstrdup(path) : NULL;
-	im->nr_maps++;
-}
-
 static int covered(const struct image *im, uint64_t addr)
 {
-	size_t i;
-
-	for (i = 0; i < im->nr_maps; i++)
-		if (addr >= im->maps[i].start && addr < im->maps[i].end)
-			return 1;
-	return 0;
+	return tk_rawimage_find_map(&im->mapped, addr) != NULL;
 }
 
 static void set_name(struct image *im, const char *path)
@@ -335,23 +275,15 @@ static void read_proc_maps(struct tk_perfrec *r, struct image *im)
 		return;
 	r->proc_reads++;
 	for (p = r->line.buf; *p; ) {
-		const char *eol = strchr(p, '\n');
-		unsigned long long start, end, off;
-		char line[PATH_MAX + 128], perms[8];
-		size_t len;
-		int pos = 0;
+		char *eol = strchr(p, '\n');
+		uint64_t start, end, off;
+		const char *file;
 
-		if (!eol)
-			eol = p + strlen(p);
-		len = (size_t)(eol - p);
-		if (len < sizeof(line)) {
-			memcpy(line, p, len);
-			line[len] = '\0';
-			if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
-				   &pos) >= 4 && pos > 0 && perms[2] == 'x')
-				add_map(im, start, end, off, line[pos] ? line + pos : NULL);
-		}
-		p = *eol ? eol + 1 : eol;
+		if (eol)
+			*eol = '\0';
+		if (tk_rawmaps_parse_line(p, &start, &end, &off, &file) == 1)
+			tk_rawimage_add_map(&im->mapped, start, end, off, file);
+		p = eol ? eol + 1 : p + strlen(p);
 	}
 }
 
@@ -499,7 +431,7 @@ static void apply_mmap2(struct tk_perfrec *r, const unsigned char *p, uint32_t l
 		free(path);
 		path = NULL;
 	}
-	add_map(im, addr, addr + mlen, pgoff, path);
+	tk_rawimage_add_map(&im->mapped, addr, addr + mlen, pgoff, path);
 	if (im->name_from_map && path && path[0] == '/') {
 		set_name(im, path);
 		im->name_from_map = 0;
@@ -564,10 +496,10 @@ static void apply_fork(struct tk_perfrec *r, const unsigned char *p, uint32_t le
 	pi = image_at(r, ppid, t);
 	parent = &r->images[pi];
 	child = &r->images[ci];
-	for (k = 0; k < parent->nr_maps; k++) {
-		const struct tk_rawmap *m = &parent->maps[k];
+	for (k = 0; k < parent->mapped.nr_maps; k++) {
+		const struct tk_rawmap *m = &parent->mapped.maps[k];
 
-		add_map(child, m->start, m->end, m->pgoff, m->path);
+		tk_rawimage_add_map(&child->mapped, m->start, m->end, m->pgoff, m->path);
 	}
 	if (parent->name && !child->name)
 		child->name = tk_xstrdup(parent->name);
@@ -588,15 +520,9 @@ static void apply_exit(struct tk_perfrec *r, const unsigned char *p, uint32_t le
 	 * their copies of the maps are not needed any more. */
 	for (; i >= 0; i = r->images[i].prev) {
 		struct image *im = &r->images[i];
-		size_t k;
 
-		if (im->nr_stacks)
-			continue;
-		for (k = 0; k < im->nr_maps; k++)
-			free(im->maps[k].path);
-		free(im->maps);
-		im->maps = NULL;
-		im->nr_maps = im->alloc_maps = 0;
+		if (!im->nr_stacks)
+			tk_rawimage_release(&im->mapped);
 	}
 }
 
@@ -1019,13 +945,6 @@ static void close_rings(struct tk_perfrec *r)
 	}
 }
 
-static int map_cmp(const void *a, const void *b)
-{
-	const struct tk_rawmap *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 int tk_perfrec_finish(struct tk_perfrec *r, struct tk_rawset *out, struct tk_err *err)
 {
 	double v[TK_RAW_NVALUES];
@@ -1044,10 +963,11 @@ int tk_perfrec_finish(struct tk_perfrec *r, struct tk_rawset *out, struct tk_err
 			continue;
 		o = tk_rawset_add_image(out, im->pid, im->seq,
 					im->name ? im->name : im->comm[0] ? im->comm : NULL);
-		qsort(im->maps, im->nr_maps, sizeof(*im->maps), map_cmp);
-		for (k = 0; k < im->nr_maps; k++)
-			tk_rawimage_add_map(o, im->maps[k].start, im->maps[k].end, im->maps[k].pgoff,
-					    im->maps[k].path);
+		/* the maps are the rawset's form already: hand them over */
+		o->maps = im->mapped.maps;
+		o->nr_maps = im->mapped.nr_maps;
+		im->mapped.maps = NULL;
+		im->mapped.nr_maps = 0;
 		for (k = 0; k < im->nr_stacks; k++) {
 			const struct stk *st = &im->stacks[k];
 
@@ -1077,7 +997,7 @@ void tk_perfrec_stats(const struct tk_perfrec *r, struct tk_perfrec_stats *st)
 
 void tk_perfrec_free(struct tk_perfrec *r)
 {
-	size_t i, k;
+	size_t i;
 
 	if (!r)
 		return;
@@ -1085,9 +1005,7 @@ void tk_perfrec_free(struct tk_perfrec *r)
 	for (i = 0; i < r->nr_images; i++) {
 		struct image *im = &r->images[i];
 
-		for (k = 0; k < im->nr_maps; k++)
-			free(im->maps[k].path);
-		free(im->maps);
+		tk_rawimage_release(&im->mapped);
 		free(im->name);
 		free(im->stacks);
 		free(im->slots);

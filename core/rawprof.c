@@ -41,21 +41,26 @@ void tk_rawset_init(struct tk_rawset *s)
 	memset(s, 0, sizeof(*s));
 }
 
+void tk_rawimage_release(struct tk_rawimage *im)
+{
+	size_t j;
+
+	free(im->name);
+	for (j = 0; j < im->nr_maps; j++)
+		free(im->maps[j].path);
+	free(im->maps);
+	for (j = 0; j < im->nr_stacks; j++)
+		free(im->stacks[j].frames);
+	free(im->stacks);
+	memset(im, 0, sizeof(*im));
+}
+
 void tk_rawset_release(struct tk_rawset *s)
 {
-	size_t i, j;
+	size_t i;
 
-	for (i = 0; i < s->nr_images; i++) {
-		struct tk_rawimage *im = &s->images[i];
-
-		free(im->name);
-		for (j = 0; j < im->nr_maps; j++)
-			free(im->maps[j].path);
-		free(im->maps);
-		for (j = 0; j < im->nr_stacks; j++)
-			free(im->stacks[j].frames);
-		free(im->stacks);
-	}
+	for (i = 0; i < s->nr_images; i++)
+		tk_rawimage_release(&s->images[i]);
 	free(s->images);
 	tk_rawset_init(s);
 }
@@ -110,25 +115,39 @@ void tk_rawimage_add_stack(struct tk_rawimage *im, const uint64_t *frames, uint3
 	memcpy(st->v, v, sizeof(st->v));
 }
 
-void tk_rawimage_add_map(struct tk_rawimage *im, uint64_t start, uint64_t end, uint64_t pgoff,
-			 const char *path)
+/* The maps are disjoint and sorted, so their ends are sorted too: the
+ * first map ending after addr. */
+static size_t first_ending_after(const struct tk_rawimage *im, uint64_t addr)
 {
-	struct tk_rawmap repl[3];
-	size_t lo = 0, hi = im->nr_maps, i, j, k, nr = 0;
+	size_t lo = 0, hi = im->nr_maps;
 
-	if (start >= end)
-		return;
-	/* the maps are disjoint and sorted, so their ends are sorted too:
-	 * i is the first map ending after start */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (im->maps[mid].end > start)
+		if (im->maps[mid].end > addr)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	i = lo;
+	return lo;
+}
+
+const struct tk_rawmap *tk_rawimage_find_map(const struct tk_rawimage *im, uint64_t addr)
+{
+	size_t i = first_ending_after(im, addr);
+
+	return i < im->nr_maps && im->maps[i].start <= addr ? &im->maps[i] : NULL;
+}
+
+void tk_rawimage_add_map(struct tk_rawimage *im, uint64_t start, uint64_t end, uint64_t pgoff,
+			 const char *path)
+{
+	struct tk_rawmap repl[3];
+	size_t i, j, k, nr = 0;
+
+	if (start >= end)
+		return;
+	i = first_ending_after(im, start);
 	for (j = i; j < im->nr_maps && im->maps[j].start < end; j++)
 		;
 	/* maps i..j-1 overlap the new one: keep what sticks out on either
@@ -448,13 +467,8 @@ static int parse_hex(const char **p, uint64_t *out)
 	return 0;
 }
 
-/*
- * One /proc/<pid>/maps line: "start-end perms offset dev inode path".
- * Returns 1 when it is an executable mapping with a path (filled in), 0
- * when it is some other valid mapping, -1 when it does not parse.
- */
-static int parse_maps_line(const char *line, uint64_t *start, uint64_t *end, uint64_t *pgoff,
-			   const char **path)
+int tk_rawmaps_parse_line(const char *line, uint64_t *start, uint64_t *end, uint64_t *pgoff,
+			  const char **path)
 {
 	const char *p = line, *perms;
 	uint64_t dev, inode;
@@ -510,7 +524,7 @@ static void read_maps(struct tk_rawimage *im, const char *path, struct tk_buf *w
 			*nl = '\0';
 		if (!*line || *line == '#')
 			continue;
-		switch (parse_maps_line(line, &start, &end, &pgoff, &file)) {
+		switch (tk_rawmaps_parse_line(line, &start, &end, &pgoff, &file)) {
 		case 1:
 			tk_rawimage_add_map(im, start, end, pgoff, file);
 			break;

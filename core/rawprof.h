@@ -154,6 +154,21 @@ struct tk_rawimage *tk_rawset_add_image(struct tk_rawset *s, int pid, unsigned s
 void tk_rawimage_add_stack(struct tk_rawimage *im, const uint64_t *frames, uint32_t nframes,
 			   uint32_t flags, const double v[TK_RAW_NVALUES]);
 
+/* Frees what the image holds and empties it (for an image of one's own;
+ * tk_rawset_release releases a set's). */
+void tk_rawimage_release(struct tk_rawimage *im);
+
+/* The mapping holding addr, or NULL. */
+const struct tk_rawmap *tk_rawimage_find_map(const struct tk_rawimage *im, uint64_t addr);
+
+/*
+ * One /proc/<pid>/maps line: "start-end perms offset dev inode path".
+ * Returns 1 when it is an executable mapping with a path (filled in), 0
+ * when it is some other valid mapping, -1 when it does not parse.
+ */
+int tk_rawmaps_parse_line(const char *line, uint64_t *start, uint64_t *end, uint64_t *pgoff,
+			  const char **path);
+
 /* Adds the mapping [start, end) of path (copied) at file offset pgoff; it
  * replaces whatever part of an earlier mapping it overlaps, and the maps
  * stay sorted and disjoint. An empty range is ignored. */
