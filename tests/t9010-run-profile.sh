@@ -40,6 +40,27 @@ test_expect_success PRELOAD 'exact mode: alloc_count counts every allocation' '
 	test_cmp expect actual
 '
 
+test_expect_success PRELOAD '--unwind libunwind and --unwind fp find the same paths' '
+	for u in libunwind fp; do
+		tracker run -q --key unw-$u --profile alloc --sample-bytes 1 --unwind $u -- \
+			"$ALLOCPATTERN" pattern >out &&
+		folded unw-$u alloc &&
+		grep -v ";site_line;" pat.alloc >expect &&
+		grep -v ";site_line;" unw-$u.alloc >actual-$u &&
+		test_cmp expect actual-$u || return 1
+	done
+'
+
+test_expect_success PRELOAD '--profile-lines names each frame with its source line' '
+	tracker run -q --key lines --profile alloc --sample-bytes 1 --profile-lines -- \
+		"$ALLOCPATTERN" pattern >out &&
+	tracker flame --key lines --kind alloc -o lines.folded &&
+	line=$(grep -n "^SITE static void \*pattern_mib_leaf" "$TRACKER_ROOT/examples/allocpattern.c" | cut -d: -f1) &&
+	grep ";pattern_mib_mid allocpattern.c:[0-9]*;pattern_mib_leaf allocpattern.c:[0-9]* " lines.folded &&
+	leafline=$(sed -n "s/.*;pattern_mib_leaf allocpattern.c:\([0-9]*\) .*/\1/p" lines.folded) &&
+	test "$leafline" -gt "$line"
+'
+
 test_expect_success PRELOAD 'heap_peak: the MiB blocks are all live at once' '
 	folded pat heap_peak &&
 	grep "^allocpattern;main;run_pattern;pattern_mib_mid;pattern_mib_leaf $((10 * 1048576))$" pat.heap_peak
@@ -108,7 +129,7 @@ test_expect_success PRELOAD 'the job'\''s exit status is kept' '
 '
 
 test_expect_success PRELOAD 'cpu with the timer sampler: the spinning functions' '
-	tracker run -q --key spin --profile cpu --cpu-sampler timer -- "$ALLOCPATTERN" spin 1 >out &&
+	tracker run -q --key spin --profile cpu --cpu-sampler timer --cpu-hz 499 -- "$ALLOCPATTERN" spin 1 >out &&
 	folded spin cpu &&
 	grep "^allocpattern;main;run_spin;spin_outer;spin_middle;spin_inner " spin.cpu
 '
