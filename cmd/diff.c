@@ -20,6 +20,7 @@
 #include "core/ci.h"
 #include "core/diff.h"
 #include "core/diffrender.h"
+#include "core/diffsum.h"
 #include "core/import.h"
 #include "core/normalize.h"
 #include "core/profile.h"
@@ -37,6 +38,9 @@ const char cmd_diff_usage[] =
 	"intensity by the change relative to the frame's baseline value; frames\n"
 	"absent from the baseline are black, changes within the noise floor grey.\n"
 	"Frames are matched by their whole call path, after --normalize-names.\n"
+	"Values are compared as measured (bytes with bytes, CPU time with CPU\n"
+	"time); every output opens with the totals, e.g. 'allocations 121 MiB ->\n"
+	"182 MiB (+50.4%)', and the HTML page with a table of what changed.\n"
 	"OUT's extension picks the output: .html (a page that switches self and\n"
 	"cumulative colouring, widths by new or baseline, and shows vanished\n"
 	"frames), .svg, .png, .pdf, .folded (three columns 'stack base new'), .txt\n"
@@ -44,11 +48,13 @@ const char cmd_diff_usage[] =
 	"\n"
 	"Profiles come from two files, or from the history: NEW is --run ID or\n"
 	"the newest run of --key on --branch (default: the current branch) with a\n"
-	"profile of --kind; the baseline is the newest --baselines N (default 1)\n"
-	"successful runs of the key on the baseline branch with such a profile,\n"
-	"never NEW itself, or --baseline-run ID. The baseline branch is\n"
-	"--baseline-branch, else the PR/MR base branch of the CI context, else\n"
-	"baseline_branch in .tracker.yml, else the pipeline's default branch.\n"
+	"profile of --kind; the baseline is the newest --baselines N (default 5)\n"
+	"successful runs of the key on the baseline branch with such a profile\n"
+	"(as many as exist), never NEW itself, or --baseline-run ID. The baseline\n"
+	"branch is --baseline-branch, else the PR/MR base branch of the CI\n"
+	"context, else baseline_branch in .tracker.yml, else the pipeline's\n"
+	"default branch. The job's program matches across builds whatever its\n"
+	"file name.\n"
 	"\n"
 	"Options:\n"
 	"  --key K              the step key of both runs\n"
@@ -56,14 +62,16 @@ const char cmd_diff_usage[] =
 	"  --branch B           NEW is the newest run on branch B\n"
 	"  --baseline-branch B  the branch the baseline runs come from\n"
 	"  --baseline-run ID    the baseline is this run\n"
-	"  --baselines N        average the newest N baseline runs (default 1); a\n"
-	"                       change within 2 standard deviations of their spread\n"
-	"                       is noise\n"
+	"  --baselines N        average the newest N baseline runs (default 5); a\n"
+	"                       change within 3 standard deviations of their noise\n"
+	"                       is grey (with one run there is no noise floor)\n"
 	"  --kind K             the profile kind (default cpu)\n"
 	"  --mode M             colour by the self (default) or cumulative change\n"
 	"  --width-by W         frame widths from new (default) or base\n"
-	"  --normalize N        total (default: the baseline scaled to NEW's total),\n"
-	"                       walltime (by the runs' walltimes) or none\n"
+	"  --normalize N        none (default: values as measured), total (the\n"
+	"                       baseline scaled to NEW's total, to compare shapes)\n"
+	"                       or walltime (by the runs' walltimes); scaled\n"
+	"                       outputs say so beside their numbers\n"
 	"  --normalize-names F  match renamed frames: hex, templates, lambdas, julia,\n"
 	"                       lines, all, none (default none)\n"
 	"  --min-delta N        changes smaller than N (in the profile's unit) are noise\n"
@@ -77,8 +85,8 @@ const char cmd_diff_usage[] =
 	"\n"
 	"Examples:\n"
 	"  tracker diff --key amip -o amip-diff.html\n"
-	"  tracker diff --key amip --baseline-branch staging --baselines 5 -o d.html\n"
-	"  tracker diff before.folded after.folded --normalize none -o d.folded\n"
+	"  tracker diff --key amip --baseline-branch staging --kind alloc -o d.txt\n"
+	"  tracker diff before.folded after.folded --normalize total -o d.folded\n"
 	"\n"
 	"Exit status: 0 written, 2 usage error, 65 a profile cannot be read or no\n"
 	"run matches, 69 the database or a file is unavailable.\n";
@@ -115,6 +123,7 @@ static const struct option options[] = {
 };
 
 #define MAX_BASELINES 100
+#define DEFAULT_BASELINES 5
 
 /* A run of the history that takes part, with what its label needs. */
 struct chosen {
@@ -406,6 +415,11 @@ static void describe(struct diff_cmd *d)
 	}
 	fprintf(stderr, "tracker: new:      %s\ntracker: baseline: %s\n", d->new_label.buf,
 		d->base_label.buf);
+	if (d->nr_base_runs < (size_t)d->nr_baselines)
+		fprintf(stderr, "tracker: %zu baseline run%s of the %ld asked for exist%s%s\n",
+			d->nr_base_runs, d->nr_base_runs == 1 ? "" : "s", d->nr_baselines,
+			d->nr_base_runs == 1 ? "s" : "",
+			d->nr_base_runs == 1 ? "; with one there is no noise floor" : "");
 }
 
 /* ---- loading and rendering ---- */
@@ -533,7 +547,8 @@ int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx)
 	if (ret)
 		return ret;
 	if (!d.nr_baselines)
-		d.nr_baselines = 1;
+		d.nr_baselines = d.key && !d.baseline_run ? DEFAULT_BASELINES : 1;
+	d.dopts.match_roots = d.key != NULL;
 	/* Only as many baselines as can be asked for: each holds hash tables. */
 	for (i = 0; i < (size_t)d.nr_baselines; i++)
 		tk_profile_init(&base[i], TK_UNIT_SAMPLES);
@@ -547,6 +562,7 @@ int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx)
 		built = !ret;
 	}
 	if (!ret) {
+		d.ropts.quantity = tk_diff_quantity(d.key ? d.kind : NULL, new.unit);
 		d.ropts.base_label = d.base_label.buf;
 		d.ropts.new_label = d.new_label.buf;
 		if (!d.ropts.render.subtitle) {

@@ -37,10 +37,11 @@
 void tk_diff_opts_init(struct tk_diff_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->norm = TK_DIFF_NORM_TOTAL;
+	o->norm = TK_DIFF_NORM_NONE;
 	o->normalize_flags = 0;
 	o->min_delta = 0;
-	o->spread_k = 2;
+	o->spread_k = 3;
+	o->match_roots = 0;
 	o->saturation = 1;
 }
 
@@ -67,7 +68,8 @@ void tk_diff_release(struct tk_diff *d)
  * so siblings that normalize to the same name share one node.
  */
 static int map_input(struct tk_profile *u, const struct tk_profile *in, unsigned flags,
-		     uint32_t *map, const char *what, struct tk_err *err)
+		     uint32_t alias_node, uint32_t alias_name, uint32_t *map, const char *what,
+		     struct tk_err *err)
 {
 	uint32_t *names = tk_realloc_array(NULL, in->nr_names ? in->nr_names : 1,
 					   sizeof(*names));
@@ -101,7 +103,7 @@ static int map_input(struct tk_profile *u, const struct tk_profile *in, unsigned
 		for (uc = u->nodes[at].first_child; uc; uc = u->nodes[uc].next_sibling)
 			slot[u->nodes[uc].name] = uc;
 		for (c = in->nodes[i].first_child; c; c = in->nodes[c].next_sibling) {
-			uint32_t name = names[in->nodes[c].name];
+			uint32_t name = c == alias_node ? alias_name : names[in->nodes[c].name];
 
 			if (c <= i) {
 				ret = tk_err_set(err, TK_EINTERNAL,
@@ -171,6 +173,78 @@ static int clone_profile(struct tk_profile *u, const struct tk_profile *in)
 	return 1;
 }
 
+#define ROOTS_COMPARED 4096
+
+/* Whether a's root has a child named like node n of b (raw names). */
+static int has_root_child(const struct tk_profile *a, const struct tk_profile *b, uint32_t n)
+{
+	const char *name = b->names[b->nodes[n].name];
+	uint32_t len = b->name_lens[b->nodes[n].name], c;
+
+	for (c = a->nodes[TK_PROFILE_ROOT].first_child; c; c = a->nodes[c].next_sibling)
+		if (a->name_lens[a->nodes[c].name] == len &&
+		    !memcmp(a->names[a->nodes[c].name], name, len))
+			return 1;
+	return 0;
+}
+
+/*
+ * The top-level frame of a that b lacks, when it is the only one and b
+ * has exactly one that a lacks too: the same program under two names
+ * (a binary renamed between builds: climate-staging, climate-feature).
+ * The built-in profiler's top-level frames are processes, so such a
+ * pair plays one role in the job, and is matched as one frame. 0 when
+ * there is no such pair (or too many top-level frames to look).
+ */
+static uint32_t lone_root(const struct tk_profile *a, const struct tk_profile *b)
+{
+	uint32_t c, found = 0, others = 0, n = 0;
+
+	if (a->nr_nodes < 2 || b->nr_nodes < 2)
+		return 0;
+	for (c = a->nodes[TK_PROFILE_ROOT].first_child; c; c = a->nodes[c].next_sibling) {
+		if (++n > ROOTS_COMPARED)
+			return 0;
+		if (!has_root_child(b, a, c)) {
+			if (found)
+				return 0;
+			found = c;
+		}
+	}
+	if (!found)
+		return 0;
+	n = 0;
+	for (c = b->nodes[TK_PROFILE_ROOT].first_child; c; c = b->nodes[c].next_sibling) {
+		if (++n > ROOTS_COMPARED)
+			return 0;
+		if (!has_root_child(a, b, c))
+			others++;
+	}
+	return others == 1 ? found : 0;
+}
+
+/* The union's name id for node n of in (0: none), after normalization. */
+static uint32_t union_name_of(struct tk_profile *u, const struct tk_profile *in, uint32_t n,
+			      unsigned flags)
+{
+	struct tk_buf norm = TK_BUF_INIT;
+	uint32_t id;
+
+	if (!n)
+		return 0;
+	if (!flags)
+		return tk_profile_intern(u, in->names[in->nodes[n].name],
+					 in->name_lens[in->nodes[n].name]);
+	if (tk_normalize_name(in->names[in->nodes[n].name], in->name_lens[in->nodes[n].name],
+			      flags, &norm)) {
+		tk_buf_release(&norm);
+		return 0;
+	}
+	id = tk_profile_intern(u, norm.buf, norm.len);
+	tk_buf_release(&norm);
+	return id;
+}
+
 /* total[i] = self[i] plus the totals of i's children, for the union u. */
 static void sum_totals(const struct tk_profile *u, const double *self, double *total)
 {
@@ -205,6 +279,50 @@ static void scale_of(const struct tk_profile *b, const struct tk_profile *new,
 	}
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The median over frames with base self weight of spread^2 / base: the
+ * variance per unit of weight that Poisson-like sampling noise gives
+ * (core/diff.h). The median, not a pooled sum, so that a few large
+ * frames with noise of their own (a CPU frequency change) do not widen
+ * every small frame's band.
+ */
+static double pooled_dispersion(const struct tk_diff *d)
+{
+	uint32_t i, nr = d->tree.nr_nodes;
+	double *r = tk_realloc_array(NULL, nr ? nr : 1, sizeof(*r)), m = 0;
+	size_t n = 0;
+
+	for (i = 1; i < nr; i++)
+		if (d->base_self[i] > 0 && isfinite(d->spread_self[i]))
+			r[n++] = d->spread_self[i] * d->spread_self[i] / d->base_self[i];
+	if (n) {
+		qsort(r, n, sizeof(*r), cmp_double);
+		m = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
+	}
+	free(r);
+	return isfinite(m) && m > 0 ? m : 0;
+}
+
+double tk_diff_noise_band(const struct tk_diff *d, double base, double spread,
+			  const struct tk_diff_opts *o)
+{
+	double var = spread * spread, pooled = d->dispersion * (base > 0 ? base : 0);
+	double k = o && o->spread_k >= 0 ? o->spread_k : 3;
+
+	if (d->nr_base < 2)
+		return 0;
+	if (pooled > var)
+		var = pooled;
+	return k * sqrt(var * (1 + 1 / (double)d->nr_base));
+}
+
 /* Welford's update with the k-th sample x: mean and m2 (squared deviations). */
 static inline void welford(double *mean, double *m2, double x, double k)
 {
@@ -220,7 +338,7 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 {
 	struct tk_diff_opts defaults;
 	uint32_t *map = NULL, max_nodes, i;
-	double *cur_self = NULL, *cur_total = NULL, scale_sum = 0;
+	double *cur_self = NULL, *cur_total = NULL, scale_sum = 0, raw_sum = 0;
 	size_t k, used = 0, have = 0, step = 0, cap;
 	int ret = 0, single, cloned;
 
@@ -243,6 +361,11 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 		if (tk_profile_total(bases[k]) != 0)
 			used++;
 	}
+	for (k = 0; k < nr_bases && o->norm == TK_DIFF_NORM_NONE; k++)
+		if (bases[k]->unit != new->unit && tk_profile_total(bases[k]) != 0)
+			return tk_err_set(err, TK_EDATA, "cannot subtract a profile in %s from "
+					  "one in %s; --normalize total compares their shapes",
+					  tk_unit_name(bases[k]->unit), tk_unit_name(new->unit));
 	if (o->norm == TK_DIFF_NORM_WALLTIME &&
 	    !(o->base_walltime_s > 0 && o->new_walltime_s > 0 &&
 	      isfinite(o->base_walltime_s) && isfinite(o->new_walltime_s)))
@@ -282,7 +405,7 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 	/* new first, into the empty union */
 	cloned = !o->normalize_flags && clone_profile(&out->tree, new);
 	if (!cloned) {
-		ret = map_input(&out->tree, new, o->normalize_flags, map, "new profile", err);
+		ret = map_input(&out->tree, new, o->normalize_flags, 0, 0, map, "new profile", err);
 		if (ret)
 			goto fail;
 		for (i = 0; i < new->nr_nodes; i++)
@@ -294,13 +417,19 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 		double num, den;
 		double *acc;
 
-		ret = map_input(&out->tree, b, o->normalize_flags, map, "baseline", err);
+		uint32_t alias = o->match_roots ? lone_root(b, new) : 0;
+		uint32_t alias_name = alias ? union_name_of(&out->tree, new, lone_root(new, b),
+							    o->normalize_flags) : 0;
+
+		ret = map_input(&out->tree, b, o->normalize_flags, alias_name ? alias : 0,
+				alias_name, map, "baseline", err);
 		if (ret)
 			goto fail;
 		if (used && tk_profile_total(b) == 0)
 			continue; /* structure only */
 		scale_of(b, new, o, &num, &den);
 		scale_sum += num / den;
+		raw_sum += tk_profile_total(b);
 		/* w * num / den rather than w * (num / den): an exact integer
 		 * result stays exact. */
 		acc = single ? out->base_self : cur_self;
@@ -354,6 +483,9 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 	out->base_scale = used ? scale_sum / (double)used : 1;
 	out->base_sum = out->base_total[TK_PROFILE_ROOT];
 	out->new_sum = out->new_total[TK_PROFILE_ROOT];
+	out->base_raw_sum = used ? raw_sum / (double)used : 0;
+	if (!single)
+		out->dispersion = pooled_dispersion(out);
 	free(map);
 	free(cur_self);
 	free(cur_total);
@@ -380,11 +512,17 @@ enum tk_diff_class tk_diff_classify(const struct tk_diff *d, uint32_t n,
 	if (intensity)
 		*intensity = 0;
 	if (!(d->base_total[n] > 0) && d->new_total[n] > 0) {
+		/* as big as the noise a frame of that weight has: caught by chance */
+		if (d->new_total[n] <= tk_diff_noise_band(d, d->new_total[n], 0, o))
+			return TK_DIFF_NOISE;
 		if (intensity)
 			*intensity = 1;
 		return TK_DIFF_NEW;
 	}
 	if (!(d->new_total[n] > 0) && d->base_total[n] > 0) {
+		if (d->base_total[n] <= tk_diff_noise_band(d, d->base_total[n],
+							   d->spread_total[n], o))
+			return TK_DIFF_NOISE;
 		if (intensity)
 			*intensity = 1;
 		return TK_DIFF_VANISHED;
@@ -401,7 +539,7 @@ enum tk_diff_class tk_diff_classify(const struct tk_diff *d, uint32_t n,
 	delta = now - base;
 	mag = fabs(delta);
 	/* Written so that NaN lands on the safe side (noise). */
-	if (!(mag >= o->min_delta) || !(mag > o->spread_k * spread) || mag == 0)
+	if (!(mag >= o->min_delta) || !(mag > tk_diff_noise_band(d, base, spread, o)) || mag == 0)
 		return TK_DIFF_NOISE;
 	sat = o->saturation > 0 ? o->saturation : 1;
 	/* Change relative to the frame's own baseline; from nothing is full. */

@@ -20,16 +20,36 @@
  *   TK_DIFF_NORM_WALLTIME  new_walltime_s / base_walltime_s (the same
  *                          factor for every baseline: for N > 1 pass the
  *                          baselines' mean walltime);
- *   TK_DIFF_NORM_NONE      raw weights.
+ *   TK_DIFF_NORM_NONE      raw weights (the default: a diff compares what
+ *                          was measured, bytes with bytes, nanoseconds
+ *                          with nanoseconds).
+ * With TK_DIFF_NORM_NONE the inputs must have one unit: a profile in
+ * samples and one in nanoseconds cannot be subtracted (TK_EDATA, which
+ * names --normalize total, the comparison of shapes).
  *
  * A baseline of N > 1 profiles is their mean per node (after each is
  * normalized), with the sample standard deviation of each node's total
  * and self across them (0 for N = 1), so that changes within the
- * baseline's own spread are noise. A frame missing from a baseline counts
+ * baseline's own spread are noise. Sampled profiles are noisier where a
+ * frame has few samples than one frame's N values can show, so N > 1
+ * also gives a pooled dispersion: the median, over the frames with base
+ * self weight, of spread^2 / base (for Poisson-like sampling noise the
+ * variance of a weight w is dispersion * w). A node's noise sd is then
+ *   sd = max(spread, sqrt(dispersion * base))
+ * and its noise band  spread_k * sd * sqrt(1 + 1/N)  (a new run against
+ * the mean of N). A frame missing from a baseline counts
  * as 0 in it. A baseline whose total is 0 (an empty profile) carries no
  * information: it is left out of the mean when another baseline has
  * weight. When every baseline is empty the baseline is all zeros and
  * every frame of new is TK_DIFF_NEW; nothing is divided by zero.
+ *
+ * Top-level frames (the built-in profiler's processes) match by role
+ * when match_roots is set (tracker diff --key sets it; files keep exact
+ * matching, their top frames may be functions): if a baseline has exactly one
+ * top-level frame that new lacks, and new exactly one that the baseline
+ * lacks, the two are one frame, under new's name: the job's program
+ * renamed between builds (climate-staging, climate-feature) is still
+ * the job's program, and its children stay matched below it.
  *
  * Frame names are matched after tk_normalize_name with normalize_flags
  * (each distinct name normalized once); the union's names are the
@@ -40,8 +60,11 @@
  * delta = new - base:
  *   TK_DIFF_NEW       absent from the baseline (base total 0, new > 0)
  *   TK_DIFF_VANISHED  absent from new (new total 0, base > 0)
- *   TK_DIFF_NOISE     |delta| < min_delta, or |delta| <= spread_k * spread
- *                     (so delta == 0 is always noise)
+ *                     (either one is NOISE instead when its weight w is
+ *                     within the band of a frame of base w: a frame of
+ *                     one or two samples that one run happened to catch)
+ *   TK_DIFF_NOISE     |delta| < min_delta, or |delta| <= the noise band
+ *                     above (so delta == 0 is always noise)
  *   TK_DIFF_UP / DOWN otherwise, with intensity
  *                     min(1, |delta| / (base * saturation)), saturation
  *                     default 1.0 = +-100% (1 when base is 0: a frame
@@ -81,8 +104,9 @@ struct tk_diff_opts {
 	double base_walltime_s;   /* TK_DIFF_NORM_WALLTIME */
 	double new_walltime_s;
 	double min_delta;         /* in weight units, default 0 */
-	double spread_k;          /* noise band in standard deviations, default 2 */
+	double spread_k;          /* noise band in standard deviations, default 3 */
 	double saturation;        /* fractional change of full colour, default 1 */
+	int match_roots;          /* default 0: see "Top-level frames" above */
 };
 
 struct tk_diff {
@@ -94,6 +118,8 @@ struct tk_diff {
 	double base_scale;        /* the factor applied to the baseline (N > 1:
 				     the mean of the baselines' factors) */
 	double base_sum, new_sum; /* totals after normalization */
+	double base_raw_sum;      /* the baselines' mean total before scaling */
+	double dispersion;        /* pooled variance per unit of weight; 0: N < 2 */
 };
 
 void tk_diff_opts_init(struct tk_diff_opts *o);
@@ -116,5 +142,12 @@ void tk_diff_release(struct tk_diff *d);
 enum tk_diff_class tk_diff_classify(const struct tk_diff *d, uint32_t n,
 				    enum tk_diff_mode mode, const struct tk_diff_opts *o,
 				    double *intensity);
+
+/*
+ * The noise band of a node whose baseline value is base with spread
+ * spread (see the top): 0 when the diff has fewer than two baselines.
+ */
+double tk_diff_noise_band(const struct tk_diff *d, double base, double spread,
+			  const struct tk_diff_opts *o);
 
 #endif

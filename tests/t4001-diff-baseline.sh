@@ -25,9 +25,24 @@ test_expect_success 'setup: two main builds, a failed main build, a feature buil
 	test $(wc -l <runs) = 5
 '
 
+test_expect_success 'by default: up to 5 successful baseline runs, values as measured' '
+	tracker diff --key k --db h.db --branch feature --baseline-branch main \
+		-o d0.folded 2>err &&
+	printf "main;a 15 30\nmain;b 10 10\nmain;c 0 5\n" >expect &&
+	test_cmp expect d0.folded &&
+	grep "mean of 2 runs" err &&
+	grep "2 baseline runs of the 5 asked for exist" err &&
+	! grep "#4" err &&
+	tracker diff --key k --db h.db --branch feature --baseline-branch main \
+		-o d0.txt &&
+	sed -n 2p d0.txt >line2 &&
+	echo "CPU samples 25 -> 45 (+80.0%); baseline: mean of 2 runs" >expect &&
+	test_cmp expect line2
+'
+
 test_expect_success 'NEW is the newest run on --branch, the baseline the newest successful one' '
 	tracker diff --key k --db h.db --branch feature --baseline-branch main \
-		--normalize none -o d.folded 2>err &&
+		--baselines 1 --normalize none -o d.folded 2>err &&
 	printf "main;a 20 30\nmain;b 10 10\nmain;c 0 5\n" >expect &&
 	test_cmp expect d.folded &&
 	grep "new: .*feature #3" err &&
@@ -46,7 +61,7 @@ test_expect_success '--baselines 2 averages the two newest successful baseline r
 test_expect_success 'the baseline branch comes from the PR base branch of the CI context' '
 	env BUILDKITE=true BUILDKITE_BRANCH=feature BUILDKITE_PULL_REQUEST=7 \
 		BUILDKITE_PULL_REQUEST_BASE_BRANCH=main \
-		tracker diff --key k --db h.db --normalize none -o d3.folded 2>err &&
+		tracker diff --key k --db h.db --baselines 1 -o d3.folded 2>err &&
 	printf "main;a 20 30\nmain;b 10 10\nmain;c 0 5\n" >expect &&
 	test_cmp expect d3.folded
 '
@@ -54,7 +69,7 @@ test_expect_success 'the baseline branch comes from the PR base branch of the CI
 test_expect_success 'else from baseline_branch in .tracker.yml' '
 	mkdir cfg && cd cfg &&
 	printf "keys:\n  k:\n    baseline_branch: main\n" >.tracker.yml &&
-	tracker diff --key k --db ../h.db --branch feature --normalize none -o d4.folded &&
+	tracker diff --key k --db ../h.db --branch feature --baselines 1 -o d4.folded &&
 	printf "main;a 20 30\nmain;b 10 10\nmain;c 0 5\n" >expect &&
 	test_cmp expect d4.folded
 '
@@ -62,7 +77,7 @@ test_expect_success 'else from baseline_branch in .tracker.yml' '
 test_expect_success 'else from the pipeline default branch' '
 	env BUILDKITE=true BUILDKITE_BRANCH=feature BUILDKITE_PIPELINE_DEFAULT_BRANCH=main \
 		BUILDKITE_PULL_REQUEST=false \
-		tracker diff --key k --db h.db --normalize none -o d5.folded &&
+		tracker diff --key k --db h.db --baselines 1 -o d5.folded &&
 	test_cmp expect d5.folded
 '
 
@@ -88,7 +103,8 @@ test_expect_success '--baseline-run and --run name the runs explicitly' '
 '
 
 test_expect_success '--normalize total scales the baseline to the new total (floats)' '
-	tracker diff --key k --db h.db --branch feature --baseline-branch main -o d8.folded &&
+	tracker diff --key k --db h.db --branch feature --baseline-branch main \
+		--baselines 1 --normalize total -o d8.folded &&
 	printf "main;a 30 30\nmain;b 15 10\nmain;c 0 5\n" >expect &&
 	test_cmp expect d8.folded
 '

@@ -92,7 +92,8 @@ rm -rf "$ARTIFACTS"
 test_expect_success 'run the checks in headless chromium' "
 	node '$BROWSER_DIR/diff.test.mjs' --base base.folded --new new.folded \\
 		--artifacts '$ARTIFACTS' toggles,d.html vanished,d.html search,d.html \\
-		zoom,d.html url,d.html hostile,hostile.html svg,d.svg >browser.out 2>&1
+		zoom,d.html url,d.html hostile,hostile.html svg,d.svg changes,d.html \\
+		>browser.out 2>&1
 	cat browser.out &&
 	grep -q '^ok - ' browser.out
 "
@@ -117,6 +118,9 @@ test_expect_success 'hostile names are shown, never run' '
 '
 test_expect_success 'the SVG: colours, details, zoom and search' '
 	result "svg d.svg"
+'
+test_expect_success 'the totals and the "what changed" table; its rows zoom' '
+	result "changes d.html"
 '
 
 test_done

@@ -42,6 +42,7 @@
 
 #include "core/buf.h"
 #include "core/diffrender.h"
+#include "core/diffsum.h"
 #include "core/flame.h"
 #include "core/htmlout.h"
 #include "core/banned.h"
@@ -64,6 +65,16 @@ static const char page_style[] =
 	"  background: linear-gradient(to right, rgb(30,30,255), rgb(220,220,255) 49.9%, rgb(255,220,220) 50.1%, rgb(255,30,30)); }\n"
 	"#legend .sw { display: inline-block; width: 14px; height: 12px; vertical-align: middle; border: 1px solid #888; }\n"
 	"#legend .vsw { background: repeating-linear-gradient(45deg, rgb(60,60,255) 0 3px, rgb(225,225,235) 3px 6px); }\n"
+	"#totals { text-align: center; font-size: 15px; margin: 2px 0; }\n"
+	"#changes { margin: 2px 0; font-size: 12px; }\n"
+	"#changes summary { cursor: pointer; }\n"
+	"#changes .lists { display: flex; flex-wrap: wrap; gap: 4px 18px; max-height: 11em; overflow: auto; }\n"
+	"#changes table { border-collapse: collapse; }\n"
+	"#changes caption { text-align: left; font-weight: bold; }\n"
+	"#changes td { padding: 0 6px 0 0; white-space: nowrap; }\n"
+	"#changes td.v { text-align: right; }\n"
+	"#changes td.up { color: #b00000; }\n"
+	"#changes td.down { color: #0000b0; }\n"
 	"#vanished-list { max-height: 9em; overflow: auto; margin: 2px 0; font-size: 12px; }\n"
 	"#vanished-list button { font: inherit; border: none; background: none; padding: 0; cursor: pointer; text-align: left; }\n"
 	"#vanished-list button:hover { text-decoration: underline; }\n"
@@ -207,6 +218,8 @@ static const char *const page_script[] = {
 	"\t\ts += ', vanished';\n"
 	"\telse if (c === 0)\n"
 	"\t\ts += ', within noise';\n"
+	"\tif (meta.norm !== 'none')\n"
+	"\t\ts += ', base scaled \\u00d7' + fmtFixed(bscale, 4, false, false) + ' by ' + meta.norm;\n"
 	"\treturn s + ')';\n"
 	"}\n"
 	"function showDetails(j) {\n"
@@ -332,6 +345,21 @@ static const char *const page_script[] = {
 	"\tchanged();\n"
 	"});\n",
 	tk_html_js_search_events,
+	"/* The \"what changed\" rows zoom to their frame, in their mode. */\n"
+	"Array.prototype.forEach.call(document.querySelectorAll('#changes a[data-z]'), function (a) {\n"
+	"\ta.addEventListener('click', function (e) {\n"
+	"\t\te.preventDefault();\n"
+	"\t\tsetMode(a.getAttribute('data-mode'));\n"
+	"\t\tif (a.hasAttribute('data-vanished'))\n"
+	"\t\t\tsetVanished(true);\n"
+	"\t\telse if (vanView) {\n"
+	"\t\t\tsetVanished(false);\n"
+	"\t\t\tsetWidth(meta.width === 'base');\n"
+	"\t\t}\n"
+	"\t\tsetZoom(parseInt(a.getAttribute('data-z'), 10) || 0);\n"
+	"\t\tchanged();\n"
+	"\t});\n"
+	"});\n"
 	"$('new-swatch').style.background = meta.new_color;\n"
 	"loadState();\n"
 	"showDetails(-1);\n"
@@ -360,7 +388,7 @@ static const char *const page_script[] = {
 	NULL,
 };
 
-#define SCRIPT_SHA256 "vPAjmqoa6BzHI2VlOtFmlc9cIzd23vqsWgzR71BCTN0="
+#define SCRIPT_SHA256 "pwJckMgIKzvtqqjr+vi54m/a81jVVKRhxiFjpSgoDPI="
 
 /*
  * A baseline weight divided back by the normalization factor: the raw
@@ -592,13 +620,106 @@ static void add_pct_label(struct tk_buf *b, double saturation, int sign)
 	tk_buf_addch(b, '%');
 }
 
-/* The header under the title: what is compared, and the diff's controls
- * and legend. */
+#define CHANGES_SHOWN 5
+
+/* One list of the "what changed" table: a row per change, its frame a
+ * link that zooms the graph to it (to its nearest sent ancestor when the
+ * frame was too narrow to send). */
+static void add_change_list(struct tk_buf *b, const struct tk_diff *d,
+			    const struct tk_diff_list *l, enum tk_diff_mode mode, int up,
+			    const uint32_t *page_index, const char *id, const char *caption)
+{
+	struct tk_buf t = TK_BUF_INIT;
+	size_t i;
+
+	tk_buf_addf(b, "<table id=\"%s\"><caption>%s</caption>", id, caption);
+	if (!l->nr)
+		tk_buf_adds(b, "<tr><td>(none)</td></tr>");
+	for (i = 0; i < l->nr && i < CHANGES_SHOWN; i++) {
+		const struct tk_diff_change *c = &l->rows[i];
+		uint32_t n = c->node;
+
+		while (n != TK_PROFILE_ROOT && !page_index[n])
+			n = d->tree.nodes[n].parent;
+		tk_buf_reset(&t);
+		tk_diff_add_path(&t, &d->tree, c->node, 3);
+		tk_buf_addf(b, "<tr><td><a href=\"?z=%u\" data-z=\"%u\" data-mode=\"%s\"%s>",
+			    page_index[n] ? page_index[n] - 1 : 0, page_index[n] ? page_index[n] - 1 : 0,
+			    mode == TK_DIFF_CUMULATIVE ? "cumulative" : "self",
+			    c->cls == TK_DIFF_VANISHED ? " data-vanished" : "");
+		tk_html_text(b, t.buf);
+		tk_buf_adds(b, "</a></td><td class=\"v ");
+		tk_buf_adds(b, up ? "up" : "down");
+		tk_buf_adds(b, "\">");
+		tk_buf_reset(&t);
+		tk_diff_add_value(&t, d->tree.unit, c->now - c->base, 1);
+		tk_html_text(b, t.buf);
+		tk_buf_adds(b, "</td><td class=\"v\">");
+		tk_buf_reset(&t);
+		if (c->cls == TK_DIFF_VANISHED)
+			tk_buf_adds(&t, "vanished");
+		else
+			tk_diff_add_percent(&t, c->base, c->now);
+		tk_html_text(b, t.buf);
+		tk_buf_adds(b, "</td></tr>");
+	}
+	tk_buf_adds(b, "</table>");
+	tk_buf_release(&t);
+}
+
+/* The totals, and the "what changed" table: the top regressions and
+ * improvements by self and by cumulative value (core/diffsum.h). */
+static void add_summary(struct tk_buf *b, const struct tk_diff *d,
+			const struct tk_diff_opts *dopts, const struct tk_diff_render_opts *o,
+			const struct tk_flame *fl)
+{
+	struct tk_diff_summary s;
+	struct tk_buf t = TK_BUF_INIT;
+	uint32_t *page_index = tk_xcalloc(d->tree.nr_nodes ? d->tree.nr_nodes : 1,
+					  sizeof(*page_index));
+	size_t i;
+
+	uint32_t *lev = tk_xcalloc((size_t)fl->max_depth + 2, sizeof(*lev));
+
+	/* The page stores frames level by level (its pos[]): frame i of the
+	 * data goes to the frames of lower depth, plus its rank among its
+	 * own depth's. */
+	for (i = 0; i < fl->nr; i++)
+		lev[fl->frames[i].depth + 1]++;
+	for (i = 1; i <= fl->max_depth + 1; i++)
+		lev[i] += lev[i - 1];
+	for (i = 0; i < fl->nr; i++)
+		page_index[fl->frames[i].node] = lev[fl->frames[i].depth]++ + 1;
+	free(lev);
+	tk_diff_add_totals(&t, d, dopts, o->quantity);
+	tk_buf_adds(b, "<p id=\"totals\">");
+	tk_html_text(b, t.buf);
+	tk_buf_adds(b, "</p>\n");
+	tk_diff_summarize(d, dopts, CHANGES_SHOWN, &s);
+	tk_buf_adds(b, "<details id=\"changes\" open><summary>What changed</summary>"
+		    "<div class=\"lists\">");
+	add_change_list(b, d, &s.up[TK_DIFF_SELF], TK_DIFF_SELF, 1, page_index,
+			"changes-self-up", "Self increases");
+	add_change_list(b, d, &s.down[TK_DIFF_SELF], TK_DIFF_SELF, 0, page_index,
+			"changes-self-down", "Self decreases");
+	add_change_list(b, d, &s.up[TK_DIFF_CUMULATIVE], TK_DIFF_CUMULATIVE, 1, page_index,
+			"changes-cum-up", "Cumulative increases");
+	add_change_list(b, d, &s.down[TK_DIFF_CUMULATIVE], TK_DIFF_CUMULATIVE, 0, page_index,
+			"changes-cum-down", "Cumulative decreases");
+	tk_buf_addf(b, "</div></details>\n");
+	tk_diff_summary_release(&s);
+	tk_buf_release(&t);
+	free(page_index);
+}
+
+/* The header under the title: the totals, what changed, what is
+ * compared, and the diff's controls and legend. */
 static void add_header(struct tk_buf *b, const struct tk_diff *d, const struct tk_diff_opts *dopts,
-		       const struct tk_diff_render_opts *o)
+		       const struct tk_diff_render_opts *o, const struct tk_flame *fl)
 {
 	const char *norm;
 
+	add_summary(b, d, dopts, o, fl);
 	tk_buf_adds(b, "<p id=\"compared\"><b id=\"new-label\">");
 	tk_html_text(b, o->new_label ? o->new_label : "new");
 	tk_buf_adds(b, "</b> compared with the baseline <b id=\"base-label\">");
@@ -606,6 +727,8 @@ static void add_header(struct tk_buf *b, const struct tk_diff *d, const struct t
 	tk_buf_adds(b, "</b>");
 	if (d->nr_base > 1)
 		tk_buf_addf(b, " (mean of %zu runs)", d->nr_base);
+	else
+		tk_buf_adds(b, " (one run: no noise floor)");
 	switch (dopts->norm) {
 	case TK_DIFF_NORM_TOTAL:
 		norm = "baseline scaled to the same total";
@@ -652,7 +775,7 @@ static void add_header(struct tk_buf *b, const struct tk_diff *d, const struct t
 			tk_buf_adds(b, " or ");
 	}
 	if (d->nr_base > 1)
-		tk_buf_addf(b, "within %.3g\xc3\x97 the baseline spread", dopts->spread_k);
+		tk_buf_addf(b, "within %.3g standard deviations of the baseline runs", dopts->spread_k);
 	if (!(dopts->min_delta > 0) && d->nr_base <= 1)
 		tk_buf_adds(b, "no change");
 	tk_buf_adds(b, ")</span></div></div>\n");
@@ -678,7 +801,7 @@ static int render_html(const struct tk_diff *d, const struct tk_diff_opts *dopts
 		return ret;
 	tk_htmlout_init(&pg, out);
 	tk_htmlout_begin(&pg, SCRIPT_SHA256, page_style, title, o->render.subtitle);
-	add_header(&pg.b, d, dopts, o);
+	add_header(&pg.b, d, dopts, o, &fl);
 	tk_htmlout_search_bar(&pg);
 	tk_buf_adds(&pg.b, "<div id=\"vanished-list\" hidden></div>\n");
 	tk_htmlout_begin_data(&pg);

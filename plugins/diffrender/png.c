@@ -3,7 +3,8 @@
  * a static picture for build annotations, coloured for one mode
  * (o->mode), widths by the new or the baseline profile
  * (o->width_by_base), with the comparison and a small legend under the
- * title. The colours are the HTML page's and the SVG's (docs/diff-pages.md).
+ * title, and above them the totals and the three largest changes
+ * (core/diffsum.h), bold and large enough to read in an annotation. The colours are the HTML page's and the SVG's (docs/diff-pages.md).
  * One drawing routine serves both surfaces, hence two descriptors, as in
  * plugins/render/cairo.c.
  *
@@ -18,6 +19,7 @@
 #include "core/buf.h"
 #include "core/cairodraw.h"
 #include "core/diffrender.h"
+#include "core/diffsum.h"
 #include "core/flame.h"
 #include "core/banned.h"
 
@@ -106,6 +108,53 @@ static void swatch(struct ctx *c, double x, double y, enum tk_diff_class cls, co
 	tk_cairo_text(&c->g, label, TEXT_MAX, x + 18, y);
 }
 
+#define TOP_SHOWN 3
+
+/* The TOP_SHOWN largest changes in the picture's mode, one line each,
+ * increases in red and decreases in blue. */
+static void top_changes(struct ctx *c, double *y)
+{
+	struct tk_diff_summary s;
+	struct tk_buf t = TK_BUF_INIT;
+	const struct tk_diff_change *pick[TOP_SHOWN];
+	size_t nr = 0, iu = 0, idn = 0, i;
+	int m = c->o->mode == TK_DIFF_CUMULATIVE ? TK_DIFF_CUMULATIVE : TK_DIFF_SELF;
+
+	tk_diff_summarize(c->d, c->dopts, TOP_SHOWN, &s);
+	/* merge the two ranked lists by the size of the change */
+	while (nr < TOP_SHOWN && (iu < s.up[m].nr || idn < s.down[m].nr)) {
+		const struct tk_diff_change *u = iu < s.up[m].nr ? &s.up[m].rows[iu] : NULL;
+		const struct tk_diff_change *dn = idn < s.down[m].nr ? &s.down[m].rows[idn] : NULL;
+
+		if (u && (!dn || fabs(u->now - u->base) >= fabs(dn->now - dn->base))) {
+			pick[nr++] = u;
+			iu++;
+		} else {
+			pick[nr++] = dn;
+			idn++;
+		}
+	}
+	*y += c->g.font * 1.8;
+	tk_buf_addf(&t, "%s changes beyond the noise: ", m == TK_DIFF_CUMULATIVE ?
+		    "cumulative" : "self");
+	if (!nr)
+		tk_buf_adds(&t, "none");
+	tk_cairo_text_centred(&c->g, t.buf, TEXT_MAX, *y);
+	for (i = 0; i < nr; i++) {
+		*y += c->g.font * 1.6;
+		tk_buf_reset(&t);
+		tk_diff_add_change(&t, c->d, pick[i], 4);
+		if (pick[i]->now > pick[i]->base)
+			cairo_set_source_rgb(c->g.cr, 0.7, 0, 0);
+		else
+			cairo_set_source_rgb(c->g.cr, 0, 0, 0.7);
+		tk_cairo_text_centred(&c->g, t.buf, TEXT_MAX, *y);
+	}
+	cairo_set_source_rgb(c->g.cr, 0, 0, 0);
+	tk_diff_summary_release(&s);
+	tk_buf_release(&t);
+}
+
 static void headings(struct ctx *c)
 {
 	const struct tk_diff_render_opts *o = c->o;
@@ -116,7 +165,19 @@ static void headings(struct ctx *c)
 
 	tk_cairo_title(&c->g, o->render.title && *o->render.title ? o->render.title :
 		       "Differential Flame Graph", TEXT_MAX);
+	/* the totals and the top changes, bold: this picture goes into build
+	 * annotations, where it is all a reader sees */
+	y += c->g.font * 2;
+	cairo_select_font_face(c->g.cr, "Verdana", CAIRO_FONT_SLANT_NORMAL,
+			       CAIRO_FONT_WEIGHT_BOLD);
+	cairo_set_font_size(c->g.cr, c->g.font * 1.25);
+	tk_diff_add_totals(&t, c->d, c->dopts, o->quantity);
+	tk_cairo_text_centred(&c->g, t.buf, TEXT_MAX, y);
+	cairo_select_font_face(c->g.cr, "Verdana", CAIRO_FONT_SLANT_NORMAL,
+			       CAIRO_FONT_WEIGHT_NORMAL);
 	cairo_set_font_size(c->g.cr, c->g.font);
+	top_changes(c, &y);
+	tk_buf_reset(&t);
 	if (o->render.subtitle && *o->render.subtitle) {
 		y += c->g.font * 2;
 		tk_cairo_text_centred(&c->g, o->render.subtitle, TEXT_MAX, y);
@@ -215,9 +276,9 @@ static int render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
 	c.f = &fl;
 	tk_cairo_graph_init(&c.g, &o->render, image_width);
 	font = c.g.font;
-	/* the title, subtitle, comparison and legend lines */
-	tk_cairo_graph_fit(&c.g, font * 7 + (o->render.subtitle && *o->render.subtitle ? font * 2 : 0),
-			   &fl);
+	/* the title, totals, top changes, subtitle, comparison and legend lines */
+	tk_cairo_graph_fit(&c.g, font * 7 + font * 2 + font * (1.8 + 1.6 * TOP_SHOWN) +
+			   (o->render.subtitle && *o->render.subtitle ? font * 2 : 0), &fl);
 	ret = tk_cairo_render(&c.g, fmt, out, draw, &c, err);
 	tk_flame_release(&fl);
 	return ret;

@@ -12,7 +12,9 @@
  *     name (self: base 10 samples, new 15 samples, Δ +5 samples, +50.00%)
  *
  * with ", new", ", vanished" or ", within noise" before the ")" for those
- * classes (tk_diff_classify). The script reads a frame's name back from
+ * classes (tk_diff_classify), and, when the baseline was scaled, the
+ * scaling ("baseline scaled x1.29 to the same total"). The totals line
+ * (core/diffsum.h) stands under the title. The script reads a frame's name back from
  * its title up to the last " (": the details text never contains " (".
  *
  * Names are untrusted: they only appear as XML text, escaped by
@@ -24,6 +26,7 @@
 #include <string.h>
 
 #include "core/diffrender.h"
+#include "core/diffsum.h"
 #include "core/flame.h"
 #include "core/svgout.h"
 #include "core/banned.h"
@@ -35,6 +38,8 @@ struct ctx {
 	const struct tk_diff_render_opts *o;
 	struct tk_svg_page pg;
 	double wpt; /* pixels per weight unit */
+	const char *totals;  /* the totals line */
+	const char *scaling; /* "baseline scaled x1.29 ...", "" */
 };
 
 /* "1,234 samples", "12.50 ms", "3.20 MiB"... (v >= 0); counts that are
@@ -129,6 +134,10 @@ static void out_info(struct ctx *c, uint32_t node, enum tk_diff_class cls)
 		TK_SVGOUT_LIT(&c->w, ", vanished");
 	else if (cls == TK_DIFF_NOISE)
 		TK_SVGOUT_LIT(&c->w, ", within noise");
+	if (c->dopts->norm != TK_DIFF_NORM_NONE) {
+		TK_SVGOUT_LIT(&c->w, ", ");
+		tk_svgout_cstr(&c->w, c->scaling);
+	}
 	TK_SVGOUT_LIT(&c->w, ")");
 }
 
@@ -187,6 +196,8 @@ static void headings(struct ctx *c, double y)
 
 	tk_svg_text(w, "title", mid, fs * 2, o->render.title && *o->render.title ?
 			o->render.title : "Differential Flame Graph");
+	tk_svg_text(w, "totals", mid, y, c->totals);
+	y += fs * 2;
 	if (o->render.subtitle && *o->render.subtitle) {
 		tk_svg_text(w, "subtitle", mid, y, o->render.subtitle);
 		y += fs * 2;
@@ -245,7 +256,8 @@ static void header(struct ctx *c, double head_y)
 		      "\t\t<rect width=\"6\" height=\"6\" fill=\"rgb(225,225,235)\"/>"
 		      "<rect width=\"2\" height=\"6\" fill=\"rgb(60,60,255)\"/>\n\t</pattern>\n");
 	tk_svg_prologue(w, &c->pg,
-			"\t#subtitle, #compared { text-anchor:middle; fill:rgb(96,96,96); }\n");
+			"\t#subtitle, #compared { text-anchor:middle; fill:rgb(96,96,96); }\n"
+			"\t#totals { text-anchor:middle; font-weight:bold; }\n");
 	headings(c, head_y);
 	tk_svg_controls(w, &c->pg);
 }
@@ -258,6 +270,7 @@ static int svg_render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
 	double image_width;
 	struct ctx c;
 	struct tk_svg_page *pg = &c.pg;
+	struct tk_buf totals = TK_BUF_INIT, scaling = TK_BUF_INIT;
 	double lines, ypad2;
 	size_t i;
 	int ret;
@@ -278,8 +291,12 @@ static int svg_render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
 	pg->font_size = o->render.font_size > 0 ? o->render.font_size : 12;
 	pg->xpad = TK_FLAME_XPAD;
 	ypad2 = pg->font_size * 2 + 10;
-	/* title, [subtitle], compared, legend */
-	lines = o->render.subtitle && *o->render.subtitle ? 3 : 2;
+	/* title, totals, [subtitle], compared, legend */
+	lines = o->render.subtitle && *o->render.subtitle ? 4 : 3;
+	tk_diff_add_totals(&totals, d, dopts, o->quantity);
+	tk_diff_add_scaling(&scaling, d, dopts);
+	c.totals = totals.buf;
+	c.scaling = scaling.buf;
 	pg->top = pg->font_size * 3 + lines * pg->font_size * 2;
 	pg->height = (fl.max_depth + 1) * pg->frame_height + pg->top + ypad2;
 	pg->bottom = pg->height - ypad2 - pg->frame_height + 1;
@@ -300,6 +317,8 @@ static int svg_render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
 	tk_svgout_flush(&c.w);
 	if (!c.w.failed && fflush(outf))
 		c.w.failed = 1;
+	tk_buf_release(&totals);
+	tk_buf_release(&scaling);
 	return tk_svgout_finish(&c.w, err);
 }
 

@@ -20,6 +20,12 @@
 //   url       mode, width, view, zoom and search survive a reload
 //   hostile   hostile names are shown verbatim and never run
 //   svg       the SVG: colours, details, zoom, search
+//   changes   the totals line and the "what changed" table: kernel_a the
+//             top self increase, kernel_b the top self decrease, and a
+//             click on a row zooms the graph to that frame
+//   knownanswer  a page of the toy model (examples/climate.c) built twice:
+//             the totals grew, and the one self increase is under
+//             radiation, at about +100%; no self decrease
 //
 // The fixture (--normalize none), in samples:
 //   base: main;init;parse_args 3, main;init;load_config 7, main;compute;kernel_a 40,
@@ -412,6 +418,51 @@ async function svg(p, base, nw) {
 	await p.shot('svg');
 }
 
+async function rows(p, id) {
+	return p.page.evaluate((id) => Array.from(document.querySelectorAll(`#${id} tr`),
+		(tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent)), id);
+}
+
+async function changes(p) {
+	const totals = await p.text('totals');
+	check(totals === 'samples 106 -> 109 (+2.8%)', `the totals line ('${totals}')`);
+	const up = await rows(p, 'changes-self-up'), down = await rows(p, 'changes-self-down');
+	check(up.length >= 2 && up[0][0] === 'kernel_a <- compute <- main' && up[0][1] === '+20' &&
+	      up[0][2] === '+50.0%', `the top self increase is kernel_a +20 +50.0% (${JSON.stringify(up)})`);
+	check(up[1][0].startsWith('brand_new') && up[1][2] === 'new', `then brand_new, new (${JSON.stringify(up)})`);
+	check(down[0][0] === 'kernel_b <- compute <- main' && down[0][2] === '-60.0%',
+	      `the top self decrease is kernel_b -60.0% (${JSON.stringify(down)})`);
+	const cum = await rows(p, 'changes-cum-up');
+	check(cum.some((r) => r[0] === 'compute <- main'), `compute's total grew (${JSON.stringify(cum)})`);
+	await p.page.click('#changes-self-down a');
+	await p.settle();
+	let st = await p.state();
+	check(st.zoomed === 'kernel_b' && st.mode === 'self', `the row zooms to kernel_b (${JSON.stringify(st)})`);
+	await p.page.click('#changes-cum-up a');
+	await p.settle();
+	st = await p.state();
+	check(st.mode === 'cumulative', `a cumulative row colours by cumulative change (${JSON.stringify(st)})`);
+	await p.page.evaluate(() => Array.from(document.querySelectorAll('#changes-self-down a'))
+		.find((a) => a.textContent.startsWith('old_path')).click());
+	await p.settle();
+	st = await p.state();
+	check(st.vanished && st.zoomed === 'old_path', `a vanished row opens the vanished view on it (${JSON.stringify(st)})`);
+	await p.shot('changes');
+}
+
+async function knownanswer(p) {
+	const totals = await p.text('totals');
+	const m = /^(allocations|CPU time) .* -> .* \(\+([0-9.]+)%\)/.exec(totals);
+	check(m && Number(m[2]) > 20, `the totals line says what grew ('${totals}')`);
+	const up = await rows(p, 'changes-self-up'), down = await rows(p, 'changes-self-down');
+	check(up.length === 1 && / <- radiation <- physics/.test(up[0][0]),
+	      `the one self increase is under radiation (${JSON.stringify(up)})`);
+	const pct = Number(up[0][2].replace('%', ''));
+	check(pct > 70 && pct < 130, `at about +100% (${up[0][2]})`);
+	check(down.length === 1 && down[0][0] === '(none)', `no self decrease (${JSON.stringify(down)})`);
+	await p.shot('knownanswer');
+}
+
 // ---- main ----
 
 async function runJob(browser, job, base, nw) {
@@ -431,6 +482,8 @@ async function runJob(browser, job, base, nw) {
 		case 'url': await url(p); break;
 		case 'hostile': await hostile(p); break;
 		case 'svg': await svg(p, base, nw); break;
+		case 'changes': await changes(p); break;
+		case 'knownanswer': await knownanswer(p); break;
 		default: throw new CheckFailed(`unknown scenario '${scenario}'`);
 		}
 		check(errors.length === 0, 'no script errors or network requests:\n#   ' + errors.join('\n#   '));

@@ -253,6 +253,7 @@ static void test_zero_baseline(void)
 	int all_new = 1, ret;
 
 	tk_diff_opts_init(&o);
+	o.norm = TK_DIFF_NORM_TOTAL;
 	ret = build1(&d, "a;b 0\na;c 0\n", "a;b 3\na;d 2\n", &o);
 	is_int(ret, 0, "an all-zero baseline is accepted under TOTAL");
 	ok(d.base_scale == 1, "... its scale is 1 (nothing to scale)");
@@ -287,6 +288,8 @@ static void test_totals(void)
 	uint32_t x, y;
 
 	tk_diff_opts_init(&o);
+	ok(o.norm == TK_DIFF_NORM_NONE, "the default: values as measured (NONE)");
+	o.norm = TK_DIFF_NORM_TOTAL;
 	build1(&d, "x 14\ny 51\n", "x 13\ny 67\n", &o);
 	x = find(&d, "x");
 	y = find(&d, "y");
@@ -321,6 +324,7 @@ static void test_three_baselines(void)
 	uint32_t b, z, a;
 
 	tk_diff_opts_init(&o);
+	o.spread_k = 2;
 	o.norm = TK_DIFF_NORM_NONE;
 	build(&d, bases, "a;b 15\na;c 5\n", &o, &err);
 	b = find(&d, "a;b");
@@ -335,13 +339,13 @@ static void test_three_baselines(void)
 	   "a cumulative: totals 18, 17, 19: mean 18, std dev 1");
 	ok(d.spread_self[find(&d, "a;c")] == 0, "a;c, the same in all three: spread 0");
 	is_int(cls(&d, "a;b", TK_DIFF_SELF, &o, NULL), TK_DIFF_NOISE,
-	       "a;b 12 -> 15: within 2 sigma (4), NOISE");
+	       "a;b 12 -> 15: within 2 sd x sqrt(1 + 1/3) (4.62), NOISE");
 	tk_diff_release(&d);
 
 	build(&d, bases, "a;b 17\na;c 5\n", &o, &err);
-	is_int(cls(&d, "a;b", TK_DIFF_SELF, &o, NULL), TK_DIFF_UP, "a;b 12 -> 17: beyond 2 sigma, UP");
+	is_int(cls(&d, "a;b", TK_DIFF_SELF, &o, NULL), TK_DIFF_UP, "a;b 12 -> 17: beyond 2 sd x sqrt(1 + 1/3), UP");
 	o.spread_k = 3;
-	is_int(cls(&d, "a;b", TK_DIFF_SELF, &o, NULL), TK_DIFF_NOISE, "... within 3 sigma (6): NOISE");
+	is_int(cls(&d, "a;b", TK_DIFF_SELF, &o, NULL), TK_DIFF_NOISE, "... within 3 sd x sqrt(1 + 1/3) (6.93): NOISE");
 	o.spread_k = 2;
 	tk_diff_release(&d);
 
@@ -448,6 +452,7 @@ static void test_renderers(void)
 	   !tk_diff_renderer_for_path("folded"), "renderers by extension");
 
 	tk_diff_opts_init(&o);
+	o.norm = TK_DIFF_NORM_TOTAL;
 	build1(&d, "x 14\ny 50.9\nz 0.1\n", "x 13\ny 67\n", &o);
 	s = render(&d, &o, "x.folded", NULL);
 	{
@@ -491,17 +496,18 @@ static void test_renderers(void)
 	ro.base_label = "main #41 3f2a9c1e";
 	ro.new_label = "pr-7 #42\n";
 	s = render(&d, &o, "x.txt", &ro);
-	ok(s && strstr(s, "normalization none") && strstr(s, "main #41 3f2a9c1e") &&
-	   strstr(s, "total 15 samples") && strstr(s, "total 37 samples"),
-	   ".txt: header with labels, normalization and totals");
-	ok(s && strstr(s, "+20  +200.0%  evil name  <- main\n") &&
-	   strstr(s, "+7      new  leaf <- evil name  <- main\n") &&
+	ok(s && strstr(s, "Graph\nsamples 15 -> 37 (+146.7%)\nbase: ") &&
+	   strstr(s, "main #41 3f2a9c1e") && !strstr(s, "scaled"),
+	   ".txt: the totals first, then the labels; nothing scaled");
+	/* the name holds a NUL too (11 bytes): it shows as a space */
+	ok(s && strstr(s, "+20  +200.0%  evil name   <- main\n") &&
+	   strstr(s, "+7      new  leaf <- evil name   <- main\n") &&
 	   strstr(s, "-5  -100.0%  gone <- main\n"),
 	   ".txt: increases and decreases with base, new, delta, delta%% and the path");
 	ok(s && !strstr(s, "evil\n") && !strstr(s, "\r") && !strstr(s, "#42\n"),
 	   ".txt: no raw newline from a name or label");
 	ok(s && strstr(s, "self increases") && strstr(s, "self decreases") &&
-	   strstr(s, "evil name  <- main") < strstr(s, "leaf <- evil"),
+	   strstr(s, "evil name   <- main") < strstr(s, "leaf <- evil"),
 	   ".txt: increases ranked by absolute delta");
 	free(s);
 	tk_diff_release(&d);
