@@ -47,7 +47,8 @@ CMD_OBJ := $(CMD_SRC:.c=.o)
 LIB := libtracker.a
 UNIT_BIN := $(UNIT_SRC:.c=)
 HELPER_BIN := $(HELPER_SRC:.c=)
-EXAMPLE_BIN := $(EXAMPLE_SRC:.c=) $(if $(wildcard examples/allocpattern.c),examples/allocpattern-static)
+EXAMPLE_BIN := $(EXAMPLE_SRC:.c=) $(if $(wildcard examples/allocpattern.c),examples/allocpattern-static) \
+	$(if $(wildcard examples/climate.c),examples/climate-feature)
 BENCH_BIN := $(BENCH_SRC:.c=)
 PRELOAD_OBJ := $(PRELOAD_SRC:.c=.pic.o)
 PRELOAD_LIB := libtracker-preload.so
@@ -106,6 +107,16 @@ examples/allocpattern: examples/allocpattern.c
 
 examples/allocpattern-static: examples/allocpattern.c
 	$(QUIET_LINK)$(CC) $(PROFILEE_CFLAGS) $(LDFLAGS) -static -o $@ $< -pthread
+
+# The toy model of the diff's known-answer tests and the demo, built as
+# users build (-O2 -g, no frame pointers, no sanitizer), twice: the
+# feature build's radiation does twice the work (examples/climate.c).
+CLIMATE_CFLAGS := $(filter-out -fsanitize=% -fno-sanitize-recover=all,$(ALL_CFLAGS))
+examples/climate: examples/climate.c
+	$(QUIET_LINK)$(CC) $(CLIMATE_CFLAGS) $(LDFLAGS) -o $@ $<
+
+examples/climate-feature: examples/climate.c
+	$(QUIET_LINK)$(CC) $(CLIMATE_CFLAGS) -DRADIATION=2 $(LDFLAGS) -o $@ $<
 
 bench/alloc-heavy bench/compute: %: %.c
 	$(QUIET_LINK)$(CC) $(PROFILEE_CFLAGS) $(LDFLAGS) -o $@ $< -lm

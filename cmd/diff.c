@@ -144,7 +144,7 @@ struct diff_cmd {
 	struct chosen new_run;
 	struct chosen base_runs[MAX_BASELINES];
 	size_t nr_base_runs;
-	struct tk_buf base_label, new_label, subtitle;
+	struct tk_buf base_label, new_label;
 };
 
 static void chosen_release(struct chosen *c)
@@ -395,26 +395,46 @@ out:
 	return ret;
 }
 
+/* "mean of 5 runs of staging: #416, #415, #414, #413, #412", short enough
+ * for a picture's header; stderr lists the runs in full */
+static void label_runs(struct tk_buf *b, const struct chosen *c, size_t nr)
+{
+	size_t i;
+
+	tk_buf_addf(b, "mean of %zu runs", nr);
+	if (c[0].branch)
+		tk_buf_addf(b, " of %s", c[0].branch);
+	tk_buf_adds(b, ":");
+	for (i = 0; i < nr; i++) {
+		if (c[i].build)
+			tk_buf_addf(b, "%s #%s", i ? "," : "", c[i].build);
+		else
+			tk_buf_addf(b, "%s run %.8s", i ? "," : "", c[i].id);
+	}
+}
+
 static void describe(struct diff_cmd *d)
 {
+	struct tk_buf full = TK_BUF_INIT;
 	size_t i;
 
 	label_run(&d->new_label, &d->new_run);
 	for (i = 0; i < d->nr_base_runs; i++) {
 		if (i)
-			tk_buf_adds(&d->base_label, ", ");
-		label_run(&d->base_label, &d->base_runs[i]);
+			tk_buf_adds(&full, ", ");
+		label_run(&full, &d->base_runs[i]);
 	}
-	if (d->nr_base_runs > 1) {
-		struct tk_buf b = TK_BUF_INIT;
-
-		tk_buf_addf(&b, "mean of %zu runs: %s", d->nr_base_runs, d->base_label.buf);
-		tk_buf_reset(&d->base_label);
-		tk_buf_add(&d->base_label, b.buf, b.len);
-		tk_buf_release(&b);
-	}
-	fprintf(stderr, "tracker: new:      %s\ntracker: baseline: %s\n", d->new_label.buf,
-		d->base_label.buf);
+	if (d->nr_base_runs > 1)
+		label_runs(&d->base_label, d->base_runs, d->nr_base_runs);
+	else
+		tk_buf_add(&d->base_label, full.buf, full.len);
+	fprintf(stderr, "tracker: new:      %s\n", d->new_label.buf);
+	if (d->nr_base_runs > 1)
+		fprintf(stderr, "tracker: baseline: mean of %zu runs: %s\n", d->nr_base_runs,
+			full.buf);
+	else
+		fprintf(stderr, "tracker: baseline: %s\n", full.buf);
+	tk_buf_release(&full);
 	if (d->nr_base_runs < (size_t)d->nr_baselines)
 		fprintf(stderr, "tracker: %zu baseline run%s of the %ld asked for exist%s%s\n",
 			d->nr_base_runs, d->nr_base_runs == 1 ? "" : "s", d->nr_baselines,
@@ -541,7 +561,6 @@ int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx)
 	tk_diff_render_opts_init(&d.ropts);
 	tk_buf_init(&d.base_label, 0);
 	tk_buf_init(&d.new_label, 0);
-	tk_buf_init(&d.subtitle, 0);
 	d.kind = "cpu";
 	ret = parse_options(argc, argv, ctx, &d);
 	if (ret)
@@ -565,10 +584,6 @@ int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx)
 		d.ropts.quantity = tk_diff_quantity(d.key ? d.kind : NULL, new.unit);
 		d.ropts.base_label = d.base_label.buf;
 		d.ropts.new_label = d.new_label.buf;
-		if (!d.ropts.render.subtitle) {
-			tk_buf_addf(&d.subtitle, "%s vs %s", d.new_label.buf, d.base_label.buf);
-			d.ropts.render.subtitle = d.subtitle.buf;
-		}
 		j.d = &d;
 		j.diff = &diff;
 		ret = cmd_write_output(d.out, write_diff, &j);
@@ -585,6 +600,5 @@ int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx)
 		chosen_release(&d.base_runs[i]);
 	tk_buf_release(&d.base_label);
 	tk_buf_release(&d.new_label);
-	tk_buf_release(&d.subtitle);
 	return ret;
 }

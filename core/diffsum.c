@@ -85,6 +85,25 @@ static int cmp_rows(const void *a, const void *b)
 	return 0;
 }
 
+/*
+ * Whether one child of n carries all of n's cumulative change: then n is
+ * a caller on the way to the change, and the cumulative list names the
+ * child instead (a chain main <- _start <- ... would otherwise fill it
+ * with the same number).
+ */
+static int passes_on(const struct tk_diff *d, uint32_t n, double delta)
+{
+	uint32_t c;
+
+	for (c = d->tree.nodes[n].first_child; c; c = d->tree.nodes[c].next_sibling) {
+		double dc = d->new_total[c] - d->base_total[c];
+
+		if (fabs(dc - delta) <= 1e-9 * fabs(delta))
+			return 1;
+	}
+	return 0;
+}
+
 static void consider(const struct tk_diff *d, const struct tk_diff_opts *o, uint32_t n,
 		     enum tk_diff_mode mode, size_t top, struct tk_diff_summary *s)
 {
@@ -100,6 +119,8 @@ static void consider(const struct tk_diff *d, const struct tk_diff_opts *o, uint
 		r.now = d->new_total[n];
 	}
 	if (!(r.now != r.base))
+		return;
+	if (mode == TK_DIFF_CUMULATIVE && passes_on(d, n, r.now - r.base))
 		return;
 	if (r.cls == TK_DIFF_NOISE) {
 		if (mode == TK_DIFF_SELF)

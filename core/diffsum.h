@@ -10,7 +10,10 @@
  * A change is a node of the union (core/diff.h) that tk_diff_classify
  * calls UP, DOWN, NEW or VANISHED in a mode; NOISE is never listed.
  * Self changes rank every node but the root; cumulative changes too,
- * but the root's cumulative change is the total, said on its own line.
+ * but the root's cumulative change is the total, said on its own line,
+ * and a caller one of whose children carries all of its cumulative
+ * change is left for that child (the chain main <- _start <- ... adds
+ * nothing to the deepest frame of it).
  * Rows are ranked by |new - base|, ties by node id, so the lists are
  * the same on every run. A NEW frame counts as an increase, a VANISHED
  * one as a decrease.

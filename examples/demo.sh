@@ -71,9 +71,15 @@ echo "    (the built-in allocation profiler: tracker run --profile alloc)"
 "$root/tracker" flame --db "$db" --key model --branch feature --kind alloc \
 	-o "$demo/model-alloc-feature.txt"
 sed -n '1,8p' "$demo/model-alloc-feature.txt"
-"$root/tracker" diff --db "$db" --key model --branch feature --baseline-branch main \
-	--kind alloc -o "$demo/model-alloc-diff.html"
+echo
+echo "=== tracker diff --key model --branch feature --baseline-branch main --kind alloc -o demo/model-alloc-diff.txt"
+echo "    (the newest feature run against the mean of the main runs, values as measured)"
+for ext in txt html png; do
+	"$root/tracker" diff --db "$db" --key model --branch feature --baseline-branch main \
+		--kind alloc -o "$demo/model-alloc-diff.$ext" 2>/dev/null
+done
+sed -n '1,12p' "$demo/model-alloc-diff.txt"
 echo
 echo "records: $(ls "$demo/records"/*.json | wc -l) record files in demo/records/ (self-describing JSON)"
 echo "flame graphs: demo/model-main.svg, demo/model-feature.svg (and .html): open them in a browser"
-echo "allocation diff, feature against main: demo/model-alloc-diff.html"
+echo "allocation diff, feature against main: demo/model-alloc-diff.html (and .png, .txt)"

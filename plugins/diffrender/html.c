@@ -65,11 +65,11 @@ static const char page_style[] =
 	"  background: linear-gradient(to right, rgb(30,30,255), rgb(220,220,255) 49.9%, rgb(255,220,220) 50.1%, rgb(255,30,30)); }\n"
 	"#legend .sw { display: inline-block; width: 14px; height: 12px; vertical-align: middle; border: 1px solid #888; }\n"
 	"#legend .vsw { background: repeating-linear-gradient(45deg, rgb(60,60,255) 0 3px, rgb(225,225,235) 3px 6px); }\n"
-	"#totals { text-align: center; font-size: 15px; margin: 2px 0; }\n"
+	"#totals { text-align: center; font-size: 15px; font-weight: bold; margin: 2px 0; }\n"
 	"#changes { margin: 2px 0; font-size: 12px; }\n"
 	"#changes summary { cursor: pointer; }\n"
 	"#changes .lists { display: flex; flex-wrap: wrap; gap: 4px 18px; max-height: 11em; overflow: auto; }\n"
-	"#changes table { border-collapse: collapse; }\n"
+	"#changes table { border-collapse: collapse; align-self: flex-start; }\n"
 	"#changes caption { text-align: left; font-weight: bold; }\n"
 	"#changes td { padding: 0 6px 0 0; white-space: nowrap; }\n"
 	"#changes td.v { text-align: right; }\n"
@@ -725,9 +725,7 @@ static void add_header(struct tk_buf *b, const struct tk_diff *d, const struct t
 	tk_buf_adds(b, "</b> compared with the baseline <b id=\"base-label\">");
 	tk_html_text(b, o->base_label ? o->base_label : "base");
 	tk_buf_adds(b, "</b>");
-	if (d->nr_base > 1)
-		tk_buf_addf(b, " (mean of %zu runs)", d->nr_base);
-	else
+	if (d->nr_base < 2)
 		tk_buf_adds(b, " (one run: no noise floor)");
 	switch (dopts->norm) {
 	case TK_DIFF_NORM_TOTAL:

@@ -206,11 +206,6 @@ static void headings(struct ctx *c, double y)
 	tk_svgout_cstr(w, o->new_label ? o->new_label : "new");
 	TK_SVGOUT_LIT(w, " compared with the baseline ");
 	tk_svgout_cstr(w, o->base_label ? o->base_label : "base");
-	if (c->d->nr_base > 1) {
-		TK_SVGOUT_LIT(w, " (mean of ");
-		tk_svgout_num(w, (double)c->d->nr_base, 0);
-		TK_SVGOUT_LIT(w, " runs)");
-	}
 	tk_svgout_str(w, o->mode == TK_DIFF_CUMULATIVE ? "; colour: cumulative change" :
 						     "; colour: self change");
 	tk_svgout_str(w, o->width_by_base ? "; width: baseline" : "; width: new");

@@ -12,6 +12,7 @@
 #include "core/buf.h"
 #include "core/diff.h"
 #include "core/diffrender.h"
+#include "core/diffsum.h"
 #include "core/flame.h"
 #include "core/import.h"
 #include "core/profile.h"
@@ -606,8 +607,151 @@ static void test_goldens(void)
 	       "inferno-diff-folded fractionals: equal after truncating our fractional counts");
 }
 
+/* A sampled profile: every weight a Poisson-ish count around `mean`. */
+static void test_pooled_noise(void)
+{
+	/* five baselines of four frames whose counts wobble as sampling does
+	 * (about sqrt(n)), and a new run where only f2 doubles */
+	const char *bases[] = {
+		"m;f1 100\nm;f2 400\nm;f3 900\nm;f4 30\n",
+		"m;f1 112\nm;f2 385\nm;f3 880\nm;f4 36\n",
+		"m;f1 91\nm;f2 420\nm;f3 931\nm;f4 25\n",
+		"m;f1 104\nm;f2 396\nm;f3 905\nm;f4 33\n",
+		"m;f1 97\nm;f2 410\nm;f3 890\nm;f4 28\n", NULL,
+	};
+	struct tk_diff_opts o;
+	struct tk_diff d;
+	struct tk_err err;
+
+	tk_diff_opts_init(&o);
+	is_int(build(&d, bases, "m;f1 120\nm;f2 800\nm;f3 870\nm;f4 40\nm;f5 1\n", &o, &err), 0,
+	       "five sampled baselines");
+	ok(d.dispersion > 0.3 && d.dispersion < 3, "the pooled dispersion is about one count "
+	   "per count (%g)", d.dispersion);
+	is_int(cls(&d, "m;f2", TK_DIFF_SELF, &o, NULL), TK_DIFF_UP, "f2 doubled: UP");
+	is_int(cls(&d, "m;f1", TK_DIFF_SELF, &o, NULL), TK_DIFF_NOISE, "f1 +19%% of 100: noise");
+	is_int(cls(&d, "m;f3", TK_DIFF_SELF, &o, NULL), TK_DIFF_NOISE, "f3 -3.5%%: noise");
+	is_int(cls(&d, "m;f4", TK_DIFF_SELF, &o, NULL), TK_DIFF_NOISE,
+	       "f4 +32%% of 30, where one run's spread is small: the pooled noise keeps it grey");
+	is_int(cls(&d, "m;f5", TK_DIFF_SELF, &o, NULL), TK_DIFF_NOISE,
+	       "f5, one sample new run caught: noise, not NEW");
+	ok(tk_diff_noise_band(&d, 100, 0, &o) > 0, "the band of a frame without spread is not 0");
+	tk_diff_release(&d);
+
+	build1(&d, "m;f1 100\n", "m;f1 101\nm;f5 1\n", &o);
+	ok(d.dispersion == 0 && tk_diff_noise_band(&d, 100, 0, &o) == 0,
+	   "one baseline: no noise floor");
+	is_int(cls(&d, "m;f5", TK_DIFF_SELF, &o, NULL), TK_DIFF_NEW, "... so f5 is NEW");
+	tk_diff_release(&d);
+}
+
+static void test_match_roots(void)
+{
+	struct tk_diff_opts o;
+	struct tk_diff d;
+
+	tk_diff_opts_init(&o);
+	ok(!o.match_roots, "exact top-level matching by default (files)");
+	build1(&d, "climate-staging;main;rad 10\nsh;main 1\n",
+	       "climate-feature;main;rad 20\nsh;main 1\n", &o);
+	ok(find(&d, "climate-staging;main;rad") && find(&d, "climate-feature;main;rad"),
+	   "without match_roots the renamed program is two frames");
+	tk_diff_release(&d);
+	o.match_roots = 1;
+	build1(&d, "climate-staging;main;rad 10\nsh;main 1\n",
+	       "climate-feature;main;rad 20\nsh;main 1\n", &o);
+	ok(!find(&d, "climate-staging") && find(&d, "climate-feature;main;rad"),
+	   "match_roots: one frame, under the new name");
+	ok(d.base_self[find(&d, "climate-feature;main;rad")] == 10 &&
+	   d.new_self[find(&d, "climate-feature;main;rad")] == 20, "... with both values");
+	ok(d.base_self[find(&d, "sh;main")] == 1, "... the same-named sibling still matches itself");
+	tk_diff_release(&d);
+	build1(&d, "a;x 1\nb;x 1\n", "c;x 1\nd;x 1\n", &o);
+	ok(find(&d, "a") && find(&d, "c") && find(&d, "d"),
+	   "two unmatched on each side: no guessing");
+	tk_diff_release(&d);
+}
+
+static void test_summary(void)
+{
+	struct tk_diff_opts o;
+	struct tk_diff_summary s;
+	struct tk_diff d;
+	struct tk_buf b = TK_BUF_INIT;
+
+	tk_diff_opts_init(&o);
+	build1(&d, "m;a;x 100\nm;b 50\nm;gone 10\n", "m;a;x 150\nm;b 25\nm;c 5\n", &o);
+	tk_diff_add_totals(&b, &d, &o, NULL);
+	is_str(b.buf, "samples 160 -> 180 (+12.5%)", "totals line: measured totals and the change");
+	tk_diff_summarize(&d, &o, 5, &s);
+	ok(s.up[TK_DIFF_SELF].nr == 2 && s.up[TK_DIFF_SELF].rows[0].node == find(&d, "m;a;x") &&
+	   s.up[TK_DIFF_SELF].rows[1].node == find(&d, "m;c"), "self increases: x, then new c");
+	ok(s.down[TK_DIFF_SELF].nr == 2 && s.down[TK_DIFF_SELF].rows[0].node == find(&d, "m;b") &&
+	   s.down[TK_DIFF_SELF].rows[1].cls == TK_DIFF_VANISHED, "self decreases: b, then gone");
+	ok(s.up[TK_DIFF_CUMULATIVE].nr == 3 &&
+	   s.up[TK_DIFF_CUMULATIVE].rows[0].node == find(&d, "m;a;x") &&
+	   s.up[TK_DIFF_CUMULATIVE].rows[1].node == find(&d, "m") &&
+	   s.up[TK_DIFF_CUMULATIVE].rows[2].node == find(&d, "m;c"),
+	   "cumulative: x +50 (a passes all of its change to x: not listed), m +20, c +5");
+	is_int(s.nr_new, 1, "one new frame");
+	is_int(s.nr_vanished, 1, "one vanished frame");
+	tk_buf_reset(&b);
+	tk_diff_add_change(&b, &d, &s.up[TK_DIFF_SELF].rows[0], 2);
+	is_str(b.buf, "x <- a <- ...  +50.0% (+50)", "a change in words, path cut");
+	tk_buf_reset(&b);
+	tk_diff_add_change(&b, &d, &s.down[TK_DIFF_SELF].rows[1], 0);
+	is_str(b.buf, "gone <- m  vanished (-10)", "a vanished frame");
+	tk_diff_summary_release(&s);
+	tk_diff_release(&d);
+
+	o.norm = TK_DIFF_NORM_TOTAL;
+	build1(&d, "m;x 100\n", "m;x 150\n", &o);
+	tk_buf_reset(&b);
+	tk_diff_add_totals(&b, &d, &o, "CPU time");
+	is_str(b.buf, "CPU time 100 -> 150 (+50.0%); baseline scaled x1.5 to the same total",
+	       "scaled: the totals stay measured, and the scaling is said");
+	tk_diff_release(&d);
+
+	is_str(tk_diff_quantity("alloc", TK_UNIT_BYTES), "allocations", "quantity of alloc");
+	is_str(tk_diff_quantity("cpu", TK_UNIT_NANOSECONDS), "CPU time", "quantity of cpu");
+	is_str(tk_diff_quantity("cpu", TK_UNIT_SAMPLES), "CPU samples", "... counted in samples");
+	is_str(tk_diff_quantity(NULL, TK_UNIT_BYTES), "bytes", "a file in bytes");
+	tk_buf_reset(&b);
+	tk_diff_add_value(&b, TK_UNIT_BYTES, -3 * 1048576.0, 1);
+	tk_diff_add_value(&b, TK_UNIT_NANOSECONDS, 1.5e9, 0);
+	is_str(b.buf, "-3.00 MiB1.50 s", "values in human units");
+	tk_buf_release(&b);
+}
+
+static void test_units(void)
+{
+	struct tk_profile base, new;
+	const struct tk_profile *bp[1] = { &base };
+	struct tk_diff_opts o;
+	struct tk_diff d;
+	struct tk_err err;
+
+	load(&base, "m;x 10\n");
+	load(&new, "m;x 10\n");
+	new.unit = TK_UNIT_NANOSECONDS;
+	tk_diff_opts_init(&o);
+	memset(&err, 0, sizeof(err));
+	is_int(tk_diff_build(bp, 1, &new, &o, &d, &err), TK_EDATA,
+	       "samples and nanoseconds are not subtracted");
+	ok(strstr(err.msg, "--normalize total") != NULL, "... the message names the way out");
+	o.norm = TK_DIFF_NORM_TOTAL;
+	is_int(tk_diff_build(bp, 1, &new, &o, &d, &err), 0, "... shapes compare");
+	tk_diff_release(&d);
+	tk_profile_release(&base);
+	tk_profile_release(&new);
+}
+
 int main(void)
 {
+	test_pooled_noise();
+	test_match_roots();
+	test_summary();
+	test_units();
 	test_new_and_vanished();
 	test_recursion_and_paths();
 	test_normalized_names();

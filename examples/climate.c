@@ -1,0 +1,109 @@
+/*
+ * A toy climate model with a known profile, for the diff's known-answer
+ * tests and the demo: every time step runs physics (radiation, then
+ * microphysics) and dynamics (advect_tracers). Each of the three leaf
+ * routines allocates and computes its own share:
+ *
+ *   routine          allocates per step        computes (spin units)
+ *   radiation        RADIATION x 512 KiB       RADIATION x 4
+ *   microphysics     384 KiB                   3
+ *   advect_tracers   320 KiB                   3
+ *
+ * RADIATION is 1 by default; the "feature branch" build sets it to 2, so
+ * radiation does exactly twice the work and nothing else changes.
+ *
+ *   climate [STEPS]   (default 128 steps: 152 MiB allocated on main,
+ *                      about 1 s of CPU)
+ *
+ * Built with plain -O2 -g, as users build: no frame pointers.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef RADIATION
+#define RADIATION 1
+#endif
+
+#define BLOCK (64 * 1024)
+#define SPIN_UNIT 600000
+
+static volatile uint64_t sink;
+
+/* Allocates kib KiB in 64 KiB blocks, touching each, then frees them. */
+static __attribute__((noinline)) void churn(unsigned kib)
+{
+	unsigned i, n = kib / 64;
+	char *blocks[64];
+
+	for (i = 0; i < n && i < 64; i++) {
+		blocks[i] = malloc(BLOCK);
+		if (!blocks[i])
+			abort();
+		memset(blocks[i], (int)i, 64);
+		sink += (unsigned char)blocks[i][i % 64];
+	}
+	while (i--)
+		free(blocks[i]);
+}
+
+static __attribute__((noinline)) void spin(unsigned units)
+{
+	uint64_t x = sink | 1, k;
+
+	for (k = 0; k < (uint64_t)units * SPIN_UNIT; k++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	sink = x;
+}
+
+/* The three routines spin in their own frames (inlined spin would do as
+ * well; noinline keeps the call paths the test expects exact). */
+static __attribute__((noinline)) void radiation(void)
+{
+	int r;
+
+	for (r = 0; r < RADIATION; r++) {
+		churn(512);
+		spin(4);
+	}
+}
+
+static __attribute__((noinline)) void microphysics(void)
+{
+	churn(384);
+	spin(3);
+}
+
+static __attribute__((noinline)) void advect_tracers(void)
+{
+	churn(320);
+	spin(3);
+}
+
+static __attribute__((noinline)) void physics(void)
+{
+	radiation();
+	microphysics();
+}
+
+static __attribute__((noinline)) void dynamics(void)
+{
+	advect_tracers();
+}
+
+int main(int argc, char **argv)
+{
+	long steps = argc > 1 ? strtol(argv[1], NULL, 10) : 128, s;
+
+	if (steps < 1) {
+		fprintf(stderr, "usage: climate [STEPS]\n");
+		return 2;
+	}
+	for (s = 0; s < steps; s++) {
+		physics();
+		dynamics();
+	}
+	printf("climate: %ld steps, radiation x%d\n", steps, RADIATION);
+	return 0;
+}
