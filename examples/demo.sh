@@ -7,11 +7,12 @@
 # profile the toy model writes of its phases and the allocation profile
 # tracker's built-in profiler takes of it, prints their history, and
 # draws flame graphs of the newest model run of each branch. The feature
-# branch's model allocates more: the history shows it.
+# branch's model allocates more: the history shows it, and the allocation
+# diff names it. DEMO_DIR=DIR writes into DIR instead of demo/.
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
-demo="$root/demo"
+demo=${DEMO_DIR:-$root/demo}
 rm -rf "$demo"
 mkdir -p "$demo"
 db="$demo/history.db"
