@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/baseline.h"
 #include "core/ci.h"
 #include "core/diff.h"
 #include "core/diffrender.h"
@@ -122,15 +123,7 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-#define MAX_BASELINES 100
 #define DEFAULT_BASELINES 5
-
-/* A run of the history that takes part, with what its label needs. */
-struct chosen {
-	char id[TK_RUN_ID_LEN + 1];
-	char *branch, *build, *commit;
-	double walltime_s;
-};
 
 struct diff_cmd {
 	const char *out, *key, *run_id, *branch, *baseline_branch, *baseline_run;
@@ -140,41 +133,9 @@ struct diff_cmd {
 	struct tk_import_opts io;
 	struct tk_diff_opts dopts;
 	struct tk_diff_render_opts ropts;
-	/* history */
-	struct chosen new_run;
-	struct chosen base_runs[MAX_BASELINES];
-	size_t nr_base_runs;
+	struct tk_baseline runs; /* from the history */
 	struct tk_buf base_label, new_label;
 };
-
-static void chosen_release(struct chosen *c)
-{
-	free(c->branch);
-	free(c->build);
-	free(c->commit);
-	memset(c, 0, sizeof(*c));
-}
-
-static void take_run(struct chosen *c, const struct tk_run *r)
-{
-	memcpy(c->id, r->id, sizeof(c->id));
-	c->branch = r->ci.branch ? tk_xstrdup(r->ci.branch) : NULL;
-	c->build = r->ci.build_number ? tk_xstrdup(r->ci.build_number) : NULL;
-	c->commit = r->ci.commit ? tk_xstrndup(r->ci.commit, 10) : NULL;
-	c->walltime_s = r->walltime_s;
-}
-
-/* "staging #412 3f2a9c1e0b (run 8c1d2e3f)" */
-static void label_run(struct tk_buf *b, const struct chosen *c)
-{
-	if (c->branch)
-		tk_buf_addf(b, "%s ", c->branch);
-	if (c->build)
-		tk_buf_addf(b, "#%s ", c->build);
-	if (c->commit)
-		tk_buf_addf(b, "%s ", c->commit);
-	tk_buf_addf(b, "(run %.8s)", c->id);
-}
 
 static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff_cmd *d)
 {
@@ -194,9 +155,9 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff
 		case OPT_BASELINE_BRANCH: d->baseline_branch = optarg; break;
 		case OPT_BASELINE_RUN: d->baseline_run = optarg; break;
 		case OPT_BASELINES:
-			if (tk_parse_long(optarg, &n) || n < 1 || n > MAX_BASELINES)
+			if (tk_parse_long(optarg, &n) || n < 1 || n > TK_BASELINE_MAX)
 				return cmd_usage_error(ctx, "--baselines wants 1 to %d, not '%s'",
-						       MAX_BASELINES, optarg);
+						       TK_BASELINE_MAX, optarg);
 			d->nr_baselines = n;
 			break;
 		case OPT_KIND:
@@ -298,148 +259,53 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff
 
 /* ---- choosing runs from the history ---- */
 
-struct pick {
-	struct diff_cmd *d;
-	int want_new;
-};
-
-static int pick_run(const struct tk_run *r, void *data)
-{
-	struct pick *pk = data;
-	struct diff_cmd *d = pk->d;
-
-	if (pk->want_new) {
-		take_run(&d->new_run, r);
-		return 1;
-	}
-	if (r->status != TK_RUN_OK || !strcmp(r->id, d->new_run.id))
-		return 0;
-	take_run(&d->base_runs[d->nr_base_runs++], r);
-	return d->nr_base_runs >= (size_t)d->nr_baselines ? 1 : 0;
-}
-
-static const char *baseline_branch(struct cmd_ctx *ctx, struct diff_cmd *d,
-				   const struct tk_ci_context *ci)
-{
-	const struct tk_key_config *kc;
-
-	if (d->baseline_branch)
-		return d->baseline_branch;
-	if (ci->base_branch)
-		return ci->base_branch;
-	kc = tk_config_key(&ctx->config, d->key);
-	if (kc && kc->baseline_branch)
-		return kc->baseline_branch;
-	if (ctx->config.baseline_branch)
-		return ctx->config.baseline_branch;
-	return ci->default_branch;
-}
-
 static int choose_runs(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_store *s,
 		       struct tk_err *err)
 {
-	const char *keys[2] = { d->key, NULL };
+	struct tk_baseline_query q;
 	struct tk_ci_context ci;
-	struct tk_run_query q;
-	struct pick pk = { d, 1 };
-	const char *branch = d->branch;
 	int ret;
 
+	memset(&q, 0, sizeof(q));
+	q.key = d->key;
+	q.kind = d->kind;
+	q.run_id = d->run_id;
+	q.branch = d->branch;
+	q.baseline_branch = d->baseline_branch;
+	q.baseline_run = d->baseline_run;
+	q.nr_baselines = (size_t)d->nr_baselines;
 	tk_ci_context_init(&ci);
 	tk_ci_collect(&tk_env_process, &ci, NULL);
-	if (!d->run_id && !branch)
-		branch = ci.branch;
-
-	memset(&q, 0, sizeof(q));
-	q.keys = keys;
-	q.run_id = d->run_id;
-	q.branch = d->run_id ? NULL : branch;
-	q.profile_kind = d->kind;
-	ret = tk_store_query_runs(s, &q, pick_run, &pk, err);
-	if (ret < 0)
-		goto out;
-	if (!d->new_run.id[0]) {
-		ret = tk_err_set(err, TK_EDATA, "no run of key '%s'%s%s%s with a %s profile to "
-				 "compare", d->key, branch ? " on branch '" : "",
-				 branch ? branch : "", branch ? "'" : "", d->kind);
-		goto out;
-	}
-
-	pk.want_new = 0;
-	memset(&q, 0, sizeof(q));
-	q.keys = keys;
-	q.profile_kind = d->kind;
-	if (d->baseline_run) {
-		/* parse_options refused --baselines with it: one run */
-		q.run_id = d->baseline_run;
-	} else {
-		q.branch = baseline_branch(ctx, d, &ci);
-		if (!q.branch) {
-			ret = tk_err_set(err, TK_EUSAGE, "no baseline branch: name one with "
-					 "--baseline-branch, baseline_branch in .tracker.yml, "
-					 "or run in a CI that names a PR base or default branch");
-			goto out;
-		}
-	}
-	ret = tk_store_query_runs(s, &q, pick_run, &pk, err);
-	if (ret < 0)
-		goto out;
-	ret = 0;
-	if (!d->nr_base_runs)
-		ret = tk_err_set(err, TK_EDATA, "no successful run of key '%s' %s%s%s with a %s "
-				 "profile to use as the baseline", d->key,
-				 q.run_id ? "with id " : "on branch '",
-				 q.run_id ? q.run_id : q.branch, q.run_id ? "" : "'", d->kind);
-out:
+	ret = tk_baseline_choose(s, &q, &ci, &ctx->config, &d->runs, err);
 	tk_ci_context_release(&ci);
 	return ret;
 }
 
-/* "mean of 5 runs of staging: #416, #415, #414, #413, #412", short enough
- * for a picture's header; stderr lists the runs in full */
-static void label_runs(struct tk_buf *b, const struct chosen *c, size_t nr)
-{
-	size_t i;
-
-	tk_buf_addf(b, "mean of %zu runs", nr);
-	if (c[0].branch)
-		tk_buf_addf(b, " of %s", c[0].branch);
-	tk_buf_adds(b, ":");
-	for (i = 0; i < nr; i++) {
-		if (c[i].build)
-			tk_buf_addf(b, "%s #%s", i ? "," : "", c[i].build);
-		else
-			tk_buf_addf(b, "%s run %.8s", i ? "," : "", c[i].id);
-	}
-}
-
+/* The runs on stderr, in full; the outputs get the short labels. */
 static void describe(struct diff_cmd *d)
 {
+	const struct tk_baseline *r = &d->runs;
 	struct tk_buf full = TK_BUF_INIT;
 	size_t i;
 
-	label_run(&d->new_label, &d->new_run);
-	for (i = 0; i < d->nr_base_runs; i++) {
+	tk_run_label(&d->new_label, &r->new_run);
+	tk_runs_label(&d->base_label, r->base, r->nr_base);
+	for (i = 0; i < r->nr_base; i++) {
 		if (i)
 			tk_buf_adds(&full, ", ");
-		label_run(&full, &d->base_runs[i]);
+		tk_run_label(&full, &r->base[i]);
 	}
-	if (d->nr_base_runs > 1)
-		label_runs(&d->base_label, d->base_runs, d->nr_base_runs);
-	else
-		tk_buf_add(&d->base_label, full.buf, full.len);
 	fprintf(stderr, "tracker: new:      %s\n", d->new_label.buf);
-	if (d->nr_base_runs > 1)
-		fprintf(stderr, "tracker: baseline: mean of %zu runs: %s\n", d->nr_base_runs,
-			full.buf);
+	if (r->nr_base > 1)
+		fprintf(stderr, "tracker: baseline: mean of %zu runs: %s\n", r->nr_base, full.buf);
 	else
 		fprintf(stderr, "tracker: baseline: %s\n", full.buf);
-	tk_buf_release(&full);
-	if (d->nr_base_runs < (size_t)d->nr_baselines)
+	if (r->nr_base < (size_t)d->nr_baselines)
 		fprintf(stderr, "tracker: %zu baseline run%s of the %ld asked for exist%s%s\n",
-			d->nr_base_runs, d->nr_base_runs == 1 ? "" : "s", d->nr_baselines,
-			d->nr_base_runs == 1 ? "s" : "",
-			d->nr_base_runs == 1 ? "; with one there is no noise floor" : "");
+			r->nr_base, r->nr_base == 1 ? "" : "s", d->nr_baselines,
+			r->nr_base == 1 ? "s" : "",
+			r->nr_base == 1 ? "; with one there is no noise floor" : "");
+	tk_buf_release(&full);
 }
 
 /* ---- loading and rendering ---- */
@@ -511,18 +377,18 @@ static int load_profiles(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_prof
 		ret = choose_runs(ctx, d, s, err);
 	if (!ret) {
 		describe(d);
-		ret = cmd_load_profile(s, d->new_run.id, d->kind, new, err);
+		ret = cmd_load_profile(s, d->runs.new_run.id, d->kind, new, err);
 	}
-	for (i = 0; !ret && i < d->nr_base_runs; i++)
-		ret = cmd_load_profile(s, d->base_runs[i].id, d->kind, &base[i], err);
-	*nr_base = d->nr_base_runs;
+	for (i = 0; !ret && i < d->runs.nr_base; i++)
+		ret = cmd_load_profile(s, d->runs.base[i].id, d->kind, &base[i], err);
+	*nr_base = d->runs.nr_base;
 	if (!ret && d->dopts.norm == TK_DIFF_NORM_WALLTIME) {
 		double sum = 0;
 
-		for (i = 0; i < d->nr_base_runs; i++)
-			sum += d->base_runs[i].walltime_s;
-		d->dopts.base_walltime_s = sum / (double)d->nr_base_runs;
-		d->dopts.new_walltime_s = d->new_run.walltime_s;
+		for (i = 0; i < d->runs.nr_base; i++)
+			sum += d->runs.base[i].walltime_s;
+		d->dopts.base_walltime_s = sum / (double)d->runs.nr_base;
+		d->dopts.new_walltime_s = d->runs.new_run.walltime_s;
 		if (!(d->dopts.base_walltime_s > 0) || !(d->dopts.new_walltime_s > 0))
 			ret = tk_err_set(err, TK_EDATA, "--normalize walltime: a run has no walltime");
 	}
@@ -547,8 +413,8 @@ static int write_diff(FILE *out, void *data, struct tk_err *err)
 int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct diff_cmd d;
-	struct tk_profile base[MAX_BASELINES], new;
-	const struct tk_profile *bases[MAX_BASELINES];
+	struct tk_profile base[TK_BASELINE_MAX], new;
+	const struct tk_profile *bases[TK_BASELINE_MAX];
 	struct tk_diff diff;
 	struct diff_job j;
 	struct tk_err err = TK_ERR_INIT;
@@ -595,9 +461,7 @@ int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx)
 	for (i = 0; i < (size_t)d.nr_baselines; i++)
 		tk_profile_release(&base[i]);
 	tk_profile_release(&new);
-	chosen_release(&d.new_run);
-	for (i = 0; i < d.nr_base_runs; i++)
-		chosen_release(&d.base_runs[i]);
+	tk_baseline_release(&d.runs);
 	tk_buf_release(&d.base_label);
 	tk_buf_release(&d.new_label);
 	return ret;

@@ -1,0 +1,181 @@
+/*
+ * Choosing NEW and its baseline runs from the history (contract in
+ * core/baseline.h). Two store queries, newest first: one for NEW, one
+ * for the baseline, which skips failed runs and NEW itself and stops at
+ * the number asked for.
+ */
+#include "core/baseline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/banned.h"
+
+void tk_run_ref_set(struct tk_run_ref *ref, const struct tk_run *r)
+{
+	memcpy(ref->id, r->id, sizeof(ref->id));
+	ref->key = r->key ? tk_xstrdup(r->key) : NULL;
+	ref->branch = r->ci.branch ? tk_xstrdup(r->ci.branch) : NULL;
+	ref->build = r->ci.build_number ? tk_xstrdup(r->ci.build_number) : NULL;
+	ref->commit = r->ci.commit ? tk_xstrndup(r->ci.commit, 10) : NULL;
+	ref->walltime_s = r->walltime_s;
+	ref->started_at_us = r->started_at_us;
+}
+
+void tk_run_ref_release(struct tk_run_ref *ref)
+{
+	free(ref->key);
+	free(ref->branch);
+	free(ref->build);
+	free(ref->commit);
+	memset(ref, 0, sizeof(*ref));
+}
+
+void tk_baseline_release(struct tk_baseline *b)
+{
+	size_t i;
+
+	tk_run_ref_release(&b->new_run);
+	for (i = 0; i < b->nr_base; i++)
+		tk_run_ref_release(&b->base[i]);
+	free(b->branch);
+	memset(b, 0, sizeof(*b));
+}
+
+void tk_run_label(struct tk_buf *b, const struct tk_run_ref *r)
+{
+	if (r->branch)
+		tk_buf_addf(b, "%s ", r->branch);
+	if (r->build)
+		tk_buf_addf(b, "#%s ", r->build);
+	if (r->commit)
+		tk_buf_addf(b, "%s ", r->commit);
+	tk_buf_addf(b, "(run %.8s)", r->id);
+}
+
+void tk_runs_label(struct tk_buf *b, const struct tk_run_ref *r, size_t nr)
+{
+	size_t i;
+
+	if (nr == 1) {
+		tk_run_label(b, r);
+		return;
+	}
+	tk_buf_addf(b, "mean of %zu runs", nr);
+	if (nr && r[0].branch)
+		tk_buf_addf(b, " of %s", r[0].branch);
+	tk_buf_adds(b, ":");
+	for (i = 0; i < nr; i++) {
+		if (r[i].build)
+			tk_buf_addf(b, "%s #%s", i ? "," : "", r[i].build);
+		else
+			tk_buf_addf(b, "%s run %.8s", i ? "," : "", r[i].id);
+	}
+}
+
+const char *tk_baseline_branch(const char *named, const struct tk_ci_context *ci,
+			       const struct tk_config *cfg, const char *key)
+{
+	const struct tk_key_config *kc;
+
+	if (named)
+		return named;
+	if (ci && ci->base_branch)
+		return ci->base_branch;
+	kc = cfg && key ? tk_config_key(cfg, key) : NULL;
+	if (kc && kc->baseline_branch)
+		return kc->baseline_branch;
+	if (cfg && cfg->baseline_branch)
+		return cfg->baseline_branch;
+	return ci ? ci->default_branch : NULL;
+}
+
+struct pick {
+	struct tk_baseline *b;
+	size_t want;
+	int want_new;
+};
+
+static int pick_run(const struct tk_run *r, void *data)
+{
+	struct pick *pk = data;
+	struct tk_baseline *b = pk->b;
+
+	if (pk->want_new) {
+		tk_run_ref_set(&b->new_run, r);
+		return 1;
+	}
+	if (r->status != TK_RUN_OK || !strcmp(r->id, b->new_run.id))
+		return 0;
+	tk_run_ref_set(&b->base[b->nr_base++], r);
+	return b->nr_base >= pk->want ? 1 : 0;
+}
+
+int tk_baseline_choose(struct tk_store *s, const struct tk_baseline_query *q,
+		       const struct tk_ci_context *ci, const struct tk_config *cfg,
+		       struct tk_baseline *out, struct tk_err *err)
+{
+	const char *keys[2] = { q->key, NULL };
+	const char *branch = q->branch;
+	struct pick pk = { out, 1, 1 };
+	struct tk_run_query rq;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!q->key)
+		return tk_err_set(err, TK_EUSAGE, "a comparison of runs needs a key");
+	pk.want = q->nr_baselines ? q->nr_baselines : 1;
+	if (pk.want > TK_BASELINE_MAX)
+		return tk_err_set(err, TK_EUSAGE, "at most %d baseline runs", TK_BASELINE_MAX);
+	if (!q->run_id && !branch && ci)
+		branch = ci->branch;
+
+	memset(&rq, 0, sizeof(rq));
+	rq.keys = keys;
+	rq.run_id = q->run_id;
+	rq.branch = q->run_id ? NULL : branch;
+	rq.profile_kind = q->kind;
+	ret = tk_store_query_runs(s, &rq, pick_run, &pk, err);
+	if (ret < 0)
+		goto fail;
+	if (!out->new_run.id[0]) {
+		ret = tk_err_set(err, TK_EDATA, "no run of key '%s'%s%s%s%s%s to compare", q->key,
+				 branch ? " on branch '" : "", branch ? branch : "",
+				 branch ? "'" : "", q->kind ? " with a profile of kind " : "",
+				 q->kind ? q->kind : "");
+		goto fail;
+	}
+
+	pk.want_new = 0;
+	memset(&rq, 0, sizeof(rq));
+	rq.keys = keys;
+	rq.profile_kind = q->kind;
+	if (q->baseline_run) {
+		rq.run_id = q->baseline_run;
+		pk.want = 1;
+	} else {
+		rq.branch = tk_baseline_branch(q->baseline_branch, ci, cfg, q->key);
+		if (!rq.branch) {
+			ret = tk_err_set(err, TK_EUSAGE, "no baseline branch: name one with "
+					 "--baseline-branch, baseline_branch in .tracker.yml, "
+					 "or run in a CI that names a PR base or default branch");
+			goto fail;
+		}
+		out->branch = tk_xstrdup(rq.branch);
+	}
+	ret = tk_store_query_runs(s, &rq, pick_run, &pk, err);
+	if (ret < 0)
+		goto fail;
+	if (!out->nr_base) {
+		ret = tk_err_set(err, TK_EDATA, "no successful run of key '%s' %s%s%s%s%s to use "
+				 "as the baseline", q->key,
+				 rq.run_id ? "with id " : "on branch '",
+				 rq.run_id ? rq.run_id : rq.branch, rq.run_id ? "" : "'",
+				 q->kind ? " with a profile of kind " : "", q->kind ? q->kind : "");
+		goto fail;
+	}
+	return 0;
+fail:
+	tk_baseline_release(out);
+	return ret;
+}
