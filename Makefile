@@ -18,7 +18,9 @@ ALL_CFLAGS := $(CFLAGS) -std=c11 -D_GNU_SOURCE -I. -MMD -MP \
 	-DTRACKER_VERSION='"$(VERSION)"' -DTRACKER_LIBDIR='"$(LIBDIR)"' \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS))
 ALL_LDFLAGS := $(LDFLAGS)
-LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm -pthread
+# libiberty (cplus_demangle, core/demangle.c) ships no pkg-config file:
+# Debian's libiberty-dev has only the static libiberty.a, linked by name.
+LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -liberty -lm -pthread
 
 ifeq ($(DEVELOPER),1)
 ALL_CFLAGS += -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wpointer-arith \
