@@ -139,7 +139,7 @@ clean:
 
 # Fuzzing: one libFuzzer binary per importer, built with clang from the
 # library sources (not libtracker.a, which is built with $(CC)).
-FUZZ_FORMATS ?= folded perf gperftools-heap nsys pprof speedscope cpuprofile profilecanvas dtrace
+FUZZ_FORMATS ?= folded perf gperftools-heap gperftools-cpu nsys pprof speedscope cpuprofile profilecanvas dtrace
 FUZZ_SECONDS ?= 20
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
