@@ -345,10 +345,15 @@ static int read_maps(struct cpu_state *st, const char *name, size_t off, struct 
 
 		line_no++;
 		if (memchr(text + off, '\0', len) || len > MAX_MAP_LINE ||
-		    map_line(st, text + off, len))
+		    map_line(st, text + off, len)) {
+			if (!nl)
+				return tk_err_set(err, TK_EDATA,
+						  "'%s' byte offset %zu: the memory map ends inside line %zu: cut short?",
+						  name, off, line_no);
 			return tk_err_set(err, TK_EDATA,
 					  "'%s' byte offset %zu: line %zu of the memory map is not a /proc/self/maps line",
 					  name, off, line_no);
+		}
 		off += len + (nl != NULL);
 	}
 	return 0;
