@@ -487,9 +487,9 @@ static int load_profiles(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_prof
 		ret = cmd_load_profile(s, d->base_runs[i].id, d->kind, &base[i], err);
 	if (!ret && !d->io.no_demangle) {
 		/* profiles stored before tracker demangled read like new ones */
-		tk_profile_demangle(new);
+		tk_profile_demangle(new, 0);
 		for (i = 0; i < d->nr_base_runs; i++)
-			tk_profile_demangle(&base[i]);
+			tk_profile_demangle(&base[i], 0);
 	}
 	*nr_base = d->nr_base_runs;
 	if (!ret && d->dopts.norm == TK_DIFF_NORM_WALLTIME) {

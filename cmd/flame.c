@@ -405,7 +405,7 @@ static int load_profile(struct cmd_ctx *ctx, struct flame_opts *o, struct tk_pro
 			return ret;
 		/* profiles stored before tracker demangled read like new ones */
 		if (!o->import.no_demangle)
-			tk_profile_demangle(p);
+			tk_profile_demangle(p, 0);
 		break;
 	}
 	if (p->warning[0])

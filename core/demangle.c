@@ -8,7 +8,6 @@
 
 #include "core/banned.h"
 
-#define DEMANGLE_FLAGS (DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO)
 
 static int symbol_char(unsigned char c)
 {
@@ -55,11 +54,23 @@ static int looks_mangled(const char *s, size_t len)
 	return len >= 3 && s[0] == '_' && (s[1] == 'Z' || s[1] == 'R');
 }
 
-int tk_demangle_name(const char *s, size_t len, struct tk_buf *out)
+/* DTrace's "module`symbol": the symbol starts after the tick. */
+static size_t module_prefix(const char *s, size_t len)
+{
+	const char *tick = memchr(s, '`', len);
+
+	if (!tick || memchr(s, ' ', (size_t)(tick - s)))
+		return 0;
+	return (size_t)(tick - s) + 1;
+}
+
+static int rewrite(const char *s, size_t len, size_t pre, unsigned flags, struct tk_buf *out)
 {
 	size_t sym = 0, rest, dlen = 0;
 	char *dm = NULL;
 
+	s += pre;
+	len -= pre;
 	while (sym < len && symbol_char((unsigned char)s[sym]) && !annotation_at(s, sym, len))
 		sym++;
 	rest = sym;
@@ -75,7 +86,8 @@ int tk_demangle_name(const char *s, size_t len, struct tk_buf *out)
 
 		memcpy(tmp, s, sym);
 		tmp[sym] = '\0';
-		dm = cplus_demangle(tmp, DEMANGLE_FLAGS);
+		dm = cplus_demangle(tmp, DMGL_ANSI | DMGL_AUTO |
+				    (flags & TK_DEMANGLE_NO_PARAMS ? 0 : DMGL_PARAMS));
 		if (tmp != small)
 			free(tmp);
 		if (dm) {
@@ -89,6 +101,7 @@ int tk_demangle_name(const char *s, size_t len, struct tk_buf *out)
 	if (!dm && rest == sym)
 		return 0;
 	tk_buf_reset(out);
+	tk_buf_add(out, s - pre, pre);
 	if (dm)
 		tk_buf_add(out, dm, dlen);
 	else
@@ -98,11 +111,21 @@ int tk_demangle_name(const char *s, size_t len, struct tk_buf *out)
 	return 1;
 }
 
+int tk_demangle_name(const char *s, size_t len, unsigned flags, struct tk_buf *out)
+{
+	return rewrite(s, len, module_prefix(s, len), flags, out);
+}
+
 /* Whether tk_demangle_name could change s: most names are spared the
- * call (and the copy it makes) by two byte tests and a memchr. */
+ * call (and the copies it makes) by a few byte tests and memchr. */
 static int may_change(const char *s, size_t len)
 {
-	return looks_mangled(s, len) || memchr(s, '@', len);
+	size_t pre;
+
+	if (looks_mangled(s, len) || memchr(s, '@', len))
+		return 1;
+	pre = module_prefix(s, len);
+	return pre && looks_mangled(s + pre, len - pre);
 }
 
 /*
@@ -128,7 +151,7 @@ static void rebuild(struct tk_profile *p, struct tk_profile *q, const uint32_t *
 	free(nmap);
 }
 
-size_t tk_profile_demangle(struct tk_profile *p)
+size_t tk_profile_demangle(struct tk_profile *p, unsigned flags)
 {
 	struct tk_buf nb = TK_BUF_INIT;
 	struct tk_profile q;
@@ -140,7 +163,7 @@ size_t tk_profile_demangle(struct tk_profile *p)
 		const char *s = p->names[i];
 		size_t len = p->name_lens[i];
 
-		if (!may_change(s, len) || !tk_demangle_name(s, len, &nb)) {
+		if (!may_change(s, len) || !tk_demangle_name(s, len, flags, &nb)) {
 			if (map)
 				map[i] = tk_profile_intern(&q, s, len);
 			continue;

@@ -8,7 +8,7 @@
  * caller turns it off (--no-demangle).
  *
  * A name is rewritten only in its leading symbol, the longest prefix of
- * [A-Za-z0-9_.$] characters; what follows (" file.c:42" from
+ * [A-Za-z0-9_.$] characters (after DTrace's "module`", kept); what follows (" file.c:42" from
  * --profile-lines, a " (file.py:10)" location, "_[k]" and friends from
  * stackcollapse-perf) is kept as it is:
  *
@@ -40,11 +40,16 @@
 
 #define TK_DEMANGLE_MAX_SYMBOL 16384
 
+/* Flags. NO_PARAMS: C++ functions without their parameter list
+ * ("climate::Grid<double>::refine"), for importers whose readable names
+ * have none (stackcollapse-perf.pl and stackcollapse.pl cut them). */
+#define TK_DEMANGLE_NO_PARAMS 1u
+
 /*
  * The readable form of name s[0..len): returns 1 and sets out to it when
  * it differs from s, 0 (out untouched) when s is readable already.
  */
-int tk_demangle_name(const char *s, size_t len, struct tk_buf *out);
+int tk_demangle_name(const char *s, size_t len, unsigned flags, struct tk_buf *out);
 
 /*
  * Rewrites every name of p as tk_demangle_name does, each distinct name
@@ -55,6 +60,6 @@ int tk_demangle_name(const char *s, size_t len, struct tk_buf *out);
  * demangled name longer than TK_PROFILE_MAX_NAME keeps its raw form.
  * Returns the number of distinct names rewritten.
  */
-size_t tk_profile_demangle(struct tk_profile *p);
+size_t tk_profile_demangle(struct tk_profile *p, unsigned flags);
 
 #endif

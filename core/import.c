@@ -57,7 +57,7 @@ static int import(struct tk_reader *r, const char *format,
 	if (ret)
 		return ret;
 	if (!opts->no_demangle)
-		tk_profile_demangle(out);
+		tk_profile_demangle(out, imp->demangle);
 	tk_profile_finish(out);
 	return 0;
 }

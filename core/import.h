@@ -45,6 +45,9 @@ struct tk_importer {
 	int (*probe)(const char *head, size_t len);
 	int (*parse)(struct tk_reader *in, struct tk_profile *out,
 		     const struct tk_import_opts *opts, struct tk_err *err);
+	/* TK_DEMANGLE_* flags (core/demangle.h) that make mangled names
+	 * read like the format's readable ones; 0 for most */
+	unsigned demangle;
 };
 
 /* The importer called name, or NULL. */

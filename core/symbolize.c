@@ -976,7 +976,7 @@ int tk_rawset_to_profiles(const struct tk_rawset *s, const struct tk_symbolize_o
 	}
 	for (v = 0; v < TK_RAW_NVALUES; v++) {
 		if (!(opts && opts->no_demangle))
-			tk_profile_demangle(&out[v]);
+			tk_profile_demangle(&out[v], 0);
 		tk_profile_finish(&out[v]);
 	}
 	free(names);
