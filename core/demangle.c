@@ -151,6 +151,39 @@ static void rebuild(struct tk_profile *p, struct tk_profile *q, const uint32_t *
 	free(nmap);
 }
 
+/*
+ * When no two names became one, no siblings can collide: the tree stays
+ * as it is and only its name ids change, with q's names swapped in. The
+ * child index hashes (parent, name) pairs, so it is emptied: it is
+ * rebuilt lazily, for the parents searched again.
+ */
+static void rename_in_place(struct tk_profile *p, struct tk_profile *q, const uint32_t *map)
+{
+	struct tk_profile tmp;
+	uint32_t i;
+
+	for (i = 1; i < p->nr_nodes; i++)
+		p->nodes[i].name = map[p->nodes[i].name];
+	tmp = *p;
+	p->arena = q->arena;
+	p->names = q->names;
+	p->name_lens = q->name_lens;
+	p->nr_names = q->nr_names;
+	p->alloc_names = q->alloc_names;
+	p->name_slots = q->name_slots;
+	p->name_mask = q->name_mask;
+	q->arena = tmp.arena;
+	q->names = tmp.names;
+	q->name_lens = tmp.name_lens;
+	q->nr_names = tmp.nr_names;
+	q->alloc_names = tmp.alloc_names;
+	q->name_slots = tmp.name_slots;
+	q->name_mask = tmp.name_mask;
+	memset(p->child_slots, 0, (p->child_mask + 1) * sizeof(*p->child_slots));
+	memset(p->child_indexed, 0, p->alloc_nodes);
+	p->nr_indexed = 0;
+}
+
 size_t tk_profile_demangle(struct tk_profile *p, unsigned flags)
 {
 	struct tk_buf nb = TK_BUF_INIT;
@@ -183,6 +216,13 @@ size_t tk_profile_demangle(struct tk_profile *p, unsigned flags)
 	tk_buf_release(&nb);
 	if (!map)
 		return 0;
+	if (q.nr_names == p->nr_names) {
+		/* every old name has a new one of its own: nothing merges */
+		rename_in_place(p, &q, map);
+		tk_profile_release(&q);
+		free(map);
+		return changed;
+	}
 	rebuild(p, &q, map);
 	free(map);
 	memcpy(q.warning, p->warning, sizeof(q.warning));

@@ -54,11 +54,12 @@ int tk_demangle_name(const char *s, size_t len, unsigned flags, struct tk_buf *o
 /*
  * Rewrites every name of p as tk_demangle_name does, each distinct name
  * once, merging the siblings that end up with one name. A profile with
- * nothing to rewrite is left exactly as it is (node ids, order, names);
- * otherwise node and name ids change (the root stays 0, siblings keep
- * their order) and totals are recomputed when p was finished. A
- * demangled name longer than TK_PROFILE_MAX_NAME keeps its raw form.
- * Returns the number of distinct names rewritten.
+ * nothing to rewrite is left exactly as it is (node ids, order, names).
+ * When no two names become one, the nodes stay as they are and only name
+ * ids change; otherwise the tree is rebuilt: node ids change (the root
+ * stays 0, siblings keep their order) and totals are recomputed when p
+ * was finished. A demangled name longer than TK_PROFILE_MAX_NAME keeps
+ * its raw form. Returns the number of distinct names rewritten.
  */
 size_t tk_profile_demangle(struct tk_profile *p, unsigned flags);
 

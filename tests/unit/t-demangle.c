@@ -162,6 +162,35 @@ static void untouched(void)
 	tk_profile_release(&p);
 }
 
+/* Renamed without merges: the tree is kept, and still searchable. */
+static void renamed(void)
+{
+	static const char in[] =
+		"main;_ZN7climate4GridIdE6refineEi;a 3\n"
+		"main;_ZN7climate4GridIdE6refineEi;b 1\n"
+		"main;x@@GLIBC_2.34 2\n";
+	struct tk_profile p;
+	uint32_t path[3];
+	char *got;
+
+	import_folded(in, 1, &p);
+	is_int(tk_profile_demangle(&p, 0), 2, "two names rewritten, none merged");
+	is_int(p.nr_nodes, 6, "every node kept");
+	path[0] = tk_profile_intern(&p, "main", 4);
+	path[1] = tk_profile_intern(&p, "climate::Grid<double>::refine(int)", 34);
+	path[2] = tk_profile_intern(&p, "a", 1);
+	is_int(tk_profile_add_stack(&p, path, 3, 10), 0, "a stack added after the rename");
+	tk_profile_finish(&p);
+	is_int(p.nr_nodes, 6, "finds the renamed nodes instead of making new ones");
+	got = dump_folded(&p);
+	is_str(got,
+	       "main;climate::Grid<double>::refine(int);a 13\n"
+	       "main;climate::Grid<double>::refine(int);b 1\n"
+	       "main;x 2\n", "the renamed tree");
+	free(got);
+	tk_profile_release(&p);
+}
+
 /* Symbols past the cap are kept: the demangler's stack use grows with them. */
 static void long_symbol(void)
 {
@@ -182,6 +211,7 @@ int main(void)
 	names();
 	merging();
 	untouched();
+	renamed();
 	long_symbol();
 	return done_testing();
 }
