@@ -92,7 +92,7 @@ static int rewrite(const char *s, size_t len, size_t pre, unsigned flags, struct
 			free(tmp);
 		if (dm) {
 			dlen = strlen(dm);
-			if (dlen + (len - rest) > TK_PROFILE_MAX_NAME) {
+			if (pre + dlen + (len - rest) > TK_PROFILE_MAX_NAME) {
 				free(dm);
 				dm = NULL;
 			}
