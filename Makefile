@@ -18,7 +18,9 @@ ALL_CFLAGS := $(CFLAGS) -std=c11 -D_GNU_SOURCE -I. -MMD -MP \
 	-DTRACKER_VERSION='"$(VERSION)"' -DTRACKER_LIBDIR='"$(LIBDIR)"' \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS))
 ALL_LDFLAGS := $(LDFLAGS)
-LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm -pthread
+# libiberty (cplus_demangle, core/demangle.c) ships no pkg-config file:
+# Debian's libiberty-dev has only the static libiberty.a, linked by name.
+LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -liberty -lm -pthread
 
 ifeq ($(DEVELOPER),1)
 ALL_CFLAGS += -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wpointer-arith \
@@ -148,7 +150,7 @@ clean:
 
 # Fuzzing: one libFuzzer binary per importer, built with clang from the
 # library sources (not libtracker.a, which is built with $(CC)).
-FUZZ_FORMATS ?= folded perf gperftools-heap nsys pprof speedscope cpuprofile profilecanvas dtrace
+FUZZ_FORMATS ?= folded perf gperftools-heap gperftools-cpu nsys pprof speedscope cpuprofile profilecanvas dtrace
 FUZZ_SECONDS ?= 20
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all

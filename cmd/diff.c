@@ -19,6 +19,7 @@
 #include "cmd/cmd.h"
 #include "core/baseline.h"
 #include "core/ci.h"
+#include "core/demangle.h"
 #include "core/diff.h"
 #include "core/diffrender.h"
 #include "core/diffsum.h"
@@ -82,6 +83,7 @@ const char cmd_diff_usage[] =
 	"                       the title, the image width, the rows of .txt\n"
 	"  --db URL             the database (default: $TRACKER_DB, db: in\n"
 	"                       .tracker.yml, ~/.local/share/tracker/history.db)\n"
+	"  --no-demangle        keep frame names raw (mangled, name@@GLIBC_2.34)\n"
 	"  -o OUT               the output file\n"
 	"\n"
 	"Examples:\n"
@@ -96,7 +98,7 @@ enum {
 	OPT_KEY = 256, OPT_RUN, OPT_BRANCH, OPT_BASELINE_BRANCH, OPT_BASELINE_RUN,
 	OPT_BASELINES, OPT_KIND, OPT_MODE, OPT_WIDTH_BY, OPT_NORMALIZE,
 	OPT_NORMALIZE_NAMES, OPT_MIN_DELTA, OPT_FORMAT, OPT_EVENT, OPT_SAMPLE_TYPE,
-	OPT_TITLE, OPT_WIDTH, OPT_TOP, OPT_DB,
+	OPT_TITLE, OPT_WIDTH, OPT_TOP, OPT_DB, OPT_NO_DEMANGLE,
 };
 
 static const struct option options[] = {
@@ -120,6 +122,7 @@ static const struct option options[] = {
 	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "db", required_argument, NULL, OPT_DB },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -222,6 +225,7 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff
 			d->ropts.render.top_n = (size_t)n;
 			break;
 		case OPT_DB: d->db = optarg; break;
+		case OPT_NO_DEMANGLE: d->io.no_demangle = 1; break;
 		case ':':
 			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -381,6 +385,12 @@ static int load_profiles(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_prof
 	}
 	for (i = 0; !ret && i < d->runs.nr_base; i++)
 		ret = cmd_load_profile(s, d->runs.base[i].id, d->kind, &base[i], err);
+	if (!ret && !d->io.no_demangle) {
+		/* profiles stored before tracker demangled read like new ones */
+		tk_profile_demangle(new, 0);
+		for (i = 0; i < d->runs.nr_base; i++)
+			tk_profile_demangle(&base[i], 0);
+	}
 	*nr_base = d->runs.nr_base;
 	if (!ret && d->dopts.norm == TK_DIFF_NORM_WALLTIME) {
 		double sum = 0;

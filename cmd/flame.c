@@ -16,6 +16,7 @@
 #include "cmd/cmd.h"
 #include "core/buf.h"
 #include "core/flame.h"
+#include "core/demangle.h"
 #include "core/import.h"
 #include "core/profile.h"
 #include "core/render.h"
@@ -27,7 +28,7 @@ const char cmd_flame_usage[] =
 	"                     [--format F] [--event E] [--sample-type T] [--pid] [--tid]\n"
 	"                     [--title T] [--subtitle S] [--palette P] [--count-name N]\n"
 	"                     [--minwidth PX|PCT%] [--width PX] [--height PX]\n"
-	"                     [--inverted] [--reverse] [--db URL] -o OUT\n"
+	"                     [--inverted] [--reverse] [--no-demangle] [--db URL] -o OUT\n"
 	"\n"
 	"Renders one profile as a flame graph: the profile in FILE, or one stored\n"
 	"with a run (tracker run --profile-file, tracker import): the run --run\n"
@@ -68,6 +69,8 @@ const char cmd_flame_usage[] =
 	"  --height PX          frame height (default 16)\n"
 	"  --inverted           icicle graph: the root at the top\n"
 	"  --reverse            merge stacks from the leaf: reverse every stack\n"
+	"  --no-demangle        keep frame names raw: C++/Rust mangled, symbol\n"
+	"                       versions (name@@GLIBC_2.34); see docs/importers.md\n"
 	"\n"
 	"Examples:\n"
 	"  tracker flame perf.folded -o perf.svg\n"
@@ -101,6 +104,7 @@ enum {
 	OPT_PID,
 	OPT_TID,
 	OPT_RANKS,
+	OPT_NO_DEMANGLE,
 };
 
 static const struct option options[] = {
@@ -125,6 +129,7 @@ static const struct option options[] = {
 	{ "pid", no_argument, NULL, OPT_PID },
 	{ "tid", no_argument, NULL, OPT_TID },
 	{ "ranks", no_argument, NULL, OPT_RANKS },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -285,6 +290,9 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flam
 		case OPT_RANKS:
 			o->ranks = 1;
 			break;
+		case OPT_NO_DEMANGLE:
+			o->import.no_demangle = 1;
+			break;
 		case ':':
 			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -395,6 +403,9 @@ static int load_profile(struct cmd_ctx *ctx, struct flame_opts *o, struct tk_pro
 		ret = load_stored(ctx, o, p);
 		if (ret)
 			return ret;
+		/* profiles stored before tracker demangled read like new ones */
+		if (!o->import.no_demangle)
+			tk_profile_demangle(p, 0);
 		break;
 	}
 	if (p->warning[0])

@@ -13,7 +13,8 @@
 
 const char cmd_import_usage[] =
 	"usage: tracker import (--run ID | --key K [--branch B]) [--kind KIND]\n"
-	"                      [--format F] [--event E] [--sample-type T] [--db URL] FILE\n"
+	"                      [--format F] [--event E] [--sample-type T] [--no-demangle]\n"
+	"                      [--db URL] FILE\n"
 	"\n"
 	"Imports a profile file and stores it with a run: the run --run names, or\n"
 	"the newest run of --key (on --branch). A run keeps one profile per kind;\n"
@@ -30,6 +31,8 @@ const char cmd_import_usage[] =
 	"                     content); see docs/importers.md for the list\n"
 	"  --event E          perf script: the event to keep (default the first)\n"
 	"  --sample-type T    pprof: the sample type (default the last)\n"
+	"  --no-demangle      keep frame names raw: C++/Rust mangled, symbol versions\n"
+	"                     (name@@GLIBC_2.34); see docs/importers.md\n"
 	"  --db URL           the database (default: $TRACKER_DB, db: in\n"
 	"                     .tracker.yml, else ~/.local/share/tracker/history.db)\n"
 	"\n"
@@ -41,7 +44,7 @@ const char cmd_import_usage[] =
 	"reads, or no such run; 69 the database is unavailable.\n";
 
 enum { OPT_RUN = 256, OPT_KEY, OPT_BRANCH, OPT_KIND, OPT_FORMAT, OPT_EVENT,
-       OPT_SAMPLE_TYPE, OPT_DB };
+       OPT_SAMPLE_TYPE, OPT_DB, OPT_NO_DEMANGLE };
 
 static const struct option options[] = {
 	{ "run", required_argument, NULL, OPT_RUN },
@@ -52,6 +55,7 @@ static const struct option options[] = {
 	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "sample-type", required_argument, NULL, OPT_SAMPLE_TYPE },
 	{ "db", required_argument, NULL, OPT_DB },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -80,6 +84,7 @@ int cmd_import(int argc, char **argv, struct cmd_ctx *ctx)
 		case OPT_EVENT: io.event = optarg; break;
 		case OPT_SAMPLE_TYPE: io.sample_type = optarg; break;
 		case OPT_DB: db_opt = optarg; break;
+		case OPT_NO_DEMANGLE: io.no_demangle = 1; break;
 		case ':':
 			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
 		default:

@@ -403,6 +403,7 @@ void cmd_profiler_finish(struct cmd_profiler *p)
 	warn_losses(&set);
 	memset(&so, 0, sizeof(so));
 	so.lines = p->lines;
+	so.no_demangle = p->no_demangle;
 	/* Naming uses local files only: libdw would otherwise fetch debug
 	 * information over the network, for minutes, at the end of a CI job. */
 	unsetenv("DEBUGINFOD_URLS");

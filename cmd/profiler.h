@@ -32,6 +32,7 @@ struct cmd_profiler {
 	enum cmd_cpu_sampler sampler;
 	const char *unwind;         /* auto, fp, libunwind */
 	int lines;                  /* file:line in frame names */
+	int no_demangle;            /* keep mangled names (--no-demangle) */
 	int quiet;
 	/* state */
 	char *dir;                  /* the raw files' directory */

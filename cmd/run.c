@@ -70,6 +70,8 @@ const char cmd_run_usage[] =
 	"                     unreadable file is a warning, the run is still recorded\n"
 	"  --profile-kind KIND  the kind of those profiles (default: from the unit:\n"
 	"                     bytes -> alloc, counts -> alloc_count, else cpu)\n"
+	"  --no-demangle      keep the profiles' frame names raw (C++/Rust mangled,\n"
+	"                     name@@GLIBC_2.34); see docs/importers.md\n"
 	"\n"
 	"Measured: walltime, user/sys CPU of the process tree, peak RSS of the\n"
 	"largest process (maxrss_bytes), peak RSS summed over the tree\n"
@@ -166,6 +168,7 @@ static void load_profiles(struct run_state *st)
 
 	for (i = 0; i < st->nr_profiles; i++) {
 		struct profile_file *pf = &st->profiles[i];
+		struct tk_import_opts io = { .no_demangle = st->profiler.no_demangle };
 		struct tk_err err = TK_ERR_INIT;
 
 		if (pf->builtin)
@@ -174,7 +177,7 @@ static void load_profiles(struct run_state *st)
 			cmd_warning("no profile at '%s': the run is recorded without it", pf->path);
 			continue;
 		}
-		if (tk_import_file(pf->path, pf->format, NULL, &pf->profile, &err)) {
+		if (tk_import_file(pf->path, pf->format, &io, &pf->profile, &err)) {
 			cmd_warning("%s; the run is recorded without this profile", err.msg);
 			continue;
 		}
@@ -306,7 +309,8 @@ static int valid_key(const char *k)
 
 enum { OPT_KEY = 256, OPT_DB, OPT_ARTIFACTS, OPT_TAG, OPT_TIMEOUT, OPT_GRACE,
        OPT_ORPHAN_WAIT, OPT_PROFILE_FILE, OPT_PROFILE_KIND, OPT_PROFILE, OPT_SAMPLE_BYTES,
-       OPT_CPU_HZ, OPT_CPU_SAMPLER, OPT_UNWIND, OPT_PROFILE_LINES, OPT_PER_RANK };
+       OPT_CPU_HZ, OPT_CPU_SAMPLER, OPT_UNWIND, OPT_PROFILE_LINES, OPT_PER_RANK,
+       OPT_NO_DEMANGLE };
 
 static const struct option run_options[] = {
 	{ "key", required_argument, NULL, OPT_KEY },
@@ -326,6 +330,7 @@ static const struct option run_options[] = {
 	{ "unwind", required_argument, NULL, OPT_UNWIND },
 	{ "profile-lines", no_argument, NULL, OPT_PROFILE_LINES },
 	{ "per-rank", no_argument, NULL, OPT_PER_RANK },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -503,6 +508,9 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 			break;
 		case OPT_PER_RANK:
 			per_rank = 1;
+			break;
+		case OPT_NO_DEMANGLE:
+			st.profiler.no_demangle = 1;
 			break;
 		case ':':
 			ret = cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);

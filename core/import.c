@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "core/demangle.h"
 #include "plugins/plugins.h"
 #include "core/banned.h"
 
@@ -53,9 +54,12 @@ static int import(struct tk_reader *r, const char *format,
 		}
 		return tk_err_set(err, TK_EDATA, "'%s' is not a %s profile", r->name, imp->name);
 	}
-	if (!ret)
-		tk_profile_finish(out);
-	return ret;
+	if (ret)
+		return ret;
+	if (!opts->no_demangle)
+		tk_profile_demangle(out, imp->demangle);
+	tk_profile_finish(out);
+	return 0;
 }
 
 int tk_import_file(const char *path, const char *format,

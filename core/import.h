@@ -13,7 +13,9 @@
  *   TK_EDATA         corrupt input, the message naming the file and the
  *                    line (text formats) or byte offset (binary ones).
  * Importers cap names, depths and sizes (core/profile.h limits), never
- * crash on hostile input, and set the profile's unit.
+ * crash on hostile input, and set the profile's unit. They keep names as
+ * the input has them: tk_import_file and tk_import_mem then make them
+ * readable (core/demangle.h) unless opts->no_demangle is set.
  *
  * To add an importer, see the checklist in plugins/plugins.h.
  */
@@ -29,6 +31,8 @@ struct tk_import_opts {
 	const char *kind;        /* variant: "cpu", "alloc"...; NULL = default */
 	int pid_frames;          /* perf script: a root frame per process */
 	int tid_frames;          /* perf script: a root frame per thread */
+	int no_demangle;         /* keep names as the file has them: mangled,
+				  * with symbol versions (core/demangle.h) */
 };
 
 #define TK_IMPORTER_VERSION 1
@@ -41,6 +45,9 @@ struct tk_importer {
 	int (*probe)(const char *head, size_t len);
 	int (*parse)(struct tk_reader *in, struct tk_profile *out,
 		     const struct tk_import_opts *opts, struct tk_err *err);
+	/* TK_DEMANGLE_* flags (core/demangle.h) that make mangled names
+	 * read like the format's readable ones; 0 for most */
+	unsigned demangle;
 };
 
 /* The importer called name, or NULL. */

@@ -9,6 +9,7 @@
 
 #include "core/arena.h"
 #include "core/buf.h"
+#include "core/demangle.h"
 #include "core/banned.h"
 
 /* Inlined functions kept per address (the outermost ones win) and bytes
@@ -973,8 +974,11 @@ int tk_rawset_to_profiles(const struct tk_rawset *s, const struct tk_symbolize_o
 		}
 		free(maps);
 	}
-	for (v = 0; v < TK_RAW_NVALUES; v++)
+	for (v = 0; v < TK_RAW_NVALUES; v++) {
+		if (!(opts && opts->no_demangle))
+			tk_profile_demangle(&out[v], 0);
 		tk_profile_finish(&out[v]);
+	}
 	free(names);
 	free(ids);
 	symbolizer_release(&sy);

@@ -17,8 +17,10 @@
  * - with opts.lines, " file.c:42" (the file's basename) is appended to
  *   each frame that has a line: the line of the address for the innermost
  *   one, the call site for the functions an inlined one sits in;
- * - names are not demangled (C++ frames keep their linkage names, as the
- *   ELF symbols have them);
+ * - names are then made readable (core/demangle.h: C++ and Rust
+ *   demangled, symbol versions dropped, frames that end up with one name
+ *   under one parent merged) unless opts.no_demangle is set: with it, C++
+ *   frames keep their linkage names, as the ELF symbols have them;
  * - an address no symbol covers, or in a file that vanished, is not an ELF
  *   file or cannot be read, is "<module basename>+0x<offset into the
  *   file>"; one no mapping covers is "[unknown]".
@@ -37,6 +39,7 @@
 
 struct tk_symbolize_opts {
 	int lines;    /* name frames "func file.c:42" */
+	int no_demangle; /* keep mangled linkage names */
 };
 
 /*

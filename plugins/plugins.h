@@ -34,6 +34,7 @@ extern const struct tk_importer tk_import_cpuprofile;
 extern const struct tk_importer tk_import_profilecanvas;
 extern const struct tk_importer tk_import_perf;
 extern const struct tk_importer tk_import_gperf_heap;
+extern const struct tk_importer tk_import_gperf_cpu;
 extern const struct tk_importer tk_import_nsys;
 extern const struct tk_importer tk_import_dtrace;
 extern const struct tk_importer tk_import_folded;

@@ -26,6 +26,7 @@ const struct tk_importer *const tk_importers[] = {
 	&tk_import_profilecanvas,
 	&tk_import_nsys,
 	&tk_import_gperf_heap,
+	&tk_import_gperf_cpu,
 	&tk_import_perf,
 	&tk_import_dtrace,
 	&tk_import_folded,

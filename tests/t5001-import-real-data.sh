@@ -44,6 +44,52 @@ test_expect_success SHARED 'legacy gperftools pprof files import or fail cleanly
 	for f in "$REAL"/pprof/pprof_cppbench.*; do imports_or_65 "$f" || return 1; done
 '
 
+# The folded stacks pprof's decoded text (.string) describes: each
+# location named "file+0xoffset" from its mapping, callers already moved
+# back one byte by pprof, weights in cpu/nanoseconds.
+golden_folded() {
+	python3 - "$1" <<-\PY
+	import re, sys, collections
+	sec, samples, locs, maps = None, [], {}, {}
+	for line in open(sys.argv[1]):
+	    line = line.rstrip("\n")
+	    if line in ("Samples:", "Locations", "Mappings"):
+	        sec = line
+	        continue
+	    if sec == "Samples:":
+	        m = re.match(r"\s*(\d+)\s+(\d+):((?:\s+\d+)*)\s*$", line)
+	        if m:
+	            samples.append((int(m.group(2)), m.group(3).split()))
+	    elif sec == "Locations":
+	        m = re.match(r"\s*(\d+): (0x[0-9a-f]+) M=(\d+)", line)
+	        locs[m.group(1)] = (int(m.group(2), 16), m.group(3))
+	    elif sec == "Mappings":
+	        m = re.match(r"(\d+): (0x[0-9a-f]+)/(0x[0-9a-f]+)/(0x[0-9a-f]+) (\S+)", line)
+	        maps[m.group(1)] = (int(m.group(2), 16), int(m.group(4), 16), m.group(5).split("/")[-1])
+	out = collections.Counter()
+	for ns, ids in samples:
+	    names = []
+	    for i in reversed(ids):
+	        addr, mid = locs[i]
+	        start, off, f = maps[mid]
+	        names.append("%s+0x%x" % (f, addr - start + off))
+	    out[";".join(names)] += ns
+	for k in sorted(out):
+	    print(k, out[k])
+	PY
+}
+
+test_expect_success SHARED "the legacy gperftools CPU profile: the stacks and times pprof decodes (712 samples of 10 ms)" '
+	golden_folded "$REAL/pprof/pprof_cppbench.cpu.string" >expect &&
+	test $(wc -l <expect) -gt 40 &&
+	tracker flame "$REAL/pprof/pprof_cppbench.cpu.legacy" -o out.folded 2>err &&
+	sort out.folded >got &&
+	test_cmp expect got &&
+	awk "{ t += \$NF } END { printf \"%.0f\\n\", t }" got >total &&
+	echo 7120000000 >expect.total &&
+	test_cmp expect.total total
+'
+
 test_expect_success SHARED 'dtrace stacks collapse exactly as stackcollapse.pl does' '
 	for f in "$REAL"/dtrace/*; do
 		imports "$f" &&

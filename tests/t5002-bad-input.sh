@@ -12,7 +12,7 @@ test_expect_success 'binary garbage' '
 '
 
 test_expect_success 'garbage named as each format' '
-	for f in folded perf pprof speedscope cpuprofile profilecanvas nsys gperftools-heap; do
+	for f in folded perf pprof speedscope cpuprofile profilecanvas nsys gperftools-heap gperftools-cpu; do
 		tracker flame --format $f garbage.bin -o out.svg 2>err.$f
 		test $? = 65 || { echo "$f: exit $?"; return 1; }
 		grep -q "garbage.bin" err.$f || { cat err.$f; return 1; }
@@ -39,6 +39,51 @@ test_expect_success 'a pprof sample that is not a message (found by fuzzing)' '
 	test_expect_code 65 tracker flame --format pprof \
 		"$FIXTURES/bad/pprof-sample-not-a-message.pb" -o out.svg 2>err &&
 	grep "pprof-sample-not-a-message.pb. at byte" err
+'
+
+# damage SRC DST KIND: a damaged copy of a 64-bit little-endian legacy
+# CPU profile (the first record at byte 40: count, depth, pcs)
+damage() {
+	python3 - "$@" <<-\PY
+	import struct, sys
+	src, dst, kind = sys.argv[1:]
+	b = bytearray(open(src, "rb").read())
+	depth = struct.unpack_from("<Q", b, 48)[0]
+	if kind == "cut":
+	    b = b[:203]
+	elif kind == "huge-depth":
+	    struct.pack_into("<Q", b, 48, 1 << 60)
+	elif kind == "wrong-depth":
+	    struct.pack_into("<Q", b, 48, depth + 1)
+	elif kind == "bad-maps":
+	    at = b.index(b"\n", b.index(b"r-xp")) + 1
+	    b[at:at] = b"\x7fELF garbage\n"
+	open(dst, "wb").write(b)
+	PY
+}
+
+# bad_cpu FILE: each damaged copy of FILE exits 65 naming itself and the
+# byte offset
+bad_cpu() {
+	for kind in cut huge-depth wrong-depth bad-maps; do
+		damage "$1" $kind.prof $kind &&
+		tracker flame $kind.prof -o out.folded 2>err.$kind
+		code=$?
+		test $code = 65 || { echo "$kind: exit $code"; cat err.$kind; return 1; }
+		grep -q "$kind.prof. byte offset [0-9]" err.$kind ||
+		{ cat err.$kind; return 1; }
+	done &&
+	grep -q "cut short" err.cut &&
+	grep -q "depth 1152921504606846976, more than" err.huge-depth &&
+	grep -q "line 2 of the memory map is not a /proc/self/maps line" err.bad-maps
+}
+
+test_expect_success 'damaged legacy gperftools CPU profiles: exit 65 at a byte offset' '
+	bad_cpu "$FIXTURES/gperftools-cpu/small-64le.prof"
+'
+
+test_expect_success SHARED 'damaged copies of the real legacy CPU profile: exit 65 at a byte offset' '
+	bad_cpu "$SHARED_DIRECTORY/real-data/pprof/pprof_cppbench.cpu.legacy"
 '
 
 test_expect_success 'JSON nested 100000 deep' '

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/demangle.h"
 #include "core/import.h"
 #include "core/banned.h"
 
@@ -235,4 +236,6 @@ const struct tk_importer tk_import_dtrace = {
 	.summary = "DTrace stack aggregations (stackcollapse.pl input)",
 	.probe = dtrace_probe,
 	.parse = dtrace_parse,
+	/* readable C++ names lose their arguments here */
+	.demangle = TK_DEMANGLE_NO_PARAMS,
 };

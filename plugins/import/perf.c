@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/demangle.h"
 #include "core/import.h"
 #include "core/banned.h"
 
@@ -644,4 +645,6 @@ const struct tk_importer tk_import_perf = {
 	.summary = "perf script text (stackcollapse-perf.pl rules)",
 	.probe = perf_probe,
 	.parse = perf_parse,
+	/* perf's own demangled names lose their parameters here */
+	.demangle = TK_DEMANGLE_NO_PARAMS,
 };
