@@ -54,6 +54,9 @@ static const char main_usage_tail[] =
 	"69 service unavailable, 70 internal error; 'run' exits with the job's status.\n";
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
 	fflush(stdout);
 	fprintf(stderr, "tracker: %s", prefix);
