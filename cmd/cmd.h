@@ -120,6 +120,7 @@ int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_history(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_push(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_flame(int argc, char **argv, struct cmd_ctx *ctx);
+int cmd_config(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_help(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_version(int argc, char **argv, struct cmd_ctx *ctx);
 
@@ -129,5 +130,6 @@ extern const char cmd_diff_usage[];
 extern const char cmd_history_usage[];
 extern const char cmd_push_usage[];
 extern const char cmd_flame_usage[];
+extern const char cmd_config_usage[];
 
 #endif
