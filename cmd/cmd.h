@@ -9,7 +9,7 @@
  *   3. write docs/tracker-<name>.md and add it to docs/tracker.1;
  *   4. add tests/tNNNN-<name>-*.sh (t0001-help.sh checks `-h` of every
  *      entry by walking `tracker --list-commands`).
- * A command returns its exit code (0 ok, 1 finding, 2 usage, 65 bad data,
+ * A command returns its exit code (0 ok, 2 usage, 65 bad data,
  * 69 unavailable, 70 internal); `run` returns the job's status instead.
  * The dispatcher handles -h/--help, loads .tracker.yml, and flushes stdout,
  * turning a write error into exit 70.
@@ -20,7 +20,6 @@
 #include "core/err.h"
 #include "core/store.h"
 
-#define EXIT_FINDING 1
 #define EXIT_USAGE 2
 #define EXIT_DATA 65
 #define EXIT_UNAVAILABLE 69

@@ -52,8 +52,8 @@ static const char main_usage_head[] =
 static const char main_usage_tail[] =
 	"\n"
 	"Run 'tracker help COMMAND' or 'tracker COMMAND -h' for a command's options.\n"
-	"Exit codes: 0 ok, 1 finding, 2 usage error, 65 bad input data,\n"
-	"69 service unavailable, 70 internal error; 'run' exits with the job's status.\n";
+	"Exit codes: 0 ok, 2 usage error, 65 bad input data, 69 service\n"
+	"unavailable, 70 internal error; 'run' exits with the job's status.\n";
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
