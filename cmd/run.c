@@ -88,7 +88,8 @@ const char cmd_run_usage[] =
 	"\n"
 	"Exit status: the job's status; 124 on --timeout; 126/127 when CMD cannot\n"
 	"be run; 2 when no CMD is given, or outside CI on a usage error (unknown\n"
-	"option, bad option value, no key, invalid key): the job is not started.\n"
+	"option, bad option value, no key, invalid key, --per-rank outside srun):\n"
+	"the job is not started.\n"
 	"Under CI (a CI provider or $CI=true) those are warnings and the job runs.\n"
 	"\n"
 	"Example:\n"
@@ -453,12 +454,12 @@ static int parse_profiler_option(struct run_state *st, int c, const char *arg,
 	case OPT_PROFILE:
 		if (cmd_profiler_parse_what(arg, &p->what))
 			return setup_problem(ctx, st, "--profile wants alloc, cpu or alloc,cpu, "
-					       "not '%s'", arg);
+					     "not '%s'", arg);
 		return 0;
 	case OPT_SAMPLE_BYTES:
 		if (cmd_profiler_parse_bytes(arg, &p->sample_bytes))
 			return setup_problem(ctx, st, "--sample-bytes wants a positive size "
-					       "(1, 4096, 512KiB, 1MiB), not '%s'", arg);
+					     "(1, 4096, 512KiB, 1MiB), not '%s'", arg);
 		return 0;
 	case OPT_CPU_HZ:
 		if (tk_parse_long(arg, &n) || n < 1 || n > 10000)
@@ -474,12 +475,12 @@ static int parse_profiler_option(struct run_state *st, int c, const char *arg,
 			p->sampler = CMD_CPU_TIMER;
 		else
 			return setup_problem(ctx, st, "--cpu-sampler wants auto, perf or timer, "
-					       "not '%s'", arg);
+					     "not '%s'", arg);
 		return 0;
 	case OPT_UNWIND:
 		if (strcmp(arg, "auto") && strcmp(arg, "fp") && strcmp(arg, "libunwind"))
 			return setup_problem(ctx, st, "--unwind wants auto, fp or libunwind, "
-					       "not '%s'", arg);
+					     "not '%s'", arg);
 		p->unwind = arg;
 		return 0;
 	default: /* OPT_PROFILE_LINES */
