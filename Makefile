@@ -90,6 +90,10 @@ $(PRELOAD_LIB): $(PRELOAD_OBJ)
 tests/unit/t-%: tests/unit/t-%.c $(LIB) tests/unit/tap.h
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LIBS)
 
+# The kernel walks t-perfrec's own stacks along frame pointers (gcc also
+# asks for them per function; clang has no attribute for it).
+tests/unit/t-perfrec: ALL_CFLAGS += -fno-omit-frame-pointer
+
 tests/helpers/%: tests/helpers/%.c
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
 
@@ -125,10 +129,28 @@ bench/alloc-heavy bench/compute: %: %.c
 
 build-tests: tracker $(PRELOAD_LIB) $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN)
 
+# The browser tests' npm dependencies (playwright-core), installed once
+# before prove starts, never by a test. Without npm or the registry the
+# browser tests skip and say why.
+BROWSER_DEPS := tests/browser/node_modules/.package-lock.json
+$(BROWSER_DEPS): tests/browser/package-lock.json
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "browser-deps: npm is not installed; the browser tests will skip"; \
+	elif ! npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error; then \
+		echo "browser-deps: npm ci in tests/browser failed; the browser tests will skip"; \
+	fi
+browser-deps: $(BROWSER_DEPS)
+
 # The whole suite: C unit tests and shell end-to-end tests, all TAP, by prove.
-check: build-tests
+check: build-tests $(BROWSER_DEPS)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 		prove -j2 --timer $(PROVE_FLAGS) $(UNIT_BIN) tests/t[0-9]*.sh
+
+# The README's test command on a fresh clone of the committed tree, in a
+# temporary directory (with ../shared beside it when this tree has one),
+# as CI runs it: CI=true, no standard input.
+check-fresh:
+	@sh ci/check-fresh.sh
 
 bench: tracker $(PRELOAD_LIB) $(EXAMPLE_BIN) $(BENCH_BIN)
 	@sh bench/run.sh
@@ -146,20 +168,29 @@ clean:
 	$(RM) $(PRELOAD_LIB) $(PRELOAD_OBJ) $(PRELOAD_OBJ:.o=.d)
 	$(RM) tracker $(LIB) $(LIB_OBJ) $(CMD_OBJ) $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN) $(BENCH_BIN)
 	$(RM) $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(HELPER_BIN:=.d) $(EXAMPLE_BIN:=.d) $(BENCH_BIN:=.d)
-	$(RM) -r tests/trash.* fuzz/out $(addprefix fuzz/fuzz-,$(FUZZ_FORMATS))
+	$(RM) -r tests/trash.* fuzz/out fuzz/obj $(addprefix fuzz/fuzz-,$(FUZZ_FORMATS))
 
 # Fuzzing: one libFuzzer binary per importer, built with clang from the
-# library sources (not libtracker.a, which is built with $(CC)).
+# library sources (not libtracker.a, which is built with $(CC)). The
+# library is compiled once into fuzz/obj/ and each target links it with
+# its own fuzz/import.c: building nine targets costs one compile.
 FUZZ_FORMATS ?= folded perf gperftools-heap gperftools-cpu nsys pprof speedscope cpuprofile profilecanvas dtrace
 FUZZ_SECONDS ?= 20
 FUZZ_CC ?= clang
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -I. -DTRACKER_VERSION='"$(VERSION)"' \
+	$(shell $(PKG_CONFIG) --cflags $(PKGS))
 FUZZ_LIB_SRC := $(filter-out core/job.c,$(CORE_SRC)) $(PLUGIN_SRC)
+FUZZ_OBJ := $(addprefix fuzz/obj/,$(FUZZ_LIB_SRC:.c=.o))
 
-fuzz/fuzz-%: fuzz/import.c $(FUZZ_LIB_SRC)
-	$(QUIET_LINK)$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -D_GNU_SOURCE -I. \
-		-DTRACKER_VERSION='"$(VERSION)"' -DFUZZ_FORMAT='"$*"' \
-		$(shell $(PKG_CONFIG) --cflags $(PKGS)) -o $@ $< $(FUZZ_LIB_SRC) $(LIBS)
+fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP \
+		-c -o $@ $<
+
+fuzz/fuzz-%: fuzz/import.c $(FUZZ_OBJ)
+	$(QUIET_LINK)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer \
+		-DFUZZ_FORMAT='"$*"' -o $@ $< $(FUZZ_OBJ) $(LIBS)
 
 # Runs each target for FUZZ_SECONDS, seeded from fixtures/<format>/; new
 # corpus entries go to fuzz/out/<format>/ (not committed).
@@ -174,7 +205,8 @@ fuzz: $(addprefix fuzz/fuzz-,$(FUZZ_FORMATS))
 		tail -1 fuzz/out/$$f.log; \
 	done
 
-.PHONY: all check bench demo install clean build-tests fuzz
+.PHONY: all check check-fresh browser-deps bench demo install clean build-tests fuzz
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(HELPER_BIN:=.d) $(EXAMPLE_BIN:=.d) $(BENCH_BIN:=.d) $(PRELOAD_OBJ:.o=.d)
+-include $(wildcard fuzz/obj/*/*.d fuzz/obj/*/*/*.d)

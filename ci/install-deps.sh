@@ -2,7 +2,9 @@
 # Installs the Debian packages tracker needs, for one or more profiles:
 #
 #   ci/install-deps.sh build     compiler, pkg-config and the -dev libraries
-#   ci/install-deps.sh test      build + what `make check` runs
+#   ci/install-deps.sh test      build + what `make check` runs, and the
+#                                browser tests' npm packages (npm ci in
+#                                tests/browser, as any user)
 #   ci/install-deps.sh bench     build + what `make bench` measures against
 #   ci/install-deps.sh -n test   only say what is missing (no install)
 #
@@ -36,16 +38,17 @@ usage() {
 }
 
 dry_run=0
+npm_deps=0
 want=
 [ $# -gt 0 ] || usage
 for arg in "$@"; do
 	case $arg in
 	-n|--dry-run) dry_run=1 ;;
 	build) want="$want $build_pkgs" ;;
-	test) want="$want $build_pkgs $test_pkgs" ;;
+	test) want="$want $build_pkgs $test_pkgs"; npm_deps=1 ;;
 	bench) want="$want $build_pkgs $bench_pkgs" ;;
 	-h|--help)
-		sed -n '2,17s/^# \{0,1\}//p' "$0"
+		sed -n '2,19s/^# \{0,1\}//p' "$0"
 		exit 0 ;;
 	*) echo "install-deps: unknown profile '$arg'" >&2; usage ;;
 	esac
@@ -74,8 +77,30 @@ for p in $want; do
 done
 missing=${missing# }
 
+# The browser tests drive Debian's chromium with playwright-core from npm,
+# at the version tests/browser/package-lock.json pins. Installed here,
+# once, before any test runs (make check does the same when it is missing).
+browser_dir=$(cd "$(dirname "$0")/../tests/browser" && pwd)
+npm_missing() {
+	[ "$npm_deps" = 1 ] && ! [ -f "$browser_dir/node_modules/playwright-core/index.js" ]
+}
+npm_install() {
+	npm_missing || return 0
+	if ! command -v npm >/dev/null 2>&1; then
+		echo "install-deps: npm is missing; cannot install tests/browser's packages" >&2
+		return 1
+	fi
+	echo "install-deps: npm ci in tests/browser"
+	npm ci --prefix "$browser_dir" --no-audit --no-fund --loglevel=error </dev/null
+}
+
 if [ -z "$missing" ]; then
+	if [ "$dry_run" = 1 ] && npm_missing; then
+		echo "install-deps: missing: tests/browser/node_modules (npm ci)"
+		exit 1
+	fi
 	echo "install-deps: all packages present"
+	npm_install || exit 1
 	exit 0
 fi
 
@@ -114,3 +139,4 @@ elif ! apt_install; then
 	apt-get update </dev/null || exit 1
 	apt_install || exit 1
 fi
+npm_install || exit 1

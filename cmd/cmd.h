@@ -9,7 +9,7 @@
  *   3. write docs/tracker-<name>.md and add it to docs/tracker.1;
  *   4. add tests/tNNNN-<name>-*.sh (t0001-help.sh checks `-h` of every
  *      entry by walking `tracker --list-commands`).
- * A command returns its exit code (0 ok, 1 finding, 2 usage, 65 bad data,
+ * A command returns its exit code (0 ok, 2 usage, 65 bad data,
  * 69 unavailable, 70 internal); `run` returns the job's status instead.
  * The dispatcher handles -h/--help, loads .tracker.yml, and flushes stdout,
  * turning a write error into exit 70.
@@ -20,7 +20,6 @@
 #include "core/err.h"
 #include "core/store.h"
 
-#define EXIT_FINDING 1
 #define EXIT_USAGE 2
 #define EXIT_DATA 65
 #define EXIT_UNAVAILABLE 69
@@ -120,6 +119,7 @@ int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_history(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_push(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_flame(int argc, char **argv, struct cmd_ctx *ctx);
+int cmd_config(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_help(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_version(int argc, char **argv, struct cmd_ctx *ctx);
 
@@ -129,5 +129,6 @@ extern const char cmd_diff_usage[];
 extern const char cmd_history_usage[];
 extern const char cmd_push_usage[];
 extern const char cmd_flame_usage[];
+extern const char cmd_config_usage[];
 
 #endif

@@ -130,21 +130,31 @@ int cmd_profiler_parse_bytes(const char *s, uint64_t *out)
 	return -1;
 }
 
-/* The library next to the tracker binary (a build tree), else installed. */
+/*
+ * The library next to the tracker binary (a build tree), else in
+ * ../lib/tracker beside it (an install: `make install PREFIX=P` puts them
+ * in P/bin and P/lib/tracker, whatever PREFIX the build was made with, and
+ * a DESTDIR tree or a moved prefix keeps working), else in the LIBDIR
+ * compiled in.
+ */
 static char *find_preload(void)
 {
+	static const char *const beside[] = { "/" PRELOAD_NAME,
+					      "/../lib/tracker/" PRELOAD_NAME };
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	struct tk_buf b = TK_BUF_INIT;
+	size_t i;
 
 	if (n > 0) {
 		char *slash;
 
 		self[n] = '\0';
 		slash = strrchr(self, '/');
-		if (slash) {
+		for (i = 0; slash && i < sizeof(beside) / sizeof(beside[0]); i++) {
+			tk_buf_reset(&b);
 			tk_buf_add(&b, self, (size_t)(slash - self));
-			tk_buf_adds(&b, "/" PRELOAD_NAME);
+			tk_buf_adds(&b, beside[i]);
 			if (!access(b.buf, R_OK))
 				return tk_buf_detach(&b, NULL);
 		}
@@ -295,8 +305,9 @@ int cmd_profiler_start(struct cmd_profiler *p, char *const *argv)
 	free(cmd);
 	p->preload = find_preload();
 	if (!p->preload) {
-		cmd_warning("cannot find %s next to tracker or in %s; recording without "
-			    "the built-in profile", PRELOAD_NAME, TRACKER_LIBDIR);
+		cmd_warning("cannot find %s next to tracker, in ../lib/tracker beside it or "
+			    "in %s; recording without the built-in profile", PRELOAD_NAME,
+			    TRACKER_LIBDIR);
 		p->no_alloc = 1;
 		return 0;
 	}

@@ -4,10 +4,16 @@
  * The job's exit status is sacred: after the job has started, nothing that
  * goes wrong in tracker changes what tracker exits with. Recording
  * problems become warnings, and the record file stays for `tracker push`.
+ *
+ * Nor does tracker stand between a CI step and its job: under CI, every
+ * problem found before the start (a bad option, no key, an invalid key) is
+ * a warning and the job runs. Only outside CI do the usage errors typed on
+ * the command line stop it (setup_problem).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +45,9 @@ const char cmd_run_usage[] =
 	"signal, tracker dies by the same signal.\n"
 	"\n"
 	"Options:\n"
-	"  --key K            the step's key (else $TRACKER_KEY, else BUILDKITE_STEP_KEY)\n"
+	"  --key K            the step's key (else $TRACKER_KEY, else BUILDKITE_STEP_KEY,\n"
+	"                     else derived from the CI step's name with a warning:\n"
+	"                     Buildkite label, GitHub job, GitLab job, SLURM job name)\n"
 	"  --db URL           database: a path or sqlite:PATH (else $TRACKER_DB, else\n"
 	"                     db: in .tracker.yml, else ~/.local/share/tracker/history.db)\n"
 	"  --artifacts DIR    where the record file goes (default tracker-artifacts)\n"
@@ -47,7 +55,8 @@ const char cmd_run_usage[] =
 	"  --timeout DUR      send TERM after DUR (90, 90s, 5m, 2h), KILL after the\n"
 	"                     grace period; tracker then exits 124\n"
 	"  --grace DUR        time between TERM and KILL (default 5s, shorter than\n"
-	"                     the 10s Buildkite and SLURM give before their KILL)\n"
+	"                     the 10s Buildkite and the 30s SLURM (KillWait) wait\n"
+	"                     before their own KILL)\n"
 	"  --orphan-wait DUR  how long to wait for processes the job left running\n"
 	"                     after it exited (default 10s)\n"
 	"  -q, --quiet        no summary line on stderr\n"
@@ -80,7 +89,10 @@ const char cmd_run_usage[] =
 	"record marked cancelled at once.\n"
 	"\n"
 	"Exit status: the job's status; 124 on --timeout; 126/127 when CMD cannot\n"
-	"be run; 2 on a usage error (the job is not started).\n"
+	"be run; 2 when no CMD is given, or outside CI on a usage error (unknown\n"
+	"option, bad option value, no key, invalid key, --per-rank outside srun):\n"
+	"the job is not started.\n"
+	"Under CI (a CI provider or $CI=true) those are warnings and the job runs.\n"
 	"\n"
 	"Example:\n"
 	"  tracker run --key amip --tag resolution=low -- julia --project amip.jl\n"
@@ -104,7 +116,36 @@ struct run_state {
 	struct tk_buf artifacts;
 	struct tk_buf record_path;
 	int quiet;
+	int in_ci;       /* problems before the start are warnings */
+	int no_record;   /* no run id: run the job, record nothing */
 };
+
+/*
+ * A problem found before the job starts. Under CI the job runs anyway: a
+ * wrapper must never break the step it was added to, so this warns and
+ * returns 0. Outside CI it is a usage error typed on the command line:
+ * the job is not started, and this returns 2.
+ */
+static int setup_problem(const struct cmd_ctx *ctx, const struct run_state *st,
+			 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int setup_problem(const struct cmd_ctx *ctx, const struct run_state *st,
+			 const char *fmt, ...)
+{
+	struct tk_buf msg = TK_BUF_INIT;
+	va_list ap;
+	int ret = 0;
+
+	va_start(ap, fmt);
+	tk_buf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	if (st->in_ci)
+		cmd_warning("%s; ignored under CI, the job runs", msg.buf);
+	else
+		ret = cmd_usage_error(ctx, "%s", msg.buf);
+	tk_buf_release(&msg);
+	return ret;
+}
 
 static void fill_measurements(struct tk_run *run, const struct tk_job_result *r)
 {
@@ -150,6 +191,8 @@ static void on_cancel(const struct tk_job_result *so_far, void *data)
 	fill_measurements(&st->run, so_far);
 	st->run.status = TK_RUN_CANCELLED;
 	st->run.partial = so_far->running;
+	if (st->no_record)
+		return;
 	write_record(st);
 	if (!st->quiet)
 		cmd_warning("cancelled by signal %d; partial record written to '%s'",
@@ -188,16 +231,19 @@ keep:
 		tk_buf_reset(&blob);
 		tk_buf_reset(&name);
 		tk_buf_reset(&path);
-		if (tk_profile_encode(&pf->profile, &blob, &err) ||
-		    tk_mkdir_p(st->artifacts.buf, &err)) {
+		if (tk_profile_encode(&pf->profile, &blob, &err)) {
 			cmd_warning("cannot keep the %s profile: %s", pf->kind, err.msg);
 			continue;
 		}
 		tk_run_record_name(&st->run, &name);
 		tk_buf_addf(&name, ".%s%s", pf->kind, TK_PROFCODEC_EXT);
 		tk_buf_addf(&path, "%s/%s", st->artifacts.buf, name.buf);
-		if (tk_write_file_atomic(path.buf, blob.buf, blob.len, &err)) {
-			cmd_warning("cannot keep the %s profile: %s", pf->kind, err.msg);
+		if (tk_mkdir_p(st->artifacts.buf, &err) ||
+		    tk_write_file_atomic(path.buf, blob.buf, blob.len, &err)) {
+			/* The database may still take it: record what can be. */
+			cmd_warning("cannot keep the %s profile beside the record: %s",
+				    pf->kind, err.msg);
+			pf->loaded = 1;
 			continue;
 		}
 		pf->loaded = 1;
@@ -392,25 +438,37 @@ static void add_builtin_profiles(struct run_state *st)
 	}
 }
 
-static int parse_profiler_option(struct cmd_profiler *p, int c, const char *arg,
+/* 1 when "--" is among argv[from..argc). */
+static int has_separator(int argc, char **argv, int from)
+{
+	int i;
+
+	for (i = from; i < argc; i++)
+		if (!strcmp(argv[i], "--"))
+			return 1;
+	return 0;
+}
+
+static int parse_profiler_option(struct run_state *st, int c, const char *arg,
 				 const struct cmd_ctx *ctx)
 {
+	struct cmd_profiler *p = &st->profiler;
 	long n;
 
 	switch (c) {
 	case OPT_PROFILE:
 		if (cmd_profiler_parse_what(arg, &p->what))
-			return cmd_usage_error(ctx, "--profile wants alloc, cpu or alloc,cpu, "
-					       "not '%s'", arg);
+			return setup_problem(ctx, st, "--profile wants alloc, cpu or alloc,cpu, "
+					     "not '%s'", arg);
 		return 0;
 	case OPT_SAMPLE_BYTES:
 		if (cmd_profiler_parse_bytes(arg, &p->sample_bytes))
-			return cmd_usage_error(ctx, "--sample-bytes wants a positive size "
-					       "(1, 4096, 512KiB, 1MiB), not '%s'", arg);
+			return setup_problem(ctx, st, "--sample-bytes wants a positive size "
+					     "(1, 4096, 512KiB, 1MiB), not '%s'", arg);
 		return 0;
 	case OPT_CPU_HZ:
 		if (tk_parse_long(arg, &n) || n < 1 || n > 10000)
-			return cmd_usage_error(ctx, "--cpu-hz wants 1 to 10000, not '%s'", arg);
+			return setup_problem(ctx, st, "--cpu-hz wants 1 to 10000, not '%s'", arg);
 		p->cpu_hz = (unsigned)n;
 		return 0;
 	case OPT_CPU_SAMPLER:
@@ -421,13 +479,13 @@ static int parse_profiler_option(struct cmd_profiler *p, int c, const char *arg,
 		else if (!strcmp(arg, "timer"))
 			p->sampler = CMD_CPU_TIMER;
 		else
-			return cmd_usage_error(ctx, "--cpu-sampler wants auto, perf or timer, "
-					       "not '%s'", arg);
+			return setup_problem(ctx, st, "--cpu-sampler wants auto, perf or timer, "
+					     "not '%s'", arg);
 		return 0;
 	case OPT_UNWIND:
 		if (strcmp(arg, "auto") && strcmp(arg, "fp") && strcmp(arg, "libunwind"))
-			return cmd_usage_error(ctx, "--unwind wants auto, fp or libunwind, "
-					       "not '%s'", arg);
+			return setup_problem(ctx, st, "--unwind wants auto, fp or libunwind, "
+					     "not '%s'", arg);
 		p->unwind = arg;
 		return 0;
 	default: /* OPT_PROFILE_LINES */
@@ -446,9 +504,9 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_job_result jr;
 	struct run_state st;
 	struct tk_err err = TK_ERR_INIT;
-	struct tk_buf db = TK_BUF_INIT;
+	struct tk_buf db = TK_BUF_INIT, derived = TK_BUF_INIT, from = TK_BUF_INIT;
 	double timeout = -1, v;
-	int c, i, exec_errno, per_rank = 0, ret = 0;
+	int c, i, exec_errno, per_rank = 0, ret = 0, lost = 0;
 
 	memset(&jo, 0, sizeof(jo));
 	memset(&st, 0, sizeof(st));
@@ -458,6 +516,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	tk_buf_init(&st.record_path, 0);
 	jo.grace_s = 5;
 	jo.orphan_wait_s = 10;
+	st.in_ci = tk_ci_detected(&tk_env_process);
 	optind = 1;
 	opterr = 0;
 	while (!ret && (c = getopt_long(argc, argv, "+:q", run_options, NULL)) != -1) {
@@ -473,13 +532,14 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 			break;
 		case OPT_TAG:
 			if (parse_tag(&cli_tags, optarg))
-				ret = cmd_usage_error(ctx, "--tag wants KEY=VALUE, not '%s'", optarg);
+				ret = setup_problem(ctx, &st, "--tag wants KEY=VALUE, not '%s'",
+						    optarg);
 			break;
 		case OPT_TIMEOUT:
 		case OPT_GRACE:
 		case OPT_ORPHAN_WAIT:
 			if (tk_parse_duration(optarg, &v, &err))
-				ret = cmd_usage_error(ctx, "%s", err.msg);
+				ret = setup_problem(ctx, &st, "%s", err.msg);
 			else if (c == OPT_TIMEOUT)
 				timeout = v;
 			else if (c == OPT_GRACE)
@@ -495,8 +555,9 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 			break;
 		case OPT_PROFILE_KIND:
 			if (!cmd_valid_kind(optarg))
-				ret = cmd_usage_error(ctx, "invalid --profile-kind '%s'", optarg);
-			st.profile_kind = optarg;
+				ret = setup_problem(ctx, &st, "invalid --profile-kind '%s'", optarg);
+			else
+				st.profile_kind = optarg;
 			break;
 		case OPT_PROFILE:
 		case OPT_SAMPLE_BYTES:
@@ -504,7 +565,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		case OPT_CPU_SAMPLER:
 		case OPT_UNWIND:
 		case OPT_PROFILE_LINES:
-			ret = parse_profiler_option(&st.profiler, c, optarg, ctx);
+			ret = parse_profiler_option(&st, c, optarg, ctx);
 			break;
 		case OPT_PER_RANK:
 			per_rank = 1;
@@ -513,32 +574,56 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 			st.profiler.no_demangle = 1;
 			break;
 		case ':':
-			ret = cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
+			ret = setup_problem(ctx, &st, "option '%s' needs a value",
+					    argv[optind - 1]);
+			lost = 1;
 			break;
 		default:
-			ret = cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
+			ret = setup_problem(ctx, &st, "unknown option '%s'", argv[optind - 1]);
+			lost = 1;
+			/* "--frob 3 -- CMD": 3 is its value, the options go on */
+			if (!ret && !strncmp(argv[optind - 1], "--", 2) &&
+			    !strchr(argv[optind - 1], '=') && optind < argc &&
+			    argv[optind][0] != '-' && has_separator(argc, argv, optind))
+				optind++;
 			break;
 		}
 	}
 	if (ret)
 		goto out;
+	/*
+	 * After an unknown option the parse may have stopped early ("--frob
+	 * 3 4 -- make"): the command is what follows the first "--".
+	 */
+	if (lost && has_separator(argc, argv, 1)) {
+		for (i = 1; strcmp(argv[i], "--"); i++)
+			;
+		optind = i + 1;
+	}
 	if (optind >= argc) {
 		ret = cmd_usage_error(ctx, "no command to run (put it after --)");
 		goto out;
 	}
 	key = tk_ci_key(&tk_env_process, opt_key);
-	if (!key) {
-		ret = cmd_usage_error(ctx, "no key for this run: name it with --key K, "
-				      "$TRACKER_KEY or a Buildkite step key");
-		goto out;
+	if (key && !valid_key(key)) {
+		ret = setup_problem(ctx, &st, "invalid key '%s' (1-200 bytes of UTF-8 text)",
+				    key);
+		if (ret)
+			goto out;
+		key = NULL;
 	}
-	if (!valid_key(key)) {
-		ret = cmd_usage_error(ctx, "invalid key '%s' (1-200 bytes of UTF-8 text)", key);
-		goto out;
+	if (!key) {
+		if (tk_ci_derive_key(&tk_env_process, argv[optind], &derived, &from, &err)) {
+			ret = cmd_usage_error(ctx, "%s", err.msg);
+			goto out;
+		}
+		key = derived.buf;
+		cmd_warning("no key given: recording as '%s', from %s "
+			    "(name it with --key to keep it stable)", key, from.buf);
 	}
 	if (tk_uuid_v4(st.run.id, &err)) {
-		ret = cmd_fail(&err);
-		goto out;
+		cmd_warning("%s; the job runs, but is not recorded", err.msg);
+		st.no_record = 1;
 	}
 	st.run.key = tk_xstrdup(key);
 	st.run.tracker_version = tk_xstrdup(TRACKER_VERSION);
@@ -559,8 +644,9 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	if (tk_ci_collect(&tk_env_process, &st.run.ci, &err))
 		cmd_warning("incomplete CI context: %s", err.msg);
 	if (per_rank && cmd_per_rank_setup(&st.run, &err)) {
-		ret = cmd_fail(&err);
-		goto out;
+		ret = setup_problem(ctx, &st, "%s", err.msg);
+		if (ret)
+			goto out;
 	}
 	cmd_resolve_artifacts(ctx, opt_artifacts, &st.artifacts);
 	cmd_resolve_db(ctx, opt_db, &db);
@@ -586,10 +672,12 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	fill_measurements(&st.run, &jr);
 	st.run.partial = 0;
 	cmd_profiler_finish(&st.profiler);
-	add_builtin_profiles(&st);
-	load_profiles(&st);
-	write_record(&st);
-	store_run(&st, db.buf);
+	if (!st.no_record) {
+		add_builtin_profiles(&st);
+		load_profiles(&st);
+		write_record(&st);
+		store_run(&st, db.buf);
+	}
 	if (jr.orphans_left && !st.quiet)
 		cmd_warning("%d process(es) the job started are still running; "
 			    "not waiting for them (see --orphan-wait)", jr.orphans_left);
@@ -605,5 +693,7 @@ out:
 	tk_kvlist_release(&cli_tags);
 	release_state(&st);
 	tk_buf_release(&db);
+	tk_buf_release(&derived);
+	tk_buf_release(&from);
 	return ret;
 }

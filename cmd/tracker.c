@@ -33,6 +33,8 @@ static const struct cmd_entry commands[] = {
 	{ "import", cmd_import, 0, "attach a profile file to a recorded run",
 	  cmd_import_usage },
 	{ "diff", cmd_diff, 0, "render a profile against its baseline", cmd_diff_usage },
+	{ "config", cmd_config, CMD_NO_CONFIG, "check a .tracker.yml file",
+	  cmd_config_usage },
 	{ "help", cmd_help, CMD_NO_CONFIG, "show help for tracker or one command", help_usage },
 	{ "version", cmd_version, CMD_NO_CONFIG, "print the version", version_usage },
 };
@@ -50,8 +52,11 @@ static const char main_usage_head[] =
 static const char main_usage_tail[] =
 	"\n"
 	"Run 'tracker help COMMAND' or 'tracker COMMAND -h' for a command's options.\n"
-	"Exit codes: 0 ok, 1 finding, 2 usage error, 65 bad input data,\n"
-	"69 service unavailable, 70 internal error; 'run' exits with the job's status.\n";
+	"Exit codes: 0 ok, 2 usage error, 65 bad input data, 69 service\n"
+	"unavailable, 70 internal error; 'run' exits with the job's status.\n";
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
@@ -214,13 +219,16 @@ static int wants_help(int argc, char **argv)
 }
 
 /*
- * A broken .tracker.yml fails most commands, but `run` only warns: the job
- * must run and keep its exit status whatever state the config is in.
+ * A .tracker.yml that cannot be read fails most commands, but `run` only
+ * warns: the job must run and keep its exit status whatever state the
+ * config is in. A mistake in one setting is a warning for every command,
+ * and the rest of the file applies.
  */
 static int load_config(struct cmd_ctx *ctx, unsigned flags)
 {
 	struct tk_buf path = TK_BUF_INIT;
 	struct tk_err err = TK_ERR_INIT;
+	size_t i;
 	int ret = 0;
 
 	if (tk_config_find(&tk_env_process, &path) &&
@@ -233,6 +241,8 @@ static int load_config(struct cmd_ctx *ctx, unsigned flags)
 			ret = cmd_fail(&err);
 		}
 	}
+	for (i = 0; i < ctx->config.nr_warnings; i++)
+		cmd_warning("%s", ctx->config.warnings[i]);
 	tk_buf_release(&path);
 	return ret;
 }

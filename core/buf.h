@@ -38,7 +38,8 @@ int tk_buf_adds(struct tk_buf *b, const char *s);
 int tk_buf_addch(struct tk_buf *b, int c);
 int tk_buf_addf(struct tk_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-int tk_buf_vaddf(struct tk_buf *b, const char *fmt, va_list ap);
+int tk_buf_vaddf(struct tk_buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 
 void tk_buf_setlen(struct tk_buf *b, size_t len);
 void tk_buf_trim(struct tk_buf *b);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/buf.h"
 #include "core/ci.h"
 #include "plugins/plugins.h"
 #include "core/banned.h"
@@ -110,4 +111,118 @@ const char *tk_ci_key(const struct tk_env *env, const char *explicit_key)
 	if (k)
 		return k;
 	return nonempty(tk_env_get(env, "BUILDKITE_STEP_KEY"));
+}
+
+int tk_ci_detected(const struct tk_env *env)
+{
+	const struct tk_ci_provider *const *p;
+	const char *ci = tk_env_get(env, "CI");
+
+	for (p = tk_ci_providers; *p; p++)
+		if ((*p)->step_var && (*p)->detect(env))
+			return 1;
+	return ci && *ci && strcmp(ci, "0") && strcmp(ci, "false");
+}
+
+static int slug_char(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_';
+}
+
+/*
+ * The length of the emoji shortcode at s (":earth_africa:", ":+1:"), or 0.
+ * Buildkite draws any :name: as an emoji, but "test:unit:fast" is a name
+ * with colons: a shortcode counts only as a word of its own, ending the
+ * string or followed by a space or another shortcode.
+ */
+static size_t shortcode_len(const char *s)
+{
+	size_t n = 1;
+
+	if (s[0] != ':')
+		return 0;
+	while (isalnum((unsigned char)s[n]) || s[n] == '_' || s[n] == '-' || s[n] == '+')
+		n++;
+	if (n == 1 || s[n] != ':')
+		return 0;
+	n++;
+	if (s[n] && !isspace((unsigned char)s[n]) && s[n] != ':')
+		return 0;
+	return n;
+}
+
+void tk_ci_slug(const char *name, struct tk_buf *out)
+{
+	size_t start = out->len, i = 0;
+	int word_start = 1, dash = 0;
+
+	while (name[i]) {
+		size_t sc = word_start ? shortcode_len(name + i) : 0;
+		int c = (unsigned char)name[i];
+
+		if (sc) {
+			i += sc;
+			dash = 1;
+			continue; /* the next shortcode may follow at once */
+		}
+		word_start = isspace(c);
+		c = c < 0x80 ? tolower(c) : c;
+		if (slug_char(c)) {
+			dash = dash && out->len > start;
+			if (out->len - start + (size_t)dash + 1 > TK_CI_SLUG_MAX)
+				break;
+			if (dash)
+				tk_buf_addch(out, '-');
+			dash = 0;
+			tk_buf_addch(out, c);
+		} else {
+			dash = 1;
+		}
+		i++;
+	}
+	while (out->len > start && strchr("-._", out->buf[out->len - 1]))
+		tk_buf_setlen(out, out->len - 1);
+	/* A leading '.' or '_' (a '-' is never added first). */
+	for (i = start; i < out->len && strchr("._", out->buf[i]); i++)
+		;
+	if (i > start) {
+		memmove(out->buf + start, out->buf + i, out->len - i);
+		tk_buf_setlen(out, out->len - (i - start));
+	}
+}
+
+int tk_ci_derive_key(const struct tk_env *env, const char *command,
+		     struct tk_buf *key, struct tk_buf *from, struct tk_err *err)
+{
+	const struct tk_ci_provider *const *p;
+	size_t start = key->len;
+	const char *base;
+
+	for (p = tk_ci_providers; *p; p++) {
+		const char *name;
+
+		if (!(*p)->step_var || !(*p)->detect(env))
+			continue;
+		name = tk_env_get(env, (*p)->step_var);
+		if (!name || !*name)
+			continue;
+		tk_ci_slug(name, key);
+		if (key->len == start)
+			continue;
+		if (from)
+			tk_buf_addf(from, "%s '%s'", (*p)->step_what, name);
+		return 0;
+	}
+	if (tk_ci_detected(env) && command && *command) {
+		base = strrchr(command, '/');
+		base = base ? base + 1 : command;
+		tk_ci_slug(base, key);
+		if (key->len > start) {
+			if (from)
+				tk_buf_addf(from, "the command '%s'", base);
+			return 0;
+		}
+	}
+	return tk_err_set(err, TK_EUSAGE, "no key for this run: name it with --key K "
+			  "or $TRACKER_KEY (under CI, tracker derives one from the step)");
 }

@@ -49,7 +49,8 @@ static inline int tk_env_each(const struct tk_env *env,
 	return env->each ? env->each(env->data, fn, arg) : 0;
 }
 
-#define TK_CI_PROVIDER_VERSION 1
+/* 2: step_var and step_what */
+#define TK_CI_PROVIDER_VERSION 2
 
 struct tk_ci_provider {
 	int version; /* TK_CI_PROVIDER_VERSION */
@@ -59,6 +60,14 @@ struct tk_ci_provider {
 	/* Fills the fields it knows and are still empty. */
 	int (*collect)(const struct tk_env *env, struct tk_ci_context *ctx,
 		       struct tk_err *err);
+	/*
+	 * The variable naming the step the job runs in, as people know it
+	 * (BUILDKITE_LABEL, GITHUB_JOB...), and what it is in words ("the
+	 * Buildkite label"), for tk_ci_derive_key; NULL for providers that
+	 * are no CI system (local).
+	 */
+	const char *step_var;
+	const char *step_what;
 };
 
 /*
@@ -80,6 +89,39 @@ int tk_ci_collect(const struct tk_env *env, struct tk_ci_context *ctx,
  * none is set. The result points into explicit_key or the environment.
  */
 const char *tk_ci_key(const struct tk_env *env, const char *explicit_key);
+
+/*
+ * 1 when the job runs under a CI or batch system: a provider other than
+ * local detects itself, or $CI is set to something other than "", "0" or
+ * "false" (most CI systems export CI=true).
+ */
+int tk_ci_detected(const struct tk_env *env);
+
+/*
+ * A key for a run that was given none (tk_ci_key returned NULL), so that a
+ * wrapped CI step always runs: the slug (tk_ci_slug) of the step name of
+ * the first provider, in registry order, that detects itself and whose
+ * step name slugs to something non-empty -- the Buildkite label, the
+ * GitHub job, the GitLab job name, the SLURM job name -- else, under CI
+ * (tk_ci_detected), the slug of the base name of command (may be NULL).
+ *
+ * Appends the key to key and, when from is not NULL, a phrase naming
+ * where it came from ("the Buildkite label ':earth_africa: AMIP'") to
+ * from. Returns 0, or TK_EUSAGE with a message saying how to name a key
+ * when nothing gives one (outside CI).
+ */
+int tk_ci_derive_key(const struct tk_env *env, const char *command,
+		     struct tk_buf *key, struct tk_buf *from, struct tk_err *err);
+
+/*
+ * Appends to out a key made of name: Buildkite emoji shortcodes
+ * (":earth_africa:" standing as a word of their own) removed, ASCII
+ * letters lower-cased, runs of anything but [a-z0-9._] made one '-', no
+ * '-', '.' or '_' at either end, at most TK_CI_SLUG_MAX bytes. Appends
+ * nothing when nothing is left (":rocket:").
+ */
+#define TK_CI_SLUG_MAX 64
+void tk_ci_slug(const char *name, struct tk_buf *out);
 
 /* 1 when s is a full hexadecimal object name (40: SHA-1, 64: SHA-256). */
 int tk_ci_is_sha(const char *s);

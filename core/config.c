@@ -7,6 +7,13 @@
  * Aliases point at the anchored node (no copying), so the walk below is
  * bounded by the fixed shape of the schema plus a budget of visited nodes,
  * which keeps "billion laughs" documents cheap to reject.
+ *
+ * A mistake in one setting (an unknown or misspelled field, a value of the
+ * wrong type, a duplicate) is a warning at its line and only that setting
+ * is dropped: one typo must not silently take `db:` with it and send the
+ * runs to another database. Only a document that cannot be read as a
+ * whole (YAML syntax, aliases, limits, a top level that is no mapping) is
+ * an error.
  */
 #include "core/config.h"
 
@@ -46,7 +53,14 @@ struct anchor {
 	size_t node;
 };
 
+struct warning {
+	size_t line, col;
+	char *msg;
+};
+
 struct doc {
+	struct warning *warnings; /* sorted by position into the config */
+	size_t nr_warnings, alloc_warnings;
 	const char *name;
 	const char *text;
 	size_t len;
@@ -92,6 +106,138 @@ static int fail_at(struct doc *d, size_t line, size_t col, const char *fmt, ...)
 
 #define fail(d, n, ...) fail_at((d), (n)->line, (n)->col, __VA_ARGS__)
 
+/* A mistake local to one setting: noted, the setting dropped, 0 returned. */
+static int warn(struct doc *d, const struct node *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int warn(struct doc *d, const struct node *n, const char *fmt, ...)
+{
+	struct tk_buf msg = TK_BUF_INIT;
+	struct warning *w;
+	va_list ap;
+
+	tk_buf_addf(&msg, "%s:%zu:%zu: ", d->name, n->line + 1, n->col + 1);
+	va_start(ap, fmt);
+	tk_buf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	TK_ALLOC_GROW(d->warnings, d->nr_warnings + 1, d->alloc_warnings);
+	w = &d->warnings[d->nr_warnings++];
+	w->line = n->line;
+	w->col = n->col;
+	w->msg = tk_buf_detach(&msg, NULL);
+	return 0;
+}
+
+static int by_position(const void *a, const void *b)
+{
+	const struct warning *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->col != y->col)
+		return x->col < y->col ? -1 : 1;
+	return 0;
+}
+
+/* The walk finds duplicates before the fields of a mapping: file order. */
+static void take_warnings(struct doc *d, struct tk_config *c)
+{
+	size_t i;
+
+	qsort(d->warnings, d->nr_warnings, sizeof(*d->warnings), by_position);
+	for (i = 0; i < d->nr_warnings; i++) {
+		TK_ALLOC_GROW(c->warnings, c->nr_warnings + 1, c->alloc_warnings);
+		c->warnings[c->nr_warnings++] = d->warnings[i].msg;
+		d->warnings[i].msg = NULL;
+	}
+}
+
+/* Levenshtein distance, for "did you mean"; field names are short. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, row[64];
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t prev = row[0], tmp;
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t best = prev + (a[i - 1] != b[j - 1]);
+
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			tmp = row[j];
+			row[j] = best;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+/* The field of fields[] nearest to name, or NULL when none is near. */
+static const char *nearest(const char *name, const char *const *fields)
+{
+	const char *best = NULL;
+	size_t best_d = 99, n = strlen(name);
+
+	for (; *fields; fields++) {
+		size_t d = distance(name, *fields);
+
+		if (d < best_d) {
+			best_d = d;
+			best = *fields;
+		}
+	}
+	return best && (best_d <= 2 || best_d * 3 <= n) ? best : NULL;
+}
+
+static const char *const top_fields[] = { "db", "artifacts", "baseline_branch", "keys", NULL };
+static const char *const key_fields[] = { "baseline_branch", "timeout", "tags", NULL };
+
+static int in_list(const char *name, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(name, *list))
+			return 1;
+	return 0;
+}
+
+/* "unknown field 'timout' in key 'amip' (did you mean 'timeout'?); ignored" */
+static int unknown_field(struct doc *d, const struct node *at, const char *field,
+			 const char *key)
+{
+	const char *const *fields = key ? key_fields : top_fields;
+	const char *near = nearest(field, fields);
+	struct tk_buf where = TK_BUF_INIT;
+	int ret;
+
+	if (key)
+		tk_buf_addf(&where, " in key '%s'", key);
+	if (near)
+		ret = warn(d, at, "unknown field '%s'%s (did you mean '%s'?); ignored",
+			   field, where.buf, near);
+	else if (!key && in_list(field, key_fields))
+		ret = warn(d, at, "'%s' is a per-key setting: put it under keys: NAME:; "
+			   "ignored", field);
+	else if (!key && (near = nearest(field, key_fields)))
+		ret = warn(d, at, "unknown field '%s' (did you mean '%s'? it is a per-key "
+			   "setting, under keys: NAME:); ignored", field, near);
+	else if (key)
+		ret = warn(d, at, "unknown field '%s'%s (expected baseline_branch, timeout "
+			   "or tags); ignored", field, where.buf);
+	else
+		ret = warn(d, at, "unknown field '%s' (expected db, artifacts, "
+			   "baseline_branch or keys); ignored", field);
+	tk_buf_release(&where);
+	return ret;
+}
+
 static void doc_release(struct doc *d)
 {
 	size_t i;
@@ -104,6 +250,9 @@ static void doc_release(struct doc *d)
 	for (i = 0; i < d->nr_anchors; i++)
 		free(d->anchors[i].name);
 	free(d->anchors);
+	for (i = 0; i < d->nr_warnings; i++)
+		free(d->warnings[i].msg);
+	free(d->warnings);
 }
 
 /* ---- events -> nodes ---- */
@@ -347,18 +496,26 @@ static int flatten(struct doc *d, const struct node *m, struct entries *out)
 	for (i = 0; i + 1 < m->nr_kids; i += 2) {
 		const struct node *key = deref(d, &d->nodes[m->kids[i]]);
 
-		if (key->kind != NODE_SCALAR)
-			return fail(d, &d->nodes[m->kids[i]],
-				    "a mapping key must be a plain string, not %s",
-				    kind_name(key->kind));
+		int dup = 0;
+
+		if (key->kind != NODE_SCALAR) {
+			warn(d, &d->nodes[m->kids[i]],
+			     "a mapping key must be a plain string, not %s; ignored",
+			     kind_name(key->kind));
+			continue;
+		}
 		if (key->plain && !strcmp(key->value, "<<"))
 			continue;
-		for (j = 0; j < out->nr; j++)
-			if (!strcmp(out->items[j].key->value, key->value))
-				return fail(d, &d->nodes[m->kids[i]],
-					    "duplicate key '%s' (first at %zu:%zu)",
-					    key->value, out->items[j].key_at->line + 1,
-					    out->items[j].key_at->col + 1);
+		for (j = 0; j < out->nr && !dup; j++)
+			if (!strcmp(out->items[j].key->value, key->value)) {
+				warn(d, &d->nodes[m->kids[i]],
+				     "duplicate key '%s' (first at %zu:%zu, which is used); "
+				     "ignored", key->value, out->items[j].key_at->line + 1,
+				     out->items[j].key_at->col + 1);
+				dup = 1;
+			}
+		if (dup)
+			continue;
 		if (out->nr >= CONFIG_MAX_ENTRIES)
 			return fail(d, key, "more than %d entries in one mapping",
 				    CONFIG_MAX_ENTRIES);
@@ -369,7 +526,7 @@ static int flatten(struct doc *d, const struct node *m, struct entries *out)
 		const struct node *at = &d->nodes[m->kids[i + 1]];
 		const struct node *v = deref(d, at);
 
-		if (!key->plain || strcmp(key->value, "<<"))
+		if (key->kind != NODE_SCALAR || !key->plain || strcmp(key->value, "<<"))
 			continue;
 		if (v->kind == NODE_SEQ) {
 			for (j = 0; j < v->nr_kids; j++) {
@@ -395,16 +552,18 @@ static int merge_into(struct doc *d, struct entries *out,
 	size_t i, j;
 
 	if (src->kind != NODE_MAP)
-		return fail(d, at, "a merge key '<<' takes a mapping, not %s",
+		return warn(d, at, "a merge key '<<' takes a mapping, not %s; ignored",
 			    kind_name(src->kind));
 	for (i = 0; i + 1 < src->nr_kids; i += 2) {
 		const struct node *key = deref(d, &d->nodes[src->kids[i]]);
 		int seen = 0;
 
-		if (key->kind != NODE_SCALAR)
-			return fail(d, &d->nodes[src->kids[i]],
-				    "a mapping key must be a plain string, not %s",
-				    kind_name(key->kind));
+		if (key->kind != NODE_SCALAR) {
+			warn(d, &d->nodes[src->kids[i]],
+			     "a mapping key must be a plain string, not %s; ignored",
+			     kind_name(key->kind));
+			continue;
+		}
 		if (key->plain && !strcmp(key->value, "<<"))
 			return fail(d, key, "nested merge keys are not supported");
 		for (j = 0; j < out->nr && !seen; j++)
@@ -426,7 +585,7 @@ static int get_string(struct doc *d, const struct entry *e, char **out)
 	const char *name = e->key->value;
 
 	if (v->kind != NODE_SCALAR)
-		return fail(d, e->value, "'%s' must be a string, not %s", name,
+		return warn(d, e->value, "'%s' must be a string, not %s; ignored", name,
 			    kind_name(v->kind));
 	free(*out);
 	*out = is_null(v) ? NULL : tk_xstrdup(v->value);
@@ -443,18 +602,18 @@ static int read_tags(struct doc *d, const struct entry *e, struct tk_kvlist *tag
 	if (is_null(v))
 		return 0;
 	if (v->kind != NODE_MAP)
-		return fail(d, e->value, "'tags' must be a mapping of name: value, not %s",
-			    kind_name(v->kind));
+		return warn(d, e->value, "'tags' must be a mapping of name: value, not %s; "
+			    "ignored", kind_name(v->kind));
 	ret = flatten(d, v, &list);
 	for (i = 0; !ret && i < list.nr; i++) {
 		const struct node *k = list.items[i].key;
 		const struct node *val = deref(d, list.items[i].value);
 
 		if (!*k->value)
-			ret = fail(d, list.items[i].key_at, "a tag name cannot be empty");
+			ret = warn(d, list.items[i].key_at, "a tag name cannot be empty; ignored");
 		else if (val->kind != NODE_SCALAR)
-			ret = fail(d, list.items[i].value, "tag '%s' must be a string, not %s",
-				   k->value, kind_name(val->kind));
+			ret = warn(d, list.items[i].value, "tag '%s' must be a string, not %s; "
+				   "ignored", k->value, kind_name(val->kind));
 		else
 			tk_kvlist_set(tags, k->value, is_null(val) ? "" : val->value);
 	}
@@ -466,19 +625,22 @@ static int read_timeout(struct doc *d, const struct entry *e, double *out)
 {
 	const struct node *v = deref(d, e->value);
 	struct tk_err perr = TK_ERR_INIT;
+	double t;
 
 	if (is_null(v)) {
 		*out = 0;
 		return 0;
 	}
 	if (v->kind != NODE_SCALAR)
-		return fail(d, e->value, "'timeout' must be a duration such as 90s or 2h, not %s",
-			    kind_name(v->kind));
-	if (tk_parse_duration(v->value, out, &perr))
-		return fail(d, e->value, "bad timeout '%s': %s", v->value,
+		return warn(d, e->value, "'timeout' must be a duration such as 90s or 2h, "
+			    "not %s; ignored", kind_name(v->kind));
+	if (tk_parse_duration(v->value, &t, &perr))
+		return warn(d, e->value, "bad timeout '%s': %s; ignored", v->value,
 			    perr.msg[0] ? perr.msg : "not a duration");
-	if (*out < 0)
-		return fail(d, e->value, "bad timeout '%s': must not be negative", v->value);
+	if (t < 0)
+		return warn(d, e->value, "bad timeout '%s': must not be negative; ignored",
+			    v->value);
+	*out = t;
 	return 0;
 }
 
@@ -493,8 +655,8 @@ static int read_key(struct doc *d, const struct entry *e, struct tk_key_config *
 	if (is_null(v))
 		return 0;
 	if (v->kind != NODE_MAP)
-		return fail(d, e->value, "settings of key '%s' must be a mapping, not %s",
-			    name, kind_name(v->kind));
+		return warn(d, e->value, "settings of key '%s' must be a mapping, not %s; "
+			    "ignored", name, kind_name(v->kind));
 	ret = flatten(d, v, &list);
 	for (i = 0; !ret && i < list.nr; i++) {
 		const struct entry *f = &list.items[i];
@@ -507,8 +669,7 @@ static int read_key(struct doc *d, const struct entry *e, struct tk_key_config *
 		else if (!strcmp(field, "tags"))
 			ret = read_tags(d, f, &kc->tags);
 		else
-			ret = fail(d, f->key_at, "unknown field '%s' in key '%s' "
-				   "(expected baseline_branch, timeout or tags)", field, name);
+			ret = unknown_field(d, f->key_at, field, name);
 	}
 	free(list.items);
 	return ret;
@@ -532,8 +693,8 @@ static int read_keys(struct doc *d, const struct entry *e, struct tk_config *c)
 	if (is_null(v))
 		return 0;
 	if (v->kind != NODE_MAP)
-		return fail(d, e->value,
-			    "'keys' must be a mapping of key name to settings, not %s",
+		return warn(d, e->value,
+			    "'keys' must be a mapping of key name to settings, not %s; ignored",
 			    kind_name(v->kind));
 	ret = flatten(d, v, &list);
 	for (i = 0; !ret && i < list.nr; i++) {
@@ -541,8 +702,8 @@ static int read_keys(struct doc *d, const struct entry *e, struct tk_config *c)
 		struct tk_key_config *kc;
 
 		if (!*k->value) {
-			ret = fail(d, list.items[i].key_at, "a key name cannot be empty");
-			break;
+			warn(d, list.items[i].key_at, "a key name cannot be empty; ignored");
+			continue;
 		}
 		TK_ALLOC_GROW(c->keys, c->nr_keys + 1, c->alloc_keys);
 		kc = &c->keys[c->nr_keys++];
@@ -583,8 +744,7 @@ static int read_top(struct doc *d, struct tk_config *c)
 		else if (!strcmp(field, "keys"))
 			ret = read_keys(d, e, c);
 		else
-			ret = fail(d, e->key_at, "unknown field '%s' "
-				   "(expected db, artifacts, baseline_branch or keys)", field);
+			ret = unknown_field(d, e->key_at, field, NULL);
 	}
 	free(list.items);
 	return ret;
@@ -608,6 +768,9 @@ void tk_config_release(struct tk_config *c)
 	for (i = 0; i < c->nr_keys; i++)
 		key_release(&c->keys[i]);
 	free(c->keys);
+	for (i = 0; i < c->nr_warnings; i++)
+		free(c->warnings[i]);
+	free(c->warnings);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -643,6 +806,8 @@ int tk_config_parse(const char *text, size_t len, const char *name,
 	ret = build(&d);
 	if (!ret)
 		ret = read_top(&d, &tmp);
+	if (!ret)
+		take_warnings(&d, &tmp);
 	doc_release(&d);
 	if (ret) {
 		tk_config_release(&tmp);
@@ -667,7 +832,7 @@ static void resolve_path(char **value, const char *config_path, int is_db)
 		return;
 	if (is_db) {
 		if (strstr(v, "://"))
-			return; /* a URL: postgresql://... */
+			return; /* a URL: no store takes it, say so later */
 		if (!strncmp(v, "sqlite:", 7)) {
 			prefix = "sqlite:";
 			v += 7;

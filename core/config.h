@@ -3,7 +3,7 @@
 /*
  * .tracker.yml, read with libyaml:
  *
- *   db: sqlite:/scratch/perf/history.db   # or postgresql://...
+ *   db: sqlite:/scratch/perf/history.db   # or a bare path
  *   artifacts: tracker-artifacts
  *   baseline_branch: main
  *   keys:
@@ -12,10 +12,14 @@
  *       timeout: 2h
  *       tags: { model: amip, resolution: low }
  *
- * Unknown top-level or per-key fields are errors (a typo should not be
- * silently ignored). Errors are TK_EDATA and read
- * "<file>:<line>:<column>: <what>", 1-based, pointing at the offending
- * node. Values are kept as strings; `timeout` is checked with
+ * A document that cannot be read as a whole (YAML syntax, a second
+ * document, undefined or recursive aliases, size and nesting limits, a top
+ * level that is not a mapping, nested merge keys) is an error: TK_EDATA,
+ * "<file>:<line>:<column>: <what>", 1-based, at the offending node.
+ * A mistake in one setting (an unknown field, with the nearest valid one
+ * suggested; a value of the wrong type; a bad timeout; a duplicate key,
+ * of which the first counts) drops only that setting and adds a warning
+ * in the same form to c->warnings: the rest of the file applies. Values are kept as strings; `timeout` is checked with
  * tk_parse_duration. tk_config_load (not tk_config_parse) makes a relative
  * `db` path (bare or sqlite:PATH) and `artifacts` relative to the directory
  * of the file, so a config found in a parent directory means the same files
@@ -38,6 +42,9 @@ struct tk_config {
 	char *baseline_branch;
 	struct tk_key_config *keys;
 	size_t nr_keys, alloc_keys;
+	/* "<file>:<line>:<column>: <what>; ignored", in file order */
+	char **warnings;
+	size_t nr_warnings, alloc_warnings;
 };
 
 void tk_config_init(struct tk_config *c);

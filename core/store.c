@@ -10,27 +10,11 @@
 #include "plugins/plugins.h"
 #include "core/banned.h"
 
-/* URL schemes of backends that may be compiled out, for a clear message. */
-static const struct {
-	const char *prefix;
-	const char *backend;
-} optional_schemes[] = {
-	{ "postgresql://", "postgresql" },
-	{ "postgres://", "postgresql" },
-};
-
 static int no_backend(const char *url, struct tk_err *err)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(optional_schemes) / sizeof(optional_schemes[0]); i++)
-		if (!strncmp(url, optional_schemes[i].prefix, strlen(optional_schemes[i].prefix)))
-			return tk_err_set(err, TK_EUSAGE,
-					  "tracker was built without %s support (database '%s')",
-					  optional_schemes[i].backend, url);
 	return tk_err_set(err, TK_EUSAGE,
 			  "no store understands the database URL '%s' "
-			  "(use a file path, sqlite:PATH or postgresql://...)", url);
+			  "(SQLite is the only store: use a file path or sqlite:PATH)", url);
 }
 
 int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,

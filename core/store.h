@@ -3,7 +3,7 @@
 /*
  * The history store. A backend is a const struct tk_store_ops registered in
  * plugins/registry.c; tk_store_open picks it by URL: a bare path or
- * "sqlite:PATH" is SQLite, "postgresql://..." PostgreSQL (when built in).
+ * "sqlite:PATH" is SQLite (the only backend).
  *
  * Backend state embeds struct tk_store first, so a backend casts the
  * pointer it receives to its own struct.
@@ -108,8 +108,8 @@ enum tk_store_flags {
 /*
  * Opens and migrates the store at url, creating it (and the directories
  * above a SQLite file) when needed. Errors: TK_EUSAGE for an empty url or
- * one no backend accepts (e.g. "tracker was built without postgresql
- * support"), TK_EUNAVAIL when it cannot be opened or migrated; messages
+ * one no backend accepts ("no store understands the database URL ..."),
+ * TK_EUNAVAIL when it cannot be opened or migrated; messages
  * name the database. After a successful open, (*out)->warning may hold a
  * message the caller should show once.
  */

@@ -779,10 +779,10 @@ SITE static void edge_fail_site(void)
 	int r;
 
 	errno = 0;
-	sink = memalign((size_t)-1, 0);
+	sink = memalign(opaque_size((size_t)-1), 0);
 	printf("edge memalign_huge_align null=%d errno=%s\n", !sink, errname(errno));
 	errno = 0;
-	sink = aligned_alloc((size_t)-1, 0);
+	sink = aligned_alloc(opaque_size((size_t)-1), 0);
 	printf("edge aligned_alloc_huge_align null=%d errno=%s\n", !sink, errname(errno));
 	r = posix_memalign(&p, 3, 16);
 	printf("edge posix_memalign_3 r=%s untouched=%d\n", errname(r), p == (void *)&sink);
@@ -837,13 +837,13 @@ static int edge_run(void)
 	q = realloc(p, 0);
 	printf("edge realloc_zero null=%d errno=%s\n", !q, errname(errno));
 	free(q);
-	p = memalign(3, 10);
+	p = memalign(opaque_size(3), 10);
 	printf("edge memalign_3 nonnull=%d aligned4=%d\n", !!p, !((uintptr_t)p & 3));
 	free(p);
-	p = memalign(48, 10);
+	p = memalign(opaque_size(48), 10);
 	printf("edge memalign_48 nonnull=%d aligned64=%d\n", !!p, !((uintptr_t)p & 63));
 	free(p);
-	p = aligned_alloc(3, 10);
+	p = aligned_alloc(opaque_size(3), 10);
 	printf("edge aligned_alloc_3 nonnull=%d\n", !!p);
 	free(p);
 	p = pvalloc(0);

@@ -11,9 +11,10 @@ export CHROMIUM
 
 command -v python3 >/dev/null 2>&1 && test_set_prereq PYTHON3
 
-# Needs node (>= 18) and chromium (CHROMIUM=path overrides
-# /usr/bin/chromium); installs tests/browser's locked dependencies with
-# `npm ci` when tests/browser/node_modules is missing.
+# Needs node (>= 18), chromium (CHROMIUM=path overrides /usr/bin/chromium)
+# and tests/browser's locked dependencies, which are installed before the
+# tests start (ci/install-deps.sh test, or make check, runs `npm ci` in
+# tests/browser), never by a test: under prove -j2 two tests would race.
 browser_missing() {
 	node_major=$(node -e 'process.stdout.write(process.versions.node.split(".")[0])' 2>/dev/null)
 	if [ -z "$node_major" ]; then
@@ -22,12 +23,8 @@ browser_missing() {
 		echo "node $node_major is too old (the browser tests need node >= 18)"
 	elif ! [ -x "$CHROMIUM" ]; then
 		echo "no chromium at $CHROMIUM (ci/install-deps.sh test installs it; CHROMIUM=path picks another)"
-	elif ! [ -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
-		if ! command -v npm >/dev/null 2>&1; then
-			echo 'npm is not installed, and tests/browser/node_modules is missing'
-		elif ! npm ci --prefix "$BROWSER_DIR" --no-audit --no-fund >npm-ci.log 2>&1; then
-			echo "npm ci --prefix tests/browser failed (no access to the npm registry?): $(tail -n 1 npm-ci.log)"
-		fi
+	elif ! [ -f "$BROWSER_DIR/node_modules/playwright-core/index.js" ]; then
+		echo 'tests/browser/node_modules is missing (ci/install-deps.sh test or make browser-deps runs npm ci there)'
 	fi
 }
 

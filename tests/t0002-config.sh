@@ -1,6 +1,8 @@
 #!/bin/sh
 # .tracker.yml end to end: where it is found, what a broken one does to each
-# command, and the order db: / $TRACKER_DB / --db.
+# command (a mistake in one setting is a warning at its line, the rest of
+# the file applies), tracker config check, and the order db: /
+# $TRACKER_DB / --db.
 . "$(dirname "$0")/test-lib.sh"
 
 # Each test writes the .tracker.yml it needs; none may leak into the next.
@@ -15,31 +17,85 @@ test_expect_success 'a malformed .tracker.yml fails history with 65 and its posi
 	! test -s out
 '
 
-test_expect_success 'an unknown field is an error naming field and position' '
+test_expect_success 'an unknown field is a warning naming field, position and the nearest field' '
 	printf "db: history.db\nbaseline-branch: main\n" >.tracker.yml &&
-	test_expect_code 65 tracker history 2>err &&
+	tracker run -q --key k -- true 2>err &&
 	rm_config &&
-	grep "\.tracker\.yml:2:1: unknown field .baseline-branch." err
+	grep "warning: .*\.tracker\.yml:2:1: unknown field .baseline-branch. (did you mean .baseline_branch.?); ignored" err
 '
 
-test_expect_success 'a wrong type is an error at the value' '
+test_expect_success 'a typo next to db: the run reaches that db, the warning names the line' '
+	mkdir typo &&
+	printf "keys:\n  amip:\n    timout: 5\ndb: typo.db\n" >typo/.tracker.yml &&
+	(cd typo && tracker run --key amip -- true) 2>err &&
+	grep "typo/\.tracker\.yml:3:5: unknown field .timout. in key .amip. (did you mean .timeout.?)" err &&
+	test "$(grep -c warning err)" = 1 &&
+	tracker history --db typo/typo.db --format csv >out &&
+	grep ",amip," out &&
+	! test -e "$XDG_DATA_HOME/tracker/history.db" &&
+	printf "timout: 5\ndb: typo2.db\n" >typo/.tracker.yml &&
+	(cd typo && tracker run --key top -- true) 2>err &&
+	grep "typo/\.tracker\.yml:1:1: unknown field .timout. (did you mean .timeout.?" err &&
+	tracker history --db typo/typo2.db --format csv >out &&
+	grep ",top," out &&
+	! test -e "$XDG_DATA_HOME/tracker/history.db"
+'
+
+test_expect_success 'a wrong type is a warning at the value; the rest applies' '
+	tracker run --db history.db --key k -- true &&
 	printf "db: history.db\nkeys: [a, b]\n" >.tracker.yml &&
-	test_expect_code 65 tracker history 2>err &&
+	tracker history --format csv >out 2>err &&
 	rm_config &&
-	grep "\.tracker\.yml:2:7: .keys. must be a mapping" err
+	grep "\.tracker\.yml:2:7: .keys. must be a mapping" err &&
+	grep ",k," out
 '
 
-test_expect_success 'a bad timeout is an error at the value' '
+test_expect_success 'a bad timeout is a warning at the value' '
 	printf "keys:\n  amip:\n    timeout: two hours\n" >.tracker.yml &&
-	test_expect_code 65 tracker history 2>err &&
+	tracker run -q --db history.db --key amip -- true 2>err &&
 	rm_config &&
 	grep "\.tracker\.yml:3:14: bad timeout" err
+'
+
+test_expect_success 'tracker config check: 0 on a valid file, 65 on any mistake' '
+	printf "db: history.db\nkeys:\n  amip: {timeout: 2h}\n" >good.yml &&
+	tracker config check good.yml >out 2>err &&
+	grep "good.yml: ok" out &&
+	! test -s err &&
+	printf "db: history.db\nkeys:\n  amip: {timout: 2h}\n" >bad.yml &&
+	test_expect_code 65 tracker config check bad.yml >out 2>err &&
+	grep "bad.yml:3:10: unknown field .timout." err &&
+	! test -s out &&
+	printf "db: [unclosed\n" >broken.yml &&
+	test_expect_code 65 tracker config check broken.yml 2>err &&
+	grep "broken.yml:2:1:" err &&
+	test_expect_code 65 tracker config check no-such.yml 2>err &&
+	grep "no-such.yml" err
+'
+
+test_expect_success 'tracker config check finds the file as the other commands do' '
+	mkdir -p cc/sub &&
+	printf "artefacts: x\n" >cc/.tracker.yml &&
+	(cd cc/sub && test_expect_code 65 tracker config check) 2>err &&
+	grep "cc/\.tracker\.yml:1:1: unknown field .artefacts. (did you mean .artifacts.?)" err &&
+	(cd cc/sub && TRACKER_CONFIG=/dev/null tracker config check) >out &&
+	grep "/dev/null: ok" out &&
+	mkdir none &&
+	(cd none && test_expect_code 65 tracker config check) 2>err &&
+	grep "no configuration file" err
+'
+
+test_expect_success 'tracker config: usage errors' '
+	test_expect_code 2 tracker config 2>err &&
+	test_expect_code 2 tracker config lint 2>err &&
+	grep "unknown action" err &&
+	test_expect_code 2 tracker config check a b 2>err
 '
 
 test_expect_success 'the nearest parent directory'"'"'s .tracker.yml is used' '
 	mkdir -p project/src/deep &&
 	printf "bogus: 1\n" >project/.tracker.yml &&
-	(cd project/src/deep && test_expect_code 65 tracker history 2>../../../err) &&
+	(cd project/src/deep && tracker run -q --key x --db x.db -- true 2>../../../err) &&
 	grep "project/\.tracker\.yml:1:1: unknown field" err &&
 	printf "db: parent.db\n" >project/.tracker.yml &&
 	(cd project && tracker run --key in-parent -- true) &&
@@ -49,14 +105,14 @@ test_expect_success 'the nearest parent directory'"'"'s .tracker.yml is used' '
 '
 
 test_expect_success 'TRACKER_CONFIG names the config file' '
-	printf "bogus: 1\n" >elsewhere.yml &&
+	printf "bogus: [1\n" >elsewhere.yml &&
 	TRACKER_CONFIG=$PWD/elsewhere.yml &&
 	export TRACKER_CONFIG &&
 	test_expect_code 65 tracker history 2>err;
 	rc=$?;
 	unset TRACKER_CONFIG;
 	test $rc = 0 &&
-	grep "elsewhere\.yml:1:1: unknown field .bogus." err
+	grep "elsewhere\.yml:2:1: " err
 '
 
 test_expect_success 'a missing TRACKER_CONFIG file is an error naming it' '
@@ -70,7 +126,7 @@ test_expect_success 'a missing TRACKER_CONFIG file is an error naming it' '
 '
 
 test_expect_success 'TRACKER_CONFIG=/dev/null ignores a broken .tracker.yml' '
-	printf "bogus: 1\n" >.tracker.yml &&
+	printf "bogus: [1\n" >.tracker.yml &&
 	tracker run --db devnull.db --key k -- true &&
 	TRACKER_CONFIG=/dev/null tracker history --db devnull.db --format csv >out;
 	rc=$?;

@@ -165,18 +165,25 @@ test_expect_success 'tracker push keeps the ranks: the same job in a new databas
 	test_cmp before.csv after.csv
 '
 
-test_expect_success 'missing SLURM_PROCID or SLURM_JOB_ID is a usage error; the job does not run' '
-	test_expect_code 2 env SLURM_JOB_ID=5 SLURM_STEP_ID=0 \
-		tracker run --per-rank --key u --db h.db -- touch ran 2>err &&
-	grep "SLURM_PROCID is not set" err &&
+test_expect_success 'outside SLURM, --per-rank is a usage error; the job does not run' '
 	test_expect_code 2 env SLURM_PROCID=0 \
 		tracker run --per-rank --key u --db h.db -- touch ran 2>err &&
 	grep "SLURM_JOB_ID is not set" err &&
-	test_expect_code 2 env SLURM_JOB_ID=5 SLURM_PROCID=x \
-		tracker run --per-rank --key u --db h.db -- touch ran 2>err &&
-	grep "SLURM_PROCID .x." err &&
 	! test -e ran &&
 	test "$(tracker history --db h.db --key u --format csv | wc -l)" = 1
+'
+
+# In an allocation tracker never stops the job: a warning, a plain run.
+test_expect_success 'in an allocation, a missing or bad SLURM_PROCID is a warning' '
+	env SLURM_JOB_ID=5 SLURM_STEP_ID=0 \
+		tracker run --per-rank --key u --db h.db -- touch ran 2>err &&
+	grep "SLURM_PROCID is not set" err &&
+	test -e ran && rm ran &&
+	env SLURM_JOB_ID=5 SLURM_PROCID=x \
+		tracker run --per-rank --key u --db h.db -- touch ran 2>err &&
+	grep "SLURM_PROCID .x." err &&
+	test -e ran &&
+	test "$(tracker history --db h.db --key u --format csv | wc -l)" = 3
 '
 
 # Profiles come from `tracker import --run`: a small folded profile per

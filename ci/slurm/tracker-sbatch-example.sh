@@ -3,11 +3,13 @@
 #
 #   sbatch ci/slurm/tracker-sbatch-example.sh
 #
-# `srun tracker run ... -- CMD` starts one tracker per task, each measuring
-# its own rank's process tree: walltime, CPU and peak memory per rank, with
-# the SLURM job, step and task id (SLURM_PROCID) in each record. Putting
-# tracker outside srun (`tracker run -- srun CMD`) would measure only the
-# srun launcher on the first node, not the ranks' memory.
+# `srun tracker run --per-rank ... -- CMD` starts one tracker per task, each
+# measuring its own rank's process tree: walltime, CPU and peak memory per
+# rank, with the SLURM job, step and task id (SLURM_PROCID) in each record,
+# filed as one job (`tracker history --key amip --ranks`). Putting tracker
+# outside srun (`tracker run -- srun CMD`) would measure only the srun
+# launcher on the first node: the ranks are started by slurmstepd on every
+# node, not as children of srun, so none of their CPU or memory is seen.
 #
 # tracker must be on PATH on the compute nodes (module load, or a shared
 # install prefix).
@@ -22,8 +24,7 @@
 set -uo pipefail
 
 # One history database for all runs. SQLite on a network filesystem works
-# but serialises writers; a PostgreSQL URL (postgresql://...) suits many
-# concurrent jobs better.
+# but serialises writers (tracker uses a rollback journal there).
 export TRACKER_DB=${TRACKER_DB:-sqlite:/scratch/$USER/tracker/history.db}
 # Record files (one per rank and step), kept even when the database is
 # unreachable; sbatch starts in the submission directory.
@@ -37,7 +38,7 @@ srun --ntasks=1 tracker run --key amip-setup -- \
 
 # The MPI step: every rank is measured; tags go into each record.
 if [ "$status" -eq 0 ]; then
-	srun tracker run --key amip --tag resolution=low --timeout 90m -- \
+	srun tracker run --per-rank --key amip --tag resolution=low --timeout 90m -- \
 		julia --project experiments/amip.jl || status=$?
 fi
 

@@ -102,4 +102,6 @@ const struct tk_ci_provider tk_ci_buildkite = {
 	.name = "buildkite",
 	.detect = detect,
 	.collect = collect,
+	.step_var = "BUILDKITE_LABEL",
+	.step_what = "the Buildkite label",
 };

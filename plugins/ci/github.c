@@ -133,4 +133,6 @@ const struct tk_ci_provider tk_ci_github = {
 	.name = "github",
 	.detect = detect,
 	.collect = collect,
+	.step_var = "GITHUB_JOB",
+	.step_what = "the GitHub job",
 };

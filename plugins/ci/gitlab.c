@@ -53,4 +53,6 @@ const struct tk_ci_provider tk_ci_gitlab = {
 	.name = "gitlab",
 	.detect = detect,
 	.collect = collect,
+	.step_var = "CI_JOB_NAME",
+	.step_what = "the GitLab job name",
 };

@@ -71,4 +71,6 @@ const struct tk_ci_provider tk_ci_slurm = {
 	.name = "slurm",
 	.detect = detect,
 	.collect = collect,
+	.step_var = "SLURM_JOB_NAME",
+	.step_what = "the SLURM job name",
 };

@@ -339,6 +339,19 @@ static const struct ci_case cases[] = {
 		"slurm_job_id=48213400", "slurm_step_id=2", "slurm_procid=3",
 		"slurm_nodelist=hpc-34-[01-08]", "slurm_partition=expansion",
 		NULL }, 16, 2, 1 },
+	{ "slurm sbatch script", "slurm-sbatch.env", { NULL }, {
+		"provider=slurm", "job_id=48213511", "host=hpc-34-01",
+		"slurm_job_id=48213511", "slurm_nodelist=hpc-34-[01-04]",
+		"slurm_partition=expansion", NULL }, 16, 2, 1 },
+	{ "buildkite step without a key", "buildkite-unkeyed.env", { NULL }, {
+		"provider=buildkite", "organization=clima",
+		"pipeline=climaatmos-ci", "branch=main",
+		"commit=7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b",
+		"build_number=18802",
+		"build_url=https://buildkite.com/clima/climaatmos-ci/builds/18802",
+		"job_id=0190a5d1-1e2f-4a3b-8c4d-5e6f7a8b9c0d",
+		"step_label=:earth_africa::julia: AMIP (low res)",
+		"default_branch=main", "tag:queue=central", NULL }, -1, -1, 0 },
 	{ "slurm old spellings, garbage count", "slurm-sbatch-old.env", { NULL }, {
 		"provider=slurm", "job_id=1200", "host=node001",
 		"slurm_job_id=1200", "slurm_nodelist=node[001-004]",
@@ -619,6 +632,132 @@ static void test_key(void)
 	tk_kvlist_release(&fe.vars);
 }
 
+static void test_slug(void)
+{
+	static const struct {
+		const char *in, *want;
+	} slugs[] = {
+		{ ":earth_africa: AMIP", "amip" },
+		{ ":earth_africa::julia: AMIP (low res)", "amip-low-res" },
+		{ "AMIP :julia:", "amip" },
+		{ "test:unit:fast", "test-unit-fast" },
+		{ "perf:r2b4", "perf-r2b4" },
+		{ "Julia 1.10 / ubuntu", "julia-1.10-ubuntu" },
+		{ "  --Weird__ name!!  ", "weird__-name" },
+		{ ":rocket:", "" },
+		{ ":+1: :skin-tone-2: ok", "ok" },
+		{ "Größe", "gr-e" },
+		{ "", "" },
+		{ "run.sh", "run.sh" },
+		{ "_hidden.", "hidden" },
+	};
+	struct tk_buf b = TK_BUF_INIT, long_name = TK_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < sizeof(slugs) / sizeof(slugs[0]); i++) {
+		tk_buf_reset(&b);
+		tk_ci_slug(slugs[i].in, &b);
+		is_str(b.buf, slugs[i].want, "slug: '%s'", slugs[i].in);
+	}
+	for (i = 0; i < 40; i++)
+		tk_buf_adds(&long_name, "ab ");
+	tk_buf_reset(&b);
+	tk_ci_slug(long_name.buf, &b);
+	ok(b.len <= TK_CI_SLUG_MAX && b.len >= TK_CI_SLUG_MAX - 3 &&
+	   b.buf[b.len - 1] != '-', "slug: capped at %d bytes, no trailing '-' (%zu)",
+	   TK_CI_SLUG_MAX, b.len);
+	/* appends */
+	tk_buf_reset(&b);
+	tk_buf_adds(&b, "x:");
+	tk_ci_slug("Y", &b);
+	is_str(b.buf, "x:y", "slug: appends to what the buffer holds");
+	tk_buf_release(&b);
+	tk_buf_release(&long_name);
+}
+
+/* tk_ci_derive_key on a fixture plus NAME=VALUE settings. */
+static void check_derive(const char *file, const char *const *set, const char *command,
+			 const char *want, const char *want_from)
+{
+	struct fake_env fe = { { NULL, 0, 0 } };
+	struct tk_env env = env_of(&fe, NULL);
+	struct tk_buf key = TK_BUF_INIT, from = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	int ret;
+
+	if (file)
+		fake_load(&fe, file);
+	for (; set && *set; set++)
+		fake_set(&fe, *set);
+	ret = tk_ci_derive_key(&env, command, &key, &from, &err);
+	if (want) {
+		is_int(ret, 0, "derive %s: found", file ? file : "(empty)");
+		is_str(key.buf, want, "derive %s: key", file ? file : "(empty)");
+		ok(strstr(from.buf, want_from) != NULL, "derive %s: from '%s'",
+		   file ? file : "(empty)", from.buf);
+	} else {
+		is_int(ret, TK_EUSAGE, "derive %s %s: none outside CI",
+		       file ? file : "(empty)", set && set[-1] ? set[-1] : "");
+		ok(strstr(err.msg, "--key") != NULL, "derive: the error says how to name one");
+	}
+	tk_buf_release(&key);
+	tk_buf_release(&from);
+	tk_kvlist_release(&fe.vars);
+}
+
+static void test_derive_key(void)
+{
+	static const char *const slurm_name[] = { "SLURM_JOB_NAME=nightly-run", NULL };
+	static const char *const emoji_only[] = { "BUILDKITE_LABEL=:rocket:", NULL };
+	static const char *const ci_true[] = { "CI=true", NULL };
+	static const char *const ci_false[] = { "CI=false", NULL };
+	static const char *const bk_on_slurm[] = { "SLURM_JOB_ID=1", "SLURM_JOB_NAME=sb", NULL };
+	static const char *const no_name[] = { "SLURM_JOB_NAME=", NULL };
+
+	check_derive("buildkite-unkeyed.env", NULL, "julia", "amip-low-res",
+		     "the Buildkite label ':earth_africa::julia: AMIP (low res)'");
+	check_derive("github-push.env", NULL, "make", "benchmark",
+		     "the GitHub job 'benchmark'");
+	check_derive("gitlab-push.env", NULL, "make", "perf-r2b4",
+		     "the GitLab job name 'perf:r2b4'");
+	check_derive("slurm-srun.env", NULL, "julia", "amip-scaling",
+		     "the SLURM job name 'amip-scaling'");
+	check_derive("slurm-sbatch.env", NULL, "julia", "amip-4-nodes",
+		     "the SLURM job name 'AMIP 4 nodes'");
+	/* order: the Buildkite label before the SLURM job name */
+	check_derive("buildkite-unkeyed.env", bk_on_slurm, "julia", "amip-low-res",
+		     "Buildkite label");
+	/* a label of emoji only slugs to nothing: the next source */
+	check_derive("buildkite-unkeyed.env", emoji_only, "/usr/bin/julia", "julia",
+		     "the command 'julia'");
+	check_derive("slurm-srun.env", emoji_only, "julia", "amip-scaling",
+		     "SLURM job name");
+	/* SLURM without a job name: SLURM is a batch system, the command */
+	check_derive("slurm-srun.env", no_name, "./run.sh", "run.sh", "the command");
+	/* a generic CI (CI=true, no provider): the command */
+	check_derive(NULL, ci_true, "/usr/bin/make", "make", "the command 'make'");
+	check_derive(NULL, slurm_name, "julia", NULL, NULL);
+	/* outside CI nothing derives a key */
+	check_derive(NULL, NULL, "make", NULL, NULL);
+	check_derive(NULL, ci_false, "make", NULL, NULL);
+}
+
+static void test_detected(void)
+{
+	struct fake_env fe = { { NULL, 0, 0 } };
+	struct tk_env env = env_of(&fe, NULL);
+
+	ok(!tk_ci_detected(&env), "detected: not in an empty environment");
+	fake_set(&fe, "CI=0");
+	ok(!tk_ci_detected(&env), "detected: not with CI=0");
+	fake_set(&fe, "CI=1");
+	ok(tk_ci_detected(&env), "detected: CI=1");
+	fake_set(&fe, "CI=");
+	fake_set(&fe, "SLURM_JOB_ID=7");
+	ok(tk_ci_detected(&env), "detected: a SLURM allocation");
+	tk_kvlist_release(&fe.vars);
+}
+
 static int count_prefix(const char *name, const char *value, void *arg)
 {
 	int *n = arg;
@@ -732,6 +871,9 @@ int main(void)
 	test_local();
 	test_precedence();
 	test_key();
+	test_slug();
+	test_derive_key();
+	test_detected();
 	test_is_sha();
 	test_process_env();
 	nftw(scratch, rm_one, 16, FTW_DEPTH | FTW_PHYS);

@@ -150,14 +150,7 @@ static const struct bad_case bad_cases[] = {
 	{ "tab-indent.yml", "4:1: ", "a tab" },
 	{ "unclosed-quote.yml", "3:1: ", "quoted scalar at 1:5" },
 	{ "unclosed-flow.yml", "4:7: ", "flow mapping at 3:11" },
-	{ "keys-sequence.yml", "2:7: ", "'keys' must be a mapping" },
-	{ "unknown-field.yml", "2:1: ", "unknown field 'baseline-branch'" },
-	{ "unknown-key-field.yml", "4:5: ", "unknown field 'timout' in key 'amip'" },
-	{ "bad-timeout.yml", "3:14: ", "bad timeout 'two hours'" },
-	{ "duplicate-key.yml", "3:1: ", "duplicate key 'db' (first at 1:1)" },
-	{ "duplicate-key-name.yml", "4:3: ", "duplicate key 'amip' (first at 2:3)" },
 	{ "top-sequence.yml", "1:1: ", "top level must be a mapping" },
-	{ "db-mapping.yml", "2:3: ", "'db' must be a string, not a mapping" },
 	{ "undefined-alias.yml", "2:9: ", "undefined alias '*defaults'" },
 	{ "two-documents.yml", "2:1: ", "second YAML document" },
 	{ "too-deep.yml", "1:67: ", "nesting deeper than 64 levels" },
@@ -190,6 +183,130 @@ static void test_bad_files(void)
 	}
 }
 
+/*
+ * A mistake in one setting: a warning at its position, and the rest of
+ * the file applies (`check` says what must still be there).
+ */
+struct warn_case {
+	const char *file;
+	const char *where;  /* the exact "line:column: " after the file name */
+	const char *what;   /* a substring of the warning */
+	const char *check;  /* "db=VALUE", "artifacts=VALUE", "timeout:KEY=SECONDS",
+			       "keys=N" */
+};
+
+static const struct warn_case warn_cases[] = {
+	{ "keys-sequence.yml", "2:7: ", "'keys' must be a mapping", "db=history.db" },
+	{ "unknown-field.yml", "2:1: ",
+	  "unknown field 'baseline-branch' (did you mean 'baseline_branch'?); ignored",
+	  "db=history.db" },
+	{ "unknown-key-field.yml", "4:5: ",
+	  "unknown field 'timout' in key 'amip' (did you mean 'timeout'?); ignored",
+	  "keys=1" },
+	{ "typo-next-to-db.yml", "2:1: ", "unknown field 'timout' (did you mean", "db=/scratch/perf/history.db" },
+	{ "bad-timeout.yml", "3:14: ", "bad timeout 'two hours'", "timeout:amip=0" },
+	{ "duplicate-key.yml", "3:1: ", "duplicate key 'db' (first at 1:1, which is used)",
+	  "db=one.db" },
+	{ "duplicate-key-name.yml", "4:3: ", "duplicate key 'amip' (first at 2:3",
+	  "timeout:amip=3600" },
+	{ "db-mapping.yml", "2:3: ", "'db' must be a string, not a mapping", "keys=0" },
+};
+
+static void check_applied(const struct warn_case *wc, const struct tk_config *c)
+{
+	const char *eq = strchr(wc->check, '=');
+	const struct tk_key_config *k;
+	char *key;
+
+	if (!strncmp(wc->check, "db=", 3)) {
+		ok(c->db && strstr(c->db, eq + 1), "%s: db still applies (%s)", wc->file,
+		   c->db ? c->db : "(null)");
+	} else if (!strncmp(wc->check, "keys=", 5)) {
+		is_int((int)c->nr_keys, (int)strtol(eq + 1, NULL, 10), "%s: the keys still apply", wc->file);
+	} else {
+		key = tk_xstrndup(wc->check + 8, (size_t)(eq - wc->check - 8));
+		k = tk_config_key(c, key);
+		ok(k && k->timeout_s == strtod(eq + 1, NULL), "%s: timeout of %s", wc->file, key);
+		free(key);
+	}
+}
+
+static void test_warn_files(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(warn_cases) / sizeof(warn_cases[0]); i++) {
+		const struct warn_case *wc = &warn_cases[i];
+		struct tk_config c;
+		struct tk_err err = TK_ERR_INIT;
+		struct tk_buf want = TK_BUF_INIT;
+
+		tk_config_init(&c);
+		is_int(load_fixture(wc->file, &c, &err), 0, "%s loads (%s)", wc->file, err.msg);
+		is_int((int)c.nr_warnings, 1, "%s: one warning", wc->file);
+		tk_buf_addf(&want, "%s%s:%s", fixtures.buf, wc->file, wc->where);
+		if (c.nr_warnings) {
+			if (!ok(!strncmp(c.warnings[0], want.buf, want.len),
+				"%s: warning starts '%s'", wc->file, want.buf))
+				printf("#   got '%s'\n", c.warnings[0]);
+			if (!ok(strstr(c.warnings[0], wc->what) != NULL, "%s: warning says '%s'",
+				wc->file, wc->what))
+				printf("#   got '%s'\n", c.warnings[0]);
+		}
+		check_applied(wc, &c);
+		tk_config_release(&c);
+		tk_buf_release(&want);
+	}
+}
+
+static void expect_parse_warning(const char *text, const char *msg, const char *desc)
+{
+	struct tk_config c;
+	struct tk_err err = TK_ERR_INIT;
+
+	tk_config_init(&c);
+	is_int(parse_str(text, &c, &err), 0, "%s: parses", desc);
+	if (!ok(c.nr_warnings == 1 && !strncmp(c.warnings[0], msg, strlen(msg)),
+		"%s: warns '%s'", desc, msg))
+		printf("#   got %zu warnings, first '%s'\n", c.nr_warnings,
+		       c.nr_warnings ? c.warnings[0] : "");
+	tk_config_release(&c);
+}
+
+static void test_suggestions(void)
+{
+	expect_parse_warning("artefacts: out\n", "t.yml:1:1: unknown field 'artefacts' "
+			     "(did you mean 'artifacts'?); ignored", "artefacts");
+	expect_parse_warning("Db: x\n", "t.yml:1:1: unknown field 'Db' (did you mean 'db'?)",
+			     "Db");
+	expect_parse_warning("database: x\n", "t.yml:1:1: unknown field 'database' "
+			     "(expected db, artifacts, baseline_branch or keys); ignored",
+			     "nothing near: the list");
+	expect_parse_warning("timeout: 2h\n", "t.yml:1:1: 'timeout' is a per-key setting",
+			     "a per-key field at the top");
+	expect_parse_warning("keys:\n  a:\n    tag: {x: y}\n",
+			     "t.yml:3:5: unknown field 'tag' in key 'a' (did you mean 'tags'?)",
+			     "tag for tags");
+	expect_parse_warning("keys:\n  a:\n    color: red\n",
+			     "t.yml:3:5: unknown field 'color' in key 'a' (expected "
+			     "baseline_branch, timeout or tags); ignored", "per key: the list");
+}
+
+static void test_warning_order(void)
+{
+	struct tk_config c;
+	struct tk_err err = TK_ERR_INIT;
+
+	tk_config_init(&c);
+	is_int(parse_str("db: a.db\nkeys:\n  k:\n    timout: 1\n  k: {}\nbogus: 1\n", &c, &err),
+	       0, "three mistakes parse");
+	ok(c.nr_warnings == 3 && strstr(c.warnings[0], "t.yml:4:5:") &&
+	   strstr(c.warnings[1], "t.yml:5:3: duplicate") && strstr(c.warnings[2], "t.yml:6:1:"),
+	   "warnings in file order");
+	is_str(c.db, "a.db", "and db applies");
+	tk_config_release(&c);
+}
+
 static void expect_parse_error(const char *text, const char *msg, const char *desc)
 {
 	struct tk_config c;
@@ -209,24 +326,26 @@ static void test_bad_strings(void)
 	struct tk_buf big = TK_BUF_INIT;
 	size_t i;
 
-	expect_parse_error("keys:\n  a:\n    tags: [x]\n", "t.yml:3:11: 'tags' must be a mapping",
-			   "tags as a sequence");
-	expect_parse_error("keys:\n  a:\n    tags: {x: [1]}\n", "t.yml:3:15: tag 'x' must be a string",
-			   "tag value not a string");
-	expect_parse_error("keys:\n  a: 3\n", "t.yml:2:6: settings of key 'a' must be a mapping",
-			   "key settings as a scalar");
-	expect_parse_error("keys:\n  '': {}\n", "t.yml:2:3: a key name cannot be empty",
-			   "empty key name");
+	expect_parse_warning("keys:\n  a:\n    tags: [x]\n", "t.yml:3:11: 'tags' must be a mapping",
+			     "tags as a sequence");
+	expect_parse_warning("keys:\n  a:\n    tags: {x: [1]}\n",
+			     "t.yml:3:15: tag 'x' must be a string", "tag value not a string");
+	expect_parse_warning("keys:\n  a: 3\n", "t.yml:2:6: settings of key 'a' must be a mapping",
+			     "key settings as a scalar");
+	expect_parse_warning("keys:\n  '': {}\n", "t.yml:2:3: a key name cannot be empty",
+			     "empty key name");
 	expect_parse_error("hello\n", "t.yml:1:1: the top level must be a mapping",
 			   "top level scalar");
-	expect_parse_error("[a]: 1\n", "t.yml:1:1: a mapping key must be a plain string",
-			   "sequence as a key");
-	expect_parse_error("keys:\n  a: {timeout: -5s}\n", "t.yml:2:16: bad timeout",
-			   "negative timeout");
+	expect_parse_warning("[a]: 1\n", "t.yml:1:1: a mapping key must be a plain string",
+			     "sequence as a key");
+	expect_parse_warning("keys:\n  a: {timeout: -5s}\n", "t.yml:2:16: bad timeout",
+			     "negative timeout");
 	expect_parse_error("keys: &k\n  a: *k\n", "t.yml:2:6: alias '*k' refers to a node that contains it",
 			   "recursive alias");
-	expect_parse_error("keys:\n  a:\n    <<: 1\n", "t.yml:3:9: a merge key '<<' takes a mapping",
-			   "merge of a scalar");
+	expect_parse_warning("keys:\n  a:\n    <<: 1\n", "t.yml:3:9: a merge key '<<' takes a mapping",
+			     "merge of a scalar");
+	expect_parse_error("keys:\n  a:\n    <<: {<<: {}}\n", "t.yml:3:10: nested merge keys",
+			   "nested merge");
 
 	/* 64 levels are fine (the top-level mapping plus 63 sequences) */
 	tk_buf_adds(&big, "a: ");
@@ -235,9 +354,10 @@ static void test_bad_strings(void)
 	for (i = 0; i < 63; i++)
 		tk_buf_addch(&big, ']');
 	tk_config_init(&c);
-	is_int(tk_config_parse(big.buf, big.len, "deep.yml", &c, &err), TK_EDATA,
-	       "64 levels nest fine; the unknown field is the only error");
-	ok(strstr(err.msg, "unknown field 'a'") != NULL, "depth 64 reaches the field check");
+	is_int(tk_config_parse(big.buf, big.len, "deep.yml", &c, &err), 0,
+	       "64 levels nest fine; the unknown field is only a warning");
+	ok(c.nr_warnings == 1 && strstr(c.warnings[0], "unknown field 'a'") != NULL,
+	   "depth 64 reaches the field check");
 	tk_buf_reset(&big);
 
 	tk_buf_adds(&big, "db: x\n");
@@ -257,7 +377,7 @@ static void test_error_keeps_config(void)
 
 	tk_config_init(&c);
 	is_int(parse_str("db: first.db\n", &c, &err), 0, "first parse");
-	is_int(parse_str("db: second.db\nbogus: 1\n", &c, &err), TK_EDATA, "bad second parse");
+	is_int(parse_str("db: second.db\nbogus: [1\n", &c, &err), TK_EDATA, "bad second parse");
 	is_str(c.db, "first.db", "a failed parse leaves the config as it was");
 	is_int(parse_str("artifacts: out\n", &c, &err), 0, "third parse");
 	ok(c.db == NULL, "a successful parse replaces the whole config");
@@ -442,6 +562,9 @@ int main(int argc, char **argv)
 	test_anchors();
 	test_bad_files();
 	test_bad_strings();
+	test_warn_files();
+	test_suggestions();
+	test_warning_order();
 	test_error_keeps_config();
 	test_relative_paths();
 	test_find();
