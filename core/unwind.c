@@ -593,7 +593,11 @@ uint32_t tk_unwind(struct tk_unwind_space *s, const struct tk_unwind_input *in, 
 	n = s->n;
 	res->cfi_frames = n;
 	s->in = NULL;
-	if (rc == 0 || res->cut) {
+	/* libdwfl ends a walk without an error where the return address
+	 * cannot be read, as at the thread's first frame, where CFI says it
+	 * is undefined: only a walk that never wanted more than the copy has
+	 * reached that frame */
+	if (res->cut || (rc == 0 && !res->past_copy)) {
 		res->how = TK_UNWIND_COMPLETE;
 		return n;
 	}
