@@ -135,11 +135,22 @@ struct tk_perfrec {
 	unsigned hz;
 	unsigned long long how[4]; /* samples by enum tk_unwind_how */
 	unsigned long long past_copy, no_cfi, partial_past_copy, partial_no_cfi;
-	unsigned long long unwind_ns;
+	unsigned long long unwind_ns, space_ns;
 	size_t stack_used_max;
+	unsigned long long need[8];
 };
 
 /* ---- small helpers ---- */
+
+/* the CPU this thread has used: what unwinding costs, whatever else
+ * the machine runs */
+static uint64_t thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static uint64_t mono_ns(void)
 {
@@ -397,7 +408,7 @@ static uint32_t unwind_sample(struct tk_perfrec *r, struct image *im, uint64_t *
 	uint64_t out[TK_RAW_MAX_FRAMES];
 	struct tk_unwind_input in;
 	struct tk_unwind_result res;
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = thread_ns(), t1;
 	uint32_t got;
 
 	if (!im->space) {
@@ -408,6 +419,8 @@ static uint32_t unwind_sample(struct tk_perfrec *r, struct image *im, uint64_t *
 		tk_unwind_space_update(im->space, im->mapped.maps, im->mapped.nr_maps);
 		im->space_stale = 0;
 	}
+	t1 = thread_ns();
+	r->space_ns += t1 - t0;
 	in.regs = regs;
 	in.nregs = nregs;
 	in.stack = stack;
@@ -415,7 +428,7 @@ static uint32_t unwind_sample(struct tk_perfrec *r, struct image *im, uint64_t *
 	in.chain = frames;
 	in.nchain = n;
 	got = tk_unwind(im->space, &in, out, TK_RAW_MAX_FRAMES, &res);
-	r->unwind_ns += mono_ns() - t0;
+	r->unwind_ns += thread_ns() - t1;
 	r->how[res.how]++;
 	r->past_copy += res.past_copy;
 	r->no_cfi += res.no_cfi;
@@ -425,6 +438,15 @@ static uint32_t unwind_sample(struct tk_perfrec *r, struct image *im, uint64_t *
 	}
 	if (res.stack_used > r->stack_used_max)
 		r->stack_used_max = res.stack_used;
+	if (res.how == TK_UNWIND_COMPLETE) {
+		unsigned k = 0;
+
+		while (k < 7 && res.stack_used > (size_t)512 << k)
+			k++;
+		r->need[k]++;
+	} else if (res.how != TK_UNWIND_CHAIN) {
+		r->need[7]++;
+	}
 	if (res.how == TK_UNWIND_COMPLETE)
 		*cut = res.cut;
 	else
@@ -1244,7 +1266,9 @@ void tk_perfrec_stats(const struct tk_perfrec *r, struct tk_perfrec_stats *st)
 	st->past_copy = r->past_copy;
 	st->no_cfi = r->no_cfi;
 	st->unwind_ns = r->unwind_ns;
+	st->space_ns = r->space_ns;
 	st->stack_used_max = r->stack_used_max;
+	memcpy(st->need, r->need, sizeof(st->need));
 }
 
 static double pct(unsigned long long a, unsigned long long b)

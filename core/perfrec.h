@@ -117,8 +117,14 @@ struct tk_perfrec_stats {
 	unsigned long long chain;     /* the kernel's chain alone (no module at all) */
 	unsigned long long past_copy; /* samples whose walk reached the copy's end */
 	unsigned long long no_cfi;    /* ... that went through code without CFI */
-	unsigned long long unwind_ns; /* time spent unwinding */
+	unsigned long long unwind_ns; /* CPU time spent unwinding */
+	unsigned long long space_ns;  /* ... and opening modules for it */
 	size_t stack_used_max;    /* most bytes of a copy a walk read */
+	/* walks by the stack they needed: need[k] counts complete walks
+	 * (also those cut at the frame limit) that read at most 512 << k
+	 * bytes (k < 7), need[7] the others and those that wanted more than
+	 * the copy */
+	unsigned long long need[8];
 };
 void tk_perfrec_stats(const struct tk_perfrec *r, struct tk_perfrec_stats *st);
 
