@@ -116,7 +116,7 @@ struct tk_perfrec_stats {
 	unsigned long long partial;   /* stopped early, nothing to splice */
 	unsigned long long chain;     /* the kernel's chain alone (no module at all) */
 	unsigned long long past_copy; /* samples whose walk reached the copy's end */
-	unsigned long long no_cfi;    /* ... that went through code without CFI */
+	unsigned long long no_cfi;    /* walks that stopped early in code without CFI */
 	unsigned long long unwind_ns; /* CPU time spent unwinding */
 	unsigned long long space_ns;  /* ... and opening modules for it */
 	size_t stack_used_max;    /* most bytes of a copy a walk read */

@@ -521,8 +521,6 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	}
 	s->out[s->n++] = pc;
-	if (!has_cfi(s, s->n == 1 ? pc : pc - 1))
-		s->res->no_cfi = 1;
 	return DWARF_CB_OK;
 }
 
@@ -601,6 +599,10 @@ uint32_t tk_unwind(struct tk_unwind_space *s, const struct tk_unwind_input *in, 
 		res->how = TK_UNWIND_COMPLETE;
 		return n;
 	}
+	/* why it stopped: code without unwind tables on the way? (asked only
+	 * here: most walks complete, and this costs a lookup per frame) */
+	for (i = 0; i < n && !res->no_cfi; i++)
+		res->no_cfi = !has_cfi(s, i ? out[i] - 1 : out[i]);
 	if (n && in->nchain > 1) {
 		i = meet(out, n, in->chain, in->nchain, &j);
 		if (i) {

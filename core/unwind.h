@@ -85,7 +85,8 @@ enum tk_unwind_how {
 struct tk_unwind_result {
 	enum tk_unwind_how how;
 	int past_copy;       /* the walk wanted stack beyond the copy */
-	int no_cfi;          /* a frame in a file whose unwind tables do not cover it */
+	int no_cfi;          /* a walk that did not complete went through a frame in a
+	                      * file whose unwind tables do not cover it */
 	int cut;             /* more than max frames: the outermost were dropped */
 	uint32_t cfi_frames; /* frames found by the walk (the rest are the chain's) */
 	size_t stack_used;   /* bytes of the copy the walk read, from its start */
