@@ -173,6 +173,7 @@ int main(int argc, char **argv)
 				size_t b;
 
 				sum.samples += st.samples;
+				sum.lost += st.lost;
 				sum.complete += st.complete;
 				sum.spliced += st.spliced;
 				sum.partial += st.partial;
@@ -199,9 +200,9 @@ int main(int argc, char **argv)
 		printf("  no samples\n");
 		return 0;
 	}
-	printf("  unwinding: %llu samples, %.1f us per sample (%.0f samples/s), plus %.1f ms "
+	printf("  unwinding: %llu samples (%llu lost), %.1f us per sample (%.0f samples/s), plus %.1f ms "
 	       "per run opening modules; %.1f%% complete, %.1f%% spliced, %.1f%% partial, "
-	       "%.1f%% kernel chain\n", sum.samples,
+	       "%.1f%% kernel chain\n", sum.samples, sum.lost,
 	       (double)sum.unwind_ns / 1e3 / (double)sum.samples,
 	       sum.unwind_ns ? (double)sum.samples * 1e9 / (double)sum.unwind_ns : 0,
 	       (double)sum.space_ns / 1e6 / runs,
