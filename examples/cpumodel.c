@@ -23,7 +23,11 @@
 
 #define ITERS_PER_UNIT 1000000L
 
+#ifdef __clang__
+#define NOINLINE __attribute__((noinline))
+#else
 #define NOINLINE __attribute__((noinline, noclone))
+#endif
 
 static volatile double sink;
 

@@ -22,7 +22,12 @@
 
 #if defined(__x86_64__)
 
+#ifdef __clang__
+/* (clang has no per-function optimize: its -O2 omits frame pointers) */
+#define NOFP __attribute__((noinline))
+#else
 #define NOFP __attribute__((noinline, noclone, optimize("omit-frame-pointer")))
+#endif
 #define COPY_MAX 32768
 
 static uint64_t regs[17];
