@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/buf.h"
@@ -64,20 +65,27 @@ uint64_t tk_unwind_perf_regs(void)
 #define MAX_LOADS 16
 #define PC_CACHE 1024    /* per space: whether CFI covers a pc */
 
+/*
+ * A file, mapped once for the unwinder's lifetime: every space's libdwfl
+ * module of it reads this image (no file descriptor per module, so a job
+ * of hundreds of processes does not use up tracker's).
+ */
 struct fileinfo {
 	char *path;
-	int ok;                 /* an ELF file we could read */
+	char *image;            /* the file's bytes; NULL: not an ELF file we can read */
+	size_t size;
+	int mapped;             /* image is an mmap (else malloc'd: the vDSO) */
 	int et_exec;
+	uint64_t lo, hi;        /* vaddrs of the loaded segments, page aligned at lo */
 	unsigned nloads;
 	struct { uint64_t off, vaddr, filesz; } loads[MAX_LOADS];
 };
 
 struct tk_unwinder {
-	struct fileinfo *files;
+	struct fileinfo **files;
 	size_t nr_files, alloc_files;
 	uint32_t *slots;        /* index + 1 by path hash; 0 empty */
 	size_t mask;
-	int vdso_fd;            /* a memfd holding our vDSO; -1 none; -2 not tried */
 };
 
 struct pcent {
@@ -85,9 +93,9 @@ struct pcent {
 	int cfi;
 };
 
-/* A module of a space: path is the unwinder's fileinfo copy. */
+/* A module of a space. */
 struct spacemod {
-	const char *path;
+	struct fileinfo *fi;
 	uint64_t bias;
 };
 
@@ -107,14 +115,14 @@ struct tk_unwind_space {
 	struct pcent pcs[PC_CACHE];
 };
 
-static void read_fileinfo(struct fileinfo *fi, int fd)
+static void read_fileinfo(struct fileinfo *fi)
 {
 	Elf *elf;
 	GElf_Ehdr eh;
 	size_t phnum = 0, i;
 
 	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_memory(fi->image, fi->size);
 	if (!elf)
 		return;
 	if (gelf_getehdr(elf, &eh) && !elf_getphdrnum(elf, &phnum)) {
@@ -124,12 +132,17 @@ static void read_fileinfo(struct fileinfo *fi, int fd)
 
 			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 				continue;
+			/* where libdwfl puts a module: the first segment's
+			 * aligned vaddr, to the end of the last */
+			if (!fi->nloads)
+				fi->lo = ph.p_vaddr & -(ph.p_align ? ph.p_align : 1);
+			if (ph.p_vaddr + ph.p_memsz > fi->hi)
+				fi->hi = ph.p_vaddr + ph.p_memsz;
 			fi->loads[fi->nloads].off = ph.p_offset;
 			fi->loads[fi->nloads].vaddr = ph.p_vaddr;
 			fi->loads[fi->nloads].filesz = ph.p_filesz;
 			fi->nloads++;
 		}
-		fi->ok = fi->nloads > 0;
 	}
 	elf_end(elf);
 }
@@ -137,19 +150,14 @@ static void read_fileinfo(struct fileinfo *fi, int fd)
 /*
  * The vDSO is not a file: the process's own is mapped at AT_SYSINFO_EHDR,
  * and the kernel gives every process of this architecture the same one.
- * A copy in a memfd lets libdwfl read its CFI like a file's.
  */
-static int vdso_fd(struct tk_unwinder *u)
+static void copy_vdso(struct fileinfo *fi)
 {
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);
 	struct tk_buf maps = TK_BUF_INIT;
 	const char *p;
 	uint64_t size = 0;
-	int fd;
 
-	if (u->vdso_fd != -2)
-		return u->vdso_fd;
-	u->vdso_fd = -1;
 	if (!base || tk_buf_read_file(&maps, "/proc/self/maps", NULL))
 		goto out;
 	for (p = maps.buf; *p; ) {
@@ -166,17 +174,32 @@ static int vdso_fd(struct tk_unwinder *u)
 	}
 	if (!size || size > (64u << 20))
 		goto out;
-	fd = memfd_create("tracker-vdso", MFD_CLOEXEC);
-	if (fd < 0)
-		goto out;
-	if (write(fd, (const void *)base, size) != (ssize_t)size) {
-		close(fd);
-		goto out;
-	}
-	u->vdso_fd = fd;
+	fi->image = tk_xmalloc(size);
+	memcpy(fi->image, (const void *)base, size);
+	fi->size = size;
 out:
 	tk_buf_release(&maps);
-	return u->vdso_fd;
+}
+
+static void map_file(struct fileinfo *fi)
+{
+	struct stat st;
+	void *m;
+	int fd = open(fi->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	/* private and writable, as libelf may write into an image it is
+	 * given (it does not for the files we read) */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+		if (m != MAP_FAILED) {
+			fi->image = m;
+			fi->size = (size_t)st.st_size;
+			fi->mapped = 1;
+		}
+	}
+	close(fd);
 }
 
 static void rehash_files(struct tk_unwinder *u)
@@ -185,7 +208,7 @@ static void rehash_files(struct tk_unwinder *u)
 	uint32_t *slots = tk_xcalloc(mask + 1, sizeof(*slots));
 
 	for (i = 0; i < u->nr_files; i++) {
-		const char *p = u->files[i].path;
+		const char *p = u->files[i]->path;
 		size_t h = tk_hash_bytes(p, strlen(p)) & mask;
 
 		while (slots[h])
@@ -197,44 +220,37 @@ static void rehash_files(struct tk_unwinder *u)
 	u->mask = mask;
 }
 
-static const struct fileinfo *file_info(struct tk_unwinder *u, const char *path)
+static struct fileinfo *file_info(struct tk_unwinder *u, const char *path)
 {
 	size_t h = tk_hash_bytes(path, strlen(path)) & u->mask;
 	struct fileinfo *fi;
-	int fd;
 
 	while (u->slots[h]) {
-		fi = &u->files[u->slots[h] - 1];
+		fi = u->files[u->slots[h] - 1];
 		if (!strcmp(fi->path, path))
 			return fi;
 		h = (h + 1) & u->mask;
 	}
-	TK_ALLOC_GROW(u->files, u->nr_files + 1, u->alloc_files);
-	fi = &u->files[u->nr_files];
-	memset(fi, 0, sizeof(*fi));
+	fi = tk_xcalloc(1, sizeof(*fi));
 	fi->path = tk_xstrdup(path);
-	if (!strcmp(path, "[vdso]")) {
-		fd = vdso_fd(u);
-		if (fd >= 0)
-			read_fileinfo(fi, fd);
-	} else if (path[0] == '/') {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			read_fileinfo(fi, fd);
-			close(fd);
-		}
-	}
+	if (!strcmp(path, "[vdso]"))
+		copy_vdso(fi);
+	else if (path[0] == '/')
+		map_file(fi);
+	if (fi->image)
+		read_fileinfo(fi);
+	TK_ALLOC_GROW(u->files, u->nr_files + 1, u->alloc_files);
+	u->files[u->nr_files] = fi;
 	u->slots[h] = (uint32_t)++u->nr_files;
 	if (u->nr_files * 2 > u->mask)
 		rehash_files(u);
-	return &u->files[u->nr_files - 1];
+	return fi;
 }
 
 struct tk_unwinder *tk_unwinder_new(void)
 {
 	struct tk_unwinder *u = tk_xcalloc(1, sizeof(*u));
 
-	u->vdso_fd = -2;
 	rehash_files(u);
 	return u;
 }
@@ -245,12 +261,18 @@ void tk_unwinder_free(struct tk_unwinder *u)
 
 	if (!u)
 		return;
-	for (i = 0; i < u->nr_files; i++)
-		free(u->files[i].path);
+	for (i = 0; i < u->nr_files; i++) {
+		struct fileinfo *fi = u->files[i];
+
+		if (fi->mapped)
+			munmap(fi->image, fi->size);
+		else
+			free(fi->image);
+		free(fi->path);
+		free(fi);
+	}
 	free(u->files);
 	free(u->slots);
-	if (u->vdso_fd >= 0)
-		close(u->vdso_fd);
 	free(u);
 }
 
@@ -280,10 +302,26 @@ static int file_bias(const struct fileinfo *fi, const struct tk_rawmap *m, uint6
 
 /* ---- libdwfl's callbacks ---- */
 
-/* Separate debug files by build id only (/usr/lib/debug/.build-id): the
- * standard search would also ask debuginfod servers, while the job runs. */
+/* A module's ELF: an Elf over the unwinder's image of the file (the
+ * module's userdata). */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	struct fileinfo *fi = *userdata;
+
+	if (!fi || !fi->image)
+		return -1;
+	*elfp = elf_memory(fi->image, fi->size);
+	if (*elfp && !*file_name)
+		*file_name = strdup(fi->path);
+	return -1;
+}
+
+/* Separate debug files (for .debug_frame) by build id only
+ * (/usr/lib/debug/.build-id): the standard search would also ask
+ * debuginfod servers, while the job runs. */
 static const Dwfl_Callbacks dwfl_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
+	.find_elf = find_elf,
 	.find_debuginfo = dwfl_build_id_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
@@ -353,22 +391,20 @@ static size_t wanted_modules(struct tk_unwinder *u, const struct tk_rawmap *maps
 
 	for (i = 0; i < nr; i++) {
 		const struct tk_rawmap *m = &maps[i];
-		const struct fileinfo *fi;
+		struct fileinfo *fi;
 		uint64_t bias;
 		int dup_of = 0;
 
 		if (!m->path || (m->path[0] != '/' && strcmp(m->path, "[vdso]")))
 			continue;
+		fi = file_info(u, m->path);
 		/* one module per file: its other mappings are its other segments */
 		for (j = 0; j < nw && !dup_of; j++)
-			dup_of = !strcmp(w[j].path, m->path);
-		if (dup_of)
-			continue;
-		fi = file_info(u, m->path);
-		if (!fi->ok || file_bias(fi, m, &bias))
+			dup_of = w[j].fi == fi;
+		if (dup_of || !fi->nloads || file_bias(fi, m, &bias))
 			continue;
 		TK_ALLOC_GROW(w, nw + 1, alloc);
-		w[nw].path = fi->path;   /* the unwinder's copy lives longer */
+		w[nw].fi = fi;
 		w[nw].bias = bias;
 		nw++;
 	}
@@ -378,20 +414,20 @@ static size_t wanted_modules(struct tk_unwinder *u, const struct tk_rawmap *maps
 
 static void report(struct tk_unwind_space *s, const struct spacemod *m)
 {
-	const char *slash = strrchr(m->path, '/');
-	int fd = -1;
+	const char *slash = strrchr(m->fi->path, '/');
+	Dwfl_Module *mod;
+	void **ud;
 
-	if (!strcmp(m->path, "[vdso]")) {
-		fd = dup(s->u->vdso_fd);
-		if (fd < 0)
-			return;
-	}
 	/* a module overlapping another (a stale mapping) is refused by
-	 * libdwfl, and the others stay */
-	if (dwfl_report_elf(s->dwfl, slash ? slash + 1 : m->path, m->path, fd, m->bias, true))
-		s->any = 1;
-	else if (fd >= 0)
-		close(fd);
+	 * libdwfl, and the others stay; its ELF is opened on first use,
+	 * through find_elf */
+	mod = dwfl_report_module(s->dwfl, slash ? slash + 1 : m->fi->path, m->bias + m->fi->lo,
+				 m->bias + m->fi->hi);
+	if (!mod)
+		return;
+	dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	*ud = m->fi;
+	s->any = 1;
 }
 
 static void space_reset(struct tk_unwind_space *s)
@@ -420,7 +456,7 @@ void tk_unwind_space_update(struct tk_unwind_space *s, const struct tk_rawmap *m
 	 * parsed); a file gone or moved starts a new session. */
 	for (i = 0; i < s->nr_mods; i++)
 		for (j = 0; j < nw; j++)
-			if (w[j].path == s->mods[i].path && w[j].bias == s->mods[i].bias) {
+			if (w[j].fi == s->mods[i].fi && w[j].bias == s->mods[i].bias) {
 				kept++;
 				break;
 			}
@@ -444,7 +480,7 @@ void tk_unwind_space_update(struct tk_unwind_space *s, const struct tk_rawmap *m
 		int have = 0;
 
 		for (i = 0; i < s->nr_mods && !have; i++)
-			have = w[j].path == s->mods[i].path;
+			have = w[j].fi == s->mods[i].fi;
 		if (!have)
 			report(s, &w[j]);
 	}
