@@ -29,7 +29,9 @@
  * The kernel writes into one ring buffer per CPU; when a ring fills up
  * between two drains, the samples that did not fit are counted as lost
  * (struct tk_rawset.cpu_lost). Draining every 100 ms keeps up with 999 Hz
- * on stacks of the deepest kind (docs/profiler-cpu.md has the numbers).
+ * on stacks of the deepest kind; the stack copies are sized so that two
+ * drains' worth fit in a ring at the rate asked (docs/profiler.md has the
+ * numbers).
  *
  * What finish appends to a tk_rawset, per process image that has samples:
  * pid, seq (0 for the first image the recorder saw of that pid, +1 per
