@@ -397,9 +397,10 @@ static uint64_t rd64(const unsigned char *p)
 
 /*
  * Unwinds with CFI from the sample's registers and stack copy; frames[0..n)
- * is the kernel's chain on entry, the result on return. Returns whether
- * the result lacks outer frames (cut at TK_RAW_MAX_FRAMES, or the chain's
- * own cut when the result ends with the chain).
+ * is the kernel's chain on entry, the result on return. Returns the number
+ * of frames; *cut says on entry whether the chain lacks outer frames, on
+ * return whether the result does (cut at TK_RAW_MAX_FRAMES, or the
+ * chain's own cut when the result ends with the chain).
  */
 static uint32_t unwind_sample(struct tk_perfrec *r, struct image *im, uint64_t *frames,
 			      uint32_t n, const uint64_t *regs, unsigned nregs,
