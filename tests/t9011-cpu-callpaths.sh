@@ -16,11 +16,18 @@ UNITS=900
 # Can tracker sample with perf_event_open here (kernel.perf_event_paranoid,
 # seccomp, containers)? If not, every test below is a real skip.
 if [ -x "$CPUMODEL-fp" ] &&
-   tracker run -q --key probe --profile cpu --cpu-sampler perf -- "$CPUMODEL-fp" 9 \
+   tracker run -q --key probe --profile cpu --cpu-sampler perf -- "$CPUMODEL-fp" 90 \
 	>/dev/null 2>probe.err &&
    ! grep "without a CPU profile" probe.err >/dev/null
 then
 	test_set_prereq PERFEV
+	# A kernel that refuses user stack copies gets frame-pointer chains
+	# and one warning line instead of the call paths checked below.
+	if grep "refused user stack copies" probe.err >/dev/null; then
+		test_set_prereq REFUSED
+	else
+		test_set_prereq STACKCOPY
+	fi
 else
 	skip_all="perf_event_open is not allowed here, or examples/cpumodel-* are not built: $(head -1 probe.err 2>/dev/null)"
 fi
@@ -71,7 +78,7 @@ for build in fp nofp nofp-nog; do
 	nofp) what="-O2 -g without frame pointers" ;;
 	nofp-nog) what="-O2 without frame pointers, .eh_frame only" ;;
 	esac
-	test_expect_success PERFEV "$what: burn under its right callers, in proportion" "
+	test_expect_success STACKCOPY "$what: burn under its right callers, in proportion" "
 		tracker run -q --key $build --profile cpu -- \"$CPUMODEL-$build\" $UNITS >out 2>err &&
 		tracker flame --key $build --kind cpu -o $build.folded &&
 		shares $build.folded >$build.shares &&
@@ -81,11 +88,11 @@ for build in fp nofp nofp-nog; do
 	"
 done
 
-test_expect_success PERFEV 'the stacks go up to the program entry, through libc' '
+test_expect_success STACKCOPY 'the stacks go up to the program entry, through libc' '
 	grep "^cpumodel-nofp-nog;_start;.*;main;step;physics;radiation;burn [0-9]" nofp-nog.folded
 '
 
-test_expect_success PERFEV 'no unwind tables, no frame pointers: one warning line says so' '
+test_expect_success STACKCOPY 'no unwind tables, no frame pointers: one warning line says so' '
 	tracker run -q --key nocfi --profile cpu -- "$CPUMODEL-nocfi" $UNITS >out 2>err &&
 	cat err &&
 	test $(grep -c "call paths" err) = 1 &&
@@ -96,10 +103,15 @@ test_expect_success PERFEV 'no unwind tables, no frame pointers: one warning lin
 	grep "^cpumodel-nocfi;burn [0-9]" nocfi.folded
 '
 
+test_expect_success REFUSED 'a kernel that refuses stack copies: one warning line says so' '
+	test $(grep -c "call paths" probe.err) = 1 &&
+	grep -e "-fno-omit-frame-pointer" probe.err
+'
+
 test_expect_success PERFEV 'a stored record keeps the cpu profile' '
-	rec=$(ls art/fp-*.json) &&
+	rec=$(ls art/probe-*.json) &&
 	grep "\"cpu\"" "$rec" &&
-	ls art/fp-*.cpu.tkprof
+	ls art/probe-*.cpu.tkprof
 '
 
 test_expect_success PERFEV '--cpu-sampler timer still records the job (libunwind in the job)' '
@@ -113,7 +125,7 @@ test_expect_success PERFEV '--cpu-sampler timer still records the job (libunwind
 
 # perf record --call-graph dwarf on the same program: the reference the
 # issue names. Its paths and proportions must be tracker's.
-test_expect_success PERFEV,PERF 'the same paths and shares as perf record --call-graph dwarf' '
+test_expect_success STACKCOPY,PERF 'the same paths and shares as perf record --call-graph dwarf' '
 	if perf record -q -e task-clock:u --call-graph dwarf -F 199 -o perf.data -- \
 		"$CPUMODEL-nofp" $UNITS >out 2>perf.err
 	then
