@@ -423,6 +423,7 @@ static void test_workload(void)
 	struct tk_buf why = TK_BUF_INIT;
 	const struct tk_rawimage *im;
 	double measured, got;
+	size_t i, busy;
 	int fd = mkstemp(file);
 
 	if (fd >= 0)
@@ -436,7 +437,13 @@ static void test_workload(void)
 		got, measured))
 		show_set(&set);
 	im = find_image(&set, -1, "workload");
-	ok(im != NULL && set.nr_images == 1, "one image, named workload");
+	/* (not counting images with almost no CPU: a sanitizer build's leak
+	 * checker clones a tracer task at exit, as in test_tree) */
+	busy = 0;
+	for (i = 0; i < set.nr_images; i++)
+		busy += image_cpu_s(&set.images[i]) >= 0.05;
+	if (!ok(im != NULL && busy == 1, "one image, named workload"))
+		show_set(&set);
 	ok(im && leaf_share_in(im, "workload") > 0.8,
 	   "over 80%% of its samples are in the workload binary's mapping (%.2f)",
 	   im ? leaf_share_in(im, "workload") : 0);
@@ -576,9 +583,11 @@ static void test_stack_copies(void)
 	       st.samples ? (double)st.unwind_ns / 1e3 / (double)st.samples : 0);
 	ok(st.stack_bytes >= 1024 && st.stack_bytes <= 8192 && st.stack_bytes % 8 == 0,
 	   "a copy of 1 to 8 KiB per sample at 199 Hz (%u)", st.stack_bytes);
-	ok(st.samples > 0 && st.complete * 10 >= st.samples * 9,
-	   "at least 90%% of the walks reach the first frame (%llu of %llu)", st.complete,
-	   st.samples);
+	/* (a sanitizer build's frames are large: its walks outgrow the copy
+	 * and are completed by the frame-pointer chain) */
+	ok(st.samples > 0 && (st.complete + st.spliced) * 10 >= st.samples * 9,
+	   "at least 90%% of the walks reach the first frame, or meet the kernel's chain "
+	   "(%llu and %llu of %llu)", st.complete, st.spliced, st.samples);
 	ok(record_note.len == 0, "no note: the paths are whole (%s)", record_note.buf);
 	im = find_image(&set, -1, base(self));
 	ok(im && share_with_path(im, p_path, 4) > 0.7, "inner_burn < middle < outer < child_tree");

@@ -70,6 +70,19 @@ static uint64_t stack_end(uint64_t sp)
 	return end;
 }
 
+/* Reads a stack as the kernel does, without a sanitizer's view of
+ * which parts of it are whose. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__clang__)
+__attribute__((no_sanitize("address")))
+#endif
+static void copy_stack(unsigned char *dst, const volatile unsigned char *src, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = src[i];
+}
+
 NOFP static void capture(void)
 {
 	static ucontext_t uc;
@@ -82,7 +95,7 @@ NOFP static void capture(void)
 	stack_len = end > sp ? end - sp : 0;
 	if (stack_len > COPY_MAX)
 		stack_len = COPY_MAX;
-	memcpy(stack_copy, (const void *)(uintptr_t)sp, stack_len);
+	copy_stack(stack_copy, (const volatile unsigned char *)(uintptr_t)sp, stack_len);
 	sink++;
 }
 
