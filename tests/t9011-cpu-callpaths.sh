@@ -106,6 +106,19 @@ test_expect_success STACKCOPY 'no unwind tables, no frame pointers: one warning 
 	grep "^cpumodel-nocfi;burn [0-9]" nocfi.folded
 '
 
+# Processes that have exited before their samples are unwound (each
+# lives about 50 ms, less than the time between two drains).
+test_expect_success STACKCOPY 'short-lived processes unwind after they have exited' '
+	tracker run -q --key short --profile cpu -- sh -c "
+		for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
+			\"$CPUMODEL-nofp\" 27 >/dev/null || exit 1
+		done" &&
+	tracker flame --key short --kind cpu -o short.folded &&
+	shares short.folded >short.shares &&
+	cat short.shares &&
+	test_within "$(share wrong short.shares)" 0 0.05
+'
+
 test_expect_success REFUSED 'a kernel that refuses stack copies: one warning line says so' '
 	test $(grep -c "call paths" probe.err) = 1 &&
 	grep -e "-fno-omit-frame-pointer" probe.err
