@@ -23,11 +23,12 @@
  * Only x86-64 is supported (tk_unwind_perf_regs returns 0 elsewhere, and
  * the caller keeps the kernel's frame-pointer chains).
  *
- * Caching: a tk_unwinder keeps what it learnt of each file (its load
- * segments) for its lifetime; a tk_unwind_space is one address space (the
- * file-backed executable mappings of one process image) with libdwfl's
- * modules open and their CFI parsed on first use, so that after the first
- * samples of a process each further one costs a few microseconds.
+ * Caching: a tk_unwinder maps each file once, for its lifetime, and reads
+ * its load segments (no file descriptor stays open); a tk_unwind_space is
+ * one address space (the file-backed executable mappings of one process
+ * image) with a libdwfl module per file, whose ELF and CFI are read from
+ * that mapping on first use and kept, so that after the first samples of
+ * a process each further one costs microseconds.
  *
  * Not thread-safe: one unwinder and its spaces per thread.
  */
