@@ -51,6 +51,7 @@ UNIT_BIN := $(UNIT_SRC:.c=)
 HELPER_BIN := $(HELPER_SRC:.c=)
 EXAMPLE_BIN := $(EXAMPLE_SRC:.c=) $(if $(wildcard examples/allocpattern.c),examples/allocpattern-static) \
 	$(if $(wildcard examples/climate.c),examples/climate-feature)
+EXAMPLE_BIN += $(if $(wildcard examples/cpumodel.c),$(addprefix examples/cpumodel-,fp nofp nofp-nog nocfi))
 BENCH_BIN := $(BENCH_SRC:.c=)
 PRELOAD_OBJ := $(PRELOAD_SRC:.c=.pic.o)
 PRELOAD_LIB := libtracker-preload.so
@@ -126,6 +127,16 @@ examples/climate-feature: examples/climate.c
 
 bench/alloc-heavy bench/compute: %: %.c
 	$(QUIET_LINK)$(CC) $(PROFILEE_CFLAGS) $(LDFLAGS) -o $@ $< -lm
+
+# The CPU profiler's fixture built the ways programs come: with frame
+# pointers, without (GCC's -O2 default) with or without DWARF, and without
+# any unwind tables.
+examples/cpumodel-fp: CPUMODEL_FLAGS := -g -fno-omit-frame-pointer
+examples/cpumodel-nofp: CPUMODEL_FLAGS := -g -fomit-frame-pointer
+examples/cpumodel-nofp-nog: CPUMODEL_FLAGS := -fomit-frame-pointer
+examples/cpumodel-nocfi: CPUMODEL_FLAGS := -fomit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables
+$(addprefix examples/cpumodel-,fp nofp nofp-nog nocfi): examples/cpumodel.c
+	$(QUIET_LINK)$(CC) -O2 $(CPUMODEL_FLAGS) $(LDFLAGS) -o $@ $<
 
 build-tests: tracker $(PRELOAD_LIB) $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN)
 

@@ -202,3 +202,41 @@ for prog in alloc-heavy compute; do
 		fi
 	fi
 done
+
+# ---- CPU call paths: stack copies unwound with CFI (core/unwind) ----
+# bench/unwind-cost runs a program unprofiled, sampled by perf_event_open
+# with frame-pointer chains only, and sampled with stack copies unwound by
+# CFI (what --profile cpu does by default), interleaved, BENCH_PROFILE_N
+# times each: the job's CPU time (user + sys, wait4) and the recorder's
+# CPU in tracker, the thread CPU time spent unwinding per sample, how the
+# samples were unwound and how much stack the walks needed. A Python
+# interpreter (deep C stacks) also runs with 32 KiB copies, to show how
+# much of its stack an 8 KiB copy misses.
+echo
+echo "CPU call paths, stack copies unwound with CFI (bench/unwind-cost, $np runs each):"
+if ! bench/unwind-cost -n 1 -- /bin/true >/dev/null 2>"$out/err.txt"; then
+	echo "  skipped: $(head -1 "$out/err.txt")"
+else
+	echo "bench/compute (frame pointers), default 199 Hz:"
+	bench/unwind-cost -n "$np" -- bench/compute
+	echo "bench/compute, 999 Hz with 8 KiB copies (more samples per run):"
+	bench/unwind-cost -n "$np" -z 999 -s 8192 -- bench/compute
+	echo "examples/cpumodel-nofp 900 (no frame pointers):"
+	bench/unwind-cost -n "$np" -- examples/cpumodel-nofp 900
+	if command -v python3 >/dev/null 2>&1; then
+		cat >"$out/py.py" <<-'PY'
+		import json
+		def leaf(d):
+		    return json.loads(json.dumps(d))
+		def layer(n, d):
+		    return leaf(d) if n == 0 else layer(n - 1, d)
+		data = {"a": [list(range(40)) for _ in range(40)], "b": [{"x": i} for i in range(100)]}
+		for i in range(4000):
+		    layer(i % 12, data)
+		PY
+		echo "python3 (json round trips 0-11 Python calls deep), default:"
+		bench/unwind-cost -n "$np" -- python3 "$out/py.py"
+		echo "python3, the same with 32 KiB copies:"
+		bench/unwind-cost -n 1 -s 32768 -- python3 "$out/py.py"
+	fi
+fi

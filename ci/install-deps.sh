@@ -27,8 +27,10 @@ build_pkgs="build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libya
 # procps: ps, pgrep and pkill in the run tests; python3: JSON checks;
 # chromium, nodejs, npm: the headless browser tests of the SVG/HTML pages
 # (tests/browser, playwright-core from npm driving Debian's chromium);
-# clang, libclang-rt-14-dev: libFuzzer for the fuzz smoke test (make fuzz).
-test_pkgs="perl sqlite3 libxml2-utils time git procps python3 chromium nodejs npm clang libclang-rt-14-dev"
+# clang, libclang-rt-14-dev: libFuzzer for the fuzz smoke test (make fuzz);
+# linux-perf: `perf record --call-graph dwarf`, the reference the CPU call
+# paths are checked against (t9011; skipped without it).
+test_pkgs="perl sqlite3 libxml2-utils time git procps python3 chromium nodejs npm clang libclang-rt-14-dev linux-perf"
 # The peers the benchmarks compare against (see DESIGN.md "Numbers to beat").
 bench_pkgs="time perl heaptrack valgrind"
 

@@ -386,8 +386,13 @@ void cmd_profiler_finish(struct cmd_profiler *p)
 		return;
 	tk_rawset_init(&set);
 	if (p->perf) {
+		struct tk_buf note = TK_BUF_INIT;
+
 		if (tk_perfrec_finish(p->perf, &set, &err))
 			cmd_warning("CPU profile: %s", err.msg);
+		if (tk_perfrec_note(p->perf, &note))
+			cmd_warning("%s", note.buf);
+		tk_buf_release(&note);
 		tk_perfrec_free(p->perf);
 		p->perf = NULL;
 	}

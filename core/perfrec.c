@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/unwind.h"
 #include "core/banned.h"
 
 /*
@@ -25,6 +26,25 @@
  */
 #define RING_PAGES_MAX 64
 #define RING_PAGES_MIN 4
+/*
+ * With stack copies, 128 data pages: 512 KiB, with the metadata page
+ * exactly the default perf_event_mlock_kb per CPU (516), which is what
+ * `perf record` maps too. Beyond the per-user budget the kernel charges
+ * RLIMIT_MEMLOCK, and smaller rings are tried as above.
+ */
+#define RING_PAGES_DWARF 128
+/*
+ * The user stack copied with each sample, for unwinding with CFI. perf's
+ * default too; docs/profiler.md has the measurements behind it. A copy
+ * must leave room for two drains' worth of samples in the ring (tracker
+ * may drain late on a loaded machine), so high rates get smaller copies,
+ * down to STACK_MIN; below that, frame-pointer chains only.
+ */
+#define STACK_DEFAULT 8192
+#define STACK_MIN 1024
+/* Per sample besides the stack copy: header, ip, tid, time, period,
+ * a 127-frame chain, the registers and the copy's two size fields. */
+#define SAMPLE_FIXED (8 + 8 * 4 + 8 + 8 * 128 + 8 + 8 * 17 + 16)
 /* Records are sorted by time before they are applied (a process moves
  * between CPUs, and each CPU has its own ring); those younger than this
  * wait for the next drain, in case an older one is still on its way. */
@@ -58,6 +78,8 @@ struct stk {
 };
 
 struct image {
+	struct tk_unwind_space *space; /* NULL until its first sample */
+	int space_stale;        /* its maps changed since the space saw them */
 	int pid;
 	unsigned seq;
 	uint64_t start;         /* perf time it began (fork, exec); 0 unknown */
@@ -102,9 +124,33 @@ struct tk_perfrec {
 
 	unsigned long long records, bytes, samples, lost, truncated, proc_reads;
 	struct tk_buf line;
+
+	/* unwinding with CFI (core/unwind) */
+	struct tk_unwinder *unw;
+	uint64_t regs_mask;     /* sample_regs_user; 0: no stack copies */
+	unsigned nregs;
+	unsigned stack_bytes;   /* sample_stack_user */
+	int dwarf_errno;        /* the kernel refused stack copies with this */
+	int stack_rate_off;     /* no room for stack copies at this rate */
+	unsigned hz;
+	unsigned long long how[4]; /* samples by enum tk_unwind_how */
+	unsigned long long past_copy, no_cfi, partial_past_copy, partial_no_cfi;
+	unsigned long long unwind_ns, space_ns;
+	size_t stack_used_max;
+	unsigned long long need[8];
 };
 
 /* ---- small helpers ---- */
+
+/* the CPU this thread has used: what unwinding costs, whatever else
+ * the machine runs */
+static uint64_t thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static uint64_t mono_ns(void)
 {
@@ -285,6 +331,7 @@ static void read_proc_maps(struct tk_perfrec *r, struct image *im)
 			tk_rawimage_add_map(&im->mapped, start, end, off, file);
 		p = eol ? eol + 1 : p + strlen(p);
 	}
+	im->space_stale = 1;
 }
 
 static void add_sample(struct tk_perfrec *r, struct image *im, const uint64_t *f, uint32_t n,
@@ -348,16 +395,84 @@ static uint64_t rd64(const unsigned char *p)
 	return v;
 }
 
-/* The layout follows attr.sample_type = IP | TID | TIME | PERIOD | CALLCHAIN:
- * ip, pid, tid, time, period, nr, ips[nr]. */
+/*
+ * Unwinds with CFI from the sample's registers and stack copy; frames[0..n)
+ * is the kernel's chain on entry, the result on return. Returns the number
+ * of frames; *cut says on entry whether the chain lacks outer frames, on
+ * return whether the result does (cut at TK_RAW_MAX_FRAMES, or the
+ * chain's own cut when the result ends with the chain).
+ */
+static uint32_t unwind_sample(struct tk_perfrec *r, struct image *im, uint64_t *frames,
+			      uint32_t n, const uint64_t *regs, unsigned nregs,
+			      const unsigned char *stack, size_t stack_len, int *cut)
+{
+	uint64_t out[TK_RAW_MAX_FRAMES];
+	struct tk_unwind_input in;
+	struct tk_unwind_result res;
+	uint64_t t0 = thread_ns(), t1;
+	uint32_t got;
+
+	if (!im->space) {
+		im->space = tk_unwind_space_new(r->unw);
+		im->space_stale = 1;
+	}
+	if (im->space_stale) {
+		tk_unwind_space_update(im->space, im->mapped.maps, im->mapped.nr_maps);
+		im->space_stale = 0;
+	}
+	t1 = thread_ns();
+	r->space_ns += t1 - t0;
+	in.regs = regs;
+	in.nregs = nregs;
+	in.stack = stack;
+	in.stack_len = stack_len;
+	in.chain = frames;
+	in.nchain = n;
+	got = tk_unwind(im->space, &in, out, TK_RAW_MAX_FRAMES, &res);
+	r->unwind_ns += thread_ns() - t1;
+	r->how[res.how]++;
+	r->past_copy += res.past_copy;
+	r->no_cfi += res.no_cfi;
+	if (res.how == TK_UNWIND_PARTIAL) {
+		r->partial_past_copy += res.past_copy;
+		r->partial_no_cfi += res.no_cfi && !res.past_copy;
+	}
+	if (res.stack_used > r->stack_used_max)
+		r->stack_used_max = res.stack_used;
+	if (res.how == TK_UNWIND_COMPLETE) {
+		unsigned k = 0;
+
+		while (k < 7 && res.stack_used > (size_t)512 << k)
+			k++;
+		r->need[k]++;
+	} else if (res.how != TK_UNWIND_CHAIN) {
+		r->need[7]++;
+	}
+	if (res.how == TK_UNWIND_COMPLETE)
+		*cut = res.cut;
+	else
+		*cut = *cut || res.cut;
+	if (!got)
+		return n;
+	memcpy(frames, out, got * sizeof(*out));
+	return got;
+}
+
+/* The layout follows attr.sample_type = IP | TID | TIME | PERIOD | CALLCHAIN
+ * [| REGS_USER | STACK_USER]: ip, pid, tid, time, period, nr, ips[nr]
+ * [, abi, regs[nregs] (when abi is not NONE), size, data[size], dyn_size
+ * (when size is not 0)]. */
 static void apply_sample(struct tk_perfrec *r, const unsigned char *p, uint32_t len,
 			 int final)
 {
 	uint64_t frames[TK_RAW_MAX_FRAMES];
 	uint64_t ip, t, period, nr, i;
 	uint32_t n = 0, user = 0, cut = 0;
+	const unsigned char *regs = NULL, *stack = NULL;
+	uint64_t stack_len = 0;
+	unsigned nregs = 0;
 	long idx;
-	int pid;
+	int pid, chain_cut;
 	struct image *im;
 
 	if (len < 8 + 8 + 8 + 8 + 8 + 8)
@@ -385,10 +500,33 @@ static void apply_sample(struct tk_perfrec *r, const unsigned char *p, uint32_t 
 	}
 	if (n == 0)
 		frames[n++] = ip;
+	if (r->regs_mask) {
+		uint64_t off = 48 + nr * 8, size;
+
+		if (off + 8 <= len && rd64(p + off) != PERF_SAMPLE_REGS_ABI_NONE) {
+			off += 8;
+			if (off + (uint64_t)r->nregs * 8 <= len) {
+				regs = p + off;
+				nregs = r->nregs;
+			}
+			off += (uint64_t)r->nregs * 8;
+		} else {
+			off += 8;
+		}
+		if (off + 8 <= len) {
+			size = rd64(p + off);
+			off += 8;
+			if (size && off + size + 8 <= len) {
+				stack = p + off;
+				stack_len = rd64(p + off + size);
+				if (stack_len > size)
+					stack_len = size;
+			}
+		}
+	}
 	/* The kernel keeps the innermost frames too, and stops at
 	 * kernel.perf_event_max_stack. */
-	if (cut || (r->max_stack && user >= r->max_stack))
-		r->truncated++;
+	chain_cut = cut || (r->max_stack && user >= r->max_stack);
 	idx = image_at(r, pid, t); /* may grow r->images */
 	im = &r->images[idx];
 	if (!final && !covered(im, frames[0]) && latest_image(r, pid) == im - r->images &&
@@ -398,6 +536,19 @@ static void apply_sample(struct tk_perfrec *r, const unsigned char *p, uint32_t 
 		im->proc_read_round = r->round;
 		read_proc_maps(r, im);
 	}
+	if (regs) {
+		/* (a record is not always 8-byte aligned in the pending
+		 * buffer) */
+		uint64_t rv[32];
+		unsigned k;
+
+		for (k = 0; k < nregs && k < 32; k++)
+			rv[k] = rd64(regs + 8 * k);
+		n = unwind_sample(r, im, frames, n, rv, nregs < 32 ? nregs : 32, stack,
+				  (size_t)stack_len, &chain_cut);
+	}
+	if (chain_cut)
+		r->truncated++;
 	add_sample(r, im, frames, n, (double)period);
 }
 
@@ -432,6 +583,8 @@ static void apply_mmap2(struct tk_perfrec *r, const unsigned char *p, uint32_t l
 		path = NULL;
 	}
 	tk_rawimage_add_map(&im->mapped, addr, addr + mlen, pgoff, path);
+	if (path)
+		im->space_stale = 1;
 	if (im->name_from_map && path && path[0] == '/') {
 		set_name(im, path);
 		im->name_from_map = 0;
@@ -521,6 +674,9 @@ static void apply_exit(struct tk_perfrec *r, const unsigned char *p, uint32_t le
 	for (; i >= 0; i = r->images[i].prev) {
 		struct image *im = &r->images[i];
 
+		/* (a late sample builds it again) */
+		tk_unwind_space_free(im->space);
+		im->space = NULL;
 		if (!im->nr_stacks)
 			tk_rawimage_release(&im->mapped);
 	}
@@ -797,7 +953,8 @@ static int map_ring(struct ring *g, long page, unsigned pages, struct tk_err *er
 			  "and RLIMIT_MEMLOCK are used up)", g->cpu, strerror(errno));
 }
 
-static void init_attr(struct perf_event_attr *a, unsigned hz, unsigned max_stack, int clock)
+static void init_attr(struct perf_event_attr *a, unsigned hz, unsigned max_stack, int clock,
+		      uint64_t regs_mask, unsigned stack_bytes)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -827,6 +984,11 @@ static void init_attr(struct perf_event_attr *a, unsigned hz, unsigned max_stack
 	}
 	if (max_stack > TK_RAW_MAX_FRAMES)
 		a->sample_max_stack = TK_RAW_MAX_FRAMES;
+	if (regs_mask && stack_bytes) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = regs_mask;
+		a->sample_stack_user = stack_bytes;
+	}
 }
 
 static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
@@ -834,13 +996,81 @@ static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
 	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+/*
+ * The stack copy that leaves room in a ring of ring bytes for two drains'
+ * worth (0.2 s) of samples at hz, at most want; 0 when that is below
+ * STACK_MIN.
+ */
+static unsigned stack_for_ring(unsigned hz, uint64_t ring, unsigned want)
+{
+	uint64_t per = ring * 5 / hz;
+
+	if (per <= SAMPLE_FIXED)
+		return 0;
+	per = (per - SAMPLE_FIXED) & ~(uint64_t)511;
+	if (per > want)
+		per = want;
+	return per >= STACK_MIN ? (unsigned)per : 0;
+}
+
+static int refused_errno(int e)
+{
+	return e == EINVAL || e == EOPNOTSUPP || e == ENOTSUP || e == ENOSYS;
+}
+
+/*
+ * Opens the event on one cpu. On the first one, settles what the kernel
+ * accepts: stack copies (else frame-pointer chains, remembering why) and
+ * the monotonic clock (not before Linux 4.1).
+ */
+static int open_cpu(struct tk_perfrec *r, pid_t child, int cpu, int first)
+{
+	struct perf_event_attr attr;
+	int fd, e;
+
+	for (;;) {
+		init_attr(&attr, r->hz, r->max_stack, r->clock_mono, r->regs_mask, r->stack_bytes);
+		fd = perf_open(&attr, child, cpu);
+		if (fd >= 0 || !first)
+			return fd;
+		e = errno;
+		if (!refused_errno(e))
+			return fd;
+		if (r->regs_mask) {
+			/* is it the stack copies? */
+			init_attr(&attr, r->hz, r->max_stack, r->clock_mono, 0, 0);
+			fd = perf_open(&attr, child, cpu);
+			if (fd >= 0) {
+				r->dwarf_errno = e;
+				r->regs_mask = 0;
+				r->stack_bytes = 0;
+				return fd;
+			}
+		}
+		if (!r->clock_mono) {
+			errno = e;
+			return -1;
+		}
+		r->clock_mono = 0;
+	}
+}
+
 int tk_perfrec_open(struct tk_perfrec **out, pid_t child, unsigned hz, struct tk_err *err)
 {
+	struct tk_perfrec_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.hz = hz;
+	return tk_perfrec_open_opts(out, child, &o, err);
+}
+
+int tk_perfrec_open_opts(struct tk_perfrec **out, pid_t child, const struct tk_perfrec_opts *o,
+			 struct tk_err *err)
+{
 	struct tk_perfrec *r;
-	struct perf_event_attr attr;
 	long page = sysconf(_SC_PAGESIZE);
-	int *cpus = NULL, ret = 0;
-	unsigned ncpus = 0, i, pages = RING_PAGES_MAX;
+	int *cpus = NULL, ret = 0, resized = 0;
+	unsigned ncpus = 0, i, pages, hz = o->hz, want;
 
 	*out = NULL;
 	if (hz < 1 || hz > 100000)
@@ -856,24 +1086,32 @@ int tk_perfrec_open(struct tk_perfrec **out, pid_t child, unsigned hz, struct tk
 	tk_buf_init(&r->line, 0);
 	r->max_stack = (unsigned)read_long_file("/proc/sys/kernel/perf_event_max_stack", 127);
 	r->clock_mono = 1;
+	r->hz = hz;
+	want = o->stack_bytes < 0 ? 0 : o->stack_bytes ? (unsigned)o->stack_bytes : STACK_DEFAULT;
+	r->regs_mask = want ? tk_unwind_perf_regs() : 0;
+	pages = r->regs_mask ? RING_PAGES_DWARF : RING_PAGES_MAX;
+	if (r->regs_mask) {
+		/* an explicit size goes to the kernel as is */
+		r->stack_bytes = o->stack_bytes > 0 ? want :
+			stack_for_ring(hz, (uint64_t)pages * (uint64_t)page, want);
+		if (!r->stack_bytes) {
+			r->regs_mask = 0;
+			r->stack_rate_off = 1;
+		}
+	}
 	for (i = 0; i < ncpus; i++) {
 		struct ring *g = &r->rings[r->nrings];
-		int fd;
+		int fd, first = r->nrings == 0;
 
-		init_attr(&attr, hz, r->max_stack, r->clock_mono);
-		fd = perf_open(&attr, child, cpus[i]);
-		if (fd < 0 && errno == EINVAL && r->clock_mono) {
-			/* a kernel older than 4.1: no clockid */
-			r->clock_mono = 0;
-			init_attr(&attr, hz, r->max_stack, 0);
-			fd = perf_open(&attr, child, cpus[i]);
-		}
+		fd = open_cpu(r, child, cpus[i], first);
 		if (fd < 0) {
 			if (errno == ENODEV && r->nrings)
 				continue; /* went offline */
 			ret = open_error(errno, child, err);
 			goto fail;
 		}
+		if (first && !r->regs_mask)
+			pages = RING_PAGES_MAX;
 		g->fd = fd;
 		g->cpu = cpus[i];
 		ret = map_ring(g, page, pages, err);
@@ -881,12 +1119,39 @@ int tk_perfrec_open(struct tk_perfrec **out, pid_t child, unsigned hz, struct tk
 			close(fd);
 			goto fail;
 		}
+		if (first && r->regs_mask && o->stack_bytes <= 0 && !resized &&
+		    g->size < (uint64_t)pages * (uint64_t)page) {
+			/* a smaller ring than planned (the locked-memory budget
+			 * is partly used): smaller copies, opened again */
+			unsigned sb = stack_for_ring(hz, g->size, want);
+
+			resized = 1;
+			if (sb != r->stack_bytes) {
+				munmap(g->meta, g->map_len);
+				close(fd);
+				memset(g, 0, sizeof(*g));
+				r->stack_bytes = sb;
+				if (!sb) {
+					r->regs_mask = 0;
+					r->stack_rate_off = 1;
+				}
+				i--;
+				continue;
+			}
+		}
 		pages = (unsigned)(g->size / (uint64_t)page);
 		r->nrings++;
 	}
 	if (!r->nrings) {
 		ret = tk_err_set(err, TK_EUNAVAIL, "perf_event_open: no online cpu");
 		goto fail;
+	}
+	if (r->regs_mask) {
+		uint64_t m;
+
+		for (m = r->regs_mask; m; m &= m - 1)
+			r->nregs++;
+		r->unw = tk_unwinder_new();
 	}
 	free(cpus);
 	*out = r;
@@ -912,10 +1177,10 @@ int tk_perfrec_probe(struct tk_err *err)
 	memset(&g, 0, sizeof(g));
 	g.cpu = ncpus ? cpus[0] : 0;
 	free(cpus);
-	init_attr(&attr, 99, max_stack, 1);
+	init_attr(&attr, 99, max_stack, 1, 0, 0);
 	g.fd = perf_open(&attr, 0, g.cpu);
 	if (g.fd < 0 && errno == EINVAL) {
-		init_attr(&attr, 99, max_stack, 0);
+		init_attr(&attr, 99, max_stack, 0, 0, 0);
 		g.fd = perf_open(&attr, 0, g.cpu);
 	}
 	if (g.fd < 0)
@@ -993,6 +1258,71 @@ void tk_perfrec_stats(const struct tk_perfrec *r, struct tk_perfrec_stats *st)
 	st->lost = r->lost;
 	st->proc_maps_reads = r->proc_reads;
 	st->ring_bytes = r->nrings ? (size_t)r->rings[0].size : 0;
+	st->stack_bytes = r->regs_mask ? r->stack_bytes : 0;
+	st->stack_refused = r->dwarf_errno;
+	st->complete = r->how[TK_UNWIND_COMPLETE];
+	st->spliced = r->how[TK_UNWIND_SPLICED];
+	st->partial = r->how[TK_UNWIND_PARTIAL];
+	st->chain = r->how[TK_UNWIND_CHAIN];
+	st->past_copy = r->past_copy;
+	st->no_cfi = r->no_cfi;
+	st->unwind_ns = r->unwind_ns;
+	st->space_ns = r->space_ns;
+	st->stack_used_max = r->stack_used_max;
+	memcpy(st->need, r->need, sizeof(st->need));
+}
+
+static double pct(unsigned long long a, unsigned long long b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0;
+}
+
+int tk_perfrec_note(const struct tk_perfrec *r, struct tk_buf *msg)
+{
+	unsigned long long n, part;
+	const char *sep = "";
+
+	if (!r || !r->samples)
+		return 0;
+	if (r->dwarf_errno || r->stack_rate_off) {
+		if (r->dwarf_errno)
+			tk_buf_addf(msg, "the kernel refused user stack copies (%s)",
+				    strerror(r->dwarf_errno));
+		else
+			tk_buf_addf(msg, "at %u Hz the perf rings have no room for stack copies", r->hz);
+		tk_buf_adds(msg, ": CPU call paths follow frame pointers only and lose the callers "
+			    "of functions built without them; build with -fno-omit-frame-pointer, "
+			    "or use --cpu-sampler timer");
+		return 1;
+	}
+	if (!r->regs_mask)
+		return 0;
+	n = r->how[TK_UNWIND_COMPLETE] + r->how[TK_UNWIND_SPLICED] + r->how[TK_UNWIND_PARTIAL] +
+		r->how[TK_UNWIND_CHAIN];
+	part = r->how[TK_UNWIND_PARTIAL];
+	/* a few samples in hand-written code or a prologue without CFI are
+	 * no reason to doubt the profile */
+	if (!n || part * 20 <= n)
+		return 0;
+	tk_buf_addf(msg, "CPU call paths are partial in %.0f%% of the samples (", pct(part, n));
+	if (r->partial_past_copy) {
+		tk_buf_addf(msg, "%.0f%% deeper than the %u-byte stack copy",
+			    pct(r->partial_past_copy, n), r->stack_bytes);
+		sep = ", ";
+	}
+	if (r->partial_no_cfi) {
+		tk_buf_addf(msg, "%s%.0f%% in code without unwind tables", sep,
+			    pct(r->partial_no_cfi, n));
+		sep = ", ";
+	}
+	if (part > r->partial_past_copy + r->partial_no_cfi)
+		tk_buf_addf(msg, "%s%.0f%% for other reasons", sep,
+			    pct(part - r->partial_past_copy - r->partial_no_cfi, n));
+	tk_buf_adds(msg, "): their outer callers are missing; build with -fno-omit-frame-pointer");
+	if (r->partial_no_cfi)
+		tk_buf_adds(msg, " or keep .eh_frame (no -fno-asynchronous-unwind-tables)");
+	tk_buf_adds(msg, ", or use --cpu-sampler timer");
+	return 1;
 }
 
 void tk_perfrec_free(struct tk_perfrec *r)
@@ -1005,6 +1335,7 @@ void tk_perfrec_free(struct tk_perfrec *r)
 	for (i = 0; i < r->nr_images; i++) {
 		struct image *im = &r->images[i];
 
+		tk_unwind_space_free(im->space);
 		tk_rawimage_release(&im->mapped);
 		free(im->name);
 		free(im->stacks);
@@ -1018,5 +1349,6 @@ void tk_perfrec_free(struct tk_perfrec *r)
 	free(r->rec);
 	tk_buf_release(&r->pbytes);
 	tk_buf_release(&r->line);
+	tk_unwinder_free(r->unw);
 	free(r);
 }

@@ -10,7 +10,12 @@
  * privileges), disabled until the process execs (enable_on_exec: the
  * wrapper's own code between fork and exec is never sampled). Each sample
  * carries the user-space call chain the kernel walks along the frame
- * pointers, and the period it stands for (task-clock nanoseconds). The
+ * pointers, the user registers and a copy of the top of the user stack
+ * (8 KiB by default), and the period it stands for (task-clock
+ * nanoseconds). At drain time the recorder unwinds each sample from its
+ * registers through the stack copy with the modules' CFI (core/unwind),
+ * which finds the callers of functions built without frame pointers, and
+ * splices in the kernel's chain where the copy ends. The
  * MMAP2, COMM and FORK records the kernel adds tell which process image
  * (pid, exec generation) a sample belongs to and how to name its
  * addresses later.
@@ -24,7 +29,9 @@
  * The kernel writes into one ring buffer per CPU; when a ring fills up
  * between two drains, the samples that did not fit are counted as lost
  * (struct tk_rawset.cpu_lost). Draining every 100 ms keeps up with 999 Hz
- * on stacks of the deepest kind (docs/profiler-cpu.md has the numbers).
+ * on stacks of the deepest kind; the stack copies are sized so that two
+ * drains' worth fit in a ring at the rate asked (docs/profiler.md has the
+ * numbers).
  *
  * What finish appends to a tk_rawset, per process image that has samples:
  * pid, seq (0 for the first image the recorder saw of that pid, +1 per
@@ -54,6 +61,22 @@ struct tk_perfrec;
  * locked-memory limit); TK_EINTERNAL otherwise. On error *out is NULL.
  */
 int tk_perfrec_open(struct tk_perfrec **out, pid_t child, unsigned hz, struct tk_err *err);
+
+/*
+ * tk_perfrec_open with options. stack_bytes: the user stack copied with
+ * each sample for unwinding with CFI; 0 picks 8 KiB, or less when the rate
+ * leaves no room for it in the rings (below 1 KiB: none); negative: none,
+ * the kernel's frame-pointer chains only; a positive value goes to the
+ * kernel as is (a multiple of 8 below 65528, else the kernel refuses it
+ * and the recorder keeps frame-pointer chains, as on a kernel that
+ * refuses stack copies: tk_perfrec_note says so).
+ */
+struct tk_perfrec_opts {
+	unsigned hz;
+	long stack_bytes;
+};
+int tk_perfrec_open_opts(struct tk_perfrec **out, pid_t child, const struct tk_perfrec_opts *o,
+			 struct tk_err *err);
 
 /*
  * Whether tk_perfrec_open can work here, asked before the job is started
@@ -87,8 +110,36 @@ struct tk_perfrec_stats {
 	unsigned long long lost;     /* samples the kernel could not write */
 	unsigned long long proc_maps_reads; /* /proc/<pid>/maps fallbacks */
 	size_t ring_bytes;        /* data area of each ring */
+	/* unwinding with CFI */
+	unsigned stack_bytes;     /* copied per sample; 0: frame-pointer chains only */
+	int stack_refused;        /* errno the kernel refused stack copies with; 0 */
+	unsigned long long complete;  /* samples unwound to the thread's first frame */
+	unsigned long long spliced;   /* through the copy, then the kernel's chain */
+	unsigned long long partial;   /* stopped early, nothing to splice */
+	unsigned long long chain;     /* the kernel's chain alone (no module at all) */
+	unsigned long long past_copy; /* samples whose walk reached the copy's end */
+	unsigned long long no_cfi;    /* walks that stopped early in code without CFI */
+	unsigned long long unwind_ns; /* CPU time spent unwinding */
+	unsigned long long space_ns;  /* ... and opening modules for it */
+	size_t stack_used_max;    /* most bytes of a copy a walk read */
+	/* walks by the stack they needed: need[k] counts complete walks
+	 * (also those cut at the frame limit) that read at most 512 << k
+	 * bytes (k < 7), need[7] the others and those that wanted more than
+	 * the copy */
+	unsigned long long need[8];
 };
 void tk_perfrec_stats(const struct tk_perfrec *r, struct tk_perfrec_stats *st);
+
+/*
+ * One line for the user when the CPU call paths of this recording are
+ * partial: more than 5% of the samples ended early (the stack copy was too
+ * short or the code had no unwind tables, and the kernel's frame-pointer
+ * chain did not continue them), or the kernel refused stack copies. It
+ * says how many and what would fix it. Appends it to msg (no newline) and
+ * returns 1; returns 0 and appends nothing when the paths are whole.
+ */
+struct tk_buf;
+int tk_perfrec_note(const struct tk_perfrec *r, struct tk_buf *msg);
 
 /* Closes whatever is still open and frees r. r may be NULL. */
 void tk_perfrec_free(struct tk_perfrec *r);
