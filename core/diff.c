@@ -539,7 +539,10 @@ enum tk_diff_class tk_diff_classify(const struct tk_diff *d, uint32_t n,
 	delta = now - base;
 	mag = fabs(delta);
 	/* Written so that NaN lands on the safe side (noise). */
-	if (!(mag >= o->min_delta) || !(mag > tk_diff_noise_band(d, base, spread, o)) || mag == 0)
+	/* Sampling noise grows with the weight on either side: a frame at 0
+	 * in the baseline and at one sample in new moved by one sample. */
+	if (!(mag >= o->min_delta) ||
+	    !(mag > tk_diff_noise_band(d, now > base ? now : base, spread, o)) || mag == 0)
 		return TK_DIFF_NOISE;
 	sat = o->saturation > 0 ? o->saturation : 1;
 	/* Change relative to the frame's own baseline; from nothing is full. */

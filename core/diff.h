@@ -35,7 +35,7 @@
  * also gives a pooled dispersion: the median, over the frames with base
  * self weight, of spread^2 / base (for Poisson-like sampling noise the
  * variance of a weight w is dispersion * w). A node's noise sd is then
- *   sd = max(spread, sqrt(dispersion * base))
+ *   sd = max(spread, sqrt(dispersion * max(base, new)))
  * and its noise band  spread_k * sd * sqrt(1 + 1/N)  (a new run against
  * the mean of N). A frame missing from a baseline counts
  * as 0 in it. A baseline whose total is 0 (an empty profile) carries no

@@ -343,10 +343,12 @@ static void test_three_baselines(void)
 	       "a;b 12 -> 15: within 2 sd x sqrt(1 + 1/3) (4.62), NOISE");
 	tk_diff_release(&d);
 
-	build(&d, bases, "a;b 17\na;c 5\n", &o, &err);
-	is_int(cls(&d, "a;b", TK_DIFF_SELF, &o, NULL), TK_DIFF_UP, "a;b 12 -> 17: beyond 2 sd x sqrt(1 + 1/3), UP");
+	/* the pooled noise of 18 is sqrt(1/3 * 18) = 2.45, above the spread 2 */
+	build(&d, bases, "a;b 18\na;c 5\n", &o, &err);
+	is_int(cls(&d, "a;b", TK_DIFF_SELF, &o, NULL), TK_DIFF_UP,
+	       "a;b 12 -> 18: beyond 2 sd x sqrt(1 + 1/3) (5.66), UP");
 	o.spread_k = 3;
-	is_int(cls(&d, "a;b", TK_DIFF_SELF, &o, NULL), TK_DIFF_NOISE, "... within 3 sd x sqrt(1 + 1/3) (6.93): NOISE");
+	is_int(cls(&d, "a;b", TK_DIFF_SELF, &o, NULL), TK_DIFF_NOISE, "... within 3 sd x sqrt(1 + 1/3) (8.49): NOISE");
 	o.spread_k = 2;
 	tk_diff_release(&d);
 
