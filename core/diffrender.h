@@ -25,6 +25,7 @@ struct tk_diff_render_opts {
 	const char *base_label;       /* "staging #412 3f2a9c1e", for legends */
 	const char *new_label;
 	const char *new_color;        /* frames absent from the baseline, "#000000" */
+	const char *quantity;         /* what the totals measure; NULL: by unit */
 };
 
 void tk_diff_render_opts_init(struct tk_diff_render_opts *o);
