@@ -296,6 +296,12 @@ static json_t *ci_json(const struct tk_ci_context *c)
 
 int tk_run_to_json(const struct tk_run *r, struct tk_buf *out, struct tk_err *err)
 {
+	return tk_run_to_json_flags(r, 0, out, err);
+}
+
+int tk_run_to_json_flags(const struct tk_run *r, unsigned flags, struct tk_buf *out,
+			 struct tk_err *err)
+{
 	json_t *doc = json_object(), *o = json_object(), *argv;
 	char *text;
 
@@ -349,12 +355,14 @@ int tk_run_to_json(const struct tk_run *r, struct tk_buf *out, struct tk_err *er
 	json_object_set_new(doc, "format", json_string("tracker-run"));
 	json_object_set_new(doc, "version", json_integer(1));
 	json_object_set_new(doc, "run", o);
-	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	text = json_dumps(doc, (flags & TK_RUN_JSON_COMPACT ? JSON_COMPACT : JSON_INDENT(2)) |
+			  JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	json_decref(doc);
 	if (!text)
 		return tk_err_set(err, TK_EINTERNAL, "cannot encode run record as JSON");
 	tk_buf_adds(out, text);
-	tk_buf_addch(out, '\n');
+	if (!(flags & TK_RUN_JSON_COMPACT))
+		tk_buf_addch(out, '\n');
 	free(text);
 	return 0;
 }
