@@ -26,8 +26,9 @@ build_pkgs="build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libya
 # (tests/browser, playwright-core from npm driving Debian's chromium);
 # clang, libclang-rt-14-dev: libFuzzer for the fuzz smoke test (make fuzz).
 test_pkgs="perl sqlite3 libxml2-utils time git procps python3 chromium nodejs npm clang libclang-rt-14-dev"
-# The peers the benchmarks compare against (see DESIGN.md "Numbers to beat").
-bench_pkgs="time perl heaptrack valgrind"
+# The peers the benchmarks compare against (see DESIGN.md "Numbers to beat");
+# sqlite3: the CLI that tracker history is timed against (bench/history.sh).
+bench_pkgs="time perl heaptrack valgrind sqlite3"
 
 usage() {
 	echo "usage: ci/install-deps.sh [-n] (build | test | bench)..." >&2
