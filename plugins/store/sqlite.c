@@ -600,7 +600,7 @@ static void bind_column(sqlite3_stmt *stmt, int i, const struct run_column *c,
 
 	switch (c->type) {
 	case COL_TEXT:
-		text = *CFIELD(row, c, const char *);
+		text = *CFIELD(row, c, char *);
 		if (text)
 			sqlite3_bind_text(stmt, i, text, -1, SQLITE_STATIC);
 		else
