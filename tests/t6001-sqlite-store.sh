@@ -112,4 +112,29 @@ test_expect_success SQLITE3 'a schema-3 database: stored runs and runs an older 
 	grep ",wait4," got
 '
 
+# A database this user cannot write (a shared one on a read-only mount):
+# root writes anything, so as root the reader runs as nobody.
+if [ "$(id -u)" = 0 ]; then
+	command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1 &&
+		test_set_prereq UNWRITABLE &&
+		as_reader() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"; }
+else
+	test_set_prereq UNWRITABLE
+	as_reader() { "$@"; }
+fi
+
+test_expect_success SQLITE3,UNWRITABLE 'a schema-3 database that cannot be migrated is still listed' '
+	ro=$(mktemp -d "${TMPDIR:-/tmp}/t6001-ro.XXXXXX") &&
+	sqlite3 "$ro/h.db" "$v3_schema" &&
+	for f in amip-staging-101 amip-staging-102 amip-feature-103 ocean-release-104 ocean-staging-101; do
+		v3_insert "$ro/h.db" "$FIXTURES/records/$f.json" || return 1
+	done &&
+	chmod 444 "$ro/h.db" && chmod 555 "$ro" &&
+	as_reader "$TRACKER_ROOT/tracker" history --db "$ro/h.db" --format csv >got 2>err;
+	ret=$?; chmod 755 "$ro"; rm -rf "$ro";
+	test $ret = 0 &&
+	test_cmp want got &&
+	! grep migrate err
+'
+
 test_done

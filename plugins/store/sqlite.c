@@ -48,6 +48,8 @@ struct sqlite_store {
 	char *path;
 	char journal_mode[16];
 	unsigned retry_seed;
+	unsigned flags;  /* TK_STORE_* of open */
+	int schema;      /* the schema version after migrate */
 };
 
 /*
@@ -352,6 +354,20 @@ static int user_version(struct sqlite_store *st, int *out, struct tk_err *err)
 	return 0;
 }
 
+/*
+ * A command that only reads (TK_STORE_NO_CREATE) may open a database it
+ * cannot write, a shared one on a read-only mount, say. It then reads the
+ * schema it finds: migrations only add, so the old tables still answer
+ * (query_summaries falls back to parsing records when the summary columns
+ * are missing).
+ */
+static int read_only_reader(struct sqlite_store *st)
+{
+	int rc = sqlite3_extended_errcode(st->db) & 0xff;
+
+	return (st->flags & TK_STORE_NO_CREATE) && (rc == SQLITE_READONLY || rc == SQLITE_CANTOPEN);
+}
+
 static int sqlite_migrate(struct tk_store *s, struct tk_err *err)
 {
 	struct sqlite_store *st = from_base(s);
@@ -361,10 +377,15 @@ static int sqlite_migrate(struct tk_store *s, struct tk_err *err)
 	ret = user_version(st, &v, err);
 	if (ret)
 		return ret;
+	st->schema = v;
 	for (target = v + 1; target <= SCHEMA_VERSION; target++) {
 		char set[64];
 
 		ret = begin(st, err);
+		if (ret && read_only_reader(st)) {
+			ret = 0;
+			goto out;
+		}
 		if (ret)
 			goto out;
 		/* Another process may have migrated while we waited. */
@@ -375,6 +396,7 @@ static int sqlite_migrate(struct tk_store *s, struct tk_err *err)
 			ret = commit(st, err);
 			if (ret)
 				goto out;
+			st->schema = v;
 			continue;
 		}
 		snprintf(set, sizeof(set), "PRAGMA user_version = %d", target);
@@ -383,6 +405,10 @@ static int sqlite_migrate(struct tk_store *s, struct tk_err *err)
 		tk_buf_adds(&sql, migrations[target - 1]);
 		if (sqlite3_exec(st->db, sql.buf, NULL, NULL, NULL) != SQLITE_OK ||
 		    sqlite3_exec(st->db, set, NULL, NULL, NULL) != SQLITE_OK) {
+			if (read_only_reader(st)) {
+				rollback(st);
+				goto out;
+			}
 			ret = tk_err_set(err, TK_EUNAVAIL,
 					 "cannot migrate database '%s' to schema version %d: %s",
 					 st->path, target, sqlite3_errmsg(st->db));
@@ -391,6 +417,7 @@ static int sqlite_migrate(struct tk_store *s, struct tk_err *err)
 		ret = commit(st, err);
 		if (ret)
 			goto out;
+		st->schema = target;
 	}
 	goto out;
 fail:
@@ -528,6 +555,7 @@ static int sqlite_open(const char *url, unsigned flags, struct tk_store **out,
 	st->base.ops = &tk_store_sqlite;
 	st->path = tk_xstrdup(url_path(url));
 	st->retry_seed = (unsigned)getpid() ^ (unsigned)tk_now_us();
+	st->flags = flags;
 	ret = check_location(st->path, flags, err);
 	if (ret)
 		goto fail;
@@ -841,6 +869,20 @@ static void read_column(sqlite3_stmt *stmt, int i, const struct run_column *c,
 	}
 }
 
+struct summarize {
+	tk_summary_fn fn;
+	void *data;
+};
+
+static int summarize_run(const struct tk_run *r, void *data)
+{
+	struct summarize *sz = data;
+	struct tk_run_summary sum;
+
+	tk_run_summarize(r, &sum);
+	return sz->fn(&sum, sz->data);
+}
+
 static int sqlite_query_summaries(struct tk_store *s, const struct tk_run_query *q,
 				  tk_summary_fn fn, void *data, struct tk_err *err)
 {
@@ -852,6 +894,12 @@ static int sqlite_query_summaries(struct tk_store *s, const struct tk_run_query 
 	size_t i, n = 0;
 	int rc, ret = 0;
 
+	if (st->schema < 4) {
+		/* a read-only database older than the summary columns */
+		struct summarize sz = { fn, data };
+
+		return sqlite_query_runs(s, q, summarize_run, &sz, err);
+	}
 	for (i = 0; i < NR_RUN_COLUMNS; i++) {
 		if (!run_columns[i].summary)
 			continue;
