@@ -3,7 +3,9 @@
 #
 #   1. wrapper overhead: `tracker run` against GNU `/usr/bin/time -v` on
 #      /bin/true, on a 0.3 s job and on a 1 s job (ratios of medians);
-#   2. the cost of one tree-RSS sample.
+#   2. the cost of one tree-RSS sample;
+#   3. flame graphs, diffs, tracker history over 1M runs against the
+#      sqlite3 CLI (bench/history.sh), and the built-in profiler.
 #
 # BENCH_N sets the repetitions of the short jobs (default 31),
 # BENCH_PROFILE_N those of the built-in profiler section (default 3).
@@ -112,6 +114,11 @@ if [ -n "$fg" ] && [ -f "$(dirname "$fg")/difffolded.pl" ]; then
 else
 	echo "  difffolded.pl: not found beside flamegraph.pl (FLAMEGRAPH_PL)"
 fi
+
+# ---- history over a 1M-run database (issue 11) ----
+echo
+echo "tracker history over 1M runs (bench/history.sh):"
+sh bench/history.sh "$root/tracker"
 
 # ---- the built-in profiler ----
 # bench/alloc-heavy (10M allocations of mixed sizes in about 1 s) and

@@ -32,7 +32,8 @@ build_pkgs="build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libya
 # paths are checked against (t9011; skipped without it).
 test_pkgs="perl sqlite3 libxml2-utils time git procps python3 chromium nodejs npm clang libclang-rt-14-dev linux-perf"
 # The peers the benchmarks compare against (see DESIGN.md "Numbers to beat").
-bench_pkgs="time perl heaptrack valgrind"
+# sqlite3: the CLI that tracker history is timed against (bench/history.sh).
+bench_pkgs="time perl heaptrack valgrind sqlite3"
 
 usage() {
 	echo "usage: ci/install-deps.sh [-n] (build | test | bench)..." >&2

@@ -98,6 +98,11 @@ static void csv_field(struct tk_buf *out, const char *s, int neutralize)
 		return;
 	formula = neutralize && *s && strchr("=+-@\t\r", *s);
 	quote = strpbrk(s, ",\"\r\n") != NULL;
+	if (!quote && !formula) {
+		/* the common case, in one append: history writes thousands */
+		tk_buf_adds(out, s);
+		return;
+	}
 	if (quote)
 		tk_buf_addch(out, '"');
 	if (formula)

@@ -279,7 +279,7 @@ static void slots_grow(struct cmd_job_rows *j)
 			slots_insert(j, (uint32_t)i);
 }
 
-static struct cmd_job_row *new_row(struct cmd_job_rows *j, const struct tk_run *r)
+static struct cmd_job_row *new_row(struct cmd_job_rows *j, const struct tk_run_summary *r)
 {
 	struct cmd_job_row *row;
 
@@ -288,14 +288,14 @@ static struct cmd_job_row *new_row(struct cmd_job_rows *j, const struct tk_run *
 	memset(row, 0, sizeof(*row));
 	row->key = tk_xstrdup(r->key);
 	row->group = r->rank >= 0 ? dup_or_null(r->rank_group) : NULL;
-	row->branch = dup_or_null(r->ci.branch);
-	row->commit = dup_or_null(r->ci.commit);
-	row->build_number = dup_or_null(r->ci.build_number);
-	row->ntasks = r->ci.slurm_ntasks;
+	row->branch = dup_or_null(r->branch);
+	row->commit = dup_or_null(r->commit);
+	row->build_number = dup_or_null(r->build_number);
+	row->ntasks = r->ntasks;
 	return row;
 }
 
-static struct cmd_job_row *row_of(struct cmd_job_rows *j, const struct tk_run *r)
+static struct cmd_job_row *row_of(struct cmd_job_rows *j, const struct tk_run_summary *r)
 {
 	struct cmd_job_row *row;
 	size_t i;
@@ -316,14 +316,14 @@ static struct cmd_job_row *row_of(struct cmd_job_rows *j, const struct tk_run *r
 	return row;
 }
 
-void cmd_job_rows_add(struct cmd_job_rows *j, const struct tk_run *r)
+void cmd_job_rows_add(struct cmd_job_rows *j, const struct tk_run_summary *r)
 {
 	struct cmd_job_row *row = row_of(j, r);
 	struct cmd_rank_entry *e;
 
 	TK_ALLOC_GROW(row->e, row->nr + 1, row->alloc);
 	e = &row->e[row->nr++];
-	memcpy(e->id, r->id, sizeof(e->id));
+	snprintf(e->id, sizeof(e->id), "%s", r->run_id);
 	e->rank = row->group ? r->rank : -1;
 	e->started_at_us = r->started_at_us;
 	e->walltime_s = r->walltime_s;
@@ -333,8 +333,8 @@ void cmd_job_rows_add(struct cmd_job_rows *j, const struct tk_run *r)
 	e->exit_code = r->exit_code;
 	e->term_signal = r->term_signal;
 	e->partial = r->partial;
-	if (row->ntasks < r->ci.slurm_ntasks)
-		row->ntasks = r->ci.slurm_ntasks;
+	if (row->ntasks < r->ntasks)
+		row->ntasks = r->ntasks;
 }
 
 /* By rank; of one rank the newest run first, so it is the one kept. */

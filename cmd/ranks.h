@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "core/run.h"
+#include "core/store.h"
 
 struct cmd_rank_entry {
 	char id[TK_RUN_ID_LEN + 1];
@@ -48,7 +49,7 @@ struct cmd_job_rows {
 	size_t mask, nr_grouped;
 };
 
-void cmd_job_rows_add(struct cmd_job_rows *j, const struct tk_run *r);
+void cmd_job_rows_add(struct cmd_job_rows *j, const struct tk_run_summary *r);
 void cmd_job_rows_finish(struct cmd_job_rows *j);
 void cmd_job_rows_release(struct cmd_job_rows *j);
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,11 +295,289 @@ static json_t *ci_json(const struct tk_ci_context *c)
 	return o;
 }
 
+/*
+ * The compact record, written directly: the store writes one per run, and
+ * building jansson objects only to dump them cost more than the rest of a
+ * put. It must give exactly what json_dumps(JSON_COMPACT |
+ * JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) gives for the objects
+ * tk_run_to_json builds (tests/unit/t-store-record.c compares the two), so
+ * records stay the same bytes whichever writer made them.
+ */
+struct jw {
+	struct tk_buf *b;
+	struct tk_buf tmp;
+	int first; /* no comma before the next member */
+};
+
+/* jansson's dump_string without flags: quote, backslash and control
+ * characters escaped, everything else (UTF-8 included) as is. */
+static void jw_escaped(struct tk_buf *b, const char *s, size_t len)
+{
+	const char *run = s, *end = s + len, *p;
+
+	tk_buf_addch(b, '"');
+	for (p = s; p < end; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		tk_buf_add(b, run, (size_t)(p - run));
+		run = p + 1;
+		switch (c) {
+		case '"': tk_buf_adds(b, "\\\""); break;
+		case '\\': tk_buf_adds(b, "\\\\"); break;
+		case '\b': tk_buf_adds(b, "\\b"); break;
+		case '\f': tk_buf_adds(b, "\\f"); break;
+		case '\n': tk_buf_adds(b, "\\n"); break;
+		case '\r': tk_buf_adds(b, "\\r"); break;
+		case '\t': tk_buf_adds(b, "\\t"); break;
+		default: tk_buf_addf(b, "\\u%04X", c); break;
+		}
+	}
+	tk_buf_add(b, run, (size_t)(end - run));
+	tk_buf_addch(b, '"');
+}
+
+/* A string value or key, made valid UTF-8 as str_json does. */
+static void jw_string(struct jw *w, const char *v)
+{
+	size_t len;
+
+	if (!v) {
+		tk_buf_adds(w->b, "null");
+		return;
+	}
+	len = strlen(v);
+	if (tk_utf8_valid(v, len)) {
+		jw_escaped(w->b, v, len);
+		return;
+	}
+	tk_buf_reset(&w->tmp);
+	tk_utf8_sanitize(&w->tmp, v, len);
+	jw_escaped(w->b, w->tmp.buf, w->tmp.len);
+}
+
+static void jw_key(struct jw *w, const char *k)
+{
+	if (!w->first)
+		tk_buf_addch(w->b, ',');
+	w->first = 0;
+	jw_string(w, k);
+	tk_buf_addch(w->b, ':');
+}
+
+static void jw_open(struct jw *w, int c)
+{
+	tk_buf_addch(w->b, (char)c);
+	w->first = 1;
+}
+
+static void jw_close(struct jw *w, int c)
+{
+	tk_buf_addch(w->b, (char)c);
+	w->first = 0;
+}
+
+static void jw_str(struct jw *w, const char *k, const char *v)
+{
+	jw_key(w, k);
+	jw_string(w, v);
+}
+
+static void jw_int(struct jw *w, const char *k, int64_t v)
+{
+	jw_key(w, k);
+	if (v < 0)
+		tk_buf_adds(w->b, "null");
+	else
+		tk_buf_addf(w->b, "%lld", (long long)v);
+}
+
+/* jansson's real: "%.17g", ".0" added when it has neither '.' nor 'e',
+ * and the exponent without '+' or leading zeros. It has no NaN or
+ * infinity: json_real refuses them and the member is left out. */
+static void jw_real(struct jw *w, const char *k, double v)
+{
+	char s[64], *e, *d;
+
+	if (!(v < 0) && !isfinite(v))
+		return;
+	jw_key(w, k);
+	if (v < 0) {
+		tk_buf_adds(w->b, "null");
+		return;
+	}
+	snprintf(s, sizeof(s), "%.17g", v);
+	if (!strchr(s, '.') && !strchr(s, 'e'))
+		memcpy(s + strlen(s), ".0", 3); /* "%.17g" is at most 24 bytes */
+	e = strchr(s, 'e');
+	if (e) {
+		e++;
+		if (*e == '+')
+			memmove(e, e + 1, strlen(e + 1) + 1);
+		else if (*e == '-')
+			e++;
+		for (d = e; *d == '0' && d[1]; d++)
+			;
+		memmove(e, d, strlen(d) + 1);
+	}
+	tk_buf_adds(w->b, s);
+}
+
+/*
+ * An object of strings. Keys made valid UTF-8 may collide; jansson then
+ * keeps the first key's place and the last value, and so do we.
+ */
+static void jw_kvlist(struct jw *w, const char *k, const struct tk_kvlist *l)
+{
+	struct tk_buf a = TK_BUF_INIT, b = TK_BUF_INIT;
+	size_t i, j;
+
+	jw_key(w, k);
+	jw_open(w, '{');
+	for (i = 0; i < l->nr; i++) {
+		const char *ki = l->items[i].key, *value = l->items[i].value;
+		int seen = 0;
+
+		tk_buf_reset(&a);
+		tk_utf8_sanitize(&a, ki, strlen(ki));
+		for (j = 0; j < l->nr && !seen; j++) {
+			if (j == i)
+				continue;
+			tk_buf_reset(&b);
+			tk_utf8_sanitize(&b, l->items[j].key, strlen(l->items[j].key));
+			if (strcmp(a.buf, b.buf))
+				continue;
+			if (j < i)
+				seen = 1;
+			else
+				value = l->items[j].value;
+		}
+		if (seen)
+			continue;
+		jw_str(w, a.buf, value);
+	}
+	jw_close(w, '}');
+	tk_buf_release(&a);
+	tk_buf_release(&b);
+}
+
+static void jw_ci(struct jw *w, const struct tk_ci_context *c)
+{
+	jw_key(w, "ci");
+	jw_open(w, '{');
+	jw_str(w, "provider", c->provider);
+	jw_str(w, "organization", c->organization);
+	jw_str(w, "pipeline", c->pipeline);
+	jw_str(w, "branch", c->branch);
+	jw_str(w, "commit", c->commit);
+	jw_str(w, "build_number", c->build_number);
+	jw_str(w, "build_url", c->build_url);
+	jw_str(w, "job_id", c->job_id);
+	jw_str(w, "step_key", c->step_key);
+	jw_str(w, "step_label", c->step_label);
+	jw_str(w, "base_branch", c->base_branch);
+	jw_str(w, "base_commit", c->base_commit);
+	jw_str(w, "head_commit", c->head_commit);
+	jw_str(w, "default_branch", c->default_branch);
+	jw_str(w, "host", c->host);
+	jw_kvlist(w, "agent_tags", &c->agent_tags);
+	jw_str(w, "slurm_job_id", c->slurm_job_id);
+	jw_str(w, "slurm_step_id", c->slurm_step_id);
+	jw_str(w, "slurm_procid", c->slurm_procid);
+	jw_int(w, "slurm_ntasks", c->slurm_ntasks);
+	jw_int(w, "slurm_cpus_per_task", c->slurm_cpus_per_task);
+	jw_str(w, "slurm_nodelist", c->slurm_nodelist);
+	jw_str(w, "slurm_partition", c->slurm_partition);
+	jw_close(w, '}');
+}
+
+/* The members and their order are tk_run_to_json's. */
+static void write_compact(const struct tk_run *r, struct tk_buf *out)
+{
+	struct jw w = { out, TK_BUF_INIT, 1 };
+	size_t i;
+
+	jw_open(&w, '{');
+	jw_str(&w, "format", "tracker-run");
+	jw_int(&w, "version", 1);
+	jw_key(&w, "run");
+	jw_open(&w, '{');
+	jw_str(&w, "id", r->id);
+	jw_str(&w, "key", r->key);
+	jw_str(&w, "status", tk_run_status_name(r->status));
+	jw_key(&w, "partial");
+	tk_buf_adds(out, r->partial ? "true" : "false");
+	jw_int(&w, "started_at_us", r->started_at_us);
+	jw_real(&w, "walltime_s", r->walltime_s);
+	jw_real(&w, "user_s", r->user_s);
+	jw_real(&w, "sys_s", r->sys_s);
+	jw_int(&w, "maxrss_bytes", r->maxrss_bytes);
+	jw_str(&w, "maxrss_source", r->maxrss_source);
+	jw_int(&w, "wrapper_rss_bytes", r->wrapper_rss_bytes);
+	jw_int(&w, "tree_rss_bytes", r->tree_rss_bytes);
+	jw_int(&w, "tree_samples", r->tree_samples);
+	jw_int(&w, "cgroup_peak_bytes", r->cgroup_peak_bytes);
+	jw_int(&w, "exit_code", r->exit_code);
+	jw_key(&w, "signal");
+	tk_buf_addf(out, "%d", r->term_signal);
+	if (r->rank >= 0) {
+		jw_int(&w, "rank", r->rank);
+		jw_str(&w, "rank_group", r->rank_group);
+	}
+	jw_key(&w, "argv");
+	jw_open(&w, '[');
+	if (r->argv) {
+		char **a;
+
+		for (a = r->argv; *a; a++) {
+			if (!w.first)
+				tk_buf_addch(out, ',');
+			w.first = 0;
+			jw_string(&w, *a);
+		}
+	}
+	jw_close(&w, ']');
+	jw_kvlist(&w, "tags", &r->tags);
+	jw_ci(&w, &r->ci);
+	if (r->nr_profiles) {
+		jw_key(&w, "profiles");
+		jw_open(&w, '[');
+		for (i = 0; i < r->nr_profiles; i++) {
+			if (!w.first)
+				tk_buf_addch(out, ',');
+			jw_open(&w, '{');
+			jw_str(&w, "kind", r->profiles[i].kind);
+			jw_str(&w, "unit", r->profiles[i].unit);
+			jw_str(&w, "format", r->profiles[i].format);
+			jw_str(&w, "file", r->profiles[i].file);
+			jw_close(&w, '}');
+		}
+		jw_close(&w, ']');
+	}
+	jw_str(&w, "tracker_version", r->tracker_version);
+	jw_close(&w, '}');
+	jw_close(&w, '}');
+	tk_buf_release(&w.tmp);
+}
+
 int tk_run_to_json(const struct tk_run *r, struct tk_buf *out, struct tk_err *err)
 {
-	json_t *doc = json_object(), *o = json_object(), *argv;
+	return tk_run_to_json_flags(r, 0, out, err);
+}
+
+int tk_run_to_json_flags(const struct tk_run *r, unsigned flags, struct tk_buf *out,
+			 struct tk_err *err)
+{
+	json_t *doc, *o, *argv;
 	char *text;
 
+	if (flags & TK_RUN_JSON_COMPACT) {
+		write_compact(r, out);
+		return 0;
+	}
+	doc = json_object();
+	o = json_object();
 	put_str(o, "id", r->id);
 	put_str(o, "key", r->key);
 	put_str(o, "status", tk_run_status_name(r->status));
@@ -349,12 +628,14 @@ int tk_run_to_json(const struct tk_run *r, struct tk_buf *out, struct tk_err *er
 	json_object_set_new(doc, "format", json_string("tracker-run"));
 	json_object_set_new(doc, "version", json_integer(1));
 	json_object_set_new(doc, "run", o);
-	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	text = json_dumps(doc, (flags & TK_RUN_JSON_COMPACT ? JSON_COMPACT : JSON_INDENT(2)) |
+			  JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	json_decref(doc);
 	if (!text)
 		return tk_err_set(err, TK_EINTERNAL, "cannot encode run record as JSON");
 	tk_buf_adds(out, text);
-	tk_buf_addch(out, '\n');
+	if (!(flags & TK_RUN_JSON_COMPACT))
+		tk_buf_addch(out, '\n');
 	free(text);
 	return 0;
 }

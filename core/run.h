@@ -147,6 +147,14 @@ int tk_uuid_valid(const char *s);
  * TK_EDATA. Unknown fields are ignored, so newer writers stay readable.
  */
 int tk_run_to_json(const struct tk_run *r, struct tk_buf *out, struct tk_err *err);
+/*
+ * The same document with flags: TK_RUN_JSON_COMPACT writes it on one line
+ * without spaces and without the final newline (the store's `record`
+ * column), byte for byte what re-dumping the pretty form compactly gives.
+ */
+enum { TK_RUN_JSON_COMPACT = 1 << 0 };
+int tk_run_to_json_flags(const struct tk_run *r, unsigned flags, struct tk_buf *out,
+			 struct tk_err *err);
 int tk_run_from_json(const char *text, size_t len, const char *name,
 		     struct tk_run *r, struct tk_err *err);
 

@@ -46,7 +46,56 @@ struct tk_profile_blob {
  * and is returned by query_runs. The run is valid only during the call. */
 typedef int (*tk_run_fn)(const struct tk_run *run, void *data);
 
-#define TK_STORE_OPS_VERSION 1
+/*
+ * A run's summary: the fields history, plots and checks read, which a
+ * backend keeps in columns of their own so that listing many runs does not
+ * parse any record. Unknown numbers are -1 (as in struct tk_run), unknown
+ * strings NULL. tk_run_summarize fills one from a whole run, so
+ * query_summaries and query_runs agree field by field (the conformance
+ * test checks it on every backend).
+ *
+ * Ownership: every string is borrowed. From tk_run_summarize it points
+ * into the run; from query_summaries it belongs to the backend and is
+ * valid only during the callback: copy what you keep.
+ */
+struct tk_run_summary {
+	const char *run_id;
+	const char *key;
+	const char *branch;
+	const char *commit;
+	const char *build_number;
+	int64_t started_at_us;
+	double walltime_s;
+	double user_s;
+	double sys_s;
+	int64_t maxrss_bytes;
+	int64_t tree_rss_bytes;
+	int64_t cgroup_peak_bytes;
+	const char *maxrss_source;
+	int64_t wrapper_rss_bytes;
+	int64_t tree_samples;
+	int exit_code;   /* -1 when it died by a signal */
+	int term_signal; /* 0 when it exited */
+	enum tk_run_status status;
+	int partial;
+	const char *provider;
+	const char *pipeline;
+	const char *build_url;
+	const char *host;
+	const char *tracker_version;
+	int rank;               /* -1: not a rank of a --per-rank job */
+	const char *rank_group; /* NULL when rank is -1 */
+	int ntasks;             /* SLURM_NTASKS of the job, -1 unknown */
+};
+
+void tk_run_summarize(const struct tk_run *r, struct tk_run_summary *out);
+
+/* Called once per run in the query's order; a non-zero return stops the
+ * query and is returned by query_summaries. */
+typedef int (*tk_summary_fn)(const struct tk_run_summary *s, void *data);
+
+/* 2: query_summaries */
+#define TK_STORE_OPS_VERSION 2
 
 struct tk_store_ops {
 	int version; /* TK_STORE_OPS_VERSION */
@@ -65,8 +114,22 @@ struct tk_store_ops {
 	 */
 	int (*put_run)(struct tk_store *s, const struct tk_run *run,
 		       int *inserted, struct tk_err *err);
+	/*
+	 * Calls fn for each run q selects, newest first (started_at_us
+	 * descending, then run id ascending), at most q->limit of them.
+	 * Returns 0, fn's non-zero return, or a negative error: TK_EUNAVAIL
+	 * when the database cannot be read, TK_EDATA when a stored record
+	 * cannot be parsed (the message names the database and the run).
+	 */
 	int (*query_runs)(struct tk_store *s, const struct tk_run_query *q,
 			  tk_run_fn fn, void *data, struct tk_err *err);
+	/*
+	 * The same selection, filters and order as query_runs, but only the
+	 * summary of each run, read from columns without parsing records:
+	 * this is what lists of many runs use. Same returns as query_runs.
+	 */
+	int (*query_summaries)(struct tk_store *s, const struct tk_run_query *q,
+			       tk_summary_fn fn, void *data, struct tk_err *err);
 	/*
 	 * Stores a profile of a stored run, replacing one of the same kind
 	 * (TK_EDATA when the run is not stored).
@@ -142,6 +205,12 @@ static inline int tk_store_query_runs(struct tk_store *s, const struct tk_run_qu
 				      tk_run_fn fn, void *data, struct tk_err *err)
 {
 	return s->ops->query_runs(s, q, fn, data, err);
+}
+
+static inline int tk_store_query_summaries(struct tk_store *s, const struct tk_run_query *q,
+					   tk_summary_fn fn, void *data, struct tk_err *err)
+{
+	return s->ops->query_summaries(s, q, fn, data, err);
 }
 
 #endif

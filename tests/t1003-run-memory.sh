@@ -38,10 +38,15 @@ test_expect_success WORKLOAD 'the orphan was waited for: no descendant survives 
 	! pgrep -f "workload daemon 1 0.5"
 '
 
+# The daemon's hold time carries this shell's pid, so its command line is
+# this test's alone: the test kills exactly that process, by pid.
 test_expect_success WORKLOAD '--orphan-wait 0 leaves a long-lived daemon running and says so' '
-	tracker run --key d3 --orphan-wait 0 --db db.sqlite -- "$WORKLOAD" daemon 1 3 2>err &&
+	hold=3.$$ &&
+	tracker run --key d3 --orphan-wait 0 --db db.sqlite -- "$WORKLOAD" daemon 1 $hold 2>err &&
 	grep "still running" err &&
-	pkill -f "workload daemon 1 3"; true
+	pid=$(pgrep -x -f "$WORKLOAD daemon 1 $hold") &&
+	test -n "$pid" &&
+	kill $pid
 '
 
 # The workload burns CPU time, not wall time, and reports what it used:

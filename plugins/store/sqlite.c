@@ -4,7 +4,11 @@
  * Every run is one row of `runs`: the columns history filters and prints,
  * plus `record`, the whole run as JSON (tk_run_to_json), so that fields the
  * columns do not hold survive a round trip and newer writers lose nothing.
- * Reads rebuild struct tk_run from `record` alone.
+ * query_runs rebuilds struct tk_run from `record` alone; query_summaries
+ * reads struct tk_run_summary from the columns and parses no JSON, which
+ * is most of the cost of listing thousands of runs. The columns are listed
+ * once, in run_columns[], which the insert, the summary read and the
+ * migrations that add columns are all built from.
  *
  * Concurrency: CI agents and SLURM array jobs finish at the same moment
  * and all write to one file. WAL mode lets readers run beside the writer;
@@ -18,8 +22,8 @@
  * journal and say so once through s->warning.
  */
 #include <errno.h>
-#include <jansson.h>
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +48,8 @@ struct sqlite_store {
 	char *path;
 	char journal_mode[16];
 	unsigned retry_seed;
+	unsigned flags;  /* TK_STORE_* of open */
+	int schema;      /* the schema version after migrate */
 };
 
 /*
@@ -107,9 +113,159 @@ static const char *const migrations[] = {
 	"ALTER TABLE runs ADD COLUMN rank_group TEXT;"
 	"CREATE INDEX runs_key_rank_group ON runs (key, rank_group)"
 	" WHERE rank_group IS NOT NULL;",
+	/*
+	 * 4: the rest of a run's summary in columns (the ALTERs, the backfill
+	 * from `record` and the triggers are generated from run_columns[] by
+	 * add_columns_sql), and an index that serves "one key, newest first"
+	 * without sorting.
+	 */
+	"CREATE INDEX runs_key_started ON runs (key, started_at_us DESC, run_id);",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+/*
+ * The columns of `runs`, once. `row` is what one row holds: the summary
+ * plus what only the table keeps. A column of a schema version after 3
+ * names where the record has its value (`json`): migrating fills it for
+ * the rows already stored, and a trigger fills it for rows an older
+ * tracker, which does not know the column, inserts later.
+ */
+struct run_row {
+	struct tk_run_summary sum;
+	const char *step_key;
+	const char *base_branch;
+	const char *slurm_job_id;
+	int64_t stored_at_us;
+	const char *record;
+	int record_len;
+};
+
+enum col_type {
+	COL_TEXT,    /* const char *; NULL is NULL */
+	COL_I64,     /* int64_t; negative (unknown) is NULL */
+	COL_I64_SET, /* int64_t; always set */
+	COL_INT,     /* int; negative (unknown) is NULL */
+	COL_INT_SET, /* int; always set */
+	COL_REAL,    /* double; negative (unknown) is NULL */
+	COL_STATUS,  /* enum tk_run_status, as its name */
+	COL_RECORD,  /* the record text and its length */
+};
+
+struct run_column {
+	const char *name; /* as written in SQL */
+	enum col_type type;
+	size_t offset;    /* in struct run_row */
+	int summary;      /* read back by query_summaries */
+	int since;        /* the schema version that added it */
+	const char *json; /* since > 3: the value in `record` (SQL expression) */
+};
+
+#define SUM(f) offsetof(struct run_row, sum.f)
+#define ROW(f) offsetof(struct run_row, f)
+
+static const struct run_column run_columns[] = {
+	{ "run_id", COL_TEXT, SUM(run_id), 1, 1, NULL },
+	{ "key", COL_TEXT, SUM(key), 1, 1, NULL },
+	{ "branch", COL_TEXT, SUM(branch), 1, 1, NULL },
+	{ "\"commit\"", COL_TEXT, SUM(commit), 1, 1, NULL },
+	{ "build_number", COL_TEXT, SUM(build_number), 1, 1, NULL },
+	{ "started_at_us", COL_I64_SET, SUM(started_at_us), 1, 1, NULL },
+	{ "walltime_s", COL_REAL, SUM(walltime_s), 1, 1, NULL },
+	{ "user_s", COL_REAL, SUM(user_s), 1, 1, NULL },
+	{ "sys_s", COL_REAL, SUM(sys_s), 1, 1, NULL },
+	{ "maxrss_bytes", COL_I64, SUM(maxrss_bytes), 1, 1, NULL },
+	{ "tree_rss_bytes", COL_I64, SUM(tree_rss_bytes), 1, 1, NULL },
+	{ "cgroup_peak_bytes", COL_I64, SUM(cgroup_peak_bytes), 1, 1, NULL },
+	{ "exit_code", COL_INT, SUM(exit_code), 1, 1, NULL },
+	{ "signal", COL_INT_SET, SUM(term_signal), 1, 1, NULL },
+	{ "status", COL_STATUS, SUM(status), 1, 1, NULL },
+	{ "partial", COL_INT_SET, SUM(partial), 1, 1, NULL },
+	{ "provider", COL_TEXT, SUM(provider), 1, 1, NULL },
+	{ "pipeline", COL_TEXT, SUM(pipeline), 1, 1, NULL },
+	{ "build_url", COL_TEXT, SUM(build_url), 1, 1, NULL },
+	{ "step_key", COL_TEXT, ROW(step_key), 0, 1, NULL },
+	{ "base_branch", COL_TEXT, ROW(base_branch), 0, 1, NULL },
+	{ "host", COL_TEXT, SUM(host), 1, 1, NULL },
+	{ "slurm_job_id", COL_TEXT, ROW(slurm_job_id), 0, 1, NULL },
+	{ "tracker_version", COL_TEXT, SUM(tracker_version), 1, 1, NULL },
+	{ "stored_at_us", COL_I64_SET, ROW(stored_at_us), 0, 1, NULL },
+	{ "record", COL_RECORD, ROW(record), 0, 1, NULL },
+	{ "rank", COL_INT, SUM(rank), 1, 3, NULL },
+	{ "rank_group", COL_TEXT, SUM(rank_group), 1, 3, NULL },
+	{ "maxrss_source", COL_TEXT, SUM(maxrss_source), 1, 4,
+	  "json_extract(record, '$.run.maxrss_source')" },
+	{ "wrapper_rss_bytes", COL_I64, SUM(wrapper_rss_bytes), 1, 4,
+	  "json_extract(record, '$.run.wrapper_rss_bytes')" },
+	/* Never NULL once filled: the trigger's sign that a row needs it. */
+	{ "tree_samples", COL_I64_SET, SUM(tree_samples), 1, 4,
+	  "coalesce(json_extract(record, '$.run.tree_samples'), 0)" },
+	{ "ntasks", COL_INT, SUM(ntasks), 1, 4,
+	  "json_extract(record, '$.run.ci.slurm_ntasks')" },
+};
+
+#define NR_RUN_COLUMNS (sizeof(run_columns) / sizeof(run_columns[0]))
+
+static const char *sql_type(enum col_type t)
+{
+	switch (t) {
+	case COL_TEXT:
+	case COL_STATUS:
+	case COL_RECORD:
+		return "TEXT";
+	case COL_REAL:
+		return "REAL";
+	default:
+		return "INTEGER";
+	}
+}
+
+/* "a = <json a>, b = <json b>" for the columns schema version v added. */
+static void backfill_list(int v, struct tk_buf *sql)
+{
+	const char *sep = "";
+	size_t i;
+
+	for (i = 0; i < NR_RUN_COLUMNS; i++) {
+		if (run_columns[i].since != v)
+			continue;
+		tk_buf_addf(sql, "%s%s = %s", sep, run_columns[i].name, run_columns[i].json);
+		sep = ", ";
+	}
+}
+
+/*
+ * The generated part of migration v: its columns, their values for the
+ * rows stored so far, and triggers that fill them whenever a writer that
+ * does not know them (an older tracker) inserts a row or replaces a
+ * partial one. Empty for versions that added no column this way.
+ */
+static void add_columns_sql(int v, struct tk_buf *sql)
+{
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < NR_RUN_COLUMNS; i++) {
+		if (run_columns[i].since != v || !run_columns[i].json)
+			continue;
+		tk_buf_addf(sql, "ALTER TABLE runs ADD COLUMN %s %s;", run_columns[i].name,
+			    sql_type(run_columns[i].type));
+		any = 1;
+	}
+	if (!any)
+		return;
+	tk_buf_adds(sql, "UPDATE runs SET ");
+	backfill_list(v, sql);
+	tk_buf_adds(sql, ";");
+	tk_buf_addf(sql, "CREATE TRIGGER runs_fill_v%d_insert AFTER INSERT ON runs"
+		    " WHEN NEW.tree_samples IS NULL BEGIN UPDATE runs SET ", v);
+	backfill_list(v, sql);
+	tk_buf_adds(sql, " WHERE run_id = NEW.run_id; END;");
+	tk_buf_addf(sql, "CREATE TRIGGER runs_fill_v%d_update AFTER UPDATE OF record ON runs"
+		    " BEGIN UPDATE runs SET ", v);
+	backfill_list(v, sql);
+	tk_buf_adds(sql, " WHERE run_id = NEW.run_id; END;");
+}
 
 static struct sqlite_store *from_base(struct tk_store *s)
 {
@@ -198,20 +354,40 @@ static int user_version(struct sqlite_store *st, int *out, struct tk_err *err)
 	return 0;
 }
 
+/*
+ * A command that only reads (TK_STORE_NO_CREATE) may open a database it
+ * cannot write, a shared one on a read-only mount, say. It then reads the
+ * schema it finds: migrations only add, so the old tables still answer
+ * (query_summaries falls back to parsing records when the summary columns
+ * are missing).
+ */
+static int read_only_reader(struct sqlite_store *st)
+{
+	int rc = sqlite3_extended_errcode(st->db) & 0xff;
+
+	return (st->flags & TK_STORE_NO_CREATE) && (rc == SQLITE_READONLY || rc == SQLITE_CANTOPEN);
+}
+
 static int sqlite_migrate(struct tk_store *s, struct tk_err *err)
 {
 	struct sqlite_store *st = from_base(s);
+	struct tk_buf sql = TK_BUF_INIT;
 	int v, ret, target;
 
 	ret = user_version(st, &v, err);
 	if (ret)
 		return ret;
+	st->schema = v;
 	for (target = v + 1; target <= SCHEMA_VERSION; target++) {
 		char set[64];
 
 		ret = begin(st, err);
+		if (ret && read_only_reader(st)) {
+			ret = 0;
+			goto out;
+		}
 		if (ret)
-			return ret;
+			goto out;
 		/* Another process may have migrated while we waited. */
 		ret = user_version(st, &v, err);
 		if (ret)
@@ -219,12 +395,20 @@ static int sqlite_migrate(struct tk_store *s, struct tk_err *err)
 		if (v >= target) {
 			ret = commit(st, err);
 			if (ret)
-				return ret;
+				goto out;
+			st->schema = v;
 			continue;
 		}
 		snprintf(set, sizeof(set), "PRAGMA user_version = %d", target);
-		if (sqlite3_exec(st->db, migrations[target - 1], NULL, NULL, NULL) != SQLITE_OK ||
+		tk_buf_reset(&sql);
+		add_columns_sql(target, &sql);
+		tk_buf_adds(&sql, migrations[target - 1]);
+		if (sqlite3_exec(st->db, sql.buf, NULL, NULL, NULL) != SQLITE_OK ||
 		    sqlite3_exec(st->db, set, NULL, NULL, NULL) != SQLITE_OK) {
+			if (read_only_reader(st)) {
+				rollback(st);
+				goto out;
+			}
 			ret = tk_err_set(err, TK_EUNAVAIL,
 					 "cannot migrate database '%s' to schema version %d: %s",
 					 st->path, target, sqlite3_errmsg(st->db));
@@ -232,11 +416,14 @@ static int sqlite_migrate(struct tk_store *s, struct tk_err *err)
 		}
 		ret = commit(st, err);
 		if (ret)
-			return ret;
+			goto out;
+		st->schema = target;
 	}
-	return 0;
+	goto out;
 fail:
 	rollback(st);
+out:
+	tk_buf_release(&sql);
 	return ret;
 }
 
@@ -368,6 +555,7 @@ static int sqlite_open(const char *url, unsigned flags, struct tk_store **out,
 	st->base.ops = &tk_store_sqlite;
 	st->path = tk_xstrdup(url_path(url));
 	st->retry_seed = (unsigned)getpid() ^ (unsigned)tk_now_us();
+	st->flags = flags;
 	ret = check_location(st->path, flags, err);
 	if (ret)
 		goto fail;
@@ -408,119 +596,96 @@ static void bind_text(sqlite3_stmt *stmt, int i, const char *v)
 		sqlite3_bind_null(stmt, i);
 }
 
-/* Unknown measurements are -1 in struct tk_run and NULL in the table. */
-static void bind_int(sqlite3_stmt *stmt, int i, int64_t v)
+/* "INSERT ... ON CONFLICT": a stored partial run is replaced by a complete
+ * one, anything else stored is kept (see put_run in core/store.h). */
+static void build_put_sql(struct tk_buf *sql)
 {
-	if (v < 0)
+	size_t i;
+
+	tk_buf_adds(sql, "INSERT INTO runs (");
+	for (i = 0; i < NR_RUN_COLUMNS; i++)
+		tk_buf_addf(sql, "%s%s", i ? ", " : "", run_columns[i].name);
+	tk_buf_adds(sql, ") VALUES (");
+	for (i = 0; i < NR_RUN_COLUMNS; i++)
+		tk_buf_adds(sql, i ? ", ?" : "?");
+	tk_buf_adds(sql, ") ON CONFLICT (run_id) DO UPDATE SET ");
+	for (i = 1; i < NR_RUN_COLUMNS; i++)
+		tk_buf_addf(sql, "%s%s = excluded.%s", i > 1 ? ", " : "",
+			    run_columns[i].name, run_columns[i].name);
+	tk_buf_adds(sql, " WHERE runs.partial = 1 AND excluded.partial = 0");
+}
+
+#define FIELD(row, c, type) ((type *)(void *)((char *)(row) + (c)->offset))
+#define CFIELD(row, c, type) ((const type *)(const void *)((const char *)(row) + (c)->offset))
+
+/* Unknown measurements are -1 in the structs and NULL in the table. */
+static void bind_column(sqlite3_stmt *stmt, int i, const struct run_column *c,
+			const struct run_row *row)
+{
+	const char *text;
+	int64_t v;
+	double d;
+
+	switch (c->type) {
+	case COL_TEXT:
+		text = *CFIELD(row, c, char *);
+		if (text)
+			sqlite3_bind_text(stmt, i, text, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(stmt, i);
+		return;
+	case COL_STATUS:
+		sqlite3_bind_text(stmt, i, tk_run_status_name(*CFIELD(row, c, enum tk_run_status)),
+				  -1, SQLITE_STATIC);
+		return;
+	case COL_RECORD:
+		sqlite3_bind_text(stmt, i, row->record, row->record_len, SQLITE_STATIC);
+		return;
+	case COL_REAL:
+		d = *CFIELD(row, c, double);
+		if (d < 0)
+			sqlite3_bind_null(stmt, i);
+		else
+			sqlite3_bind_double(stmt, i, d);
+		return;
+	case COL_INT:
+	case COL_INT_SET:
+		v = *CFIELD(row, c, int);
+		break;
+	default:
+		v = *CFIELD(row, c, int64_t);
+		break;
+	}
+	if (v < 0 && (c->type == COL_INT || c->type == COL_I64))
 		sqlite3_bind_null(stmt, i);
 	else
 		sqlite3_bind_int64(stmt, i, v);
 }
 
-static void bind_real(sqlite3_stmt *stmt, int i, double v)
-{
-	if (v < 0)
-		sqlite3_bind_null(stmt, i);
-	else
-		sqlite3_bind_double(stmt, i, v);
-}
-
-/* The record, compact: the pretty file form would double the table. */
-static int compact_record(const struct tk_run *r, struct tk_buf *out, struct tk_err *err)
-{
-	struct tk_buf pretty = TK_BUF_INIT;
-	json_t *doc;
-	char *text;
-	int ret;
-
-	ret = tk_run_to_json(r, &pretty, err);
-	if (ret)
-		goto out;
-	doc = json_loadb(pretty.buf, pretty.len, 0, NULL);
-	text = doc ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER |
-				JSON_REAL_PRECISION(17)) : NULL;
-	json_decref(doc);
-	if (!text) {
-		ret = tk_err_set(err, TK_EINTERNAL, "cannot encode run %s as JSON", r->id);
-		goto out;
-	}
-	tk_buf_adds(out, text);
-	free(text);
-out:
-	tk_buf_release(&pretty);
-	return ret;
-}
-
-#define RUN_COLUMNS \
-	"run_id, key, branch, \"commit\", build_number, started_at_us," \
-	" walltime_s, user_s, sys_s, maxrss_bytes, tree_rss_bytes," \
-	" cgroup_peak_bytes, exit_code, signal, status, partial, provider," \
-	" pipeline, build_url, step_key, base_branch, host, slurm_job_id," \
-	" tracker_version, stored_at_us, record, rank, rank_group"
-
-static const char put_sql[] =
-	"INSERT INTO runs (" RUN_COLUMNS ") VALUES"
-	" (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
-	" ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)"
-	" ON CONFLICT (run_id) DO UPDATE SET"
-	" key = excluded.key, branch = excluded.branch,"
-	" \"commit\" = excluded.\"commit\", build_number = excluded.build_number,"
-	" started_at_us = excluded.started_at_us, walltime_s = excluded.walltime_s,"
-	" user_s = excluded.user_s, sys_s = excluded.sys_s,"
-	" maxrss_bytes = excluded.maxrss_bytes, tree_rss_bytes = excluded.tree_rss_bytes,"
-	" cgroup_peak_bytes = excluded.cgroup_peak_bytes, exit_code = excluded.exit_code,"
-	" signal = excluded.signal, status = excluded.status, partial = excluded.partial,"
-	" provider = excluded.provider, pipeline = excluded.pipeline,"
-	" build_url = excluded.build_url, step_key = excluded.step_key,"
-	" base_branch = excluded.base_branch, host = excluded.host,"
-	" slurm_job_id = excluded.slurm_job_id,"
-	" tracker_version = excluded.tracker_version,"
-	" stored_at_us = excluded.stored_at_us, record = excluded.record,"
-	" rank = excluded.rank, rank_group = excluded.rank_group"
-	" WHERE runs.partial = 1 AND excluded.partial = 0";
-
+/* The strings stay the run's and the record's: bound SQLITE_STATIC, they
+ * must outlive the statement's step. */
 static void bind_run(sqlite3_stmt *stmt, const struct tk_run *r, const struct tk_buf *record)
 {
-	sqlite3_bind_text(stmt, 1, r->id, -1, SQLITE_TRANSIENT);
-	bind_text(stmt, 2, r->key);
-	bind_text(stmt, 3, r->ci.branch);
-	bind_text(stmt, 4, r->ci.commit);
-	bind_text(stmt, 5, r->ci.build_number);
-	sqlite3_bind_int64(stmt, 6, r->started_at_us);
-	bind_real(stmt, 7, r->walltime_s);
-	bind_real(stmt, 8, r->user_s);
-	bind_real(stmt, 9, r->sys_s);
-	bind_int(stmt, 10, r->maxrss_bytes);
-	bind_int(stmt, 11, r->tree_rss_bytes);
-	bind_int(stmt, 12, r->cgroup_peak_bytes);
-	bind_int(stmt, 13, r->exit_code);
-	sqlite3_bind_int(stmt, 14, r->term_signal);
-	bind_text(stmt, 15, tk_run_status_name(r->status));
-	sqlite3_bind_int(stmt, 16, r->partial ? 1 : 0);
-	bind_text(stmt, 17, r->ci.provider);
-	bind_text(stmt, 18, r->ci.pipeline);
-	bind_text(stmt, 19, r->ci.build_url);
-	bind_text(stmt, 20, r->ci.step_key);
-	bind_text(stmt, 21, r->ci.base_branch);
-	bind_text(stmt, 22, r->ci.host);
-	bind_text(stmt, 23, r->ci.slurm_job_id);
-	bind_text(stmt, 24, r->tracker_version);
-	sqlite3_bind_int64(stmt, 25, tk_now_us());
-	sqlite3_bind_text(stmt, 26, record->buf, (int)record->len, SQLITE_TRANSIENT);
-	if (r->rank >= 0 && r->rank_group) {
-		sqlite3_bind_int(stmt, 27, r->rank);
-		bind_text(stmt, 28, r->rank_group);
-	} else {
-		sqlite3_bind_null(stmt, 27);
-		sqlite3_bind_null(stmt, 28);
-	}
+	struct run_row row;
+	size_t i;
+
+	memset(&row, 0, sizeof(row));
+	tk_run_summarize(r, &row.sum);
+	row.step_key = r->ci.step_key;
+	row.base_branch = r->ci.base_branch;
+	row.slurm_job_id = r->ci.slurm_job_id;
+	row.stored_at_us = tk_now_us();
+	row.record = record->buf;
+	row.record_len = (int)record->len;
+	for (i = 0; i < NR_RUN_COLUMNS; i++)
+		bind_column(stmt, (int)i + 1, &run_columns[i], &row);
 }
 
 static int sqlite_put_run(struct tk_store *s, const struct tk_run *r,
 			  int *inserted, struct tk_err *err)
 {
 	struct sqlite_store *st = from_base(s);
-	struct tk_buf record = TK_BUF_INIT;
+	struct tk_buf record = TK_BUF_INIT, sql = TK_BUF_INIT;
 	sqlite3_stmt *stmt = NULL;
 	int ret, rc;
 
@@ -530,13 +695,15 @@ static int sqlite_put_run(struct tk_store *s, const struct tk_run *r,
 		return tk_err_set(err, TK_EDATA, "cannot store run: '%s' is not a run id", r->id);
 	if (!r->key || !*r->key)
 		return tk_err_set(err, TK_EDATA, "cannot store run %s: it has no key", r->id);
-	ret = compact_record(r, &record, err);
+	/* The record, compact: the pretty file form would double the table. */
+	ret = tk_run_to_json_flags(r, TK_RUN_JSON_COMPACT, &record, err);
 	if (ret)
 		return ret;
+	build_put_sql(&sql);
 	ret = begin(st, err);
 	if (ret)
 		goto out;
-	if (sqlite3_prepare_v2(st->db, put_sql, -1, &stmt, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(st->db, sql.buf, (int)sql.len, &stmt, NULL) != SQLITE_OK) {
 		ret = db_error(st, err, "write to");
 		goto fail;
 	}
@@ -559,16 +726,17 @@ fail:
 	rollback(st);
 out:
 	tk_buf_release(&record);
+	tk_buf_release(&sql);
 	return ret;
 }
 
 /* Builds the WHERE clause with placeholders only; values are bound later. */
-static void build_query(const struct tk_run_query *q, struct tk_buf *sql)
+static void build_query(const struct tk_run_query *q, const char *select, struct tk_buf *sql)
 {
 	const char *sep = " WHERE ";
 	size_t i;
 
-	tk_buf_adds(sql, "SELECT run_id, record FROM runs");
+	tk_buf_addf(sql, "SELECT %s FROM runs", select);
 	if (q->keys && q->keys[0]) {
 		tk_buf_addf(sql, "%skey IN (?", sep);
 		for (i = 1; q->keys[i]; i++)
@@ -632,7 +800,7 @@ static int sqlite_query_runs(struct tk_store *s, const struct tk_run_query *q,
 	int rc, ret = 0;
 
 	tk_run_init(&run);
-	build_query(q, &sql);
+	build_query(q, "run_id, record", &sql);
 	if (sqlite3_prepare_v2(st->db, sql.buf, (int)sql.len, &stmt, NULL) != SQLITE_OK) {
 		ret = db_error(st, err, "read");
 		goto out;
@@ -664,6 +832,104 @@ out:
 	sqlite3_finalize(stmt);
 	tk_buf_release(&sql);
 	tk_buf_release(&name);
+	return ret;
+}
+
+static void read_column(sqlite3_stmt *stmt, int i, const struct run_column *c,
+			struct run_row *row)
+{
+	int null = sqlite3_column_type(stmt, i) == SQLITE_NULL;
+	const char *text;
+
+	switch (c->type) {
+	case COL_TEXT:
+		*FIELD(row, c, const char *) = (const char *)sqlite3_column_text(stmt, i);
+		break;
+	case COL_STATUS:
+		text = (const char *)sqlite3_column_text(stmt, i);
+		/* The column is written from the status name, never NULL. */
+		if (!text || tk_run_status_parse(text, FIELD(row, c, enum tk_run_status)))
+			*FIELD(row, c, enum tk_run_status) = TK_RUN_ERROR;
+		break;
+	case COL_REAL:
+		*FIELD(row, c, double) = null ? -1 : sqlite3_column_double(stmt, i);
+		break;
+	case COL_INT:
+	case COL_INT_SET:
+		*FIELD(row, c, int) = null ? (c->type == COL_INT ? -1 : 0)
+			: sqlite3_column_int(stmt, i);
+		break;
+	case COL_I64:
+	case COL_I64_SET:
+		*FIELD(row, c, int64_t) = null ? (c->type == COL_I64 ? -1 : 0)
+			: sqlite3_column_int64(stmt, i);
+		break;
+	case COL_RECORD:
+		break;
+	}
+}
+
+struct summarize {
+	tk_summary_fn fn;
+	void *data;
+};
+
+static int summarize_run(const struct tk_run *r, void *data)
+{
+	struct summarize *sz = data;
+	struct tk_run_summary sum;
+
+	tk_run_summarize(r, &sum);
+	return sz->fn(&sum, sz->data);
+}
+
+static int sqlite_query_summaries(struct tk_store *s, const struct tk_run_query *q,
+				  tk_summary_fn fn, void *data, struct tk_err *err)
+{
+	struct sqlite_store *st = from_base(s);
+	struct tk_buf sql = TK_BUF_INIT, select = TK_BUF_INIT;
+	const struct run_column *cols[NR_RUN_COLUMNS];
+	sqlite3_stmt *stmt = NULL;
+	struct run_row row;
+	size_t i, n = 0;
+	int rc, ret = 0;
+
+	if (st->schema < 4) {
+		/* a read-only database older than the summary columns */
+		struct summarize sz = { fn, data };
+
+		return sqlite_query_runs(s, q, summarize_run, &sz, err);
+	}
+	for (i = 0; i < NR_RUN_COLUMNS; i++) {
+		if (!run_columns[i].summary)
+			continue;
+		tk_buf_addf(&select, "%s%s", n ? ", " : "", run_columns[i].name);
+		cols[n++] = &run_columns[i];
+	}
+	build_query(q, select.buf, &sql);
+	if (sqlite3_prepare_v2(st->db, sql.buf, (int)sql.len, &stmt, NULL) != SQLITE_OK) {
+		ret = db_error(st, err, "read");
+		goto out;
+	}
+	bind_query(stmt, q);
+	memset(&row, 0, sizeof(row));
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		for (i = 0; i < n; i++)
+			read_column(stmt, (int)i, cols[i], &row);
+		if (row.sum.rank < 0 || !row.sum.rank_group) {
+			row.sum.rank = -1;
+			row.sum.rank_group = NULL;
+		}
+		ret = fn(&row.sum, data);
+		if (ret)
+			goto out;
+	}
+	if (rc != SQLITE_DONE)
+		ret = db_error(st, err, "read");
+out:
+	sqlite3_finalize(stmt);
+	tk_buf_release(&sql);
+	tk_buf_release(&select);
 	return ret;
 }
 
@@ -780,6 +1046,7 @@ const struct tk_store_ops tk_store_sqlite = {
 	.migrate = sqlite_migrate,
 	.put_run = sqlite_put_run,
 	.query_runs = sqlite_query_runs,
+	.query_summaries = sqlite_query_summaries,
 	.put_profile = sqlite_put_profile,
 	.get_profile = sqlite_get_profile,
 	.ctrl = sqlite_ctrl,

@@ -554,7 +554,7 @@ static void golden(const char *before, const char *after, const char *result,
 	struct tk_diff d;
 
 	if (!bp || !ap || !rp) {
-		ok(1, "# SKIP %s: ../shared/real-data/diff-folded-golden is absent", what);
+		skip(1, "%s: ../shared/real-data/diff-folded-golden is absent", what);
 		free(bp), free(ap), free(rp);
 		return;
 	}

@@ -155,8 +155,8 @@ static void check_golden(const char *dir, const char *file)
 	else
 		tk_buf_adds(&input, g.input);
 	if (access(input.buf, R_OK)) {
-		ok(1, "%s # SKIP %s is absent (real data lives outside the repo)", file,
-		   input.buf);
+		skip(1, "%s: %s is absent (real data lives outside the repo)", file,
+		     input.buf);
 		goto out_golden;
 	}
 	tk_profile_init(&p, TK_UNIT_SAMPLES);

@@ -63,7 +63,7 @@ int main(void)
 	free(s);
 
 	if (access(REAL, R_OK)) {
-		ok(1, "# SKIP ../shared/real-data absent");
+		skip(1, "../shared/real-data is absent");
 	} else {
 		struct tk_profile p;
 

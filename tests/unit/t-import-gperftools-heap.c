@@ -170,9 +170,7 @@ static void real_data(void)
 	struct tk_err err = TK_ERR_INIT;
 
 	if (!in || !golden) {
-		ok(1, "# SKIP shared real data absent");
-		ok(1, "# SKIP shared real data absent");
-		ok(1, "# SKIP shared real data absent");
+		skip(3, "../shared/real-data is absent");
 		free(in);
 		free(golden);
 		return;
@@ -216,7 +214,7 @@ static void probes(void)
 			break;
 	}
 	if (!path)
-		ok(1, "# SKIP shared real data absent");
+		skip(1, "../shared/real-data is absent");
 	ok(!tk_import_gperf_heap.probe("main;f 1\n", 9), "folded is not a heap profile");
 	ok(!tk_import_gperf_heap.probe("heap profile: nonsense\n", 23), "nor a loose header");
 }

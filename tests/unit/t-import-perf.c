@@ -53,7 +53,7 @@ static void check_golden(const char *input, const char *golden, int golden_share
 	 * (name@@GLIBC_2.3.2): so does tracker with no_demangle */
 	raw.no_demangle = 1;
 	if (!in || !gpath) {
-		ok(1, "# SKIP %s: shared real data absent", input);
+		skip(1, "%s: ../shared/real-data is absent", input);
 		free(in);
 		free(gpath);
 		return;
@@ -96,7 +96,7 @@ static void check_probe(const char *path, const char *want, int shared)
 	char *full = shared ? dump_shared(path) : dump_fixture(path);
 
 	if (!full) {
-		ok(1, "# SKIP %s: shared real data absent", path);
+		skip(1, "%s: ../shared/real-data is absent", path);
 		return;
 	}
 	is_str(probed(full), want, "%s is probed as %s", path, want);

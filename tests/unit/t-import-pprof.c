@@ -166,7 +166,7 @@ int main(void)
 	free(s);
 
 	if (access("../shared/real-data/pprof/speedscope_simple.prof", R_OK)) {
-		ok(1, "# SKIP ../shared/real-data absent");
+		skip(1, "../shared/real-data is absent");
 	} else {
 		s = import_file("../shared/real-data/pprof/speedscope_simple.prof", NULL, NULL, &unit,
 				&ret, &err);

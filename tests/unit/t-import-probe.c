@@ -1,17 +1,62 @@
 /*
- * Content probes do not steal each other's files: every fixture and every
- * real-data file under ../shared is claimed by the right importer (the
- * first in tk_importers[] whose probe accepts its head, as tk_import_file
- * does). Real data is skipped when ../shared is absent.
+ * Content probes do not steal each other's files: every fixture of every
+ * importer in tk_importers[], and every real-data file under ../shared,
+ * is taken by exactly the expected importer (the first in tk_importers[]
+ * whose probe accepts its head, as tk_import_file does).
+ *
+ * Each importer's inputs live in fixtures/<importer name>/; a directory
+ * missing, or holding fewer or more inputs than the table below says,
+ * fails, so a renamed or emptied directory cannot pass by asserting
+ * nothing. An importer added to the registry is covered without editing
+ * this file (it needs a fixture directory with at least one input); add
+ * its count to fixture_counts[] to pin it.
  */
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/import.h"
 #include "core/reader.h"
 #include "plugins/plugins.h"
 #include "tests/unit/tap.h"
+
+/* How many inputs fixtures/<importer>/ holds. */
+static const struct {
+	const char *importer;
+	int count;
+} fixture_counts[] = {
+	{ "pprof", 2 },
+	{ "speedscope", 2 },
+	{ "cpuprofile", 1 },
+	{ "profilecanvas", 3 },
+	{ "nsys", 1 },
+	{ "gperftools-heap", 2 },
+	{ "perf", 2 },
+	{ "dtrace", 1 },
+	{ "folded", 9 },
+};
+
+/* Real data under ../shared/real-data: which importer takes each file. */
+static const struct {
+	const char *dir;
+	const char *match; /* only files whose name contains this; NULL: all */
+	const char *want;  /* "(none)": no importer may take it */
+	int count;
+} real_data[] = {
+	{ "pprof", "speedscope_simple.prof", "pprof", 1 },
+	{ "pprof", "heap.legacy", "gperftools-heap", 1 },
+	{ "speedscope-json", NULL, "speedscope", 2 },
+	{ "v8-cpuprofile", NULL, "cpuprofile", 1 },
+	{ "folded", NULL, "folded", 2 },
+	{ "perf-script", NULL, "perf", 8 },
+	{ "dtrace", NULL, "dtrace", 2 },
+	{ "diff-folded-golden", NULL, "folded", 4 },
+	/* formats tracker does not read (callgrind, vtune, ghc, ...) */
+	{ "other-formats", NULL, "(none)", 5 },
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *probed(const char *path)
 {
@@ -35,74 +80,103 @@ static const char *probed(const char *path)
 	return name;
 }
 
-/* Checks every file in dir whose name contains `match` (NULL: all). */
-static void check_dir(const char *dir, const char *match, const char *want)
+static int ends_with(const char *s, const char *suffix)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[4096];
+	size_t n = strlen(s), m = strlen(suffix);
 
-	if (!d) {
-		ok(1, "# SKIP %s absent", dir);
-		return;
-	}
-	if (!tk_importer_find(want)) {
-		ok(1, "# SKIP importer %s not built", want);
-		closedir(d);
-		return;
-	}
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' || (match && !strstr(e->d_name, match)) ||
-		    strstr(e->d_name, ".md") || strstr(e->d_name, ".py"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		is_str(probed(path), want, "%s is probed as %s", path, want);
-	}
-	closedir(d);
+	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* Files of other formats are not claimed by the binary/JSON/HTML importers. */
-static void check_not_mine(const char *dir)
+/* Fixture directories also hold notes (README.md), the generators of
+ * binary fixtures (gen.py, small.sql) and expected outputs (*.expected,
+ * golden/): those are not inputs. */
+static int is_input(const char *dir, const char *name)
 {
-	static const char *const mine[] = { "pprof", "speedscope", "cpuprofile", "profilecanvas" };
+	char path[4096];
+	struct stat st;
+
+	if (name[0] == '.' || ends_with(name, ".md") || ends_with(name, ".py") ||
+	    ends_with(name, ".expected") || ends_with(name, ".sql"))
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* Asserts that every input in dir whose name contains match is taken by
+ * want; returns how many there were, -1 when dir cannot be read. */
+static int check_dir(const char *dir, const char *match, const char *want)
+{
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	char path[4096];
-	size_t i;
+	int n = 0;
 
-	if (!d) {
-		ok(1, "# SKIP %s absent", dir);
-		return;
-	}
+	if (!d)
+		return -1;
 	while ((e = readdir(d))) {
-		const char *got;
-		int stolen = 0;
-
-		if (e->d_name[0] == '.')
+		if (!is_input(dir, e->d_name) || (match && !strstr(e->d_name, match)))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		got = probed(path);
-		for (i = 0; i < sizeof(mine) / sizeof(mine[0]); i++)
-			stolen |= !strcmp(got, mine[i]);
-		ok(!stolen, "%s is not claimed by a pprof/JSON/HTML importer (got %s)", path, got);
+		is_str(probed(path), want, "%s is taken by the right importer (%s)", path, want);
+		n++;
 	}
 	closedir(d);
+	return n;
+}
+
+static void check_fixtures(void)
+{
+	size_t i, j;
+
+	for (i = 0; tk_importers[i]; i++) {
+		const char *name = tk_importers[i]->name;
+		char dir[256];
+		int n, want = -1;
+
+		snprintf(dir, sizeof(dir), "fixtures/%s", name);
+		for (j = 0; j < ARRAY_SIZE(fixture_counts); j++)
+			if (!strcmp(fixture_counts[j].importer, name))
+				want = fixture_counts[j].count;
+		n = check_dir(dir, NULL, name);
+		if (!ok(n >= 0, "importer %s has a fixture directory %s", name, dir))
+			continue;
+		if (want >= 0)
+			is_int(n, want, "%s holds the %d inputs of %s", dir, want, name);
+		else
+			ok(n > 0, "%s holds at least one input of %s (%d)", dir, name, n);
+	}
+	/* Every pinned count belongs to an importer that is built. */
+	for (j = 0; j < ARRAY_SIZE(fixture_counts); j++)
+		ok(tk_importer_find(fixture_counts[j].importer) != NULL,
+		   "importer %s of fixture_counts[] is in the registry",
+		   fixture_counts[j].importer);
+}
+
+static void check_real_data(void)
+{
+	struct stat st;
+	size_t i;
+
+	if (stat("../shared/real-data", &st)) {
+		skip((int)ARRAY_SIZE(real_data),
+		     "../shared/real-data is absent (real data lives outside the repo)");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(real_data); i++) {
+		char dir[256];
+		int n;
+
+		snprintf(dir, sizeof(dir), "../shared/real-data/%s", real_data[i].dir);
+		n = check_dir(dir, real_data[i].match, real_data[i].want);
+		is_int(n, real_data[i].count, "%s%s%s: %d files checked", dir,
+		       real_data[i].match ? "/*" : "",
+		       real_data[i].match ? real_data[i].match : "", real_data[i].count);
+	}
 }
 
 int main(void)
 {
-	check_dir("fixtures/pprof", NULL, "pprof");
-	check_dir("fixtures/speedscope", NULL, "speedscope");
-	check_dir("fixtures/cpuprofile", NULL, "cpuprofile");
-	check_dir("fixtures/profilecanvas", NULL, "profilecanvas");
-	check_dir("fixtures/folded", NULL, "folded");
-	check_dir("../shared/real-data/pprof", "speedscope_simple.prof", "pprof");
-	check_dir("../shared/real-data/speedscope-json", NULL, "speedscope");
-	check_dir("../shared/real-data/v8-cpuprofile", NULL, "cpuprofile");
-	check_dir("../shared/real-data/folded", NULL, "folded");
-	check_dir("../shared/real-data/perf-script", NULL, "perf");
-	check_not_mine("../shared/real-data/other-formats");
-	check_not_mine("../shared/real-data/dtrace");
-	check_not_mine("../shared/real-data/diff-folded-golden");
+	check_fixtures();
+	check_real_data();
 	return done_testing();
 }

@@ -106,7 +106,7 @@ int main(void)
 	free(s);
 
 	if (access(REAL, R_OK)) {
-		ok(1, "# SKIP ../shared/real-data absent");
+		skip(1, "../shared/real-data is absent");
 	} else {
 		s = dump_import(REAL "two-sampled.speedscope.json", NULL, NULL, NULL, &unit, &ret, &err);
 		is_int(ret, 0, "real two-sampled imports: %s", err.msg);

@@ -473,7 +473,7 @@ int main(void)
 		ok(has_line(dump, want), "lines: each frame at its call, inlined ones too (%s)",
 		   want);
 	else
-		ok(1, "# skip: no DWARF in this build for file:line");
+		skip(1, "no DWARF in this build for file:line");
 	ok(strstr(dump, "t-symbolize;qsort ") && strstr(dump, ";abort "),
 	   "lines: libc frames keep their names");
 	ok(has_line(dump, "t-symbolize;libgone.so+0x3010 1"), "lines: unknown names unchanged");

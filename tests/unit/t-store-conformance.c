@@ -1,0 +1,447 @@
+/*
+ * The store interface's contract (core/store.h), for any backend:
+ *
+ *   tests/unit/t-store-conformance [URL]
+ *
+ * URL defaults to $TRACKER_TEST_STORE_URL, else a fresh SQLite file in a
+ * temporary directory. Every run this suite stores has a key and ids that
+ * carry a random tag, so a database that already holds runs (a shared
+ * PostgreSQL, say) does not disturb it; it never deletes anything.
+ *
+ * Covered: opening migrates an empty database; put and read back every
+ * field; put is idempotent by run id; a complete run replaces a partial
+ * one and nothing else replaces anything; the filters (keys, branch,
+ * since, run id, rank group, profile kind), limit and order; the summary
+ * query agrees with the full query field by field on every filter; and
+ * profiles are stored and loaded byte for byte.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/store.h"
+#include "plugins/plugins.h"
+#include "tests/unit/tap.h"
+#include "core/banned.h"
+
+static char tag[9];     /* random, in every id and key of this run */
+static char keys[3][32]; /* "conf-<tag>-a" ... */
+
+static void run_id(char out[TK_RUN_ID_LEN + 1], int n)
+{
+	snprintf(out, TK_RUN_ID_LEN + 1, "%s-0000-4000-8000-%012d", tag, n);
+}
+
+/* A run with every field set, distinct per n. */
+static void make_run(struct tk_run *r, int n, const char *key, const char *branch,
+		     int64_t started)
+{
+	tk_run_init(r);
+	run_id(r->id, n);
+	r->key = tk_xstrdup(key);
+	r->ci.provider = tk_xstrdup("slurm");
+	r->ci.organization = tk_xstrdup("org");
+	r->ci.pipeline = tk_xstrdup("pipe, \"quoted\"");
+	r->ci.branch = branch ? tk_xstrdup(branch) : NULL;
+	r->ci.commit = tk_xstrdup("0123456789abcdef0123456789abcdef01234567");
+	r->ci.build_number = tk_xstrdup("42");
+	r->ci.build_url = tk_xstrdup("https://example.invalid/b/42");
+	r->ci.step_key = tk_xstrdup(key);
+	r->ci.base_branch = tk_xstrdup("main");
+	r->ci.host = tk_xstrdup("node1");
+	tk_kvlist_set(&r->ci.agent_tags, "queue", "gpu");
+	r->ci.slurm_job_id = tk_xstrdup("777");
+	r->ci.slurm_ntasks = 4;
+	r->argv = tk_xcalloc(3, sizeof(char *));
+	r->argv[0] = tk_xstrdup("julia");
+	r->argv[1] = tk_xstrdup("caf\xc3\xa9.jl");
+	r->started_at_us = started;
+	r->walltime_s = 12.345678 + n;
+	r->user_s = 10.5;
+	r->sys_s = 0.25;
+	r->maxrss_bytes = 1000000 + n;
+	r->tree_rss_bytes = 3000000 + n;
+	r->maxrss_source = tk_xstrdup("sampled");
+	r->wrapper_rss_bytes = 2048 + n;
+	r->tree_samples = 17 + n;
+	r->exit_code = n % 3;
+	r->status = n % 3 ? TK_RUN_FAILED : TK_RUN_OK;
+	tk_kvlist_set(&r->tags, "resolution", "1deg");
+	r->tracker_version = tk_xstrdup("0.1.0");
+}
+
+/* Every field of a summary as text, to compare two in one assertion. */
+static void summary_text(struct tk_buf *b, const struct tk_run_summary *s)
+{
+#define S(f) (s->f ? s->f : "(null)")
+	tk_buf_addf(b, "%s|%s|%s|%s|%s|%lld|%.17g|%.17g|%.17g|%lld|%lld|%lld|%s|%lld|%lld|"
+		    "%d|%d|%s|%d|%s|%s|%s|%s|%s|%d|%s|%d\n",
+		    S(run_id), S(key), S(branch), S(commit), S(build_number),
+		    (long long)s->started_at_us, s->walltime_s, s->user_s, s->sys_s,
+		    (long long)s->maxrss_bytes, (long long)s->tree_rss_bytes,
+		    (long long)s->cgroup_peak_bytes, S(maxrss_source),
+		    (long long)s->wrapper_rss_bytes, (long long)s->tree_samples,
+		    s->exit_code, s->term_signal, tk_run_status_name(s->status), s->partial,
+		    S(provider), S(pipeline), S(build_url), S(host), S(tracker_version),
+		    s->rank, S(rank_group), s->ntasks);
+#undef S
+}
+
+struct collect {
+	struct tk_buf ids;   /* the runs' numbers, "3,1,2" */
+	struct tk_buf sums;  /* summary_text of each */
+	struct tk_buf json;  /* the last run, as JSON (full query only) */
+	int seen;
+};
+
+static void add_id(struct collect *c, const char *id)
+{
+	if (c->ids.len)
+		tk_buf_addch(&c->ids, ',');
+	tk_buf_addf(&c->ids, "%ld", strtol(id + 24, NULL, 10)); /* the number after the tag */
+}
+
+static int full_fn(const struct tk_run *r, void *data)
+{
+	struct collect *c = data;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_run_summary s;
+
+	add_id(c, r->id);
+	tk_run_summarize(r, &s);
+	summary_text(&c->sums, &s);
+	tk_buf_reset(&c->json);
+	tk_run_to_json(r, &c->json, &err);
+	c->seen++;
+	return 0;
+}
+
+static int summary_fn(const struct tk_run_summary *s, void *data)
+{
+	struct collect *c = data;
+
+	add_id(c, s->run_id);
+	summary_text(&c->sums, s);
+	c->seen++;
+	return 0;
+}
+
+static void collect_release(struct collect *c)
+{
+	tk_buf_release(&c->ids);
+	tk_buf_release(&c->sums);
+	tk_buf_release(&c->json);
+}
+
+/*
+ * Runs q both ways; asserts both succeed and agree on every field, and
+ * that the order is want ("3,1,2"). Leaves the full query's result in c.
+ */
+static void check_query(struct tk_store *s, const struct tk_run_query *q, const char *want,
+			const char *what)
+{
+	struct collect full = { TK_BUF_INIT, TK_BUF_INIT, TK_BUF_INIT, 0 };
+	struct collect sum = { TK_BUF_INIT, TK_BUF_INIT, TK_BUF_INIT, 0 };
+	struct tk_err err = TK_ERR_INIT;
+	int ret;
+
+	ret = tk_store_query_runs(s, q, full_fn, &full, &err);
+	if (ret)
+		diag(err.msg);
+	ret |= tk_store_query_summaries(s, q, summary_fn, &sum, &err);
+	if (ret)
+		diag(err.msg);
+	is_str(full.ids.buf, want, "%s", what);
+	ok(!ret && !strcmp(full.sums.buf, sum.sums.buf),
+	   "%s: the summary query gives the full query's fields", what);
+	if (strcmp(full.sums.buf, sum.sums.buf))
+		printf("#   full:\n%s#   summary:\n%s", full.sums.buf, sum.sums.buf);
+	collect_release(&full);
+	collect_release(&sum);
+}
+
+static void put(struct tk_store *s, int n, const char *key, const char *branch, int64_t t)
+{
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_run r;
+	int inserted = 0;
+
+	make_run(&r, n, key, branch, t);
+	if (tk_store_put_run(s, &r, &inserted, &err) || !inserted)
+		ok(0, "put run %d: %s", n, err.msg);
+	tk_run_release(&r);
+}
+
+static void test_empty(struct tk_store *s)
+{
+	struct collect c = { TK_BUF_INIT, TK_BUF_INIT, TK_BUF_INIT, 0 };
+	const char *k[] = { keys[0], NULL };
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_run_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.keys = k;
+	is_int(tk_store_query_runs(s, &q, full_fn, &c, &err), 0, "a key with no runs: no error");
+	is_int(c.seen, 0, "and no run");
+	is_int(tk_store_query_summaries(s, &q, summary_fn, &c, &err), 0,
+	       "summaries of a key with no runs: no error");
+	is_int(c.seen, 0, "and no summary");
+	is_int(s->ops->migrate(s, &err), 0, "migrating a migrated store is a no-op");
+	collect_release(&c);
+}
+
+static void test_put_get(struct tk_store *s)
+{
+	struct collect c = { TK_BUF_INIT, TK_BUF_INIT, TK_BUF_INIT, 0 };
+	struct tk_buf want = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_run_query q;
+	struct tk_run r, bad;
+	int inserted = -1;
+
+	make_run(&r, 1, keys[2], "main", 1700000000123456LL);
+	tk_run_to_json(&r, &want, &err);
+	is_int(tk_store_put_run(s, &r, &inserted, &err), 0, "put a run with every field");
+	is_int(inserted, 1, "it is inserted");
+	is_int(tk_store_put_run(s, &r, &inserted, &err), 0, "put the same run again");
+	is_int(inserted, 0, "idempotent by run id: nothing changes");
+	memset(&q, 0, sizeof(q));
+	q.run_id = r.id;
+	is_int(tk_store_query_runs(s, &q, full_fn, &c, &err), 0, "query by run id");
+	is_int(c.seen, 1, "finds exactly one run");
+	is_str(c.json.buf, want.buf, "every field survives the round trip");
+	check_query(s, &q, "1", "by run id");
+
+	tk_run_init(&bad);
+	memcpy(bad.id, r.id, sizeof(bad.id));
+	is_int(tk_store_put_run(s, &bad, &inserted, &err), TK_EDATA,
+	       "a run without a key is refused");
+	tk_run_release(&bad);
+	tk_run_init(&bad);
+	memcpy(bad.id, "not-a-uuid", 11);
+	bad.key = tk_xstrdup(keys[2]);
+	is_int(tk_store_put_run(s, &bad, &inserted, &err), TK_EDATA,
+	       "a run without a valid id is refused");
+	tk_run_release(&bad);
+	tk_run_release(&r);
+	tk_buf_release(&want);
+	collect_release(&c);
+}
+
+static void test_partial(struct tk_store *s)
+{
+	struct collect c = { TK_BUF_INIT, TK_BUF_INIT, TK_BUF_INIT, 0 };
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_run_query q;
+	struct tk_run r;
+	int inserted = -1;
+
+	make_run(&r, 2, keys[2], "main", 1700000001000000LL);
+	r.partial = 1;
+	r.status = TK_RUN_CANCELLED;
+	r.walltime_s = 1.0;
+	r.tree_samples = 3;
+	is_int(tk_store_put_run(s, &r, &inserted, &err), 0, "put a partial run");
+	is_int(inserted, 1, "inserted");
+	is_int(tk_store_put_run(s, &r, &inserted, &err), 0, "put the partial run again");
+	is_int(inserted, 0, "a partial run does not replace a partial run");
+	r.partial = 0;
+	r.status = TK_RUN_OK;
+	r.walltime_s = 2.5;
+	r.tree_samples = 9;
+	is_int(tk_store_put_run(s, &r, &inserted, &err), 0, "put the complete run");
+	is_int(inserted, 1, "the complete run replaces the partial one");
+	r.walltime_s = 99.0;
+	is_int(tk_store_put_run(s, &r, &inserted, &err), 0, "put another complete run, same id");
+	is_int(inserted, 0, "a complete run is never replaced");
+	r.partial = 1;
+	is_int(tk_store_put_run(s, &r, &inserted, &err), 0, "put a partial run once more");
+	is_int(inserted, 0, "a partial run never replaces a complete one");
+
+	memset(&q, 0, sizeof(q));
+	q.run_id = r.id;
+	tk_store_query_runs(s, &q, full_fn, &c, &err);
+	is_int(c.seen, 1, "one run for the id");
+	ok(strstr(c.json.buf, "\"walltime_s\": 2.5") && strstr(c.json.buf, "\"partial\": false") &&
+	   strstr(c.json.buf, "\"tree_samples\": 9"),
+	   "the stored run is the first complete one, every field of it");
+	check_query(s, &q, "2", "the replaced run's summary is the complete run's");
+	tk_run_release(&r);
+	collect_release(&c);
+}
+
+static void test_filters(struct tk_store *s)
+{
+	const char *a[] = { keys[0], NULL };
+	const char *both[] = { keys[1], keys[0], NULL };
+	struct tk_run_query q;
+	int64_t day = 86400LL * 1000000;
+	int64_t t0 = 1704067200LL * 1000000; /* 2024-01-01 */
+
+	put(s, 101, keys[0], "staging", t0 + 1 * day);
+	put(s, 102, keys[0], "staging", t0 + 3 * day);
+	put(s, 103, keys[0], "feature", t0 + 2 * day);
+	put(s, 104, keys[1], "staging", t0 + 4 * day);
+	put(s, 105, keys[1], NULL, t0 + 4 * day); /* the same time as 104 */
+	put(s, 106, keys[1], "x'; DROP TABLE runs; --", t0);
+
+	memset(&q, 0, sizeof(q));
+	q.keys = a;
+	check_query(s, &q, "102,103,101", "one key, newest first");
+	q.keys = both;
+	check_query(s, &q, "104,105,102,103,101,106",
+		    "any of two keys; equal times in run id order");
+	q.branch = "staging";
+	check_query(s, &q, "104,102,101", "keys and branch");
+	q.since_us = t0 + 3 * day;
+	check_query(s, &q, "104,102", "since is inclusive");
+	q.limit = 1;
+	check_query(s, &q, "104", "limit keeps the newest");
+	memset(&q, 0, sizeof(q));
+	q.keys = both;
+	q.limit = 2;
+	check_query(s, &q, "104,105", "limit counts runs in order");
+	q.limit = 0;
+	q.branch = "x'; DROP TABLE runs; --";
+	check_query(s, &q, "106", "values with quotes are bound, not spliced");
+	q.branch = "no such branch";
+	check_query(s, &q, "", "no match is no run, not an error");
+}
+
+static void test_ranks(struct tk_store *s)
+{
+	const char *k[] = { keys[0], NULL };
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_run_query q;
+	char group[64];
+	int i;
+
+	snprintf(group, sizeof(group), "%s.0", tag);
+	for (i = 0; i < 3; i++) {
+		struct tk_run r;
+		int inserted = 0;
+
+		make_run(&r, 200 + i, keys[0], "ranks", 1600000000000000LL + i);
+		r.rank = i;
+		r.rank_group = tk_xstrdup(group);
+		if (tk_store_put_run(s, &r, &inserted, &err) || !inserted)
+			ok(0, "put rank %d: %s", i, err.msg);
+		tk_run_release(&r);
+	}
+	memset(&q, 0, sizeof(q));
+	q.keys = k;
+	q.rank_group = group;
+	check_query(s, &q, "202,201,200", "the ranks of one job, with rank and group");
+}
+
+static void test_profiles(struct tk_store *s)
+{
+	static const unsigned char blob[] = { 't', 'k', 0, 1, 2, 0xff, 0, 7 };
+	const char *k[] = { keys[0], NULL };
+	struct tk_profile_blob b;
+	struct tk_buf got = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_run_query q;
+	char id[TK_RUN_ID_LEN + 1], missing[TK_RUN_ID_LEN + 1];
+
+	run_id(id, 102);
+	run_id(missing, 999);
+	memset(&b, 0, sizeof(b));
+	b.run_id = id;
+	b.kind = "cpu";
+	b.unit = "samples";
+	b.source_format = "folded";
+	b.nodes = 3;
+	b.total = 42;
+	b.data = blob;
+	b.len = sizeof(blob);
+	is_int(tk_store_put_profile(s, &b, &err), 0, "store a profile of a stored run");
+	is_int(tk_store_get_profile(s, id, "cpu", &got, &err), 0, "load it");
+	ok(got.len == sizeof(blob) && !memcmp(got.buf, blob, sizeof(blob)),
+	   "byte for byte, NUL bytes too");
+	b.len = 3;
+	is_int(tk_store_put_profile(s, &b, &err), 0, "store another of the same kind");
+	tk_buf_reset(&got);
+	tk_store_get_profile(s, id, "cpu", &got, &err);
+	is_int(got.len, 3, "it replaces the first");
+	tk_buf_reset(&got);
+	tk_err_clear(&err);
+	is_int(tk_store_get_profile(s, id, "alloc", &got, &err), TK_EDATA,
+	       "a kind not stored is TK_EDATA");
+	ok(strstr(err.msg, "no alloc profile") != NULL, "saying so: %s", err.msg);
+	b.run_id = missing;
+	is_int(tk_store_put_profile(s, &b, &err), TK_EDATA,
+	       "a profile of a run not stored is refused");
+	memset(&q, 0, sizeof(q));
+	q.keys = k;
+	q.profile_kind = "cpu";
+	check_query(s, &q, "102", "only runs with a profile of a kind");
+	tk_buf_release(&got);
+}
+
+static char tmpdir[] = "/tmp/t-store-conformance.XXXXXX";
+
+int main(int argc, char **argv)
+{
+	struct tk_buf url = TK_BUF_INIT, cmd = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_store *s = NULL;
+	char id[TK_RUN_ID_LEN + 1];
+	int fresh = 0, i;
+
+	if (argc > 1)
+		tk_buf_adds(&url, argv[1]);
+	else if (getenv("TRACKER_TEST_STORE_URL") && *getenv("TRACKER_TEST_STORE_URL"))
+		tk_buf_adds(&url, getenv("TRACKER_TEST_STORE_URL"));
+	if (!url.len) {
+		if (!mkdtemp(tmpdir)) {
+			perror("mkdtemp");
+			return 1;
+		}
+		tk_buf_addf(&url, "sqlite:%s/history.db", tmpdir);
+		fresh = 1;
+	}
+	if (tk_uuid_v4(id, &err)) {
+		diag(err.msg);
+		return 1;
+	}
+	memcpy(tag, id, 8);
+	for (i = 0; i < 3; i++)
+		snprintf(keys[i], sizeof(keys[i]), "conf-%s-%c", tag, 'a' + i);
+	printf("# store: %s\n", url.buf);
+
+	is_int(tk_store_open(url.buf, &s, &err), 0, "open %s, migrating it", fresh ?
+	       "a fresh database" : "the database");
+	if (!s) {
+		diag(err.msg);
+		return done_testing();
+	}
+	test_empty(s);
+	test_put_get(s);
+	test_partial(s);
+	test_filters(s);
+	test_ranks(s);
+	test_profiles(s);
+	tk_store_close(s);
+	is_int(tk_store_open_flags(url.buf, TK_STORE_NO_CREATE, &s, &err), 0,
+	       "reopen the existing store");
+	if (s) {
+		struct tk_run_query q;
+		const char *k[] = { keys[0], NULL };
+
+		memset(&q, 0, sizeof(q));
+		q.keys = k;
+		q.branch = "staging";
+		check_query(s, &q, "102,101", "the runs are still there after reopening");
+		tk_store_close(s);
+	}
+
+	if (fresh && !getenv("TEST_KEEP")) {
+		tk_buf_addf(&cmd, "rm -rf '%s'", tmpdir);
+		if (system(cmd.buf))
+			diag("cannot remove the temporary directory");
+	}
+	tk_buf_release(&cmd);
+	tk_buf_release(&url);
+	return done_testing();
+}
