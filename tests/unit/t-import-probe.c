@@ -26,15 +26,16 @@ static const struct {
 	const char *importer;
 	int count;
 } fixture_counts[] = {
-	{ "pprof", 2 },
-	{ "speedscope", 2 },
+	{ "pprof", 3 },
+	{ "speedscope", 3 },
 	{ "cpuprofile", 1 },
 	{ "profilecanvas", 3 },
 	{ "nsys", 1 },
 	{ "gperftools-heap", 2 },
-	{ "perf", 2 },
-	{ "dtrace", 1 },
-	{ "folded", 9 },
+	{ "gperftools-cpu", 2 },
+	{ "perf", 3 },
+	{ "dtrace", 2 },
+	{ "folded", 10 },
 };
 
 /* Real data under ../shared/real-data: which importer takes each file. */
@@ -46,6 +47,7 @@ static const struct {
 } real_data[] = {
 	{ "pprof", "speedscope_simple.prof", "pprof", 1 },
 	{ "pprof", "heap.legacy", "gperftools-heap", 1 },
+	{ "pprof", "cpu.legacy", "gperftools-cpu", 1 },
 	{ "speedscope-json", NULL, "speedscope", 2 },
 	{ "v8-cpuprofile", NULL, "cpuprofile", 1 },
 	{ "folded", NULL, "folded", 2 },
