@@ -20,7 +20,6 @@
 #include "core/import.h"
 #include "core/profile.h"
 #include "core/render.h"
-#include "plugins/plugins.h"
 #include "core/banned.h"
 
 const char cmd_flame_usage[] =
@@ -29,6 +28,7 @@ const char cmd_flame_usage[] =
 	"                     [--title T] [--subtitle S] [--palette P] [--count-name N]\n"
 	"                     [--minwidth PX|PCT%] [--width PX] [--height PX]\n"
 	"                     [--inverted] [--reverse] [--no-demangle] [--db URL] -o OUT\n"
+	"       tracker flame --list-formats\n"
 	"\n"
 	"Renders one profile as a flame graph: the profile in FILE, or one stored\n"
 	"with a run (tracker run --profile-file, tracker import): the run --run\n"
@@ -44,6 +44,8 @@ const char cmd_flame_usage[] =
 	"Options:\n"
 	"  -o, --output OUT     the output file ('-': SVG on standard output)\n"
 	"  --format F           the profile format (default: recognised)\n"
+	"  --list-formats       print the formats --format takes, one a line, in the\n"
+	"                       order they are recognised, and exit\n"
 	"  --run ID             the profile stored with run ID\n"
 	"  --key K              the profile of the newest run of step key K\n"
 	"  --branch B           with --key: the newest run on branch B\n"
@@ -105,11 +107,13 @@ enum {
 	OPT_TID,
 	OPT_RANKS,
 	OPT_NO_DEMANGLE,
+	OPT_LIST_FORMATS,
 };
 
 static const struct option options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "list-formats", no_argument, NULL, OPT_LIST_FORMATS },
 	{ "kind", required_argument, NULL, OPT_KIND },
 	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "sample-type", required_argument, NULL, OPT_SAMPLE_TYPE },
@@ -145,6 +149,7 @@ enum source {
 };
 
 struct flame_opts {
+	int list_formats;
 	enum source source;
 	const char *file;
 	const char *run_id, *key, *branch, *db;
@@ -192,12 +197,23 @@ static int parse_minwidth(const char *arg, struct flame_opts *o)
 	return 0;
 }
 
+/* The input formats, one a line, in the order their probes are tried:
+ * the registry's list, for scripts and tests. */
+static void list_formats(FILE *f)
+{
+	const struct tk_importer *imp;
+	size_t i;
+
+	for (i = 0; (imp = tk_importer_at(i)); i++)
+		fprintf(f, "%s\n", imp->name);
+}
+
 static void list_renderers(struct tk_buf *b)
 {
 	size_t i;
 
-	for (i = 0; tk_renderers[i]; i++)
-		tk_buf_addf(b, "%s%s", i ? ", " : "", tk_renderers[i]->ext);
+	for (i = 0; tk_renderer_at(i); i++)
+		tk_buf_addf(b, "%s%s", i ? ", " : "", tk_renderer_at(i)->ext);
 }
 
 static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flame_opts *o)
@@ -230,6 +246,9 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flam
 			break;
 		case OPT_TITLE:
 			o->render.title = optarg;
+			break;
+		case OPT_LIST_FORMATS:
+			o->list_formats = 1;
 			break;
 		case OPT_SUBTITLE:
 			o->render.subtitle = optarg;
@@ -298,6 +317,11 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flam
 		default:
 			return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
 		}
+	}
+	if (o->list_formats) {
+		if (optind < argc || o->out)
+			return cmd_usage_error(ctx, "--list-formats takes nothing else");
+		return 0;
 	}
 	if (o->run_id || o->key) {
 		if (o->run_id && o->key)
@@ -462,7 +486,11 @@ int cmd_flame(int argc, char **argv, struct cmd_ctx *ctx)
 	ret = parse_options(argc, argv, ctx, &o);
 	if (ret)
 		return ret;
-	r = !strcmp(o.out, "-") ? &tk_render_svg : tk_renderer_for_path(o.out);
+	if (o.list_formats) {
+		list_formats(stdout);
+		return 0;
+	}
+	r = tk_renderer_for_path(!strcmp(o.out, "-") ? ".svg" : o.out);
 	if (!r) {
 		struct tk_buf exts = TK_BUF_INIT;
 

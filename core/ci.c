@@ -10,7 +10,6 @@
 
 #include "core/buf.h"
 #include "core/ci.h"
-#include "plugins/plugins.h"
 #include "core/banned.h"
 
 extern char **environ;
@@ -77,17 +76,18 @@ static void fill_host(struct tk_ci_context *ctx)
 int tk_ci_collect(const struct tk_env *env, struct tk_ci_context *ctx,
 		  struct tk_err *err)
 {
-	const struct tk_ci_provider *const *p;
+	const struct tk_ci_provider *p;
+	size_t i;
 	struct tk_err one = TK_ERR_INIT;
 	int first = 0;
 
-	for (p = tk_ci_providers; *p; p++) {
+	for (i = 0; (p = tk_ci_provider_at(i)); i++) {
 		int ret;
 
-		if (!(*p)->detect(env))
+		if (!p->detect(env))
 			continue;
-		tk_set_once(&ctx->provider, (*p)->name);
-		ret = (*p)->collect(env, ctx, first ? &one : err);
+		tk_set_once(&ctx->provider, p->name);
+		ret = p->collect(env, ctx, first ? &one : err);
 		if (ret && !first)
 			first = ret;
 	}
@@ -115,11 +115,12 @@ const char *tk_ci_key(const struct tk_env *env, const char *explicit_key)
 
 int tk_ci_detected(const struct tk_env *env)
 {
-	const struct tk_ci_provider *const *p;
+	const struct tk_ci_provider *p;
+	size_t i;
 	const char *ci = tk_env_get(env, "CI");
 
-	for (p = tk_ci_providers; *p; p++)
-		if ((*p)->step_var && (*p)->detect(env))
+	for (i = 0; (p = tk_ci_provider_at(i)); i++)
+		if (p->step_var && p->detect(env))
 			return 1;
 	return ci && *ci && strcmp(ci, "0") && strcmp(ci, "false");
 }
@@ -194,23 +195,24 @@ void tk_ci_slug(const char *name, struct tk_buf *out)
 int tk_ci_derive_key(const struct tk_env *env, const char *command,
 		     struct tk_buf *key, struct tk_buf *from, struct tk_err *err)
 {
-	const struct tk_ci_provider *const *p;
+	const struct tk_ci_provider *p;
+	size_t i;
 	size_t start = key->len;
 	const char *base;
 
-	for (p = tk_ci_providers; *p; p++) {
+	for (i = 0; (p = tk_ci_provider_at(i)); i++) {
 		const char *name;
 
-		if (!(*p)->step_var || !(*p)->detect(env))
+		if (!p->step_var || !p->detect(env))
 			continue;
-		name = tk_env_get(env, (*p)->step_var);
+		name = tk_env_get(env, p->step_var);
 		if (!name || !*name)
 			continue;
 		tk_ci_slug(name, key);
 		if (key->len == start)
 			continue;
 		if (from)
-			tk_buf_addf(from, "%s '%s'", (*p)->step_what, name);
+			tk_buf_addf(from, "%s '%s'", p->step_what, name);
 		return 0;
 	}
 	if (tk_ci_detected(env) && command && *command) {

@@ -12,6 +12,8 @@
  * on a SLURM node gets both its build and its allocation, and the local git
  * checkout fills a branch or commit that no CI variable gave.
  */
+#include <stddef.h>
+
 #include "core/err.h"
 #include "core/run.h"
 
@@ -71,8 +73,8 @@ struct tk_ci_provider {
 };
 
 /*
- * Walks tk_ci_providers[] in order: the first provider whose detect() is
- * true names ctx->provider (unless the caller set it), and every provider
+ * Walks the providers in order (tk_ci_provider_at): the first whose
+ * detect() is true names ctx->provider (unless the caller set it), and every provider
  * that detects itself fills the fields still empty. local always detects
  * and comes last, so it only adds what git knows and no CI variable said;
  * finally ctx->host comes from gethostname() when still empty.
@@ -125,5 +127,10 @@ void tk_ci_slug(const char *name, struct tk_buf *out);
 
 /* 1 when s is a full hexadecimal object name (40: SHA-1, 64: SHA-256). */
 int tk_ci_is_sha(const char *s);
+
+/* The registry's lookup (plugins/registry.c): the i-th provider in
+ * detection order (the first to detect itself names the CI), NULL past
+ * the last. */
+const struct tk_ci_provider *tk_ci_provider_at(size_t i);
 
 #endif

@@ -1,13 +1,13 @@
 /*
- * Diff renderer lookup and options; the renderers are plugins
- * (plugins/diffrender/) listed in tk_diff_renderers[].
+ * Diff renderer options and layout; the renderers are plugins
+ * (plugins/diffrender/), found through the registry's
+ * tk_diff_renderer_for_path.
  */
 #include "core/diffrender.h"
 
 #include <string.h>
 #include <strings.h>
 
-#include "plugins/plugins.h"
 #include "core/banned.h"
 
 void tk_diff_render_opts_init(struct tk_diff_render_opts *o)
@@ -20,20 +20,6 @@ void tk_diff_render_opts_init(struct tk_diff_render_opts *o)
 	o->base_label = NULL;
 	o->new_label = NULL;
 	o->new_color = "#000000";
-}
-
-const struct tk_diff_renderer *tk_diff_renderer_for_path(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	const char *dot = strrchr(slash ? slash + 1 : path, '.');
-	size_t i;
-
-	if (!dot)
-		return NULL;
-	for (i = 0; tk_diff_renderers[i]; i++)
-		if (!strcasecmp(dot, tk_diff_renderers[i]->ext))
-			return tk_diff_renderers[i];
-	return NULL;
 }
 
 int tk_diff_layout(const struct tk_diff *d, const struct tk_diff_render_opts *o,

@@ -50,7 +50,9 @@ struct tk_diff_renderer {
 		      const struct tk_diff_render_opts *o, FILE *out, struct tk_err *err);
 };
 
-/* The renderer for path's extension, or NULL. */
+/* The registry's lookups (plugins/registry.c): the renderer for path's
+ * extension (case-insensitive), the i-th renderer; NULL when none. */
 const struct tk_diff_renderer *tk_diff_renderer_for_path(const char *path);
+const struct tk_diff_renderer *tk_diff_renderer_at(size_t i);
 
 #endif

@@ -3,20 +3,9 @@
 #include <string.h>
 
 #include "core/demangle.h"
-#include "plugins/plugins.h"
 #include "core/banned.h"
 
 #define PROBE_BYTES 4096
-
-const struct tk_importer *tk_importer_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; tk_importers[i]; i++)
-		if (!strcmp(tk_importers[i]->name, name))
-			return tk_importers[i];
-	return NULL;
-}
 
 static int import(struct tk_reader *r, const char *format,
 		  const struct tk_import_opts *opts, struct tk_profile *out,
@@ -25,7 +14,7 @@ static int import(struct tk_reader *r, const char *format,
 	static const struct tk_import_opts no_opts;
 	const struct tk_importer *imp = NULL;
 	const char *head;
-	size_t len, i;
+	size_t len;
 	int ret;
 
 	if (!opts)
@@ -38,9 +27,7 @@ static int import(struct tk_reader *r, const char *format,
 		ret = tk_reader_peek(r, PROBE_BYTES, &head, &len, err);
 		if (ret)
 			return ret;
-		for (i = 0; tk_importers[i] && !imp; i++)
-			if (tk_importers[i]->probe(head, len))
-				imp = tk_importers[i];
+		imp = tk_importer_probe(head, len);
 		if (!imp)
 			return tk_err_set(err, TK_EDATA,
 					  "cannot tell the profile format of '%s'; name it with --format",

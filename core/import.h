@@ -51,7 +51,14 @@ struct tk_importer {
 };
 
 /* The importer called name, or NULL. */
+/*
+ * The registry's lookups (plugins/registry.c): the importer named name;
+ * the first whose probe takes head[0..len) (the most specific formats
+ * first, folded last); the i-th in probe order. NULL when none.
+ */
 const struct tk_importer *tk_importer_find(const char *name);
+const struct tk_importer *tk_importer_probe(const char *head, size_t len);
+const struct tk_importer *tk_importer_at(size_t i);
 
 /*
  * Imports path into out (initialised by the caller): with format NULL the

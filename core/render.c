@@ -12,7 +12,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "plugins/plugins.h"
 #include "core/banned.h"
 
 void tk_render_opts_init(struct tk_render_opts *o)
@@ -27,20 +26,6 @@ void tk_render_opts_init(struct tk_render_opts *o)
 	o->frame_height = 16;
 	o->font_size = 12;
 	o->top_n = 30;
-}
-
-const struct tk_renderer *tk_renderer_for_path(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	const char *dot = strrchr(slash ? slash + 1 : path, '.');
-	size_t i;
-
-	if (!dot)
-		return NULL;
-	for (i = 0; tk_renderers[i]; i++)
-		if (!strcasecmp(dot, tk_renderers[i]->ext))
-			return tk_renderers[i];
-	return NULL;
 }
 
 /* The code point at s (lenient: an invalid byte counts as itself). */

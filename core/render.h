@@ -41,7 +41,10 @@ struct tk_renderer {
 };
 
 /* The renderer for path's extension, or NULL. */
+/* The registry's lookups (plugins/registry.c): the renderer for path's
+ * extension (case-insensitive), the i-th renderer; NULL when none. */
 const struct tk_renderer *tk_renderer_for_path(const char *path);
+const struct tk_renderer *tk_renderer_at(size_t i);
 
 /*
  * A colour for a frame name, flamegraph.pl-style: the same name gets the

@@ -7,7 +7,6 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "plugins/plugins.h"
 #include "core/banned.h"
 
 static int no_backend(const char *url, struct tk_err *err)
@@ -20,19 +19,17 @@ static int no_backend(const char *url, struct tk_err *err)
 int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,
 			struct tk_err *err)
 {
-	const struct tk_store_ops *const *b;
+	const struct tk_store_ops *b;
 	struct tk_store *s = NULL;
 	int ret;
 
 	*out = NULL;
 	if (!url || !*url)
 		return tk_err_set(err, TK_EUSAGE, "no database given (empty URL)");
-	for (b = tk_store_backends; *b; b++)
-		if ((*b)->version == TK_STORE_OPS_VERSION && (*b)->accepts(url))
-			break;
-	if (!*b)
+	b = tk_store_backend_for(url);
+	if (!b)
 		return no_backend(url, err);
-	ret = (*b)->open(url, flags, &s, err);
+	ret = b->open(url, flags, &s, err);
 	if (ret)
 		return ret;
 	ret = s->ops->migrate(s, err);

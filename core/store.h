@@ -176,6 +176,12 @@ enum tk_store_flags {
  * name the database. After a successful open, (*out)->warning may hold a
  * message the caller should show once.
  */
+/* The registry's lookups (plugins/registry.c): the backend that accepts
+ * url (and has this TK_STORE_OPS_VERSION), the i-th backend; NULL when
+ * none. */
+const struct tk_store_ops *tk_store_backend_for(const char *url);
+const struct tk_store_ops *tk_store_backend_at(size_t i);
+
 int tk_store_open(const char *url, struct tk_store **out, struct tk_err *err);
 int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,
 			struct tk_err *err);

@@ -7,12 +7,15 @@
  *   1. write plugins/<kind>/<name>.c exporting one symbol, the descriptor
  *      (everything else static; its unit test may #include the .c);
  *   2. declare it below and list it in its table in plugins/registry.c
- *      (order matters for CI providers: the first to detect names the CI);
+ *      (order matters for CI providers: the first to detect names the CI,
+ *      and for importers: the most specific probe first); core and the
+ *      commands reach it only through the registry's lookups
+ *      (tk_importer_find, tk_renderer_for_path, tk_ci_provider_at, ...);
  *   3. add a unit test (tests/unit/t-<kind>-<name>.c or an entry in the
  *      kind's table-driven test) and fixtures under fixtures/;
  *   4. mention it in docs/ (docs/ci-providers.md, docs/stores.md, ...).
- * Optional plugins sit behind #ifdef TK_WITH_<NAME> and the table says
- * "built without <name>" through tk_store_open's error.
+ * Only plugins/registry.c includes this header (and a plugin's own unit
+ * test): nothing in core/ or cmd/ names a descriptor or a table.
  */
 #include "core/ci.h"
 #include "core/diffrender.h"
@@ -52,12 +55,5 @@ extern const struct tk_diff_renderer tk_diffrender_html;
 extern const struct tk_diff_renderer tk_diffrender_svg;
 extern const struct tk_diff_renderer tk_diffrender_png;
 extern const struct tk_diff_renderer tk_diffrender_pdf;
-
-/* NULL-terminated tables. */
-extern const struct tk_ci_provider *const tk_ci_providers[];
-extern const struct tk_store_ops *const tk_store_backends[];
-extern const struct tk_importer *const tk_importers[];
-extern const struct tk_renderer *const tk_renderers[];
-extern const struct tk_diff_renderer *const tk_diff_renderers[];
 
 #endif

@@ -11,8 +11,16 @@ test_expect_success 'binary garbage' '
 	! test -e out.svg
 '
 
+test_expect_success 'tracker flame --list-formats lists the registry'"'"'s importers' '
+	tracker flame --list-formats >formats &&
+	test $(wc -l <formats) -ge 10 &&
+	grep -qx dtrace formats &&
+	grep -qx gperftools-cpu formats &&
+	test "$(tail -n 1 formats)" = folded
+'
+
 test_expect_success 'garbage named as each format' '
-	for f in folded perf pprof speedscope cpuprofile profilecanvas nsys gperftools-heap gperftools-cpu; do
+	for f in $(cat formats); do
 		tracker flame --format $f garbage.bin -o out.svg 2>err.$f
 		test $? = 65 || { echo "$f: exit $?"; return 1; }
 		grep -q "garbage.bin" err.$f || { cat err.$f; return 1; }

@@ -202,11 +202,13 @@ static void probes(void)
 		char *p = fixtures_heap[i] ? dump_fixture(fixtures_heap[i]) : path;
 		char *text = dump_read(p);
 		const char *name = NULL;
-		size_t j;
 
-		for (j = 0; text && tk_importers[j] && !name; j++)
-			if (tk_importers[j]->probe(text, strlen(text) < 4096 ? strlen(text) : 4096))
-				name = tk_importers[j]->name;
+		{
+			const struct tk_importer *imp = text ? tk_importer_probe(text,
+					strlen(text) < 4096 ? strlen(text) : 4096) : NULL;
+
+			name = imp ? imp->name : NULL;
+		}
 		is_str(name, "gperftools-heap", "%s is probed as gperftools-heap", p);
 		free(text);
 		free(p);

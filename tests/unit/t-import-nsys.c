@@ -118,9 +118,11 @@ int main(void)
 	{
 		const char *name = NULL;
 
-		for (i = 0; tk_importers[i] && !name; i++)
-			if (tk_importers[i]->probe(bytes, len < 4096 ? len : 4096))
-				name = tk_importers[i]->name;
+		{
+			const struct tk_importer *imp = tk_importer_probe(bytes, len < 4096 ? len : 4096);
+
+			name = imp ? imp->name : NULL;
+		}
 		is_str(name, "nsys", "an SQLite database is probed as nsys");
 	}
 

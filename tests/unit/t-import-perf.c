@@ -76,7 +76,7 @@ static void check_golden(const char *input, const char *golden, int golden_share
 static const char *probed(const char *path)
 {
 	char *text = dump_read(path);
-	size_t len, i;
+	size_t len;
 	const char *name = NULL;
 
 	if (!text)
@@ -84,9 +84,8 @@ static const char *probed(const char *path)
 	len = strlen(text);
 	if (len > 4096)
 		len = 4096;
-	for (i = 0; tk_importers[i] && !name; i++)
-		if (tk_importers[i]->probe(text, len))
-			name = tk_importers[i]->name;
+	if (tk_importer_probe(text, len))
+		name = tk_importer_probe(text, len)->name;
 	free(text);
 	return name;
 }

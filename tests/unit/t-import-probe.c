@@ -1,7 +1,7 @@
 /*
  * Content probes do not steal each other's files: every fixture of every
- * importer in tk_importers[], and every real-data file under ../shared,
- * is taken by exactly the expected importer (the first in tk_importers[]
+ * importer in the registry (tk_importer_at), and every real-data file under ../shared,
+ * is taken by exactly the expected importer (the first in the registry (tk_importer_at)
  * whose probe accepts its head, as tk_import_file does).
  *
  * Each importer's inputs live in fixtures/<importer name>/; a directory
@@ -73,9 +73,9 @@ static const char *probed(const char *path)
 	}
 	if (len > 4096)
 		len = 4096;
-	for (i = 0; tk_importers[i]; i++)
-		if (tk_importers[i]->probe(head, len)) {
-			name = tk_importers[i]->name;
+	for (i = 0; tk_importer_at(i); i++)
+		if (tk_importer_at(i)->probe(head, len)) {
+			name = tk_importer_at(i)->name;
 			break;
 		}
 	tk_reader_close(&r);
@@ -130,8 +130,8 @@ static void check_fixtures(void)
 {
 	size_t i, j;
 
-	for (i = 0; tk_importers[i]; i++) {
-		const char *name = tk_importers[i]->name;
+	for (i = 0; tk_importer_at(i); i++) {
+		const char *name = tk_importer_at(i)->name;
 		char dir[256];
 		int n, want = -1;
 
