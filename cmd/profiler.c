@@ -264,6 +264,7 @@ int cmd_profiler_start(struct cmd_profiler *p, char *const *argv)
 
 	if (!p->what)
 		return 0;
+	p->prog = argv[0];
 	if ((p->what & CMD_PROFILE_CPU) && p->sampler != CMD_CPU_TIMER) {
 		if (tk_perfrec_probe(&err)) {
 			if (p->sampler == CMD_CPU_PERF) {
@@ -362,6 +363,25 @@ static void warn_losses(const struct tk_rawset *set)
 			    TK_RAW_MAX_FRAMES);
 }
 
+/*
+ * A profile asked for and not stored gets one line saying why, unless a
+ * warning said so already (a static program, perf refused, no table).
+ */
+static void say_what_is_missing(const struct cmd_profiler *p, const struct tk_rawset *set)
+{
+	if ((p->what & CMD_PROFILE_ALLOC) && set->malloc_tables &&
+	    !p->have[TK_RAW_ALLOC_BYTES] && !set->dropped)
+		cmd_warning("--profile alloc sampled none of the allocations of '%s' "
+			    "(fewer bytes than --sample-bytes %llu; --sample-bytes 1 "
+			    "records every one); no allocation profile stored", p->prog,
+			    (unsigned long long)p->sample_bytes);
+	if ((p->what & CMD_PROFILE_CPU) && !p->have[TK_RAW_CPU_NS] && !p->perf_failed &&
+	    !(p->timer_cpu && p->no_alloc) && !set->cpu_lost)
+		cmd_warning("--profile cpu took no sample of '%s' (too short: under "
+			    "one period, 1/%u s of CPU time); no CPU profile stored", p->prog,
+			    p->cpu_hz);
+}
+
 void cmd_profiler_finish(struct cmd_profiler *p)
 {
 	struct tk_symbolize_opts so;
@@ -400,6 +420,9 @@ void cmd_profiler_finish(struct cmd_profiler *p)
 	if ((p->what & CMD_PROFILE_ALLOC) && p->dir && !tables)
 		cmd_warning("the job wrote no allocation profile (did it clear "
 			    "LD_PRELOAD, or run only static programs?)");
+	else if ((p->what & CMD_PROFILE_ALLOC) && p->dir && !set.malloc_tables)
+		cmd_warning("--profile alloc saw no malloc calls in '%s' (static binary, "
+			    "custom allocator?); no allocation profile stored", p->prog);
 	warn_losses(&set);
 	memset(&so, 0, sizeof(so));
 	so.lines = p->lines;
@@ -416,6 +439,7 @@ void cmd_profiler_finish(struct cmd_profiler *p)
 			p->have[TK_RAW_PEAK_LIVE] = 0;
 	if (!(p->what & CMD_PROFILE_CPU))
 		p->have[TK_RAW_CPU_NS] = 0;
+	say_what_is_missing(p, &set);
 	tk_rawset_release(&set);
 	tk_buf_release(&warnings);
 }

@@ -34,6 +34,7 @@ struct cmd_profiler {
 	int lines;                  /* file:line in frame names */
 	int quiet;
 	/* state */
+	const char *prog;           /* the job's command, argv[0] */
 	char *dir;                  /* the raw files' directory */
 	char *preload;              /* the library's path */
 	struct tk_perfrec *perf;

@@ -215,6 +215,7 @@ static volatile int *fork_token = &fork_token_fallback;
 struct tstate {
 	int guard;
 	int init;
+	int allocated;        /* the thread's first allocation was seen */
 	int has_timer;
 	int fork_locked;      /* atfork_prepare: the locks it took */
 	int fork_unsafe;      /* atfork_prepare: the child cannot trust libunwind */
@@ -1210,7 +1211,7 @@ static void thread_init(void)
 		ts.rng = mono_ns() ^ ((uint64_t)my_tid() << 32) ^ (uint64_t)getpid() ^
 			 (uint64_t)(uintptr_t)&ts;
 	splitmix(&ts.rng);
-	ts.remaining = sample_bytes == 1 ? 0 : draw_interval();
+	ts.remaining = 0;  /* its first allocation draws the interval */
 	thread_stack_bounds();
 }
 
@@ -1268,10 +1269,15 @@ static __attribute__((noinline)) void on_alloc_slow(void *p, size_t size)
 	ts.guard = 1;
 	if (fork_unseen() && !active)
 		goto out;
-	if (UNLIKELY(!ts.init)) {
+	if (UNLIKELY(!ts.allocated)) {
+		/* The table says the process allocated at all: a job with
+		 * no sample is then one whose allocations were too few, not
+		 * one that never called malloc. */
 		thread_init();
+		ts.allocated = 1;
+		__atomic_or_fetch(&hdr->flags, TK_RAW_F_MALLOC, __ATOMIC_RELAXED);
 		if (sample_bytes != 1) {
-			ts.remaining -= (int64_t)size;
+			ts.remaining = draw_interval() - (int64_t)size;
 			if (ts.remaining > 0)
 				goto out;
 		}
@@ -1935,6 +1941,8 @@ static void child_reinit(int safe)
 	live_setup();
 	my_pid = getpid();
 	ts.rng ^= mix_ptr((uint64_t)my_pid);
+	ts.allocated = 0;
+	ts.remaining = 0;
 	if (!safe || open_files()) {
 		active = 0;
 		return;
