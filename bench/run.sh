@@ -6,7 +6,8 @@
 #   2. the cost of one tree-RSS sample.
 #
 # BENCH_N sets the repetitions of the short jobs (default 31),
-# BENCH_PROFILE_N those of the built-in profiler section (default 3).
+# BENCH_PROFILE_N those of the built-in profiler section (default 3);
+# BENCH_ONLY=profiler runs the built-in profiler section alone.
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -23,6 +24,9 @@ track="$root/tracker run -q --key bench --db $out/history.db --artifacts $out/re
 gtime="/usr/bin/time -v -o $out/time.txt"
 work="$root/examples/workload"
 
+# Every section but the built-in profiler's (not indented, to keep the
+# history of its lines).
+if [ "${BENCH_ONLY:-}" != profiler ]; then
 echo "wrapper overhead (interleaved runs, $n each; ratio = median / median of GNU time -v)"
 echo "/bin/true:"
 bench/timeit "$n" "time -v /bin/true" $gtime /bin/true :: \
@@ -111,6 +115,8 @@ if [ -n "$fg" ] && [ -f "$(dirname "$fg")/difffolded.pl" ]; then
 	awk -v t="$best" -v f="$(secs)" 'BEGIN { printf "  ratio Perl scripts / tracker: %.1fx\n", f / t }'
 else
 	echo "  difffolded.pl: not found beside flamegraph.pl (FLAMEGRAPH_PL)"
+fi
+
 fi
 
 # ---- the built-in profiler ----
