@@ -367,10 +367,16 @@ static void warn_losses(const struct tk_rawset *set)
  * A profile asked for and not stored gets one line saying why, unless a
  * warning said so already (a static program, perf refused, no table).
  */
-static void say_what_is_missing(const struct cmd_profiler *p, const struct tk_rawset *set)
+static void say_what_is_missing(const struct cmd_profiler *p, const struct tk_rawset *set,
+				size_t tables)
 {
-	if ((p->what & CMD_PROFILE_ALLOC) && set->malloc_tables &&
-	    !p->have[TK_RAW_ALLOC_BYTES] && !set->dropped)
+	int no_alloc = (p->what & CMD_PROFILE_ALLOC) && p->dir && tables &&
+		       !p->have[TK_RAW_ALLOC_BYTES] && !set->dropped;
+
+	if (no_alloc && !set->malloc_tables)
+		cmd_warning("--profile alloc saw no malloc calls in '%s' (static binary, "
+			    "custom allocator?); no allocation profile stored", p->prog);
+	else if (no_alloc)
 		cmd_warning("--profile alloc sampled none of the allocations of '%s' "
 			    "(fewer bytes than --sample-bytes %llu; --sample-bytes 1 "
 			    "records every one); no allocation profile stored", p->prog,
@@ -420,9 +426,6 @@ void cmd_profiler_finish(struct cmd_profiler *p)
 	if ((p->what & CMD_PROFILE_ALLOC) && p->dir && !tables)
 		cmd_warning("the job wrote no allocation profile (did it clear "
 			    "LD_PRELOAD, or run only static programs?)");
-	else if ((p->what & CMD_PROFILE_ALLOC) && p->dir && !set.malloc_tables)
-		cmd_warning("--profile alloc saw no malloc calls in '%s' (static binary, "
-			    "custom allocator?); no allocation profile stored", p->prog);
 	warn_losses(&set);
 	memset(&so, 0, sizeof(so));
 	so.lines = p->lines;
@@ -439,7 +442,7 @@ void cmd_profiler_finish(struct cmd_profiler *p)
 			p->have[TK_RAW_PEAK_LIVE] = 0;
 	if (!(p->what & CMD_PROFILE_CPU))
 		p->have[TK_RAW_CPU_NS] = 0;
-	say_what_is_missing(p, &set);
+	say_what_is_missing(p, &set, tables);
 	tk_rawset_release(&set);
 	tk_buf_release(&warnings);
 }
