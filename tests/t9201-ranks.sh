@@ -258,8 +258,9 @@ test_expect_success 'without --per-rank, %r is SLURM_PROCID when it is set' '
 	test_cmp want2 procid.folded
 '
 
-test_expect_success '%% is a literal %; %r without a rank: a warning, the job and its status' '
+test_expect_success '%% is a literal %, %x itself; %r without a rank: a warning, the job runs' '
 	printf "app;main;literal 1\n" >"lit%r.folded" &&
+	printf "app;main;other 2\n" >"pct%x.folded" &&
 	test_expect_code 5 env -u SLURM_PROCID tracker run -q --key norank --db h.db \
 		--artifacts arts --profile-kind alloc --profile-file "lit%%r.folded" \
 		--profile-file "prof.%r.folded" -- sh -c "echo ran >ran.txt; exit 5" 2>err &&
@@ -267,7 +268,11 @@ test_expect_success '%% is a literal %; %r without a rank: a warning, the job an
 	echo "tracker: warning: --profile-file '\''prof.%r.folded'\'': %r stands for the rank, and SLURM_PROCID is not set or not a rank; the run is recorded without this profile" >expect &&
 	test_cmp expect err &&
 	tracker flame --db h.db --key norank --kind alloc -o lit.folded &&
-	grep "^app;main;literal 1$" lit.folded
+	grep "^app;main;literal 1$" lit.folded &&
+	tracker run -q --key pct --db h.db --artifacts arts --profile-kind alloc \
+		--profile-file "pct%x.folded" -- true &&
+	tracker flame --db h.db --key pct --kind alloc -o pct.folded &&
+	grep "^app;main;other 2$" pct.folded
 '
 
 test_done
