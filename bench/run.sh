@@ -8,7 +8,9 @@
 #      sqlite3 CLI (bench/history.sh), and the built-in profiler.
 #
 # BENCH_N sets the repetitions of the short jobs (default 31),
-# BENCH_PROFILE_N those of the built-in profiler section (default 3).
+# BENCH_PROFILE_N those of the built-in profiler section (default 3);
+# BENCH_ONLY="SECTION..." runs only those sections: wrapper, flame, diff,
+# history, profiler, unwind (default: all).
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -25,6 +27,17 @@ track="$root/tracker run -q --key bench --db $out/history.db --artifacts $out/re
 gtime="/usr/bin/time -v -o $out/time.txt"
 work="$root/examples/workload"
 
+# want SECTION: whether BENCH_ONLY asks for it (or asks for nothing).
+want() {
+	case " ${BENCH_ONLY:-$1} " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
+
+# Sections are not indented inside their if, to keep the history of
+# their lines.
+if want wrapper; then
 echo "wrapper overhead (interleaved runs, $n each; ratio = median / median of GNU time -v)"
 echo "/bin/true:"
 bench/timeit "$n" "time -v /bin/true" $gtime /bin/true :: \
@@ -38,6 +51,7 @@ bench/timeit $(( (n + 1) / 3 )) "time -v spin 1" $gtime "$work" spin 1 :: \
 echo
 echo "tree RSS sampling (core/proctree.c):"
 bench/sample-cost
+fi
 
 # ---- flame graphs (issue: profiles) ----
 # A 200k-distinct-stack folded file (~260 MB) from bench/gen-folded, drawn
@@ -62,6 +76,7 @@ best3() {
 	done
 }
 
+if want flame || want diff; then
 echo
 echo "flame graph of 200k distinct stacks:"
 bench/gen-folded -n 200000 >"$out/big.folded"
@@ -98,10 +113,12 @@ if [ -f "$perf_src" ]; then
 else
 	echo "  perf script collapse: skipped (../shared/real-data is not beside the project)"
 fi
+fi
 
 # ---- diff flame graphs ----
 # Two 200k-stack profiles: the one above and a perturbed copy (5% of the
 # stacks vanished, 5% new, 5% regressed, 5% improved, a different total).
+if want diff; then
 echo
 echo "diff of two 200k-stack profiles to an HTML page:"
 bench/gen-folded -n 200000 -p 5 >"$out/big2.folded"
@@ -114,11 +131,14 @@ if [ -n "$fg" ] && [ -f "$(dirname "$fg")/difffolded.pl" ]; then
 else
 	echo "  difffolded.pl: not found beside flamegraph.pl (FLAMEGRAPH_PL)"
 fi
+fi
 
-# ---- history over a 1M-run database (issue 11) ----
+# ---- history over a 1M-run database ----
+if want history; then
 echo
 echo "tracker history over 1M runs (bench/history.sh):"
 sh bench/history.sh "$root/tracker"
+fi
 
 # ---- the built-in profiler ----
 # bench/alloc-heavy (10M allocations of mixed sizes in about 1 s) and
@@ -131,6 +151,7 @@ sh bench/history.sh "$root/tracker"
 # 3 minutes for both programs; BENCH_PROFILE_N sets it.
 # docs/measurements.md has the results and how to read them.
 np=${BENCH_PROFILE_N:-3}
+if want profiler; then
 echo
 echo "built-in profiler (interleaved runs, $np each; ratio = median / median unprofiled):"
 prof_ok=
@@ -209,6 +230,7 @@ for prog in alloc-heavy compute; do
 		fi
 	fi
 done
+fi
 
 # ---- CPU call paths: stack copies unwound with CFI (core/unwind) ----
 # bench/unwind-cost runs a program unprofiled, sampled by perf_event_open
@@ -219,6 +241,7 @@ done
 # samples were unwound and how much stack the walks needed. A Python
 # interpreter (deep C stacks) also runs with 32 KiB copies, to show how
 # much of its stack an 8 KiB copy misses.
+want unwind || exit 0
 echo
 echo "CPU call paths, stack copies unwound with CFI (bench/unwind-cost, $np runs each):"
 if ! bench/unwind-cost -n 1 -- /bin/true >/dev/null 2>"$out/err.txt"; then

@@ -274,6 +274,7 @@ int cmd_profiler_start(struct cmd_profiler *p, char *const *argv)
 
 	if (!p->what)
 		return 0;
+	p->prog = argv[0];
 	if ((p->what & CMD_PROFILE_CPU) && p->sampler != CMD_CPU_TIMER) {
 		if (tk_perfrec_probe(&err)) {
 			if (p->sampler == CMD_CPU_PERF) {
@@ -373,6 +374,31 @@ static void warn_losses(const struct tk_rawset *set)
 			    TK_RAW_MAX_FRAMES);
 }
 
+/*
+ * A profile asked for and not stored gets one line saying why, unless a
+ * warning said so already (a static program, perf refused, no table).
+ */
+static void say_what_is_missing(const struct cmd_profiler *p, const struct tk_rawset *set,
+				size_t tables)
+{
+	int no_alloc = (p->what & CMD_PROFILE_ALLOC) && p->dir && tables &&
+		       !p->have[TK_RAW_ALLOC_BYTES] && !set->dropped;
+
+	if (no_alloc && !set->malloc_tables)
+		cmd_warning("--profile alloc saw no malloc calls in '%s' (static binary, "
+			    "custom allocator?); no allocation profile stored", p->prog);
+	else if (no_alloc)
+		cmd_warning("--profile alloc sampled none of the allocations of '%s' "
+			    "(fewer bytes than --sample-bytes %llu; --sample-bytes 1 "
+			    "records every one); no allocation profile stored", p->prog,
+			    (unsigned long long)p->sample_bytes);
+	if ((p->what & CMD_PROFILE_CPU) && !p->have[TK_RAW_CPU_NS] && !p->perf_failed &&
+	    !(p->timer_cpu && p->no_alloc) && !set->cpu_lost)
+		cmd_warning("--profile cpu took no sample of '%s' (too short: under "
+			    "one period, 1/%u s of CPU time); no CPU profile stored", p->prog,
+			    p->cpu_hz);
+}
+
 void cmd_profiler_finish(struct cmd_profiler *p)
 {
 	struct tk_symbolize_opts so;
@@ -433,6 +459,7 @@ void cmd_profiler_finish(struct cmd_profiler *p)
 			p->have[TK_RAW_PEAK_LIVE] = 0;
 	if (!(p->what & CMD_PROFILE_CPU))
 		p->have[TK_RAW_CPU_NS] = 0;
+	say_what_is_missing(p, &set, tables);
 	tk_rawset_release(&set);
 	tk_buf_release(&warnings);
 }

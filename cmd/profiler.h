@@ -35,6 +35,7 @@ struct cmd_profiler {
 	int no_demangle;            /* keep mangled names (--no-demangle) */
 	int quiet;
 	/* state */
+	const char *prog;           /* the job's command, argv[0] */
 	char *dir;                  /* the raw files' directory */
 	char *preload;              /* the library's path */
 	struct tk_perfrec *perf;

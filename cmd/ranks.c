@@ -15,6 +15,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/ranks.h"
+#include "core/ci.h"
 #include "core/profile.h"
 #include "core/profmerge.h"
 #include "core/banned.h"
@@ -74,6 +75,42 @@ int cmd_per_rank_setup(struct tk_run *run, struct tk_err *err)
 	run->rank = rank;
 	free(run->rank_group);
 	run->rank_group = tk_buf_detach(&group, NULL);
+	return 0;
+}
+
+int cmd_task_rank(const struct tk_run *run)
+{
+	const char *procid = tk_env_get(&tk_env_process, "SLURM_PROCID");
+	int rank;
+
+	if (run->rank >= 0)
+		return run->rank;
+	if (!procid || parse_rank(procid, &rank))
+		return -1;
+	return rank;
+}
+
+int cmd_rank_path(const char *tmpl, int rank, struct tk_buf *out, struct tk_err *err)
+{
+	const char *p;
+
+	tk_buf_reset(out);
+	for (p = tmpl; *p; p++) {
+		if (*p != '%' || (p[1] != 'r' && p[1] != '%')) {
+			tk_buf_addch(out, *p);
+			continue;
+		}
+		p++;
+		if (*p == '%') {
+			tk_buf_addch(out, '%');
+		} else if (rank < 0) {
+			return tk_err_set(err, TK_EUSAGE, "--profile-file '%s': %%r stands for "
+					  "the rank, and SLURM_PROCID is not set or not a rank",
+					  tmpl);
+		} else {
+			tk_buf_addf(out, "%d", rank);
+		}
+	}
 	return 0;
 }
 

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/buf.h"
+#include "core/err.h"
 #include "core/run.h"
 #include "core/store.h"
 
@@ -59,5 +61,19 @@ void cmd_job_rows_release(struct cmd_job_rows *j);
  * signaled (a crash) < error (could not start).
  */
 int cmd_status_severity(enum tk_run_status s);
+
+/*
+ * The rank of this task: run->rank under --per-rank, else $SLURM_PROCID
+ * when it is a rank (a number from 0), else -1.
+ */
+int cmd_task_rank(const struct tk_run *run);
+
+/*
+ * Expands --profile-file's placeholders in tmpl into out (reset first):
+ * "%r" is rank, "%%" a literal %, any other % stays as it is (paths
+ * written before placeholders existed keep their meaning). A %r with
+ * rank < 0 is TK_EUSAGE, naming tmpl.
+ */
+int cmd_rank_path(const char *tmpl, int rank, struct tk_buf *out, struct tk_err *err);
 
 #endif

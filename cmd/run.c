@@ -22,6 +22,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/profiler.h"
+#include "cmd/ranks.h"
 #include "core/ci.h"
 #include "core/fsutil.h"
 #include "core/import.h"
@@ -76,7 +77,8 @@ const char cmd_run_usage[] =
 	"  --profile-file PATH[:FORMAT]\n"
 	"                     after the job, import the profile it wrote to PATH\n"
 	"                     and store it with the run (repeatable); a missing or\n"
-	"                     unreadable file is a warning, the run is still recorded\n"
+	"                     unreadable file is a warning, the run is still recorded;\n"
+	"                     in PATH, %r is the rank ($SLURM_PROCID) and %% a %\n"
 	"  --profile-kind KIND  the kind of those profiles (default: from the unit:\n"
 	"                     bytes -> alloc, counts -> alloc_count, else cpu)\n"
 	"  --no-demangle      keep the profiles' frame names raw (C++/Rust mangled,\n"
@@ -105,6 +107,7 @@ struct profile_file {
 	const char *format;
 	char *path;
 	int loaded;
+	int skip;          /* its path could not be made: warned already */
 };
 
 struct run_state {
@@ -216,6 +219,8 @@ static void load_profiles(struct run_state *st)
 
 		if (pf->builtin)
 			goto keep;
+		if (pf->skip)
+			continue;
 		if (access(pf->path, F_OK)) {
 			cmd_warning("no profile at '%s': the run is recorded without it", pf->path);
 			continue;
@@ -413,6 +418,34 @@ static void add_profile_file(struct run_state *st, const char *spec)
 
 	cmd_split_format(spec, &path, &pf->format);
 	pf->path = tk_buf_detach(&path, NULL);
+}
+
+/*
+ * --profile-file paths name the rank with %r, so that the ranks of one job
+ * each read their own file. A %r without a rank costs that profile, never
+ * the job: a usage error would stop a CI job for a profile.
+ */
+static void expand_profile_paths(struct run_state *st)
+{
+	struct tk_buf path = TK_BUF_INIT;
+	int rank = cmd_task_rank(&st->run);
+	size_t i;
+
+	for (i = 0; i < st->nr_profiles; i++) {
+		struct profile_file *pf = &st->profiles[i];
+		struct tk_err err = TK_ERR_INIT;
+
+		if (pf->builtin)
+			continue;
+		if (cmd_rank_path(pf->path, rank, &path, &err)) {
+			cmd_warning("%s; the run is recorded without this profile", err.msg);
+			pf->skip = 1;
+			continue;
+		}
+		free(pf->path);
+		pf->path = tk_xstrdup(path.buf);
+	}
+	tk_buf_release(&path);
 }
 
 /* The built-in profiler's profiles join the imported ones. */
@@ -648,6 +681,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		if (ret)
 			goto out;
 	}
+	expand_profile_paths(&st);
 	cmd_resolve_artifacts(ctx, opt_artifacts, &st.artifacts);
 	cmd_resolve_db(ctx, opt_db, &db);
 

@@ -426,6 +426,8 @@ static void read_table(struct tk_rawset *s, const char *path, int pid, unsigned 
 	s->cpu_lost += h.cpu_lost;
 	s->truncated += h.truncated;
 	s->unwinders |= unwinder_bits(&h);
+	if (h.flags & TK_RAW_F_MALLOC)
+		s->malloc_tables++;
 
 	slots = tk_realloc_array(NULL, SLOT_CHUNK, sizeof(*slots));
 	nslots = h.nslots;

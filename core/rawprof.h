@@ -69,6 +69,7 @@ struct tk_raw_header {
 };
 
 #define TK_RAW_F_EXITED 1u    /* the process reached exit or exec cleanly */
+#define TK_RAW_F_MALLOC 2u    /* the process called the malloc family */
 
 /* One distinct stack and what was measured at it. 64 bytes. */
 struct tk_raw_slot {
@@ -125,6 +126,7 @@ struct tk_rawset {
 	size_t nr_images;
 	uint64_t dropped, cpu_lost, truncated;
 	unsigned unwinders;       /* TK_RAW_UNW_* seen */
+	size_t malloc_tables;     /* tables of processes that called malloc */
 };
 
 #define TK_RAW_UNW_FP 1u

@@ -52,6 +52,14 @@
  *   allocpattern ownprof SECONDS  its own SIGPROF handler and ITIMER_PROF;
  *                               burns SECONDS of CPU, prints the ticks
  *                               and how many SIGPROFs came from elsewhere
+ *   allocpattern nomalloc [STATUS]  memory from mmap and sbrk only, output
+ *                               with write (stdio would malloc a buffer):
+ *                               never calls the malloc family; exits
+ *                               STATUS (default 0)
+ *   allocpattern pool N         N objects from its own pool allocator (a
+ *                               bump allocator over one mmap), as custom
+ *                               allocators and language runtimes do; no
+ *                               malloc call either
  *
  * On stdout, one line per allocation site: "site <function> <bytes>
  * <count>", where <function> is the function that called the allocator
@@ -1190,13 +1198,96 @@ static int run_ownprof(double seconds)
 	return 0;
 }
 
+/* ---- memory that never comes from malloc ---- */
+
+/* "name value\n" with write: stdio would malloc its buffer. */
+static void write_line(const char *name, uint64_t v)
+{
+	char buf[64], digits[24];
+	size_t n = 0, d = 0;
+
+	while (*name && n < 32)
+		buf[n++] = *name++;
+	buf[n++] = ' ';
+	do {
+		digits[d++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (d)
+		buf[n++] = digits[--d];
+	buf[n++] = '\n';
+	if (write(1, buf, n) < 0)
+		_exit(1);
+}
+
+static int run_nomalloc(int status)
+{
+	size_t len = 1 << 20, i;
+	unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *b = sbrk(4096);
+	uint64_t sum = 0;
+
+	if (m == MAP_FAILED || b == (void *)-1)
+		return 1;
+	for (i = 0; i < len; i++)
+		m[i] = (unsigned char)i;
+	for (i = 0; i < 4096; i++)
+		b[i] = m[i * 7];
+	for (i = 0; i < 4096; i++)
+		sum += b[i];
+	munmap(m, len);
+	write_line("nomalloc", sum);
+	return status;
+}
+
+struct pool {
+	char *base;
+	size_t used, cap;
+};
+
+static __attribute__((noinline)) void *pool_alloc(struct pool *p, size_t n)
+{
+	void *r;
+
+	n = (n + 15) & ~(size_t)15;
+	if (p->cap - p->used < n)
+		return NULL;
+	r = p->base + p->used;
+	p->used += n;
+	return r;
+}
+
+static int run_pool(unsigned long n)
+{
+	struct pool p = { NULL, 0, (size_t)64 << 20 };
+	uint64_t sum = 0;
+	unsigned long i;
+
+	p.base = mmap(NULL, p.cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p.base == MAP_FAILED)
+		return 1;
+	for (i = 0; i < n; i++) {
+		uint64_t *o = pool_alloc(&p, 16 + i % 48);
+
+		if (!o)
+			break;
+		o[0] = i;
+		o[1] = i * 3;
+		sum += o[0] + o[1];
+	}
+	write_line("pool_objects", i);
+	write_line("pool_sum", sum);
+	munmap(p.base, p.cap);
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: allocpattern pattern|threads N|fork|forkexec|realloc|aligned|big|"
 			"killself SIG|spin SECONDS|syscalls SECONDS|stress THREADS ITERS FORKS|edge|\n"
 			"       tiny N|manylive N ROUNDS|rawfork|vforkreset SECONDS|sigexec|sigintr|\n"
 			"       closefds|execveat|fault|threadexec SECONDS PROG ARGS...|segvcatch|\n"
-			"       ownprof SECONDS\n");
+			"       ownprof SECONDS|nomalloc [STATUS]|pool N\n");
 	return 2;
 }
 
@@ -1256,6 +1347,10 @@ int main(int argc, char **argv)
 		return run_segvcatch();
 	} else if (!strcmp(mode, "ownprof") && argc > 2) {
 		return run_ownprof(strtod(argv[2], NULL));
+	} else if (!strcmp(mode, "nomalloc")) {
+		return run_nomalloc(argc > 2 ? (int)strtol(argv[2], NULL, 10) : 0);
+	} else if (!strcmp(mode, "pool") && argc > 2) {
+		return run_pool(strtoul(argv[2], NULL, 10));
 	} else if (!strcmp(mode, "stress") && argc > 4) {
 		return run_stress((int)strtol(argv[2], NULL, 10), strtoul(argv[3], NULL, 10),
 				  (unsigned)strtoul(argv[4], NULL, 10));

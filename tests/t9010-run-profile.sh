@@ -174,6 +174,48 @@ test_expect_success PRELOAD,TINYFS 'a full filesystem under the table: the job g
 '
 [ -z "$tiny" ] || umount "$tiny"
 
+test_expect_success PRELOAD 'a job that never calls malloc: one warning, its status, no profile' '
+	test_expect_code 3 tracker run --key nomalloc --profile alloc -- \
+		"$ALLOCPATTERN" nomalloc 3 >out 2>err &&
+	grep "^nomalloc " out &&
+	grep "warning" err >warnings &&
+	echo "tracker: warning: --profile alloc saw no malloc calls in '\''$ALLOCPATTERN'\'' (static binary, custom allocator?); no allocation profile stored" >expect &&
+	test_cmp expect warnings &&
+	tracker history --key nomalloc --format csv >hist &&
+	test $(wc -l <hist) = 2 &&
+	test_must_fail tracker flame --key nomalloc --kind alloc -o nomalloc.svg
+'
+
+test_expect_success PRELOAD 'a job allocating from its own pool: the same warning' '
+	tracker run -q --key pool --profile alloc -- "$ALLOCPATTERN" pool 100000 >out 2>err &&
+	grep "^pool_objects 100000" out &&
+	test $(grep -c "" err) = 1 &&
+	grep "saw no malloc calls in .*allocpattern" err &&
+	test_must_fail tracker flame --key pool --kind alloc_count -o pool.svg
+'
+
+test_expect_success PRELOAD 'a few bytes allocated, none sampled: said, not silent' '
+	tracker run -q --key few --profile alloc -- "$ALLOCPATTERN" tiny 3 >out 2>err &&
+	test $(grep -c "" err) = 1 &&
+	grep "sampled none of the allocations of .*allocpattern.* (fewer bytes than --sample-bytes 524288" err &&
+	test_must_fail tracker flame --key few --kind alloc -o few.svg &&
+	tracker run -q --key few1 --profile alloc --sample-bytes 1 -- "$ALLOCPATTERN" tiny 3 >out 2>err &&
+	! test -s err &&
+	tracker flame --key few1 --kind alloc_count -o few1.folded &&
+	grep ";tiny_site 3$" few1.folded
+'
+
+# --cpu-hz 1: one sample a second of CPU time, so that the job surely
+# takes none whatever the machine's speed.
+test_expect_success PRELOAD 'a job too short for a CPU sample: one note, no cpu profile' '
+	tracker run -q --key short --profile cpu --cpu-hz 1 -- "$ALLOCPATTERN" nomalloc >out 2>err &&
+	grep "^nomalloc " out &&
+	grep -v "without a CPU profile" err >notes &&
+	test $(grep -c "" notes) = 1 &&
+	grep "cpu took no sample of .*allocpattern.* (too short: under one period, 1/1 s of CPU time); no CPU profile stored" notes &&
+	test_must_fail tracker flame --key short --kind cpu -o short.svg
+'
+
 test_expect_success 'bad --profile values are usage errors' '
 	test_expect_code 2 tracker run --key x --profile heap -- true &&
 	test_expect_code 2 tracker run --key x --sample-bytes 0 -- true &&

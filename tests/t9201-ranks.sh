@@ -228,4 +228,58 @@ test_expect_success 'flame --ranks errors: not a rank 65, no such profile 65, wi
 	test_expect_code 2 tracker flame --ranks p0.folded -o x.svg
 '
 
+# --profile-file with %r: each rank reads the file it wrote itself.
+# prank PROCID: one task of a simulated srun of job 888.0 writing its
+# profile to prof.PROCID.folded.
+prank() {
+	SLURM_JOB_ID=888 SLURM_STEP_ID=0 SLURM_PROCID=$1 SLURM_NTASKS=3 \
+		tracker run -q --per-rank --key mpiprof --db h.db --artifacts arts \
+		--profile-kind alloc --profile-file "prof.%r.folded" -- sh writeprof.sh
+}
+test_expect_success 'three ranks at once, --profile-file prof.%r.folded: each stores its own' '
+	cat >writeprof.sh <<-\EOF &&
+	printf "app;main;rank%s %s\n" "$SLURM_PROCID" $((10 * (SLURM_PROCID + 1))) \
+		>prof.$SLURM_PROCID.folded
+	EOF
+	for r in 0 1 2; do
+		printf "app;main;rank%s %s\n" $r $((10 * (r + 1))) >want$r || return 1
+	done &&
+	prank 0 & p0=$!
+	prank 1 & p1=$!
+	prank 2 & p2=$!
+	wait $p0 && wait $p1 && wait $p2 &&
+	for r in 0 1 2; do
+		tracker flame --db h.db --run "$(rank_id mpiprof 888.0 $r)" --kind alloc -o got$r.folded &&
+		test_cmp want$r got$r.folded || return 1
+	done &&
+	tracker flame --db h.db --key mpiprof --ranks --kind alloc -o sum.folded &&
+	sort sum.folded >actual &&
+	cat want0 want1 want2 >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'without --per-rank, %r is SLURM_PROCID when it is set' '
+	SLURM_PROCID=2 tracker run -q --key procid --db h.db --artifacts arts --profile-kind alloc \
+		--profile-file "prof.%r.folded" -- true &&
+	tracker flame --db h.db --key procid --kind alloc -o procid.folded &&
+	test_cmp want2 procid.folded
+'
+
+test_expect_success '%% is a literal %, %x itself; %r without a rank: a warning, the job runs' '
+	printf "app;main;literal 1\n" >"lit%r.folded" &&
+	printf "app;main;other 2\n" >"pct%x.folded" &&
+	test_expect_code 5 env -u SLURM_PROCID tracker run -q --key norank --db h.db \
+		--artifacts arts --profile-kind alloc --profile-file "lit%%r.folded" \
+		--profile-file "prof.%r.folded" -- sh -c "echo ran >ran.txt; exit 5" 2>err &&
+	test -s ran.txt &&
+	echo "tracker: warning: --profile-file '\''prof.%r.folded'\'': %r stands for the rank, and SLURM_PROCID is not set or not a rank; the run is recorded without this profile" >expect &&
+	test_cmp expect err &&
+	tracker flame --db h.db --key norank --kind alloc -o lit.folded &&
+	grep "^app;main;literal 1$" lit.folded &&
+	tracker run -q --key pct --db h.db --artifacts arts --profile-kind alloc \
+		--profile-file "pct%x.folded" -- true &&
+	tracker flame --db h.db --key pct --kind alloc -o pct.folded &&
+	grep "^app;main;other 2$" pct.folded
+'
+
 test_done

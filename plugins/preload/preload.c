@@ -62,8 +62,9 @@
 #define NSLOTS (1u << 18)
 #define FRAMES_CAP (8u << 20)
 #define SLOT_PROBES 4096
-#define LIVE_BITS 20
+#define LIVE_BITS 21
 #define LIVE_PROBES 64
+#define LIVE_SLOT_BITS 20
 #define MAX_RANGES 4096
 #define MAX_ROOTS 256
 #define MAX_TIMERS 4096
@@ -158,15 +159,18 @@ struct root {
 static struct root roots[MAX_ROOTS];
 static unsigned nroots;
 
-/* Live sampled allocations, for peak live heap per stack. */
+/*
+ * Live sampled allocations, for peak live heap per stack: the address,
+ * then the stack's slot and the block's size packed in one word (its
+ * weight is recomputed from the size), four entries to a cache line.
+ */
 struct live_ent {
 	uint64_t ptr;       /* 0 empty, 1 removed */
-	uint32_t slot;
-	uint32_t pad;
-	double bytes;
+	uint64_t meta;      /* size << LIVE_SLOT_BITS | slot */
 };
 static struct live_ent *live;
-static uint64_t live_count;
+static uint64_t live_count;   /* not kept in exact mode */
+static int live_all;          /* exact mode: every block is in the table */
 
 /*
  * CPU timers of the threads, so exec can disarm them all. The table is
@@ -211,6 +215,7 @@ static volatile int *fork_token = &fork_token_fallback;
 struct tstate {
 	int guard;
 	int init;
+	int allocated;        /* the thread's first allocation was seen */
 	int has_timer;
 	int fork_locked;      /* atfork_prepare: the locks it took */
 	int fork_unsafe;      /* atfork_prepare: the child cannot trust libunwind */
@@ -1053,12 +1058,14 @@ static struct tk_raw_slot *stack_slot(ucontext_t *uc, int *busy)
 
 /* ---- live allocations ---- */
 
-/* 0 when the table has no room for p: then it is not tracked at all. */
+_Static_assert(NSLOTS <= 1u << LIVE_SLOT_BITS, "a slot index fits in a live entry");
+
 /*
  * Counts of live sampled blocks by a hash of their address: free() looks
  * in the live table only when its pointer's count is not zero. At the
  * default rate few blocks are live, and this 64 KiB stays in cache where
- * the table would cost a cache miss on every free.
+ * the table would cost a cache miss on every free. In exact mode every
+ * block is live, and neither the filter nor the count is kept.
  */
 #define LIVE_FILTER_BITS 15
 static uint16_t live_filter[1u << LIVE_FILTER_BITS];
@@ -1068,52 +1075,105 @@ static uint16_t *filter_of(uint64_t key)
 	return &live_filter[(key * 0x9e3779b97f4a7c15ull) >> (64 - LIVE_FILTER_BITS)];
 }
 
-static int live_add(void *p, uint32_t slot, double bytes)
+/*
+ * Where an address's probe starts. A hash would scatter neighbouring
+ * blocks over the whole table, and exact mode then paid a cache miss on
+ * nearly every malloc and free (half the run on alloc-heavy). Instead
+ * the table mirrors the heap: one entry per 32 bytes (glibc's smallest
+ * chunk) of a 32 MiB region, the region placed by a hash of its number.
+ * Blocks the program allocates together, and frees soon after, share the
+ * table's cache lines as they share the heap's.
+ */
+static uint64_t live_home(uint64_t key)
+{
+	return (key >> 5) + mix_ptr(key >> (4 + LIVE_BITS));
+}
+
+static struct live_ent *live_at(uint64_t i)
+{
+	return &live[i & ((1u << LIVE_BITS) - 1)];
+}
+
+/* The bytes a block of size bytes counts for when sampled: the same
+ * double every time, so that a free takes away what the malloc added. */
+static double weight_bytes(uint64_t size)
+{
+	if (sample_bytes == 1)
+		return (double)size;
+	return (double)size / -expm1(-(double)size / sample_mean);
+}
+
+/* 0 when the table has no room for p: then it is not tracked at all. */
+static int live_add(void *p, uint32_t slot, uint64_t size)
 {
 	uint64_t key = (uint64_t)(uintptr_t)p;
-	uint64_t i = mix_ptr(key), k;
+	uint64_t i = live_home(key), k;
 
-	if (!live)
+	if (!live || size > UINT64_MAX >> LIVE_SLOT_BITS || key < 2)
 		return 0;
 	for (k = 0; k < LIVE_PROBES; k++) {
-		struct live_ent *e = &live[(i + k) & ((1u << LIVE_BITS) - 1)];
+		struct live_ent *e = live_at(i + k);
 		uint64_t v = __atomic_load_n(&e->ptr, __ATOMIC_RELAXED);
 
 		if ((v == 0 || v == 1) &&
 		    __atomic_compare_exchange_n(&e->ptr, &v, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-			e->slot = slot;
-			e->bytes = bytes;
-			add_u64(&live_count, 1);
-			__atomic_add_fetch(filter_of(key), 1, __ATOMIC_RELAXED);
+			e->meta = size << LIVE_SLOT_BITS | slot;
+			if (!live_all) {
+				add_u64(&live_count, 1);
+				__atomic_add_fetch(filter_of(key), 1, __ATOMIC_RELAXED);
+			}
 			return 1;
 		}
 	}
 	return 0;
 }
 
-static void live_remove(void *p)
+static int live_any(void)
+{
+	return live_all || __atomic_load_n(&live_count, __ATOMIC_RELAXED);
+}
+
+/* Takes p out of the table: 1 and its entry's meta when it was there. */
+static int live_take(void *p, uint64_t *meta)
 {
 	uint64_t key = (uint64_t)(uintptr_t)p;
 	uint64_t i, k;
 
-	if (!live || !__atomic_load_n(&live_count, __ATOMIC_RELAXED) ||
-	    !__atomic_load_n(filter_of(key), __ATOMIC_RELAXED))
-		return;
-	i = mix_ptr(key);
+	if (!live || !live_any() ||
+	    (!live_all && !__atomic_load_n(filter_of(key), __ATOMIC_RELAXED)))
+		return 0;
+	i = live_home(key);
 	for (k = 0; k < LIVE_PROBES; k++) {
-		struct live_ent *e = &live[(i + k) & ((1u << LIVE_BITS) - 1)];
+		struct live_ent *e = live_at(i + k);
 		uint64_t v = __atomic_load_n(&e->ptr, __ATOMIC_ACQUIRE);
 
 		if (v == key) {
-			add_double(&slots[e->slot].live_bytes, -e->bytes);
+			*meta = e->meta;
 			__atomic_store_n(&e->ptr, 1, __ATOMIC_RELEASE);
-			__atomic_sub_fetch(&live_count, 1, __ATOMIC_RELAXED);
-			__atomic_sub_fetch(filter_of(key), 1, __ATOMIC_RELAXED);
-			return;
+			if (!live_all) {
+				__atomic_sub_fetch(&live_count, 1, __ATOMIC_RELAXED);
+				__atomic_sub_fetch(filter_of(key), 1, __ATOMIC_RELAXED);
+			}
+			return 1;
 		}
 		if (!v)
-			return;
+			return 0;
 	}
+	return 0;
+}
+
+static uint32_t meta_slot(uint64_t meta)
+{
+	return (uint32_t)(meta & ((1u << LIVE_SLOT_BITS) - 1));
+}
+
+static void live_remove(void *p)
+{
+	uint64_t meta;
+
+	if (live_take(p, &meta))
+		add_double(&slots[meta_slot(meta)].live_bytes,
+			   -weight_bytes(meta >> LIVE_SLOT_BITS));
 }
 
 /* ---- sampling ---- */
@@ -1151,7 +1211,7 @@ static void thread_init(void)
 		ts.rng = mono_ns() ^ ((uint64_t)my_tid() << 32) ^ (uint64_t)getpid() ^
 			 (uint64_t)(uintptr_t)&ts;
 	splitmix(&ts.rng);
-	ts.remaining = sample_bytes == 1 ? 0 : draw_interval();
+	ts.remaining = 0;  /* its first allocation draws the interval */
 	thread_stack_bounds();
 }
 
@@ -1163,15 +1223,8 @@ static __attribute__((noinline)) void record_alloc(void *p, size_t size)
 
 	if (!p)
 		return;  /* failed: no allocation, whatever its size */
-	if (sample_bytes == 1) {
-		wb = (double)size;
-		wc = 1;
-	} else {
-		double prob = -expm1(-(double)size / sample_mean);
-
-		wb = (double)size / prob;
-		wc = 1 / prob;
-	}
+	wb = weight_bytes(size);
+	wc = sample_bytes == 1 ? 1 : 1 / -expm1(-(double)size / sample_mean);
 	s = stack_slot(NULL, &busy);
 	if (!s) {
 		add_u64(&hdr->dropped, 1);
@@ -1185,7 +1238,7 @@ static __attribute__((noinline)) void record_alloc(void *p, size_t size)
 		/* A block the live table has no room for is never seen freed:
 		 * it counts in the peak of the moment, not in live_bytes for
 		 * good (which would inflate every later peak). */
-		if (live_add(p, (uint32_t)(s - slots), wb)) {
+		if (live_add(p, (uint32_t)(s - slots), size)) {
 			now = add_double(&s->live_bytes, wb);
 		} else {
 			__atomic_load(&s->live_bytes, &now, __ATOMIC_RELAXED);
@@ -1216,10 +1269,15 @@ static __attribute__((noinline)) void on_alloc_slow(void *p, size_t size)
 	ts.guard = 1;
 	if (fork_unseen() && !active)
 		goto out;
-	if (UNLIKELY(!ts.init)) {
+	if (UNLIKELY(!ts.allocated)) {
+		/* The table says the process allocated at all: a job with
+		 * no sample is then one whose allocations were too few, not
+		 * one that never called malloc. */
 		thread_init();
+		ts.allocated = 1;
+		__atomic_or_fetch(&hdr->flags, TK_RAW_F_MALLOC, __ATOMIC_RELAXED);
 		if (sample_bytes != 1) {
-			ts.remaining -= (int64_t)size;
+			ts.remaining = draw_interval() - (int64_t)size;
 			if (ts.remaining > 0)
 				goto out;
 		}
@@ -1247,7 +1305,7 @@ static inline void on_alloc(void *p, size_t size)
 
 static inline void on_free(void *p)
 {
-	if (!p || !active || ts.guard || !__atomic_load_n(&live_count, __ATOMIC_RELAXED))
+	if (!p || !active || ts.guard || !live_any())
 		return;
 	ts.guard = 1;
 	if (!fork_unseen())
@@ -1324,8 +1382,7 @@ static void *boot_realloc(void *old, size_t n)
 EXPORT void *realloc(void *old, size_t n)
 {
 	void *p;
-	uint32_t slot = 0;
-	double bytes = 0;
+	uint64_t meta = 0;
 	int had = 0;
 
 	if (UNLIKELY(in_boot(old)))
@@ -1335,38 +1392,23 @@ EXPORT void *realloc(void *old, size_t n)
 			return old ? NULL : boot_alloc(n);
 		resolve();
 	}
-	if (old && active && !ts.guard && __atomic_load_n(&live_count, __ATOMIC_RELAXED)) {
+	if (old && active && !ts.guard && live_any()) {
 		/* Removed before the real call, which may hand the block to
 		 * another thread; put back if realloc fails. */
-		uint64_t key = (uint64_t)(uintptr_t)old, i = mix_ptr(key), k;
-
 		ts.guard = 1;
-		if (fork_unseen())
-			k = LIVE_PROBES;
-		else
-			k = 0;
-		for (; live && k < LIVE_PROBES; k++) {
-			struct live_ent *e = &live[(i + k) & ((1u << LIVE_BITS) - 1)];
-			uint64_t v = __atomic_load_n(&e->ptr, __ATOMIC_ACQUIRE);
-
-			if (v == key) {
-				slot = e->slot;
-				bytes = e->bytes;
-				had = 1;
-				break;
-			}
-			if (!v)
-				break;
+		if (!fork_unseen() && live_take(old, &meta)) {
+			had = 1;
+			add_double(&slots[meta_slot(meta)].live_bytes,
+				   -weight_bytes(meta >> LIVE_SLOT_BITS));
 		}
-		if (had)
-			live_remove(old);
 		ts.guard = 0;
 	}
 	p = real_realloc(old, n);
 	if (!p && n && had) {
 		ts.guard = 1;
-		if (live_add(old, slot, bytes))
-			add_double(&slots[slot].live_bytes, bytes);
+		if (live_add(old, meta_slot(meta), meta >> LIVE_SLOT_BITS))
+			add_double(&slots[meta_slot(meta)].live_bytes,
+				   weight_bytes(meta >> LIVE_SLOT_BITS));
 		ts.guard = 0;
 	}
 	if (p || !old)
@@ -1760,6 +1802,7 @@ static void live_setup(void)
 
 	live = m == MAP_FAILED ? NULL : m;
 	live_count = 0;
+	live_all = sample_bytes == 1;
 	memset(live_filter, 0, sizeof(live_filter));
 }
 
@@ -1898,6 +1941,8 @@ static void child_reinit(int safe)
 	live_setup();
 	my_pid = getpid();
 	ts.rng ^= mix_ptr((uint64_t)my_pid);
+	ts.allocated = 0;
+	ts.remaining = 0;
 	if (!safe || open_files()) {
 		active = 0;
 		return;
