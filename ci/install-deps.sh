@@ -29,8 +29,9 @@ build_pkgs="build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libya
 # (tests/browser, playwright-core from npm driving Debian's chromium);
 # clang, libclang-rt-14-dev: libFuzzer for the fuzz smoke test (make fuzz);
 # linux-perf: `perf record --call-graph dwarf`, the reference the CPU call
-# paths are checked against (t9011; skipped without it).
-test_pkgs="perl sqlite3 libxml2-utils time git procps python3 chromium nodejs npm clang libclang-rt-14-dev linux-perf"
+# paths are checked against (t9011; skipped without it); python3-pil,
+# poppler-utils: the PNG and PDF pictures read back pixel by pixel (t3003).
+test_pkgs="perl sqlite3 libxml2-utils time git procps python3 chromium nodejs npm clang libclang-rt-14-dev linux-perf python3-pil poppler-utils"
 # The peers the benchmarks compare against (see DESIGN.md "Numbers to beat").
 # sqlite3: the CLI that tracker history is timed against (bench/history.sh).
 bench_pkgs="time perl heaptrack valgrind sqlite3"
