@@ -57,20 +57,20 @@ static int set_fill(struct ctx *c, enum tk_diff_class cls, double in)
 
 	switch (cls) {
 	case TK_DIFF_UP:
-		cairo_set_source_rgb(c->g.cr, 1, v, v);
+		cairo_set_source_rgb(c->g.c.cr, 1, v, v);
 		return in > 0.8;
 	case TK_DIFF_DOWN:
-		cairo_set_source_rgb(c->g.cr, v, v, 1);
+		cairo_set_source_rgb(c->g.c.cr, v, v, 1);
 		return in > 0.8;
 	case TK_DIFF_NEW:
 		parse_hex(c->o->new_color ? c->o->new_color : "#000000", &r, &g, &b);
-		cairo_set_source_rgb(c->g.cr, r, g, b);
+		cairo_set_source_rgb(c->g.c.cr, r, g, b);
 		return r * 0.299 + g * 0.587 + b * 0.114 < 0.5;
 	case TK_DIFF_VANISHED:
-		cairo_set_source_rgb(c->g.cr, 60 / 255.0, 60 / 255.0, 1);
+		cairo_set_source_rgb(c->g.c.cr, 60 / 255.0, 60 / 255.0, 1);
 		return 1;
 	default:
-		cairo_set_source_rgb(c->g.cr, 200 / 255.0, 200 / 255.0, 200 / 255.0);
+		cairo_set_source_rgb(c->g.c.cr, 200 / 255.0, 200 / 255.0, 200 / 255.0);
 		return 0;
 	}
 }
@@ -80,32 +80,32 @@ static void hatch(struct ctx *c, double x, double y, double w, double h)
 {
 	double k;
 
-	cairo_save(c->g.cr);
-	cairo_rectangle(c->g.cr, x, y, w, h);
-	cairo_clip(c->g.cr);
-	cairo_set_source_rgb(c->g.cr, 225 / 255.0, 225 / 255.0, 235 / 255.0);
-	cairo_paint(c->g.cr);
-	cairo_set_source_rgb(c->g.cr, 60 / 255.0, 60 / 255.0, 1);
-	cairo_set_line_width(c->g.cr, 2);
+	cairo_save(c->g.c.cr);
+	cairo_rectangle(c->g.c.cr, x, y, w, h);
+	cairo_clip(c->g.c.cr);
+	cairo_set_source_rgb(c->g.c.cr, 225 / 255.0, 225 / 255.0, 235 / 255.0);
+	cairo_paint(c->g.c.cr);
+	cairo_set_source_rgb(c->g.c.cr, 60 / 255.0, 60 / 255.0, 1);
+	cairo_set_line_width(c->g.c.cr, 2);
 	for (k = x - h; k < x + w; k += 6) {
-		cairo_move_to(c->g.cr, k, y + h);
-		cairo_line_to(c->g.cr, k + h, y);
+		cairo_move_to(c->g.c.cr, k, y + h);
+		cairo_line_to(c->g.c.cr, k + h, y);
 	}
-	cairo_stroke(c->g.cr);
-	cairo_restore(c->g.cr);
+	cairo_stroke(c->g.c.cr);
+	cairo_restore(c->g.c.cr);
 }
 
 static void swatch(struct ctx *c, double x, double y, enum tk_diff_class cls, const char *label)
 {
 	if (cls == TK_DIFF_VANISHED) {
-		hatch(c, x, y - c->g.font + 2, 14, c->g.font);
+		hatch(c, x, y - c->g.c.font + 2, 14, c->g.c.font);
 	} else {
 		set_fill(c, cls, 1);
-		cairo_rectangle(c->g.cr, x, y - c->g.font + 2, 14, c->g.font);
-		cairo_fill(c->g.cr);
+		cairo_rectangle(c->g.c.cr, x, y - c->g.c.font + 2, 14, c->g.c.font);
+		cairo_fill(c->g.c.cr);
 	}
-	cairo_set_source_rgb(c->g.cr, 0, 0, 0);
-	tk_cairo_text(&c->g, label, TEXT_MAX, x + 18, y);
+	cairo_set_source_rgb(c->g.c.cr, 0, 0, 0);
+	tk_canvas_text(&c->g.c, label, TEXT_MAX, x + 18, y);
 }
 
 #define TOP_SHOWN 3
@@ -134,23 +134,23 @@ static void top_changes(struct ctx *c, double *y)
 			idn++;
 		}
 	}
-	*y += c->g.font * 1.8;
+	*y += c->g.c.font * 1.8;
 	tk_buf_addf(&t, "%s changes beyond the noise: ", m == TK_DIFF_CUMULATIVE ?
 		    "cumulative" : "self");
 	if (!nr)
 		tk_buf_adds(&t, "none");
-	tk_cairo_text_centred(&c->g, t.buf, TEXT_MAX, *y);
+	tk_canvas_text_centred(&c->g.c, t.buf, TEXT_MAX, *y);
 	for (i = 0; i < nr; i++) {
-		*y += c->g.font * 1.6;
+		*y += c->g.c.font * 1.6;
 		tk_buf_reset(&t);
 		tk_diff_add_change(&t, c->d, pick[i], 4);
 		if (pick[i]->now > pick[i]->base)
-			cairo_set_source_rgb(c->g.cr, 0.7, 0, 0);
+			cairo_set_source_rgb(c->g.c.cr, 0.7, 0, 0);
 		else
-			cairo_set_source_rgb(c->g.cr, 0, 0, 0.7);
-		tk_cairo_text_centred(&c->g, t.buf, TEXT_MAX, *y);
+			cairo_set_source_rgb(c->g.c.cr, 0, 0, 0.7);
+		tk_canvas_text_centred(&c->g.c, t.buf, TEXT_MAX, *y);
 	}
-	cairo_set_source_rgb(c->g.cr, 0, 0, 0);
+	cairo_set_source_rgb(c->g.c.cr, 0, 0, 0);
 	tk_diff_summary_release(&s);
 	tk_buf_release(&t);
 }
@@ -160,58 +160,58 @@ static void headings(struct ctx *c)
 	const struct tk_diff_render_opts *o = c->o;
 	struct tk_buf t = TK_BUF_INIT;
 	cairo_pattern_t *ramp;
-	double y = c->g.font * 2, x = c->g.pad_side;
+	double y = c->g.c.font * 2, x = c->g.pad_side;
 	double sat = c->dopts->saturation > 0 ? c->dopts->saturation : 1;
 
-	tk_cairo_title(&c->g, o->render.title && *o->render.title ? o->render.title :
+	tk_canvas_title(&c->g.c, o->render.title && *o->render.title ? o->render.title :
 		       "Differential Flame Graph", TEXT_MAX);
 	/* the totals and the top changes, bold: this picture goes into build
 	 * annotations, where it is all a reader sees */
-	y += c->g.font * 2;
-	cairo_select_font_face(c->g.cr, "Verdana", CAIRO_FONT_SLANT_NORMAL,
+	y += c->g.c.font * 2;
+	cairo_select_font_face(c->g.c.cr, "Verdana", CAIRO_FONT_SLANT_NORMAL,
 			       CAIRO_FONT_WEIGHT_BOLD);
-	cairo_set_font_size(c->g.cr, c->g.font * 1.25);
+	cairo_set_font_size(c->g.c.cr, c->g.c.font * 1.25);
 	tk_diff_add_totals(&t, c->d, c->dopts, o->quantity);
-	tk_cairo_text_centred(&c->g, t.buf, TEXT_MAX, y);
-	cairo_select_font_face(c->g.cr, "Verdana", CAIRO_FONT_SLANT_NORMAL,
+	tk_canvas_text_centred(&c->g.c, t.buf, TEXT_MAX, y);
+	cairo_select_font_face(c->g.c.cr, "Verdana", CAIRO_FONT_SLANT_NORMAL,
 			       CAIRO_FONT_WEIGHT_NORMAL);
-	cairo_set_font_size(c->g.cr, c->g.font);
+	cairo_set_font_size(c->g.c.cr, c->g.c.font);
 	top_changes(c, &y);
 	tk_buf_reset(&t);
 	if (o->render.subtitle && *o->render.subtitle) {
-		y += c->g.font * 2;
-		tk_cairo_text_centred(&c->g, o->render.subtitle, TEXT_MAX, y);
+		y += c->g.c.font * 2;
+		tk_canvas_text_centred(&c->g.c, o->render.subtitle, TEXT_MAX, y);
 	}
 	tk_buf_addf(&t, "%s compared with the baseline %s; colour: %s change; width: %s",
 		    o->new_label ? o->new_label : "new", o->base_label ? o->base_label : "base",
 		    o->mode == TK_DIFF_CUMULATIVE ? "cumulative" : "self",
 		    o->width_by_base ? "baseline" : "new");
-	y += c->g.font * 2;
-	tk_cairo_text_centred(&c->g, t.buf, TEXT_MAX, y);
+	y += c->g.c.font * 2;
+	tk_canvas_text_centred(&c->g.c, t.buf, TEXT_MAX, y);
 	tk_buf_reset(&t);
 
-	y += c->g.font * 2;
+	y += c->g.c.font * 2;
 	tk_buf_addf(&t, "-%g%%", 100 * sat);
-	tk_cairo_text(&c->g, t.buf, TEXT_MAX, x, y);
-	x += c->g.font * 4;
+	tk_canvas_text(&c->g.c, t.buf, TEXT_MAX, x, y);
+	x += c->g.c.font * 4;
 	ramp = cairo_pattern_create_linear(x, 0, x + 160, 0);
 	cairo_pattern_add_color_stop_rgb(ramp, 0, 30 / 255.0, 30 / 255.0, 1);
 	cairo_pattern_add_color_stop_rgb(ramp, 0.499, 220 / 255.0, 220 / 255.0, 1);
 	cairo_pattern_add_color_stop_rgb(ramp, 0.501, 1, 220 / 255.0, 220 / 255.0);
 	cairo_pattern_add_color_stop_rgb(ramp, 1, 1, 30 / 255.0, 30 / 255.0);
-	cairo_set_source(c->g.cr, ramp);
-	cairo_rectangle(c->g.cr, x, y - c->g.font + 2, 160, c->g.font);
-	cairo_fill(c->g.cr);
+	cairo_set_source(c->g.c.cr, ramp);
+	cairo_rectangle(c->g.c.cr, x, y - c->g.c.font + 2, 160, c->g.c.font);
+	cairo_fill(c->g.c.cr);
 	cairo_pattern_destroy(ramp);
-	cairo_set_source_rgb(c->g.cr, 0, 0, 0);
+	cairo_set_source_rgb(c->g.c.cr, 0, 0, 0);
 	tk_buf_reset(&t);
 	tk_buf_addf(&t, "+%g%%", 100 * sat);
-	tk_cairo_text(&c->g, t.buf, TEXT_MAX, x + 166, y);
-	x += 166 + c->g.font * 5;
+	tk_canvas_text(&c->g.c, t.buf, TEXT_MAX, x + 166, y);
+	x += 166 + c->g.c.font * 5;
 	swatch(c, x, y, TK_DIFF_NEW, "new (not in baseline)");
-	x += 18 + c->g.font * 0.59 * 22;
+	x += 18 + c->g.c.font * 0.59 * 22;
 	swatch(c, x, y, TK_DIFF_VANISHED, "vanished");
-	x += 18 + c->g.font * 0.59 * 10;
+	x += 18 + c->g.c.font * 0.59 * 10;
 	swatch(c, x, y, TK_DIFF_NOISE, "noise");
 	tk_buf_release(&t);
 }
@@ -222,10 +222,10 @@ static void draw(void *arg)
 	const struct tk_profile *p = &c->d->tree;
 	size_t i;
 
-	tk_cairo_background(&c->g, 0xe8e8f4);
+	tk_canvas_background(&c->g.c, 0xeeeeee, 0xe8e8f4);
 	headings(c);
 
-	cairo_set_font_size(c->g.cr, c->g.font);
+	cairo_set_font_size(c->g.c.cr, c->g.c.font);
 	for (i = 0; i < c->f->nr; i++) {
 		const struct tk_flame_frame *fr = &c->f->frames[i];
 		const char *name = fr->node == TK_PROFILE_ROOT ? "all" : tk_profile_name(p, fr->node);
@@ -243,16 +243,16 @@ static void draw(void *arg)
 			hatch(c, x, y, fw, c->g.frame_h - 1);
 			white = 0;
 		} else {
-			cairo_rectangle(c->g.cr, x, y, fw, c->g.frame_h - 1);
-			cairo_fill(c->g.cr);
+			cairo_rectangle(c->g.c.cr, x, y, fw, c->g.frame_h - 1);
+			cairo_fill(c->g.c.cr);
 		}
-		cairo_set_source_rgb(c->g.cr, white, white, white);
+		cairo_set_source_rgb(c->g.c.cr, white, white, white);
 		tk_cairo_label(&c->g, name, len, x, y, w);
 	}
 }
 
 static int render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
-		  const struct tk_diff_render_opts *o, FILE *out, enum tk_cairo_format fmt,
+		  const struct tk_diff_render_opts *o, FILE *out, enum tk_canvas_format fmt,
 		  struct tk_err *err)
 {
 	struct tk_diff_opts dflt;
@@ -275,11 +275,11 @@ static int render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
 	c.o = o;
 	c.f = &fl;
 	tk_cairo_graph_init(&c.g, &o->render, image_width);
-	font = c.g.font;
+	font = c.g.c.font;
 	/* the title, totals, top changes, subtitle, comparison and legend lines */
 	tk_cairo_graph_fit(&c.g, font * 7 + font * 2 + font * (1.8 + 1.6 * TOP_SHOWN) +
 			   (o->render.subtitle && *o->render.subtitle ? font * 2 : 0), &fl);
-	ret = tk_cairo_render(&c.g, fmt, out, draw, &c, err);
+	ret = tk_canvas_render(&c.g.c, fmt, out, draw, &c, err);
 	tk_flame_release(&fl);
 	return ret;
 }
@@ -287,13 +287,13 @@ static int render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
 static int png_render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
 		      const struct tk_diff_render_opts *o, FILE *out, struct tk_err *err)
 {
-	return render(d, dopts, o, out, TK_CAIRO_PNG, err);
+	return render(d, dopts, o, out, TK_CANVAS_PNG, err);
 }
 
 static int pdf_render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
 		      const struct tk_diff_render_opts *o, FILE *out, struct tk_err *err)
 {
-	return render(d, dopts, o, out, TK_CAIRO_PDF, err);
+	return render(d, dopts, o, out, TK_CANVAS_PDF, err);
 }
 
 const struct tk_diff_renderer tk_diffrender_png = {

@@ -26,14 +26,14 @@ static void draw(void *arg)
 	const struct tk_cairo_graph *g = &c->g;
 	size_t i;
 
-	tk_cairo_background(g, 0xeeeeb0);
-	tk_cairo_title(g, c->o->title ? c->o->title : "Flame Graph", 200);
+	tk_canvas_background(&g->c, 0xeeeeee, 0xeeeeb0);
+	tk_canvas_title(&g->c, c->o->title ? c->o->title : "Flame Graph", 200);
 	if (c->o->subtitle) {
-		cairo_set_font_size(g->cr, g->font);
-		tk_cairo_text_centred(g, c->o->subtitle, 300, g->font * 3.5);
+		cairo_set_font_size(g->c.cr, g->c.font);
+		tk_canvas_text_centred(&g->c, c->o->subtitle, 300, g->c.font * 3.5);
 	}
 
-	cairo_set_font_size(g->cr, g->font);
+	cairo_set_font_size(g->c.cr, g->c.font);
 	for (i = 0; i < c->f->nr; i++) {
 		const struct tk_flame_frame *fr = &c->f->frames[i];
 		const char *name = fr->node == TK_PROFILE_ROOT ? "all" : tk_profile_name(c->p, fr->node);
@@ -43,16 +43,16 @@ static void draw(void *arg)
 		if (!tk_cairo_frame_box(g, fr, c->o->inverted, &x, &y, &w))
 			continue;
 		tk_palette_color(c->o->palette, name, &r, &gr, &b);
-		cairo_set_source_rgb(g->cr, r / 255.0, gr / 255.0, b / 255.0);
-		cairo_rectangle(g->cr, x, y, w > 1 ? w - 0.5 : w, g->frame_h - 1);
-		cairo_fill(g->cr);
-		cairo_set_source_rgb(g->cr, 0, 0, 0);
+		cairo_set_source_rgb(g->c.cr, r / 255.0, gr / 255.0, b / 255.0);
+		cairo_rectangle(g->c.cr, x, y, w > 1 ? w - 0.5 : w, g->frame_h - 1);
+		cairo_fill(g->c.cr);
+		cairo_set_source_rgb(g->c.cr, 0, 0, 0);
 		tk_cairo_label(g, name, strlen(name), x, y, w);
 	}
 }
 
 static int render(const struct tk_profile *p, const struct tk_flame *f,
-		  const struct tk_render_opts *o, FILE *out, enum tk_cairo_format fmt,
+		  const struct tk_render_opts *o, FILE *out, enum tk_canvas_format fmt,
 		  struct tk_err *err)
 {
 	struct ctx c;
@@ -62,20 +62,20 @@ static int render(const struct tk_profile *p, const struct tk_flame *f,
 	c.f = f;
 	c.o = o;
 	tk_cairo_graph_init(&c.g, o, o->image_width > 0 ? o->image_width : 1200);
-	tk_cairo_graph_fit(&c.g, c.g.font * 3 + (o->subtitle ? c.g.font * 2 : 0), f);
-	return tk_cairo_render(&c.g, fmt, out, draw, &c, err);
+	tk_cairo_graph_fit(&c.g, c.g.c.font * 3 + (o->subtitle ? c.g.c.font * 2 : 0), f);
+	return tk_canvas_render(&c.g.c, fmt, out, draw, &c, err);
 }
 
 static int png_render(const struct tk_profile *p, const struct tk_flame *f,
 		      const struct tk_render_opts *o, FILE *out, struct tk_err *err)
 {
-	return render(p, f, o, out, TK_CAIRO_PNG, err);
+	return render(p, f, o, out, TK_CANVAS_PNG, err);
 }
 
 static int pdf_render(const struct tk_profile *p, const struct tk_flame *f,
 		      const struct tk_render_opts *o, FILE *out, struct tk_err *err)
 {
-	return render(p, f, o, out, TK_CAIRO_PDF, err);
+	return render(p, f, o, out, TK_CANVAS_PDF, err);
 }
 
 const struct tk_renderer tk_render_png = {
