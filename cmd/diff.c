@@ -416,8 +416,8 @@ static int write_diff(FILE *out, void *data, struct tk_err *err)
 {
 	const struct diff_job *j = data;
 
-	return tk_diff_renderer_for_path(j->d->out)->render(j->diff, &j->d->dopts,
-							   &j->d->ropts, out, err);
+	return tk_diff_render(tk_diff_renderer_for_path(j->d->out), j->diff, &j->d->dopts,
+			      &j->d->ropts, out, err);
 }
 
 int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx)

@@ -33,22 +33,49 @@ struct tk_diff_render_opts {
 void tk_diff_render_opts_init(struct tk_diff_render_opts *o);
 
 /*
- * The layout the graphical diff renderers draw: the union tree with widths
- * from the baseline or from new (o->width_by_base) at o's image width.
- * Fills *image_width with the width used.
+ * Diffs are laid out before they are rendered, as flame graphs are: a
+ * renderer says which layout it draws, tk_diff_render makes it, and the
+ * renderer only draws.
+ *   TK_DIFF_LAYOUT_NONE    text outputs (.folded, .txt): no layout
+ *   TK_DIFF_LAYOUT_WIDTH   the union tree with widths from the baseline
+ *                          or from new (o->width_by_base)
+ *   TK_DIFF_LAYOUT_EITHER  every frame that is wide enough in either
+ *                          profile, laid out by the larger of its two
+ *                          shares: a page that switches between the two
+ *                          widths loses only what neither could draw
+ * Either layout is at the image width of tk_diff_image_width(o).
  */
-int tk_diff_layout(const struct tk_diff *d, const struct tk_diff_render_opts *o,
-		   struct tk_flame *out, double *image_width, struct tk_err *err);
+enum tk_diff_layout_kind {
+	TK_DIFF_LAYOUT_NONE,
+	TK_DIFF_LAYOUT_WIDTH,
+	TK_DIFF_LAYOUT_EITHER,
+};
 
-#define TK_DIFF_RENDERER_VERSION 1
+/* The image width the layouts use: o's, else the flame default (1200). */
+double tk_diff_image_width(const struct tk_diff_render_opts *o);
+
+/* Lays d out for a kind of layout (not NONE); release out with
+ * tk_flame_release. The EITHER layout always has the root. */
+int tk_diff_layout(const struct tk_diff *d, const struct tk_diff_render_opts *o,
+		   enum tk_diff_layout_kind kind, struct tk_flame *out, struct tk_err *err);
+
+#define TK_DIFF_RENDERER_VERSION 2
 
 struct tk_diff_renderer {
 	int version; /* TK_DIFF_RENDERER_VERSION */
 	const char *name;
 	const char *ext;
-	int (*render)(const struct tk_diff *d, const struct tk_diff_opts *dopts,
-		      const struct tk_diff_render_opts *o, FILE *out, struct tk_err *err);
+	enum tk_diff_layout_kind layout; /* what render's fl is */
+	/* fl: the layout asked for, NULL for TK_DIFF_LAYOUT_NONE */
+	int (*render)(const struct tk_diff *d, const struct tk_flame *fl,
+		      const struct tk_diff_opts *dopts, const struct tk_diff_render_opts *o,
+		      FILE *out, struct tk_err *err);
 };
+
+/* Lays d out as r asks, and renders it with r to out. */
+int tk_diff_render(const struct tk_diff_renderer *r, const struct tk_diff *d,
+		   const struct tk_diff_opts *dopts, const struct tk_diff_render_opts *o,
+		   FILE *out, struct tk_err *err);
 
 /* The registry's lookups (plugins/registry.c): the renderer for path's
  * extension (case-insensitive), the i-th renderer; NULL when none. */

@@ -25,8 +25,9 @@ static int keep_line(const struct tk_profile *p, uint32_t n, void *data)
 	return d->base_self[n] != 0 || d->new_self[n] != 0 || !p->nodes[n].first_child;
 }
 
-static int folded_render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
-			 const struct tk_diff_render_opts *o, FILE *out, struct tk_err *err)
+static int folded_render(const struct tk_diff *d, const struct tk_flame *fl,
+			 const struct tk_diff_opts *dopts, const struct tk_diff_render_opts *o,
+			 FILE *out, struct tk_err *err)
 {
 	struct tk_stack_list l;
 	struct tk_buf row = TK_BUF_INIT;

@@ -10,11 +10,11 @@
  * docs/diff-pages.md is the user's view.
  *
  * The data is one JSON object inside <script type="application/json">.
- * The union tree is laid out once here, only to pick the frames worth
- * sending and their order: a frame is kept when it is at least minwidth
- * pixels wide in either the new or the baseline layout (the layout is
- * run on the larger of its two shares), so both views lose only what
- * neither could draw. The frames go out in depth-first order with
+ * The union tree comes laid out (TK_DIFF_LAYOUT_EITHER, core/diffrender.h),
+ * only to pick the frames worth sending and their order: a frame is kept
+ * when it is at least minwidth pixels wide in either the new or the
+ * baseline layout (the layout is run on the larger of its two shares),
+ * so both views lose only what neither could draw. The frames go out in depth-first order with
  * their depth, name index, new total and self, and baseline total and
  * self (divided by the normalization factor, so that integer inputs stay
  * short integers; the page multiplies back by base_scale); the page lays
@@ -451,38 +451,6 @@ static const char *norm_name(enum tk_diff_norm n)
 	}
 }
 
-/* Which frames to send, in depth-first order: see the top of the file. */
-static int pick_frames(const struct tk_diff *d, const struct tk_diff_render_opts *o,
-		       struct tk_flame *fl, struct tk_err *err)
-{
-	struct tk_flame_opts fo;
-	double *w, nsum = d->new_total[0], bsum = d->base_total[0];
-	uint32_t i;
-	int ret;
-
-	w = tk_realloc_array(NULL, d->tree.nr_nodes ? d->tree.nr_nodes : 1, sizeof(*w));
-	for (i = 0; i < d->tree.nr_nodes; i++) {
-		double a = nsum > 0 ? d->new_total[i] / nsum : 0;
-		double c = bsum > 0 ? d->base_total[i] / bsum : 0;
-
-		w[i] = a > c ? a : c;
-	}
-	if (d->tree.nr_nodes)
-		w[0] = 1;
-	tk_flame_opts_init(&fo);
-	if (o->render.image_width > 2 * TK_FLAME_XPAD)
-		fo.image_width = o->render.image_width;
-	ret = tk_flame_layout_weights(&d->tree, w, &fo, fl, err);
-	free(w);
-	if (!ret && !fl->nr) {
-		/* the page always has a root to zoom out to */
-		TK_ALLOC_GROW(fl->frames, 1, fl->alloc);
-		memset(&fl->frames[0], 0, sizeof(fl->frames[0]));
-		fl->nr = 1;
-	}
-	return ret;
-}
-
 static void add_data(struct tk_htmlout *pg, const struct tk_diff *d,
 		     const struct tk_diff_opts *dopts, const struct tk_diff_render_opts *o,
 		     const struct tk_flame *fl, const char *title)
@@ -779,14 +747,13 @@ static void add_header(struct tk_buf *b, const struct tk_diff *d, const struct t
 	tk_buf_adds(b, ")</span></div></div>\n");
 }
 
-static int render_html(const struct tk_diff *d, const struct tk_diff_opts *dopts,
-		       const struct tk_diff_render_opts *o, FILE *out, struct tk_err *err)
+static int render_html(const struct tk_diff *d, const struct tk_flame *fl,
+		       const struct tk_diff_opts *dopts, const struct tk_diff_render_opts *o,
+		       FILE *out, struct tk_err *err)
 {
 	struct tk_diff_opts dflt;
-	struct tk_flame fl;
 	struct tk_htmlout pg;
 	const char *title = o->render.title;
-	int ret;
 
 	if (!dopts) {
 		tk_diff_opts_init(&dflt);
@@ -794,23 +761,20 @@ static int render_html(const struct tk_diff *d, const struct tk_diff_opts *dopts
 	}
 	if (!title || !*title || !strcmp(title, "Flame Graph"))
 		title = "Differential Flame Graph";
-	ret = pick_frames(d, o, &fl, err);
-	if (ret)
-		return ret;
 	tk_htmlout_init(&pg, out);
 	tk_htmlout_begin(&pg, SCRIPT_SHA256, page_style, title, o->render.subtitle);
-	add_header(&pg.b, d, dopts, o, &fl);
+	add_header(&pg.b, d, dopts, o, fl);
 	tk_htmlout_search_bar(&pg);
 	tk_buf_adds(&pg.b, "<div id=\"vanished-list\" hidden></div>\n");
 	tk_htmlout_begin_data(&pg);
-	add_data(&pg, d, dopts, o, &fl, title);
-	tk_flame_release(&fl);
+	add_data(&pg, d, dopts, o, fl, title);
 	return tk_htmlout_end(&pg, page_script, err);
 }
 
 const struct tk_diff_renderer tk_diffrender_html = {
-	TK_DIFF_RENDERER_VERSION,
-	"html",
-	".html",
-	render_html,
+	.version = TK_DIFF_RENDERER_VERSION,
+	.name = "html",
+	.ext = ".html",
+	.layout = TK_DIFF_LAYOUT_EITHER,
+	.render = render_html,
 };

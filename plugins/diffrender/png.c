@@ -251,55 +251,50 @@ static void draw(void *arg)
 	}
 }
 
-static int render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
-		  const struct tk_diff_render_opts *o, FILE *out, enum tk_canvas_format fmt,
-		  struct tk_err *err)
+static int render(const struct tk_diff *d, const struct tk_flame *fl,
+		  const struct tk_diff_opts *dopts, const struct tk_diff_render_opts *o, FILE *out,
+		  enum tk_canvas_format fmt, struct tk_err *err)
 {
 	struct tk_diff_opts dflt;
-	struct tk_flame fl;
-	double image_width;
 	struct ctx c;
 	double font;
-	int ret;
 
 	if (!dopts) {
 		tk_diff_opts_init(&dflt);
 		dopts = &dflt;
 	}
-	ret = tk_diff_layout(d, o, &fl, &image_width, err);
-	if (ret)
-		return ret;
 	memset(&c, 0, sizeof(c));
 	c.d = d;
 	c.dopts = dopts;
 	c.o = o;
-	c.f = &fl;
-	tk_cairo_graph_init(&c.g, &o->render, image_width);
+	c.f = fl;
+	tk_cairo_graph_init(&c.g, &o->render, tk_diff_image_width(o));
 	font = c.g.c.font;
 	/* the title, totals, top changes, subtitle, comparison and legend lines */
 	tk_cairo_graph_fit(&c.g, font * 7 + font * 2 + font * (1.8 + 1.6 * TOP_SHOWN) +
-			   (o->render.subtitle && *o->render.subtitle ? font * 2 : 0), &fl);
-	ret = tk_canvas_render(&c.g.c, fmt, out, draw, &c, err);
-	tk_flame_release(&fl);
-	return ret;
+			   (o->render.subtitle && *o->render.subtitle ? font * 2 : 0), fl);
+	return tk_canvas_render(&c.g.c, fmt, out, draw, &c, err);
 }
 
-static int png_render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
-		      const struct tk_diff_render_opts *o, FILE *out, struct tk_err *err)
+static int png_render(const struct tk_diff *d, const struct tk_flame *fl,
+		      const struct tk_diff_opts *dopts, const struct tk_diff_render_opts *o,
+		      FILE *out, struct tk_err *err)
 {
-	return render(d, dopts, o, out, TK_CANVAS_PNG, err);
+	return render(d, fl, dopts, o, out, TK_CANVAS_PNG, err);
 }
 
-static int pdf_render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
-		      const struct tk_diff_render_opts *o, FILE *out, struct tk_err *err)
+static int pdf_render(const struct tk_diff *d, const struct tk_flame *fl,
+		      const struct tk_diff_opts *dopts, const struct tk_diff_render_opts *o,
+		      FILE *out, struct tk_err *err)
 {
-	return render(d, dopts, o, out, TK_CANVAS_PDF, err);
+	return render(d, fl, dopts, o, out, TK_CANVAS_PDF, err);
 }
 
 const struct tk_diff_renderer tk_diffrender_png = {
 	.version = TK_DIFF_RENDERER_VERSION,
 	.name = "png",
 	.ext = ".png",
+	.layout = TK_DIFF_LAYOUT_WIDTH,
 	.render = png_render,
 };
 
@@ -307,5 +302,6 @@ const struct tk_diff_renderer tk_diffrender_pdf = {
 	.version = TK_DIFF_RENDERER_VERSION,
 	.name = "pdf",
 	.ext = ".pdf",
+	.layout = TK_DIFF_LAYOUT_WIDTH,
 	.render = pdf_render,
 };

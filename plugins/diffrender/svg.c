@@ -257,12 +257,12 @@ static void header(struct ctx *c, double head_y)
 	tk_svg_controls(w, &c->pg);
 }
 
-static int svg_render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
-		      const struct tk_diff_render_opts *o, FILE *outf, struct tk_err *err)
+static int svg_render(const struct tk_diff *d, const struct tk_flame *layout,
+		      const struct tk_diff_opts *dopts, const struct tk_diff_render_opts *o,
+		      FILE *outf, struct tk_err *err)
 {
+	const struct tk_flame fl = *layout;
 	struct tk_diff_opts dflt;
-	struct tk_flame fl;
-	double image_width;
 	struct ctx c;
 	struct tk_svg_page *pg = &c.pg;
 	struct tk_buf totals = TK_BUF_INIT, scaling = TK_BUF_INIT;
@@ -274,14 +274,11 @@ static int svg_render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
 		tk_diff_opts_init(&dflt);
 		dopts = &dflt;
 	}
-	ret = tk_diff_layout(d, o, &fl, &image_width, err);
-	if (ret)
-		return ret;
 	memset(&c, 0, sizeof(c));
 	c.d = d;
 	c.dopts = dopts;
 	c.o = o;
-	pg->width = image_width;
+	pg->width = tk_diff_image_width(o);
 	pg->frame_height = o->render.frame_height >= 2 ? o->render.frame_height : 16;
 	pg->font_size = o->render.font_size > 0 ? o->render.font_size : 12;
 	pg->xpad = TK_FLAME_XPAD;
@@ -305,7 +302,6 @@ static int svg_render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
 		if (c.w.len >= TK_SVGOUT_FLUSH_AT)
 			tk_svgout_flush(&c.w);
 	}
-	tk_flame_release(&fl);
 	tk_svg_close(&c.w);
 	/* unlike the flame SVG's, the stream is flushed: a full disk is
 	 * reported here, not later */
@@ -321,5 +317,6 @@ const struct tk_diff_renderer tk_diffrender_svg = {
 	.version = TK_DIFF_RENDERER_VERSION,
 	.name = "svg",
 	.ext = ".svg",
+	.layout = TK_DIFF_LAYOUT_WIDTH,
 	.render = svg_render,
 };

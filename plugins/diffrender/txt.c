@@ -64,8 +64,9 @@ static void print_rows(struct tk_buf *b, const struct tk_diff *d, const struct t
 	}
 }
 
-static int txt_render(const struct tk_diff *d, const struct tk_diff_opts *dopts,
-		      const struct tk_diff_render_opts *o, FILE *out, struct tk_err *err)
+static int txt_render(const struct tk_diff *d, const struct tk_flame *fl,
+		      const struct tk_diff_opts *dopts, const struct tk_diff_render_opts *o,
+		      FILE *out, struct tk_err *err)
 {
 	struct tk_diff_opts defaults;
 	const struct tk_profile *p = &d->tree;

@@ -132,7 +132,7 @@ static char *render(const struct tk_diff *d, const struct tk_diff_opts *o, const
 	}
 	f = open_memstream(&buf, &len);
 	memset(&err, 0, sizeof(err));
-	if (r->render(d, o, ro, f, &err))
+	if (tk_diff_render(r, d, o, ro, f, &err))
 		printf("# render: %s\n", err.msg);
 	fclose(f);
 	return buf;

@@ -103,7 +103,7 @@ static char *render(const struct tk_diff_renderer *r, struct fixture *fx,
 	char *out = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&out, &len);
-	int ret = r->render(&fx->d, &fx->dopts, o, fp, &err);
+	int ret = tk_diff_render(r, &fx->d, &fx->dopts, o, fp, &err);
 
 	fclose(fp);
 	if (ret) {
@@ -429,7 +429,7 @@ static void test_lookup_and_errors(void)
 
 		if (!full)
 			continue;
-		is_int(all[i]->render(&fx.d, &fx.dopts, &o, full, &err), TK_EUNAVAIL,
+		is_int(tk_diff_render(all[i], &fx.d, &fx.dopts, &o, full, &err), TK_EUNAVAIL,
 		       "%s: a write error is reported", all[i]->name);
 		fclose(full);
 	}
