@@ -268,7 +268,6 @@ static int svg_render(const struct tk_diff *d, const struct tk_flame *layout,
 	struct tk_buf totals = TK_BUF_INIT, scaling = TK_BUF_INIT;
 	double lines, ypad2;
 	size_t i;
-	int ret;
 
 	if (!dopts) {
 		tk_diff_opts_init(&dflt);
