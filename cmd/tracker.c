@@ -10,6 +10,7 @@
 #include "cmd/cmd.h"
 #include "core/ci.h"
 #include "core/config.h"
+#include "core/suggest.h"
 #include "core/banned.h"
 
 static const char help_usage[] =
@@ -134,41 +135,13 @@ static void print_main_usage(FILE *f)
 	fputs(main_usage_tail, f);
 }
 
-/* Levenshtein distance, for "did you mean". Names are short. */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, row[64];
-
-	if (la >= 63 || lb >= 63)
-		return 99;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t prev = row[0], tmp;
-
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t best = prev + (a[i - 1] != b[j - 1]);
-
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			tmp = row[j];
-			row[j] = best;
-			prev = tmp;
-		}
-	}
-	return row[lb];
-}
-
 static int unknown_command(const char *name)
 {
 	const struct cmd_entry *best = NULL;
 	size_t i, best_d = 99;
 
 	for (i = 0; i < NR_COMMANDS; i++) {
-		size_t d = distance(name, commands[i].name);
+		size_t d = tk_edit_distance(name, commands[i].name);
 
 		if (!strncmp(name, commands[i].name, strlen(name)) && *name)
 			d = 1;

@@ -28,6 +28,7 @@
 #include "core/buf.h"
 #include "core/ci.h"
 #include "core/timeutil.h"
+#include "core/suggest.h"
 #include "core/banned.h"
 
 #define CONFIG_MAX_BYTES (1024 * 1024)
@@ -152,34 +153,6 @@ static void take_warnings(struct doc *d, struct tk_config *c)
 	}
 }
 
-/* Levenshtein distance, for "did you mean"; field names are short. */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, row[64];
-
-	if (la >= 63 || lb >= 63)
-		return 99;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t prev = row[0], tmp;
-
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t best = prev + (a[i - 1] != b[j - 1]);
-
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			tmp = row[j];
-			row[j] = best;
-			prev = tmp;
-		}
-	}
-	return row[lb];
-}
-
 /* The field of fields[] nearest to name, or NULL when none is near. */
 static const char *nearest(const char *name, const char *const *fields)
 {
@@ -187,7 +160,7 @@ static const char *nearest(const char *name, const char *const *fields)
 	size_t best_d = 99, n = strlen(name);
 
 	for (; *fields; fields++) {
-		size_t d = distance(name, *fields);
+		size_t d = tk_edit_distance(name, *fields);
 
 		if (d < best_d) {
 			best_d = d;
