@@ -9,7 +9,18 @@ LIBDIR ?= $(PREFIX)/lib/tracker
 MANDIR ?= $(PREFIX)/share/man
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS := libcurl sqlite3 yaml-0.1 cairo jansson zlib libdw libelf
+# The core libraries are required. Optional ones are probed: a missing
+# one turns its feature off with one line here and one where it is used.
+HAVE_LIBDW := $(shell $(PKG_CONFIG) --exists libdw libelf && echo yes)
+ifeq ($(HAVE_LIBDW),yes)
+OPT_PKGS := libdw libelf
+NOT_BUILT := core/symbolize-none.c core/unwind-none.c
+else
+$(info tracker: libdw not found (Debian: libdw-dev), building without it: the built-in profiler will record no profiles, perf CPU call paths follow frame pointers)
+OPT_PKGS :=
+NOT_BUILT := core/symbolize.c core/unwind.c tests/unit/t-symbolize.c tests/unit/t-unwind.c
+endif
+PKGS := libcurl sqlite3 yaml-0.1 cairo jansson zlib $(OPT_PKGS)
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
@@ -35,10 +46,10 @@ ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recov
 ALL_LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
-CORE_SRC := $(wildcard core/*.c)
+CORE_SRC := $(filter-out $(NOT_BUILT),$(wildcard core/*.c))
 PLUGIN_SRC := $(wildcard plugins/*.c plugins/ci/*.c plugins/store/*.c plugins/import/*.c plugins/render/*.c plugins/diffrender/*.c)
 CMD_SRC := $(wildcard cmd/*.c)
-UNIT_SRC := $(wildcard tests/unit/t-*.c)
+UNIT_SRC := $(filter-out $(NOT_BUILT),$(wildcard tests/unit/t-*.c))
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 EXAMPLE_SRC := $(wildcard examples/*.c)
 BENCH_SRC := $(wildcard bench/*.c)

@@ -11,6 +11,7 @@
 #include "core/ci.h"
 #include "core/config.h"
 #include "core/suggest.h"
+#include "core/unwind.h"
 #include "core/banned.h"
 
 static const char help_usage[] =
@@ -21,7 +22,8 @@ static const char help_usage[] =
 static const char version_usage[] =
 	"usage: tracker version\n"
 	"\n"
-	"Prints tracker's version (also: tracker --version).\n";
+	"Prints tracker's version (also: tracker --version), and a line for each\n"
+	"optional library the build was made without.\n";
 
 static const struct cmd_entry commands[] = {
 	{ "run", cmd_run, CMD_CONFIG_WARN, "wrap a job step, measure it and record the run",
@@ -174,6 +176,9 @@ int cmd_help(int argc, char **argv, struct cmd_ctx *ctx)
 int cmd_version(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	printf("tracker %s\n", TRACKER_VERSION);
+	/* what a build left out (the Makefile's pkg-config probes) */
+	if (tk_unwind_missing())
+		printf("built without libdw: the built-in profiler records no profiles\n");
 	return 0;
 }
 

@@ -128,6 +128,7 @@ struct tk_perfrec {
 	/* unwinding with CFI (core/unwind) */
 	struct tk_unwinder *unw;
 	uint64_t regs_mask;     /* sample_regs_user; 0: no stack copies */
+	int no_unwinder;        /* copies wanted, but this build cannot unwind them */
 	unsigned nregs;
 	unsigned stack_bytes;   /* sample_stack_user */
 	int dwarf_errno;        /* the kernel refused stack copies with this */
@@ -1089,6 +1090,7 @@ int tk_perfrec_open_opts(struct tk_perfrec **out, pid_t child, const struct tk_p
 	r->hz = hz;
 	want = o->stack_bytes < 0 ? 0 : o->stack_bytes ? (unsigned)o->stack_bytes : STACK_DEFAULT;
 	r->regs_mask = want ? tk_unwind_perf_regs() : 0;
+	r->no_unwinder = want && tk_unwind_missing() != NULL;
 	pages = r->regs_mask ? RING_PAGES_DWARF : RING_PAGES_MAX;
 	if (r->regs_mask) {
 		/* an explicit size goes to the kernel as is */
@@ -1293,6 +1295,12 @@ int tk_perfrec_note(const struct tk_perfrec *r, struct tk_buf *msg)
 		tk_buf_adds(msg, ": CPU call paths follow frame pointers only and lose the callers "
 			    "of functions built without them; build with -fno-omit-frame-pointer, "
 			    "or use --cpu-sampler timer");
+		return 1;
+	}
+	if (r->no_unwinder) {
+		tk_buf_addf(msg, "%s: CPU call paths follow frame pointers only and lose the "
+			    "callers of functions built without them; build with "
+			    "-fno-omit-frame-pointer, or use --cpu-sampler timer", tk_unwind_missing());
 		return 1;
 	}
 	if (!r->regs_mask)

@@ -50,7 +50,9 @@ struct tk_symbolize_opts {
  * be NULL (no lines).
  *
  * Files that cannot be read are not errors: their frames get unknown
- * names. Returns 0, or TK_EDATA when a profile reaches its node limit.
+ * names. Returns 0, or TK_EDATA when a profile reaches its node limit,
+ * or TK_EUNAVAIL when tracker was built without libdw (core/symbolize-none.c:
+ * the message says so and what to install).
  */
 int tk_rawset_to_profiles(const struct tk_rawset *s, const struct tk_symbolize_opts *opts,
 			  struct tk_profile out[TK_RAW_NVALUES], int have[TK_RAW_NVALUES],

@@ -18,6 +18,11 @@
 #include "core/profile.h"
 #include "core/banned.h"
 
+const char *tk_unwind_missing(void)
+{
+	return NULL;
+}
+
 /* ---- the architecture ---- */
 
 #if defined(__x86_64__)

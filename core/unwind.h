@@ -47,6 +47,14 @@ struct tk_unwind_space;
  */
 uint64_t tk_unwind_perf_regs(void);
 
+/*
+ * Why this build cannot unwind with CFI ("tracker was built without
+ * libdw"), or NULL when it can. Without it tk_unwind_perf_regs is 0, so
+ * perf samples keep the kernel's frame-pointer chains
+ * (core/unwind-none.c).
+ */
+const char *tk_unwind_missing(void);
+
 struct tk_unwinder *tk_unwinder_new(void);
 /* Frees u; its spaces must have been freed before. u may be NULL. */
 void tk_unwinder_free(struct tk_unwinder *u);

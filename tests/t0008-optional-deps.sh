@@ -1,0 +1,56 @@
+#!/bin/sh
+# Optional libraries are optional: with pkg-config unable to find libdw,
+# the Makefile says so in one line and builds a tracker without it, which
+# says so in --version and, when the built-in profiler is asked for, in
+# one warning line, and still runs the job and records the run. The build
+# runs in a copy of the sources (the tree's objects are the full build's).
+
+. "$(dirname "$0")/test-lib.sh"
+
+command -v make >/dev/null 2>&1 && command -v pkg-config >/dev/null 2>&1 &&
+	test_set_prereq MAKE
+
+# pkg-config as on a machine without libdw-dev: libdw and libelf are not
+# found, everything else is.
+cat >pkg-config <<'EOS'
+#!/bin/sh
+for a in "$@"; do
+	case $a in
+	libdw|libelf) exit 1 ;;
+	esac
+done
+exec pkg-config "$@"
+EOS
+chmod +x pkg-config
+
+test_expect_success MAKE 'without libdw: one line at build time, a tracker that builds' '
+	mkdir src &&
+	(cd "$TRACKER_ROOT" && cp -r Makefile VERSION core plugins cmd "$TRASH_DIRECTORY/src/") &&
+	find src -name "*.[od]" -delete &&
+	make -C src -j2 PKG_CONFIG="$TRASH_DIRECTORY/pkg-config" DEVELOPER=1 \
+		tracker libtracker-preload.so >log 2>&1 ||
+	{ cat log; false; } &&
+	grep "^tracker: libdw not found" log >said &&
+	test $(wc -l <said) = 1 &&
+	! grep -i "warning:" log &&
+	! nm src/tracker | grep -q " dwfl_"
+'
+
+test_expect_success MAKE '--version says what the build left out' '
+	src/tracker --version >v &&
+	grep -x "built without libdw: the built-in profiler records no profiles" v &&
+	tracker --version >full &&
+	test $(wc -l <full) = 1
+'
+
+test_expect_success MAKE '--profile alloc: one warning, the job runs and keeps its status' '
+	test_expect_code 3 src/tracker run --key k --db h.db --profile alloc -- sh -c "exit 3" \
+		2>err &&
+	cat err &&
+	grep "built without libdw" err &&
+	test $(grep -c "libdw" err) = 1 &&
+	src/tracker history --db h.db --format csv >runs &&
+	test $(wc -l <runs) = 2
+'
+
+test_done
