@@ -20,6 +20,15 @@ $(info tracker: libdw not found (Debian: libdw-dev), building without it: the bu
 OPT_PKGS :=
 NOT_BUILT := core/symbolize.c core/unwind.c tests/unit/t-symbolize.c tests/unit/t-unwind.c
 endif
+HAVE_LIBUNWIND := $(shell $(PKG_CONFIG) --exists libunwind && echo yes)
+ifeq ($(HAVE_LIBUNWIND),yes)
+UNWIND_CFLAGS := -DTK_WITH_LIBUNWIND $(shell $(PKG_CONFIG) --cflags libunwind)
+UNWIND_LIBS := $(shell $(PKG_CONFIG) --libs libunwind)
+else
+$(info tracker: libunwind not found (Debian: libunwind-dev), building without it: the allocation profiler and the timer CPU sampler follow frame pointers only)
+UNWIND_CFLAGS :=
+UNWIND_LIBS :=
+endif
 PKGS := libcurl sqlite3 yaml-0.1 cairo jansson zlib $(OPT_PKGS)
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
@@ -27,6 +36,7 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) -std=c11 -D_GNU_SOURCE -I. -MMD -MP \
 	-DTRACKER_VERSION='"$(VERSION)"' -DTRACKER_LIBDIR='"$(LIBDIR)"' \
+	$(if $(filter yes,$(HAVE_LIBUNWIND)),-DTK_WITH_LIBUNWIND) \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS))
 ALL_LDFLAGS := $(LDFLAGS)
 # libiberty (cplus_demangle, core/demangle.c) ships no pkg-config file:
@@ -90,8 +100,8 @@ tracker: $(CMD_OBJ) $(LIB)
 # dlopen).
 PRELOAD_CFLAGS := $(filter-out -fsanitize=% -fno-sanitize-recover=all,$(ALL_CFLAGS)) \
 	-fPIC -fno-omit-frame-pointer -ftls-model=initial-exec -fvisibility=hidden \
-	$(shell $(PKG_CONFIG) --cflags libunwind)
-PRELOAD_LIBS := $(shell $(PKG_CONFIG) --libs libunwind) -ldl -lm -pthread
+	$(UNWIND_CFLAGS)
+PRELOAD_LIBS := $(UNWIND_LIBS) -ldl -lm -pthread
 
 plugins/preload/%.pic.o: plugins/preload/%.c
 	$(QUIET_CC)$(CC) $(PRELOAD_CFLAGS) -c -o $@ $<

@@ -179,6 +179,9 @@ int cmd_version(int argc, char **argv, struct cmd_ctx *ctx)
 	/* what a build left out (the Makefile's pkg-config probes) */
 	if (tk_unwind_missing())
 		printf("built without libdw: the built-in profiler records no profiles\n");
+#ifndef TK_WITH_LIBUNWIND
+	printf("built without libunwind: allocation stacks follow frame pointers only\n");
+#endif
 	return 0;
 }
 

@@ -53,4 +53,31 @@ test_expect_success MAKE '--profile alloc: one warning, the job runs and keeps i
 	test $(wc -l <runs) = 2
 '
 
+# a machine with libdw-dev but without libunwind-dev
+sed "s/libdw|libelf)/libunwind)/" pkg-config >pkg-config-nounwind &&
+chmod +x pkg-config-nounwind
+ALLOCPATTERN="$TRACKER_ROOT/examples/allocpattern"
+
+test_expect_success MAKE 'without libunwind: one line, a preload library that walks frame pointers' '
+	rm -rf src && mkdir src &&
+	(cd "$TRACKER_ROOT" && cp -r Makefile VERSION core plugins cmd "$TRASH_DIRECTORY/src/") &&
+	find src -name "*.[od]" -delete &&
+	make -C src -j2 PKG_CONFIG="$TRASH_DIRECTORY/pkg-config-nounwind" DEVELOPER=1 \
+		tracker libtracker-preload.so >log 2>&1 ||
+	{ cat log; false; } &&
+	test $(grep -c "^tracker: libunwind not found" log) = 1 &&
+	! grep -q "^tracker: libdw" log &&
+	! grep -i "warning:" log &&
+	! nm -D src/libtracker-preload.so | grep -q " _U" &&
+	src/tracker --version | grep -x "built without libunwind: allocation stacks follow frame pointers only"
+'
+
+test_expect_success MAKE 'its allocation profile has the program'"'"'s call paths' '
+	test -x "$ALLOCPATTERN" &&
+	src/tracker run -q --key a --db a.db --profile alloc --sample-bytes 1 -- \
+		"$ALLOCPATTERN" pattern >out &&
+	src/tracker flame --db a.db --key a --kind alloc -o a.folded &&
+	grep -q "^allocpattern;.*main;" a.folded
+'
+
 test_done

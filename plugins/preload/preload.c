@@ -49,8 +49,10 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#ifdef TK_WITH_LIBUNWIND
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
+#endif
 
 #include "core/rawprof.h"
 #include "core/banned.h"
@@ -299,7 +301,7 @@ static int lock_maybe(pthread_mutex_t *m, int try)
 	return 1;
 }
 
-static int unw_enter(int in_signal)
+static int __attribute__((unused)) unw_enter(int in_signal)
 {
 	for (;;) {
 		while (__atomic_load_n(&unw_closed, __ATOMIC_SEQ_CST)) {
@@ -314,7 +316,7 @@ static int unw_enter(int in_signal)
 	}
 }
 
-static void unw_leave(void)
+static void __attribute__((unused)) unw_leave(void)
 {
 	__atomic_sub_fetch(&unw_active, 1, __ATOMIC_SEQ_CST);
 }
@@ -820,6 +822,14 @@ static int fp_walk(uint64_t fp, uint64_t *out, uint64_t *outlo, uint32_t *nout, 
  * closed by a fork. */
 static uint32_t lu_walk(ucontext_t *uc, uint64_t *out, int *truncated, int *busy)
 {
+#ifndef TK_WITH_LIBUNWIND
+	/* built without libunwind: the mode is always fp, nothing calls this */
+	(void)uc;
+	(void)out;
+	(void)busy;
+	*truncated = 0;
+	return 0;
+#else
 	unw_cursor_t c;
 	unw_context_t ctx;
 	uint32_t n = 0;
@@ -853,6 +863,7 @@ static uint32_t lu_walk(ucontext_t *uc, uint64_t *out, int *truncated, int *busy
 	} while (unw_step(&c) > 0);
 	unw_leave();
 	return n;
+#endif
 }
 
 static int root_lookup(uint64_t a)
@@ -2375,6 +2386,9 @@ __attribute__((constructor(101))) static void preload_init(void)
 	unwind_mode = !mode ? UNW_MODE_AUTO :
 		      !strcmp(mode, "fp") ? UNW_MODE_FP :
 		      !strcmp(mode, "libunwind") ? UNW_MODE_LIBUNWIND : UNW_MODE_AUTO;
+#ifndef TK_WITH_LIBUNWIND
+	unwind_mode = UNW_MODE_FP; /* the table's header says "fp" */
+#endif
 	if (getenv(TK_RAW_ENV_SEED) && *getenv(TK_RAW_ENV_SEED)) {
 		have_seed = 1;
 		seed = env_u64(TK_RAW_ENV_SEED, 0);
