@@ -27,6 +27,7 @@
 #include "core/normalize.h"
 #include "core/profile.h"
 #include "core/timeutil.h"
+#include "core/profstore.h"
 #include "core/banned.h"
 
 const char cmd_diff_usage[] =
@@ -164,7 +165,7 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff
 			d->nr_baselines = n;
 			break;
 		case OPT_KIND:
-			if (!cmd_valid_kind(optarg))
+			if (!tk_profstore_valid_kind(optarg))
 				return cmd_usage_error(ctx, "invalid kind '%s'", optarg);
 			d->kind = optarg;
 			break;
@@ -381,10 +382,10 @@ static int load_profiles(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_prof
 		ret = choose_runs(ctx, d, s, err);
 	if (!ret) {
 		describe(d);
-		ret = cmd_load_profile(s, d->runs.new_run.id, d->kind, new, err);
+		ret = tk_profstore_get(s, d->runs.new_run.id, d->kind, new, err);
 	}
 	for (i = 0; !ret && i < d->runs.nr_base; i++)
-		ret = cmd_load_profile(s, d->runs.base[i].id, d->kind, &base[i], err);
+		ret = tk_profstore_get(s, d->runs.base[i].id, d->kind, &base[i], err);
 	if (!ret && !d->io.no_demangle) {
 		/* profiles stored before tracker demangled read like new ones */
 		tk_profile_demangle(new, 0);

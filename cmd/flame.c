@@ -20,6 +20,8 @@
 #include "core/import.h"
 #include "core/profile.h"
 #include "core/render.h"
+#include "core/profstore.h"
+#include "core/ranks.h"
 #include "core/banned.h"
 
 const char cmd_flame_usage[] =
@@ -333,7 +335,7 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flam
 		if (o->format)
 			return cmd_usage_error(ctx, "--format is for FILE; a stored profile "
 					       "has none");
-		if (o->import.kind && !cmd_valid_kind(o->import.kind))
+		if (o->import.kind && !tk_profstore_valid_kind(o->import.kind))
 			return cmd_usage_error(ctx, "invalid kind '%s'", o->import.kind);
 		o->source = SOURCE_STORED;
 	} else {
@@ -389,16 +391,16 @@ static int load_stored(struct cmd_ctx *ctx, struct flame_opts *o, struct tk_prof
 	cmd_resolve_db(ctx, o->db, &db);
 	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
 	if (!ret && o->ranks) {
-		ret = cmd_load_rank_profile(s, o->run_id, o->key, o->branch, kind, p,
+		ret = tk_ranks_load_profile(s, o->run_id, o->key, o->branch, kind, p,
 					    &o->subtitle, &err);
 		if (!ret && !o->render.subtitle)
 			o->render.subtitle = o->subtitle.buf;
 		goto out;
 	}
 	if (!ret)
-		ret = cmd_find_run(s, o->run_id, o->key, o->branch, kind, id, &err);
+		ret = tk_profstore_find_run(s, o->run_id, o->key, o->branch, kind, id, &err);
 	if (!ret)
-		ret = cmd_load_profile(s, id, kind, p, &err);
+		ret = tk_profstore_get(s, id, kind, p, &err);
 	if (!ret && !o->render.subtitle) {
 		memset(&q, 0, sizeof(q));
 		q.run_id = id;

@@ -18,7 +18,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/output.h"
-#include "cmd/ranks.h"
+#include "core/ranks.h"
 #include "core/timeutil.h"
 #include "core/banned.h"
 
@@ -71,7 +71,7 @@ struct sink {
 	int full_runs;
 	void (*begin)(struct history *h);
 	int (*run)(struct history *h, const struct tk_run_summary *r, const struct tk_run *full);
-	int (*job)(struct history *h, const struct cmd_job_row *row);
+	int (*job)(struct history *h, const struct tk_rank_row *row);
 	void (*end)(struct history *h);
 };
 
@@ -83,7 +83,7 @@ struct history {
 	struct tk_buf iso_date; /* csv_iso's "YYYY-MM-DDT" of iso_day */
 	int64_t iso_day;
 	int ranks;                /* --ranks: runs are gathered into jobs */
-	struct cmd_job_rows jobs;
+	struct tk_rank_rows jobs;
 };
 
 static const char *const table_headers[] = {
@@ -394,16 +394,16 @@ static const char ranks_csv_header[] =
 	"tree_rss_sum_bytes,signal,status,not_ok_ranks,worst_rank,partial,"
 	"started_at_us";
 
-static const struct cmd_rank_entry *worst_of(const struct cmd_job_row *row)
+static const struct tk_rank_entry *worst_of(const struct tk_rank_row *row)
 {
 	return &row->e[row->worst];
 }
 
 /* "failed 3 (rank 2 of 4)": the worst ending, and which rank or how many
  * ranks did not end ok. */
-static void format_job_status(struct tk_buf *b, const struct cmd_job_row *row)
+static void format_job_status(struct tk_buf *b, const struct tk_rank_row *row)
 {
-	const struct cmd_rank_entry *w = worst_of(row);
+	const struct tk_rank_entry *w = worst_of(row);
 
 	format_ending(b, w->status, w->exit_code, w->term_signal);
 	if (row->group && row->not_ok == 1)
@@ -421,7 +421,7 @@ static void job_cell_bytes(struct history *h, int64_t v)
 	cmd_table_add(&h->table, h->line.buf);
 }
 
-static int job_table_row(struct history *h, const struct cmd_job_row *row)
+static int job_table_row(struct history *h, const struct tk_rank_row *row)
 {
 	struct tk_buf *b = &h->line;
 
@@ -457,9 +457,9 @@ static int job_table_row(struct history *h, const struct cmd_job_row *row)
 	return 0;
 }
 
-static int job_csv_row(struct history *h, const struct cmd_job_row *row)
+static int job_csv_row(struct history *h, const struct tk_rank_row *row)
 {
-	const struct cmd_rank_entry *w = worst_of(row);
+	const struct tk_rank_entry *w = worst_of(row);
 	struct tk_buf *b = &h->line;
 
 	tk_buf_reset(b);
@@ -513,7 +513,7 @@ static json_t *json_real_or_null(double v)
 	return v >= 0 ? json_real(v) : json_null();
 }
 
-static json_t *job_json_entry(const struct cmd_rank_entry *e)
+static json_t *job_json_entry(const struct tk_rank_entry *e)
 {
 	json_t *o = json_object();
 
@@ -530,9 +530,9 @@ static json_t *job_json_entry(const struct cmd_rank_entry *e)
 	return o;
 }
 
-static int job_json_row(struct history *h, const struct cmd_job_row *row)
+static int job_json_row(struct history *h, const struct tk_rank_row *row)
 {
-	const struct cmd_rank_entry *w = worst_of(row);
+	const struct tk_rank_entry *w = worst_of(row);
 	json_t *o = json_object(), *runs = json_array();
 	char *text, *p;
 	size_t i;
@@ -584,7 +584,7 @@ static int print_jobs(struct history *h, long limit)
 	size_t i, n;
 	int ret = 0;
 
-	cmd_job_rows_finish(&h->jobs);
+	tk_rank_rows_finish(&h->jobs);
 	n = h->jobs.nr;
 	if (limit > 0 && (size_t)limit < n)
 		n = (size_t)limit;
@@ -646,7 +646,7 @@ static int add_summary(const struct tk_run_summary *r, void *data)
 	int ret;
 
 	if (h->ranks) {
-		cmd_job_rows_add(&h->jobs, r);
+		tk_rank_rows_add(&h->jobs, r);
 		return 0;
 	}
 	ret = h->sink->run(h, r, NULL);
@@ -662,7 +662,7 @@ static int add_run(const struct tk_run *r, void *data)
 
 	tk_run_summarize(r, &sum);
 	if (h->ranks) {
-		cmd_job_rows_add(&h->jobs, &sum);
+		tk_rank_rows_add(&h->jobs, &sum);
 		return 0;
 	}
 	ret = h->sink->run(h, &sum, r);
@@ -813,7 +813,7 @@ int cmd_history(int argc, char **argv, struct cmd_ctx *ctx)
 out:
 	tk_store_close(store);
 	cmd_table_release(&h.table);
-	cmd_job_rows_release(&h.jobs);
+	tk_rank_rows_release(&h.jobs);
 	tk_buf_release(&h.line);
 	tk_buf_release(&h.iso_date);
 	tk_buf_release(&url);

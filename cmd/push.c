@@ -16,6 +16,7 @@
 #include "cmd/cmd.h"
 #include "core/profcodec.h"
 #include "core/profile.h"
+#include "core/profstore.h"
 #include "core/banned.h"
 
 const char cmd_push_usage[] =
@@ -94,7 +95,7 @@ static int push_profiles(struct push *p, const struct tk_run *run, const char *p
 			cmd_error("cannot read the %s profile of '%s': %s", rp->kind, path, err.msg);
 			p->bad++;
 		} else {
-			ret = cmd_store_profile(p->store, run->id, rp->kind, rp->format, &prof, &err);
+			ret = tk_profstore_put(p->store, run->id, rp->kind, rp->format, &prof, &err);
 			if (ret) {
 				cmd_error("%s", err.msg);
 				if (ret == TK_EUNAVAIL)

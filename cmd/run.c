@@ -22,7 +22,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/profiler.h"
-#include "cmd/ranks.h"
+#include "core/ranks.h"
 #include "core/ci.h"
 #include "core/fsutil.h"
 #include "core/import.h"
@@ -32,6 +32,7 @@
 #include "core/store.h"
 #include "core/timeutil.h"
 #include "core/utf8.h"
+#include "core/profstore.h"
 #include "core/banned.h"
 
 const char cmd_run_usage[] =
@@ -231,7 +232,7 @@ static void load_profiles(struct run_state *st)
 		}
 		if (pf->profile.warning[0])
 			cmd_warning("%s", pf->profile.warning);
-		pf->kind = st->profile_kind ? st->profile_kind : cmd_default_kind(pf->profile.unit);
+		pf->kind = st->profile_kind ? st->profile_kind : tk_profstore_default_kind(pf->profile.unit);
 keep:
 		tk_buf_reset(&blob);
 		tk_buf_reset(&name);
@@ -269,7 +270,7 @@ static void store_profiles(struct run_state *st, struct tk_store *s, const char 
 		struct tk_err err = TK_ERR_INIT;
 
 		if (pf->loaded &&
-		    cmd_store_profile(s, st->run.id, pf->kind, pf->format, &pf->profile, &err))
+		    tk_profstore_put(s, st->run.id, pf->kind, pf->format, &pf->profile, &err))
 			cmd_warning("could not store the %s profile in '%s': %s", pf->kind, db,
 				    err.msg);
 	}
@@ -416,7 +417,7 @@ static void add_profile_file(struct run_state *st, const char *spec)
 	struct profile_file *pf = new_profile_file(st);
 	struct tk_buf path = TK_BUF_INIT;
 
-	cmd_split_format(spec, &path, &pf->format);
+	tk_profstore_split_format(spec, &path, &pf->format);
 	pf->path = tk_buf_detach(&path, NULL);
 }
 
@@ -428,7 +429,7 @@ static void add_profile_file(struct run_state *st, const char *spec)
 static void expand_profile_paths(struct run_state *st)
 {
 	struct tk_buf path = TK_BUF_INIT;
-	int rank = cmd_task_rank(&st->run);
+	int rank = tk_ranks_task_rank(&st->run);
 	size_t i;
 
 	for (i = 0; i < st->nr_profiles; i++) {
@@ -437,7 +438,7 @@ static void expand_profile_paths(struct run_state *st)
 
 		if (pf->builtin)
 			continue;
-		if (cmd_rank_path(pf->path, rank, &path, &err)) {
+		if (tk_ranks_path(pf->path, rank, &path, &err)) {
 			cmd_warning("%s; the run is recorded without this profile", err.msg);
 			pf->skip = 1;
 			continue;
@@ -587,7 +588,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 			add_profile_file(&st, optarg);
 			break;
 		case OPT_PROFILE_KIND:
-			if (!cmd_valid_kind(optarg))
+			if (!tk_profstore_valid_kind(optarg))
 				ret = setup_problem(ctx, &st, "invalid --profile-kind '%s'", optarg);
 			else
 				st.profile_kind = optarg;
@@ -676,7 +677,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		tk_kvlist_set(&st.run.tags, cli_tags.items[i].key, cli_tags.items[i].value);
 	if (tk_ci_collect(&tk_env_process, &st.run.ci, &err))
 		cmd_warning("incomplete CI context: %s", err.msg);
-	if (per_rank && cmd_per_rank_setup(&st.run, &err)) {
+	if (per_rank && tk_ranks_setup(&st.run, &err)) {
 		ret = setup_problem(ctx, &st, "%s", err.msg);
 		if (ret)
 			goto out;

@@ -1,17 +1,17 @@
 /*
- * Profiles as the commands handle them: importing a file, storing it with
- * a run, finding the run a profile belongs to, loading it back.
+ * Run profiles in a store: stored in their compact encoded form
+ * (core/profcodec), one per (run, kind).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
+#include "core/profstore.h"
 #include "core/import.h"
 #include "core/profcodec.h"
 #include "core/banned.h"
 
-const char *cmd_default_kind(enum tk_unit unit)
+const char *tk_profstore_default_kind(enum tk_unit unit)
 {
 	switch (unit) {
 	case TK_UNIT_BYTES:
@@ -23,7 +23,7 @@ const char *cmd_default_kind(enum tk_unit unit)
 	}
 }
 
-int cmd_valid_kind(const char *kind)
+int tk_profstore_valid_kind(const char *kind)
 {
 	const char *p;
 
@@ -35,7 +35,7 @@ int cmd_valid_kind(const char *kind)
 	return 1;
 }
 
-void cmd_split_format(const char *spec, struct tk_buf *path, const char **format)
+void tk_profstore_split_format(const char *spec, struct tk_buf *path, const char **format)
 {
 	const char *colon = strrchr(spec, ':');
 
@@ -48,7 +48,7 @@ void cmd_split_format(const char *spec, struct tk_buf *path, const char **format
 	tk_buf_adds(path, spec);
 }
 
-int cmd_store_profile(struct tk_store *s, const char *run_id, const char *kind,
+int tk_profstore_put(struct tk_store *s, const char *run_id, const char *kind,
 		      const char *format, const struct tk_profile *p, struct tk_err *err)
 {
 	struct tk_buf blob = TK_BUF_INIT;
@@ -71,7 +71,7 @@ int cmd_store_profile(struct tk_store *s, const char *run_id, const char *kind,
 	return ret;
 }
 
-int cmd_load_profile(struct tk_store *s, const char *run_id, const char *kind,
+int tk_profstore_get(struct tk_store *s, const char *run_id, const char *kind,
 		     struct tk_profile *out, struct tk_err *err)
 {
 	struct tk_buf blob = TK_BUF_INIT, name = TK_BUF_INIT;
@@ -94,7 +94,7 @@ static int take_first(const struct tk_run *run, void *data)
 	return 1;
 }
 
-int cmd_find_run(struct tk_store *s, const char *run_id, const char *key,
+int tk_profstore_find_run(struct tk_store *s, const char *run_id, const char *key,
 		 const char *branch, const char *kind, char id[TK_RUN_ID_LEN + 1],
 		 struct tk_err *err)
 {
