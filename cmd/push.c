@@ -129,6 +129,12 @@ static void push_file(struct push *p, const char *path)
 		p->bad++;
 		goto out;
 	}
+	/* tracker run would not have made this record: the file is kept */
+	if (tk_run_check_key(run.key, &err)) {
+		cmd_error("cannot push '%s': %s", path, err.msg);
+		p->bad++;
+		goto out;
+	}
 	ret = tk_store_put_run(p->store, &run, &inserted, &err);
 	if (ret == TK_EDATA) {
 		cmd_error("cannot store '%s': %s", path, err.msg);

@@ -31,7 +31,6 @@
 #include "core/run.h"
 #include "core/store.h"
 #include "core/timeutil.h"
-#include "core/utf8.h"
 #include "core/profstore.h"
 #include "core/banned.h"
 
@@ -347,18 +346,6 @@ static int parse_tag(struct tk_kvlist *tags, const char *arg)
 	return 0;
 }
 
-static int valid_key(const char *k)
-{
-	const unsigned char *p;
-
-	if (!*k || strlen(k) > 200 || !tk_utf8_valid(k, strlen(k)))
-		return 0;
-	for (p = (const unsigned char *)k; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			return 0;
-	return 1;
-}
-
 enum { OPT_KEY = 256, OPT_DB, OPT_ARTIFACTS, OPT_TAG, OPT_TIMEOUT, OPT_GRACE,
        OPT_ORPHAN_WAIT, OPT_PROFILE_FILE, OPT_PROFILE_KIND, OPT_PROFILE, OPT_SAMPLE_BYTES,
        OPT_CPU_HZ, OPT_CPU_SAMPLER, OPT_UNWIND, OPT_PROFILE_LINES, OPT_PER_RANK,
@@ -639,9 +626,8 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		goto out;
 	}
 	key = tk_ci_key(&tk_env_process, opt_key);
-	if (key && !valid_key(key)) {
-		ret = setup_problem(ctx, &st, "invalid key '%s' (1-200 bytes of UTF-8 text)",
-				    key);
+	if (key && tk_run_check_key(key, &err)) {
+		ret = setup_problem(ctx, &st, "%s", err.msg);
 		if (ret)
 			goto out;
 		key = NULL;
@@ -652,6 +638,10 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 			goto out;
 		}
 		key = derived.buf;
+		if (tk_run_check_key(key, &err)) {
+			ret = cmd_usage_error(ctx, "%s", err.msg);
+			goto out;
+		}
 		cmd_warning("no key given: recording as '%s', from %s "
 			    "(name it with --key to keep it stable)", key, from.buf);
 	}

@@ -177,6 +177,37 @@ void tk_run_release(struct tk_run *r)
 	tk_run_init(r);
 }
 
+int tk_run_check_key(const char *key, struct tk_err *err)
+{
+	size_t len = strlen(key), i, seq;
+	const unsigned char *p = (const unsigned char *)key;
+	struct tk_buf shown = TK_BUF_INIT;
+	int ok = len > 0 && len <= TK_RUN_KEY_MAX && tk_utf8_valid(key, len), ret;
+
+	for (i = 0; ok && i < len; i++)
+		if (p[i] < 0x20 || p[i] == 0x7f)
+			ok = 0;
+	if (ok)
+		return 0;
+	/* The key goes into a terminal: show what is wrong with it, safely. */
+	for (i = 0; i < len && shown.len < 80; i += seq) {
+		seq = tk_utf8_seqlen(p + i, len - i);
+		if (!seq || p[i] < 0x20 || p[i] == 0x7f) {
+			tk_buf_addf(&shown, "\\x%02x", p[i]);
+			seq = 1;
+		} else {
+			tk_buf_add(&shown, key + i, seq);
+		}
+	}
+	if (i < len)
+		tk_buf_adds(&shown, "...");
+	ret = tk_err_set(err, TK_EDATA, "invalid key '%s' (%zu bytes; a key is 1-%d bytes of "
+			 "UTF-8 text without control characters)", shown.buf, len,
+			 TK_RUN_KEY_MAX);
+	tk_buf_release(&shown);
+	return ret;
+}
+
 int tk_uuid_v4(char out[TK_RUN_ID_LEN + 1], struct tk_err *err)
 {
 	unsigned char b[16];

@@ -134,6 +134,17 @@ void tk_run_add_profile(struct tk_run *r, const char *kind, const char *unit,
 void tk_run_init(struct tk_run *r);
 void tk_run_release(struct tk_run *r);
 
+/*
+ * The one rule for a run's key, kept by everything that makes or takes a
+ * run (tracker run's --key, $TRACKER_KEY and derived keys, tracker push's
+ * records): 1 to TK_RUN_KEY_MAX bytes of valid UTF-8 without control
+ * characters (U+0000-U+001F, U+007F). Returns 0, or TK_EDATA with err
+ * saying "invalid key '<key>' (...)", the key's control characters and
+ * invalid bytes written as \xNN and a long key cut short.
+ */
+#define TK_RUN_KEY_MAX 200
+int tk_run_check_key(const char *key, struct tk_err *err);
+
 /* Fills r->id with a fresh random UUID v4 (getrandom). */
 int tk_uuid_v4(char out[TK_RUN_ID_LEN + 1], struct tk_err *err);
 int tk_uuid_valid(const char *s);

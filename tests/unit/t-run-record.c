@@ -537,8 +537,32 @@ static void test_uuid(void)
 	ok(!tk_uuid_valid("3f0c1a52-7d4e-4b8a-9c61-0a1b2c3d4e\0001"), "uuid_valid rejects a NUL inside");
 }
 
+static void test_check_key(void)
+{
+	struct tk_err err = TK_ERR_INIT;
+	char long_key[TK_RUN_KEY_MAX + 2];
+
+	is_int(tk_run_check_key("amip-low_res.1", &err), 0, "a plain key");
+	is_int(tk_run_check_key("\xc3\xa9t\xc3\xa9 run", &err), 0, "UTF-8 and spaces");
+	is_int(tk_run_check_key("", &err), TK_EDATA, "an empty key is refused");
+	is_int(tk_run_check_key("a\tb", &err), TK_EDATA, "a tab is refused");
+	is_str(err.msg, "invalid key 'a\\x09b' (3 bytes; a key is 1-200 bytes of UTF-8 text "
+	       "without control characters)", "shown escaped");
+	is_int(tk_run_check_key("a\x7f", &err), TK_EDATA, "DEL is refused");
+	is_int(tk_run_check_key("\xff", &err), TK_EDATA, "invalid UTF-8 is refused");
+	ok(strstr(err.msg, "'\\xff'") != NULL, "shown escaped: %s", err.msg);
+	memset(long_key, 'k', sizeof(long_key));
+	long_key[TK_RUN_KEY_MAX] = '\0';
+	is_int(tk_run_check_key(long_key, &err), 0, "200 bytes are a key");
+	long_key[TK_RUN_KEY_MAX] = 'k';
+	long_key[TK_RUN_KEY_MAX + 1] = '\0';
+	is_int(tk_run_check_key(long_key, &err), TK_EDATA, "201 are not");
+	ok(strstr(err.msg, "...' (201 bytes") != NULL, "cut short, with its length");
+}
+
 int main(void)
 {
+	test_check_key();
 	test_roundtrip();
 	test_non_utf8();
 	test_write_record();
