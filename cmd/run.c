@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "cmd/profiler.h"
+#include "core/profiler.h"
 #include "core/ranks.h"
 #include "core/ci.h"
 #include "core/fsutil.h"
@@ -115,7 +115,7 @@ struct run_state {
 	struct profile_file *profiles;
 	size_t nr_profiles;
 	const char *profile_kind;
-	struct cmd_profiler profiler;
+	struct tk_profiler profiler;
 	struct tk_buf artifacts;
 	struct tk_buf record_path;
 	int quiet;
@@ -346,6 +346,12 @@ static int parse_tag(struct tk_kvlist *tags, const char *arg)
 	return 0;
 }
 
+static void profiler_warning(void *data, const char *msg)
+{
+	(void)data;
+	cmd_warning("%s", msg);
+}
+
 enum { OPT_KEY = 256, OPT_DB, OPT_ARTIFACTS, OPT_TAG, OPT_TIMEOUT, OPT_GRACE,
        OPT_ORPHAN_WAIT, OPT_PROFILE_FILE, OPT_PROFILE_KIND, OPT_PROFILE, OPT_SAMPLE_BYTES,
        OPT_CPU_HZ, OPT_CPU_SAMPLER, OPT_UNWIND, OPT_PROFILE_LINES, OPT_PER_RANK,
@@ -382,7 +388,7 @@ static void release_state(struct run_state *st)
 		free(st->profiles[i].path);
 	}
 	free(st->profiles);
-	cmd_profiler_release(&st->profiler);
+	tk_profiler_release(&st->profiler);
 	tk_run_release(&st->run);
 	tk_buf_release(&st->artifacts);
 	tk_buf_release(&st->record_path);
@@ -439,7 +445,7 @@ static void expand_profile_paths(struct run_state *st)
 /* The built-in profiler's profiles join the imported ones. */
 static void add_builtin_profiles(struct run_state *st)
 {
-	struct cmd_profiler *p = &st->profiler;
+	struct tk_profiler *p = &st->profiler;
 	int v;
 
 	for (v = 0; v < TK_RAW_NVALUES; v++) {
@@ -473,17 +479,17 @@ static int has_separator(int argc, char **argv, int from)
 static int parse_profiler_option(struct run_state *st, int c, const char *arg,
 				 const struct cmd_ctx *ctx)
 {
-	struct cmd_profiler *p = &st->profiler;
+	struct tk_profiler *p = &st->profiler;
 	long n;
 
 	switch (c) {
 	case OPT_PROFILE:
-		if (cmd_profiler_parse_what(arg, &p->what))
+		if (tk_profiler_parse_what(arg, &p->what))
 			return setup_problem(ctx, st, "--profile wants alloc, cpu or alloc,cpu, "
 					     "not '%s'", arg);
 		return 0;
 	case OPT_SAMPLE_BYTES:
-		if (cmd_profiler_parse_bytes(arg, &p->sample_bytes))
+		if (tk_profiler_parse_bytes(arg, &p->sample_bytes))
 			return setup_problem(ctx, st, "--sample-bytes wants a positive size "
 					     "(1, 4096, 512KiB, 1MiB), not '%s'", arg);
 		return 0;
@@ -494,11 +500,11 @@ static int parse_profiler_option(struct run_state *st, int c, const char *arg,
 		return 0;
 	case OPT_CPU_SAMPLER:
 		if (!strcmp(arg, "auto"))
-			p->sampler = CMD_CPU_AUTO;
+			p->sampler = TK_CPU_SAMPLER_AUTO;
 		else if (!strcmp(arg, "perf"))
-			p->sampler = CMD_CPU_PERF;
+			p->sampler = TK_CPU_SAMPLER_PERF;
 		else if (!strcmp(arg, "timer"))
-			p->sampler = CMD_CPU_TIMER;
+			p->sampler = TK_CPU_SAMPLER_TIMER;
 		else
 			return setup_problem(ctx, st, "--cpu-sampler wants auto, perf or timer, "
 					     "not '%s'", arg);
@@ -531,7 +537,8 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 
 	memset(&jo, 0, sizeof(jo));
 	memset(&st, 0, sizeof(st));
-	cmd_profiler_init(&st.profiler);
+	tk_profiler_init(&st.profiler);
+	st.profiler.warn = profiler_warning;
 	tk_run_init(&st.run);
 	tk_buf_init(&st.artifacts, 0);
 	tk_buf_init(&st.record_path, 0);
@@ -681,10 +688,10 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	jo.on_cancel = on_cancel;
 	jo.data = &st;
 	st.profiler.quiet = st.quiet;
-	cmd_profiler_start(&st.profiler, argv + optind);
+	tk_profiler_start(&st.profiler, argv + optind);
 	if (st.profiler.what) {
-		jo.before_exec = cmd_profiler_before_exec;
-		jo.tick = cmd_profiler_tick;
+		jo.before_exec = tk_profiler_before_exec;
+		jo.tick = tk_profiler_tick;
 		jo.hook_data = &st.profiler;
 	}
 	fflush(NULL);
@@ -696,7 +703,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	/* From here on, tracker's own troubles never change the exit status. */
 	fill_measurements(&st.run, &jr);
 	st.run.partial = 0;
-	cmd_profiler_finish(&st.profiler);
+	tk_profiler_finish(&st.profiler);
 	if (!st.no_record) {
 		add_builtin_profiles(&st);
 		load_profiles(&st);

@@ -1,5 +1,5 @@
-#ifndef TK_CMD_PROFILER_H
-#define TK_CMD_PROFILER_H
+#ifndef TK_PROFILER_H
+#define TK_PROFILER_H
 /*
  * The built-in profiler as `tracker run --profile` drives it:
  *
@@ -12,28 +12,48 @@
  * become profiles of the kinds alloc, alloc_count, heap_peak and cpu.
  * Nothing here can change the job's exit status: every problem after the
  * job has started is a warning.
+ *
+ * Nothing here prints or exits: every warning goes, as one line of text
+ * without "warning:", to warn(warn_data, msg) when warn is set. What the
+ * module does outside its struct, and why:
+ *
+ * - tk_profiler_start sets LD_PRELOAD and TK_RAW_ENV_* in this process's
+ *   environment, which the job (core/job.c) inherits; tracker run starts
+ *   one job per process. tk_profiler_finish unsets DEBUGINFOD_URLS, so
+ *   naming frames never waits on the network.
+ * - The preload library is looked for next to the running program
+ *   (/proc/self/exe), in ../lib/tracker beside it, then in TRACKER_LIBDIR.
+ * - The raw files go into a private directory under $TMPDIR (else /tmp),
+ *   removed by tk_profiler_release.
+ *
+ * Memory: tk_profiler_release frees the profiles, the perf recorder and
+ * the preload path, and removes the raw files' directory; init again to
+ * reuse the struct.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "core/profile.h"
 #include "core/rawprof.h"
 
-#define CMD_PROFILE_ALLOC 1u
-#define CMD_PROFILE_CPU 2u
+#define TK_PROFILER_ALLOC 1u
+#define TK_PROFILER_CPU 2u
 
-enum cmd_cpu_sampler { CMD_CPU_AUTO, CMD_CPU_PERF, CMD_CPU_TIMER };
+enum tk_cpu_sampler { TK_CPU_SAMPLER_AUTO, TK_CPU_SAMPLER_PERF, TK_CPU_SAMPLER_TIMER };
 
-struct cmd_profiler {
+struct tk_profiler {
 	/* options */
-	unsigned what;              /* CMD_PROFILE_* */
+	unsigned what;              /* TK_PROFILER_* */
 	uint64_t sample_bytes;      /* mean sampling interval; 1 exact */
 	unsigned cpu_hz;
-	enum cmd_cpu_sampler sampler;
+	enum tk_cpu_sampler sampler;
 	const char *unwind;         /* auto, fp, libunwind */
 	int lines;                  /* file:line in frame names */
 	int no_demangle;            /* keep mangled names (--no-demangle) */
 	int quiet;
+	void (*warn)(void *data, const char *msg); /* NULL: warnings are dropped */
+	void *warn_data;
 	/* state */
 	const char *prog;           /* the job's command, argv[0] */
 	char *dir;                  /* the raw files' directory */
@@ -47,13 +67,13 @@ struct cmd_profiler {
 	int have[TK_RAW_NVALUES];
 };
 
-void cmd_profiler_init(struct cmd_profiler *p);
-void cmd_profiler_release(struct cmd_profiler *p);
+void tk_profiler_init(struct tk_profiler *p);
+void tk_profiler_release(struct tk_profiler *p);
 
 /* "alloc", "cpu", "alloc,cpu" (or "all"); 0, or -1 naming nothing known. */
-int cmd_profiler_parse_what(const char *spec, unsigned *what);
+int tk_profiler_parse_what(const char *spec, unsigned *what);
 /* "512KiB", "1", "4M"...: a positive byte count; 0 or -1 on error. */
-int cmd_profiler_parse_bytes(const char *s, uint64_t *out);
+int tk_profiler_parse_bytes(const char *s, uint64_t *out);
 
 /*
  * Prepares the job's environment (LD_PRELOAD and the TRACKER_PROFILE_*
@@ -61,13 +81,13 @@ int cmd_profiler_parse_bytes(const char *s, uint64_t *out);
  * are warnings: the job runs without the part of the profile that cannot
  * be had. Returns 0.
  */
-int cmd_profiler_start(struct cmd_profiler *p, char *const *argv);
+int tk_profiler_start(struct tk_profiler *p, char *const *argv);
 
 /* The job's hooks (struct tk_job_opts before_exec and tick). */
-int cmd_profiler_before_exec(pid_t child, void *data);
-void cmd_profiler_tick(void *data);
+int tk_profiler_before_exec(pid_t child, void *data);
+void tk_profiler_tick(void *data);
 
 /* Collects and symbolizes; fills profiles[] and have[]. Warnings only. */
-void cmd_profiler_finish(struct cmd_profiler *p);
+void tk_profiler_finish(struct tk_profiler *p);
 
 #endif
