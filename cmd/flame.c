@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/baseline.h"
 #include "core/buf.h"
 #include "core/flame.h"
 #include "core/demangle.h"
@@ -361,20 +362,17 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flam
 	return 0;
 }
 
-/* "amip · main · build 412 · 3f2a9c1e0b · run 8c1d2e3f": what a stored
- * profile's graph is of. */
+/* "amip · staging #412 3f2a9c1e0b (run 8c1d2e3f)": what a stored
+ * profile's graph is of, the run labelled as diff labels it. */
 static int describe_run(const struct tk_run *r, void *data)
 {
 	struct tk_buf *b = data;
+	struct tk_run_ref ref;
 
-	tk_buf_addf(b, "%s", r->key);
-	if (r->ci.branch)
-		tk_buf_addf(b, " \xc2\xb7 %s", r->ci.branch);
-	if (r->ci.build_number)
-		tk_buf_addf(b, " \xc2\xb7 build %s", r->ci.build_number);
-	if (r->ci.commit)
-		tk_buf_addf(b, " \xc2\xb7 %.10s", r->ci.commit);
-	tk_buf_addf(b, " \xc2\xb7 run %.8s", r->id);
+	tk_run_ref_set(&ref, r);
+	tk_buf_addf(b, "%s \xc2\xb7 ", r->key);
+	tk_run_label(b, &ref);
+	tk_run_ref_release(&ref);
 	return 1;
 }
 
