@@ -21,12 +21,11 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/bundle.h"
 #include "core/profiler.h"
 #include "core/ranks.h"
 #include "core/ci.h"
-#include "core/fsutil.h"
 #include "core/import.h"
-#include "core/profcodec.h"
 #include "core/job.h"
 #include "core/run.h"
 #include "core/store.h"
@@ -182,7 +181,7 @@ static void write_record(struct run_state *st)
 	struct tk_err err = TK_ERR_INIT;
 
 	tk_buf_reset(&st->record_path);
-	if (tk_run_write_record(&st->run, st->artifacts.buf, &st->record_path, &err))
+	if (tk_bundle_write_record(&st->run, st->artifacts.buf, &st->record_path, &err))
 		cmd_warning("cannot write the run record: %s", err.msg);
 }
 
@@ -209,8 +208,8 @@ static void on_cancel(const struct tk_job_result *so_far, void *data)
  */
 static void load_profiles(struct run_state *st)
 {
-	struct tk_buf blob = TK_BUF_INIT, name = TK_BUF_INIT, path = TK_BUF_INIT;
 	size_t i;
+	int ret;
 
 	for (i = 0; i < st->nr_profiles; i++) {
 		struct profile_file *pf = &st->profiles[i];
@@ -233,31 +232,18 @@ static void load_profiles(struct run_state *st)
 			cmd_warning("%s", pf->profile.warning);
 		pf->kind = st->profile_kind ? st->profile_kind : tk_profstore_default_kind(pf->profile.unit);
 keep:
-		tk_buf_reset(&blob);
-		tk_buf_reset(&name);
-		tk_buf_reset(&path);
-		if (tk_profile_encode(&pf->profile, &blob, &err)) {
+		ret = tk_bundle_add_profile(&st->run, st->artifacts.buf, pf->kind, pf->format,
+					    &pf->profile, &err);
+		if (ret == TK_EINTERNAL) {
 			cmd_warning("cannot keep the %s profile: %s", pf->kind, err.msg);
 			continue;
 		}
-		tk_run_record_name(&st->run, &name);
-		tk_buf_addf(&name, ".%s%s", pf->kind, TK_PROFCODEC_EXT);
-		tk_buf_addf(&path, "%s/%s", st->artifacts.buf, name.buf);
-		if (tk_mkdir_p(st->artifacts.buf, &err) ||
-		    tk_write_file_atomic(path.buf, blob.buf, blob.len, &err)) {
-			/* The database may still take it: record what can be. */
+		/* The database may still take a profile the disk did not. */
+		if (ret)
 			cmd_warning("cannot keep the %s profile beside the record: %s",
 				    pf->kind, err.msg);
-			pf->loaded = 1;
-			continue;
-		}
 		pf->loaded = 1;
-		tk_run_add_profile(&st->run, pf->kind, tk_unit_name(pf->profile.unit),
-				   pf->format, name.buf);
 	}
-	tk_buf_release(&blob);
-	tk_buf_release(&name);
-	tk_buf_release(&path);
 }
 
 static void store_profiles(struct run_state *st, struct tk_store *s, const char *db)

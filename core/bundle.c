@@ -1,0 +1,151 @@
+/*
+ * The run bundle: a record file and the encoded profiles beside it
+ * (core/bundle.h).
+ */
+#include "core/bundle.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/fsutil.h"
+#include "core/profcodec.h"
+#include "core/profstore.h"
+#include "core/banned.h"
+
+int tk_bundle_add_profile(struct tk_run *run, const char *dir, const char *kind,
+			  const char *format, const struct tk_profile *p, struct tk_err *err)
+{
+	struct tk_buf blob = TK_BUF_INIT, name = TK_BUF_INIT, path = TK_BUF_INIT;
+	int ret = tk_profile_encode(p, &blob, err);
+
+	if (!ret) {
+		tk_run_record_name(run, &name);
+		tk_buf_addf(&name, ".%s%s", kind, TK_PROFCODEC_EXT);
+		tk_buf_addf(&path, "%s/%s", dir, name.buf);
+		ret = tk_mkdir_p(dir, err);
+	}
+	if (!ret)
+		ret = tk_write_file_atomic(path.buf, blob.buf, blob.len, err);
+	if (!ret)
+		tk_run_add_profile(run, kind, tk_unit_name(p->unit), format, name.buf);
+	tk_buf_release(&blob);
+	tk_buf_release(&name);
+	tk_buf_release(&path);
+	return ret;
+}
+
+int tk_bundle_write_record(const struct tk_run *run, const char *dir,
+			   struct tk_buf *path_out, struct tk_err *err)
+{
+	return tk_run_write_record(run, dir, path_out, err);
+}
+
+int tk_bundle_read_record(const char *path, struct tk_run *run, struct tk_err *err)
+{
+	struct tk_buf text = TK_BUF_INIT;
+	int ret;
+
+	text.cap = TK_BUNDLE_RECORD_MAX;
+	ret = tk_buf_read_file(&text, path, err);
+	if (!ret)
+		ret = tk_run_from_json(text.buf, text.len, path, run, err);
+	tk_buf_release(&text);
+	return ret;
+}
+
+/* The directory part of path, with its slash ("" for a bare name). */
+static void dir_of(const char *path, struct tk_buf *out)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash)
+		tk_buf_add(out, path, (size_t)(slash - path + 1));
+}
+
+static int store_profiles(struct tk_store *s, const char *path, const struct tk_run *run,
+			  struct tk_err *err)
+{
+	struct tk_buf dir = TK_BUF_INIT, blob_path = TK_BUF_INIT, blob = TK_BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	dir_of(path, &dir);
+	for (i = 0; i < run->nr_profiles && !ret; i++) {
+		const struct tk_run_profile *rp = &run->profiles[i];
+		struct tk_profile prof;
+
+		tk_buf_reset(&blob_path);
+		tk_buf_reset(&blob);
+		tk_buf_addf(&blob_path, "%s%s", dir.buf, rp->file);
+		tk_profile_init(&prof, TK_UNIT_SAMPLES);
+		blob.cap = TK_BUNDLE_PROFILE_MAX;
+		ret = tk_buf_read_file(&blob, blob_path.buf, err);
+		if (!ret)
+			ret = tk_profile_decode(blob.buf, blob.len, blob_path.buf, &prof, err);
+		if (ret) {
+			/* A missing or corrupt profile file is bad input. */
+			tk_err_prefix(err, "cannot read the %s profile of '%s'", rp->kind, path);
+			ret = TK_EDATA;
+			err->code = TK_EDATA;
+		} else {
+			ret = tk_profstore_put(s, run->id, rp->kind, rp->format, &prof, err);
+			if (ret && ret != TK_EUNAVAIL)
+				ret = err->code = TK_EDATA;
+		}
+		tk_profile_release(&prof);
+	}
+	tk_buf_release(&dir);
+	tk_buf_release(&blob_path);
+	tk_buf_release(&blob);
+	return ret;
+}
+
+int tk_bundle_store(struct tk_store *s, const char *path, const struct tk_run *run,
+		    int *inserted, struct tk_err *err)
+{
+	int ret = tk_store_put_run(s, run, inserted, err);
+
+	if (ret == TK_EDATA) {
+		tk_err_prefix(err, "cannot store '%s'", path);
+		return ret;
+	}
+	if (ret) {
+		err->code = TK_EUNAVAIL;
+		return TK_EUNAVAIL;
+	}
+	return store_profiles(s, path, run, err);
+}
+
+static int remove_one(const char *file, void (*warn)(void *data, const char *msg),
+		      void *data)
+{
+	struct tk_buf msg = TK_BUF_INIT;
+
+	if (!unlink(file))
+		return 0;
+	if (warn) {
+		tk_buf_addf(&msg, "cannot remove '%s': %s", file, strerror(errno));
+		warn(data, msg.buf);
+		tk_buf_release(&msg);
+	}
+	return 1;
+}
+
+int tk_bundle_remove(const char *path, const struct tk_run *run,
+		     void (*warn)(void *data, const char *msg), void *data)
+{
+	struct tk_buf blob_path = TK_BUF_INIT;
+	size_t i;
+	int failed = 0;
+
+	for (i = 0; i < run->nr_profiles; i++) {
+		tk_buf_reset(&blob_path);
+		dir_of(path, &blob_path);
+		tk_buf_adds(&blob_path, run->profiles[i].file);
+		failed += remove_one(blob_path.buf, warn, data);
+	}
+	tk_buf_release(&blob_path);
+	failed += remove_one(path, warn, data);
+	return failed;
+}
