@@ -99,20 +99,9 @@ const char cmd_run_usage[] =
 	"  tracker run --key amip --tag resolution=low -- julia --project amip.jl\n"
 	"  tracker run --key amip --profile alloc,cpu -- ./amip\n";
 
-struct profile_file {
-	struct tk_profile profile;
-	int builtin;       /* from the built-in profiler: nothing to import */
-	const char *kind;
-	const char *format;
-	char *path;
-	int loaded;
-	int skip;          /* its path could not be made: warned already */
-};
-
 struct run_state {
 	struct tk_run run;
-	struct profile_file *profiles;
-	size_t nr_profiles;
+	struct tk_bundle bundle;   /* the profiles */
 	const char *profile_kind;
 	struct tk_profiler profiler;
 	struct tk_buf artifacts;
@@ -201,66 +190,6 @@ static void on_cancel(const struct tk_job_result *so_far, void *data)
 			    so_far->cancel_signal, st->record_path.buf);
 }
 
-/*
- * Imports the profiles the job wrote and keeps each, encoded, next to the
- * record file, so that a run that cannot reach the database keeps them
- * too (tracker push stores them). Every failure is only a warning.
- */
-static void load_profiles(struct run_state *st)
-{
-	size_t i;
-	int ret;
-
-	for (i = 0; i < st->nr_profiles; i++) {
-		struct profile_file *pf = &st->profiles[i];
-		struct tk_import_opts io = { .no_demangle = st->profiler.no_demangle };
-		struct tk_err err = TK_ERR_INIT;
-
-		if (pf->builtin)
-			goto keep;
-		if (pf->skip)
-			continue;
-		if (access(pf->path, F_OK)) {
-			cmd_warning("no profile at '%s': the run is recorded without it", pf->path);
-			continue;
-		}
-		if (tk_import_file(pf->path, pf->format, &io, &pf->profile, &err)) {
-			cmd_warning("%s; the run is recorded without this profile", err.msg);
-			continue;
-		}
-		if (pf->profile.warning[0])
-			cmd_warning("%s", pf->profile.warning);
-		pf->kind = st->profile_kind ? st->profile_kind : tk_profstore_default_kind(pf->profile.unit);
-keep:
-		ret = tk_bundle_add_profile(&st->run, st->artifacts.buf, pf->kind, pf->format,
-					    &pf->profile, &err);
-		if (ret == TK_EINTERNAL) {
-			cmd_warning("cannot keep the %s profile: %s", pf->kind, err.msg);
-			continue;
-		}
-		/* The database may still take a profile the disk did not. */
-		if (ret)
-			cmd_warning("cannot keep the %s profile beside the record: %s",
-				    pf->kind, err.msg);
-		pf->loaded = 1;
-	}
-}
-
-static void store_profiles(struct run_state *st, struct tk_store *s, const char *db)
-{
-	size_t i;
-
-	for (i = 0; i < st->nr_profiles; i++) {
-		struct profile_file *pf = &st->profiles[i];
-		struct tk_err err = TK_ERR_INIT;
-
-		if (pf->loaded &&
-		    tk_profstore_put(s, st->run.id, pf->kind, pf->format, &pf->profile, &err))
-			cmd_warning("could not store the %s profile in '%s': %s", pf->kind, db,
-				    err.msg);
-	}
-}
-
 static void store_run(struct run_state *st, const char *db)
 {
 	struct tk_err err = TK_ERR_INIT;
@@ -277,7 +206,7 @@ static void store_run(struct run_state *st, const char *db)
 	} else {
 		if (s->warning[0])
 			cmd_warning("%s", s->warning);
-		store_profiles(st, s, db);
+		tk_bundle_store_profiles(&st->bundle, s, st->run.id, db);
 	}
 	if (s)
 		tk_store_close(s);
@@ -332,7 +261,7 @@ static int parse_tag(struct tk_kvlist *tags, const char *arg)
 	return 0;
 }
 
-static void profiler_warning(void *data, const char *msg)
+static void warning(void *data, const char *msg)
 {
 	(void)data;
 	cmd_warning("%s", msg);
@@ -367,88 +296,11 @@ static const struct option run_options[] = {
 
 static void release_state(struct run_state *st)
 {
-	size_t i;
-
-	for (i = 0; i < st->nr_profiles; i++) {
-		tk_profile_release(&st->profiles[i].profile);
-		free(st->profiles[i].path);
-	}
-	free(st->profiles);
+	tk_bundle_release(&st->bundle);
 	tk_profiler_release(&st->profiler);
 	tk_run_release(&st->run);
 	tk_buf_release(&st->artifacts);
 	tk_buf_release(&st->record_path);
-}
-
-static struct profile_file *new_profile_file(struct run_state *st)
-{
-	struct profile_file *pf;
-
-	st->profiles = tk_realloc_array(st->profiles, st->nr_profiles + 1, sizeof(*st->profiles));
-	pf = &st->profiles[st->nr_profiles++];
-	memset(pf, 0, sizeof(*pf));
-	tk_profile_init(&pf->profile, TK_UNIT_SAMPLES);
-	return pf;
-}
-
-static void add_profile_file(struct run_state *st, const char *spec)
-{
-	struct profile_file *pf = new_profile_file(st);
-	struct tk_buf path = TK_BUF_INIT;
-
-	tk_profstore_split_format(spec, &path, &pf->format);
-	pf->path = tk_buf_detach(&path, NULL);
-}
-
-/*
- * --profile-file paths name the rank with %r, so that the ranks of one job
- * each read their own file. A %r without a rank costs that profile, never
- * the job: a usage error would stop a CI job for a profile.
- */
-static void expand_profile_paths(struct run_state *st)
-{
-	struct tk_buf path = TK_BUF_INIT;
-	int rank = tk_ranks_task_rank(&st->run);
-	size_t i;
-
-	for (i = 0; i < st->nr_profiles; i++) {
-		struct profile_file *pf = &st->profiles[i];
-		struct tk_err err = TK_ERR_INIT;
-
-		if (pf->builtin)
-			continue;
-		if (tk_ranks_path(pf->path, rank, &path, &err)) {
-			cmd_warning("%s; the run is recorded without this profile", err.msg);
-			pf->skip = 1;
-			continue;
-		}
-		free(pf->path);
-		pf->path = tk_xstrdup(path.buf);
-	}
-	tk_buf_release(&path);
-}
-
-/* The built-in profiler's profiles join the imported ones. */
-static void add_builtin_profiles(struct run_state *st)
-{
-	struct tk_profiler *p = &st->profiler;
-	int v;
-
-	for (v = 0; v < TK_RAW_NVALUES; v++) {
-		struct profile_file *pf;
-
-		if (!p->have[v])
-			continue;
-		pf = new_profile_file(st);
-		tk_profile_release(&pf->profile);
-		pf->profile = p->profiles[v];
-		tk_profile_init(&p->profiles[v], pf->profile.unit);
-		p->have[v] = 0;
-		pf->builtin = 1;
-		pf->kind = tk_raw_kind((enum tk_raw_value)v);
-		pf->format = "tracker";
-		pf->path = tk_xstrdup("(built-in profiler)");
-	}
 }
 
 /* 1 when "--" is among argv[from..argc). */
@@ -524,7 +376,8 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	memset(&jo, 0, sizeof(jo));
 	memset(&st, 0, sizeof(st));
 	tk_profiler_init(&st.profiler);
-	st.profiler.warn = profiler_warning;
+	st.profiler.warn = warning;
+	st.bundle.warn = warning;
 	tk_run_init(&st.run);
 	tk_buf_init(&st.artifacts, 0);
 	tk_buf_init(&st.record_path, 0);
@@ -565,7 +418,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 			st.quiet = 1;
 			break;
 		case OPT_PROFILE_FILE:
-			add_profile_file(&st, optarg);
+			tk_bundle_add_file(&st.bundle, optarg);
 			break;
 		case OPT_PROFILE_KIND:
 			if (!tk_profstore_valid_kind(optarg))
@@ -665,7 +518,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		if (ret)
 			goto out;
 	}
-	expand_profile_paths(&st);
+	tk_bundle_expand_paths(&st.bundle, tk_ranks_task_rank(&st.run));
 	cmd_resolve_artifacts(ctx, opt_artifacts, &st.artifacts);
 	cmd_resolve_db(ctx, opt_db, &db);
 
@@ -691,8 +544,10 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	st.run.partial = 0;
 	tk_profiler_finish(&st.profiler);
 	if (!st.no_record) {
-		add_builtin_profiles(&st);
-		load_profiles(&st);
+		tk_bundle_take(&st.bundle, st.profiler.profiles, st.profiler.have,
+			       TK_RAW_NVALUES);
+		tk_bundle_import(&st.bundle, &st.run, st.artifacts.buf, st.profile_kind,
+				 st.profiler.no_demangle);
 		write_record(&st);
 		store_run(&st, db.buf);
 	}

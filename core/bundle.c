@@ -5,12 +5,17 @@
 #include "core/bundle.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/fsutil.h"
+#include "core/import.h"
 #include "core/profcodec.h"
 #include "core/profstore.h"
+#include "core/ranks.h"
+#include "core/rawprof.h"
 #include "core/banned.h"
 
 int tk_bundle_add_profile(struct tk_run *run, const char *dir, const char *kind,
@@ -148,4 +153,162 @@ int tk_bundle_remove(const char *path, const struct tk_run *run,
 	tk_buf_release(&blob_path);
 	failed += remove_one(path, warn, data);
 	return failed;
+}
+
+/* ---- the profiles of a run being recorded ---- */
+
+static void __attribute__((format(printf, 2, 3)))
+warn(const struct tk_bundle *b, const char *fmt, ...)
+{
+	struct tk_buf msg = TK_BUF_INIT;
+	va_list ap;
+
+	if (!b->warn)
+		return;
+	va_start(ap, fmt);
+	tk_buf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	b->warn(b->warn_data, msg.buf);
+	tk_buf_release(&msg);
+}
+
+static struct tk_bundle_profile *new_profile(struct tk_bundle *b)
+{
+	struct tk_bundle_profile *pf;
+
+	TK_ALLOC_GROW(b->profiles, b->nr + 1, b->alloc);
+	pf = &b->profiles[b->nr++];
+	memset(pf, 0, sizeof(*pf));
+	tk_profile_init(&pf->profile, TK_UNIT_SAMPLES);
+	return pf;
+}
+
+void tk_bundle_add_file(struct tk_bundle *b, const char *spec)
+{
+	struct tk_bundle_profile *pf = new_profile(b);
+	struct tk_buf path = TK_BUF_INIT;
+
+	tk_profstore_split_format(spec, &path, &pf->format);
+	pf->path = tk_buf_detach(&path, NULL);
+}
+
+/*
+ * --profile-file paths name the rank with %r, so that the ranks of one job
+ * each read their own file. A %r without a rank costs that profile, never
+ * the job: a usage error would stop a CI job for a profile.
+ */
+void tk_bundle_expand_paths(struct tk_bundle *b, int rank)
+{
+	struct tk_buf path = TK_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < b->nr; i++) {
+		struct tk_bundle_profile *pf = &b->profiles[i];
+		struct tk_err err = TK_ERR_INIT;
+
+		if (pf->builtin)
+			continue;
+		if (tk_ranks_path(pf->path, rank, &path, &err)) {
+			warn(b, "%s; the run is recorded without this profile", err.msg);
+			pf->skip = 1;
+			continue;
+		}
+		free(pf->path);
+		pf->path = tk_xstrdup(path.buf);
+	}
+	tk_buf_release(&path);
+}
+
+void tk_bundle_take(struct tk_bundle *b, struct tk_profile *profiles, int *have, size_t n)
+{
+	size_t v;
+
+	for (v = 0; v < n; v++) {
+		struct tk_bundle_profile *pf;
+
+		if (!have[v])
+			continue;
+		pf = new_profile(b);
+		tk_profile_release(&pf->profile);
+		pf->profile = profiles[v];
+		tk_profile_init(&profiles[v], pf->profile.unit);
+		have[v] = 0;
+		pf->builtin = 1;
+		pf->kind = tk_raw_kind((enum tk_raw_value)v);
+		pf->format = "tracker";
+		pf->path = tk_xstrdup("(built-in profiler)");
+	}
+}
+
+/*
+ * Each profile is kept, encoded, next to the record file, so that a run
+ * that cannot reach the database keeps them too (tracker push stores
+ * them).
+ */
+void tk_bundle_import(struct tk_bundle *b, struct tk_run *run, const char *dir,
+		      const char *kind, int no_demangle)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < b->nr; i++) {
+		struct tk_bundle_profile *pf = &b->profiles[i];
+		struct tk_import_opts io = { .no_demangle = no_demangle };
+		struct tk_err err = TK_ERR_INIT;
+
+		if (pf->builtin)
+			goto keep;
+		if (pf->skip)
+			continue;
+		if (access(pf->path, F_OK)) {
+			warn(b, "no profile at '%s': the run is recorded without it", pf->path);
+			continue;
+		}
+		if (tk_import_file(pf->path, pf->format, &io, &pf->profile, &err)) {
+			warn(b, "%s; the run is recorded without this profile", err.msg);
+			continue;
+		}
+		if (pf->profile.warning[0])
+			warn(b, "%s", pf->profile.warning);
+		pf->kind = kind ? kind : tk_profstore_default_kind(pf->profile.unit);
+keep:
+		ret = tk_bundle_add_profile(run, dir, pf->kind, pf->format, &pf->profile, &err);
+		if (ret == TK_EINTERNAL) {
+			warn(b, "cannot keep the %s profile: %s", pf->kind, err.msg);
+			continue;
+		}
+		/* The database may still take a profile the disk did not. */
+		if (ret)
+			warn(b, "cannot keep the %s profile beside the record: %s", pf->kind,
+			     err.msg);
+		pf->loaded = 1;
+	}
+}
+
+void tk_bundle_store_profiles(struct tk_bundle *b, struct tk_store *s, const char *run_id,
+			      const char *db)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr; i++) {
+		struct tk_bundle_profile *pf = &b->profiles[i];
+		struct tk_err err = TK_ERR_INIT;
+
+		if (pf->loaded &&
+		    tk_profstore_put(s, run_id, pf->kind, pf->format, &pf->profile, &err))
+			warn(b, "could not store the %s profile in '%s': %s", pf->kind, db,
+			     err.msg);
+	}
+}
+
+void tk_bundle_release(struct tk_bundle *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr; i++) {
+		tk_profile_release(&b->profiles[i].profile);
+		free(b->profiles[i].path);
+	}
+	free(b->profiles);
+	memset(b, 0, sizeof(*b));
 }

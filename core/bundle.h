@@ -29,6 +29,53 @@
 #define TK_BUNDLE_PROFILE_MAX (1u << 30)
 
 /*
+ * The profiles of one run as tracker run gathers them: files the job
+ * wrote (--profile-file PATH[:FORMAT], %r for the rank), and the built-in
+ * profiler's. Importing, keeping and storing them are warnings only:
+ * they never cost the run its record. Warnings go to warn(warn_data, msg)
+ * (NULL: dropped). A zeroed struct tk_bundle is empty; tk_bundle_release
+ * frees it and its profiles.
+ */
+struct tk_bundle_profile {
+	struct tk_profile profile;
+	int builtin;        /* from the built-in profiler: nothing to import */
+	const char *kind;   /* set once imported; borrowed */
+	const char *format; /* points into the spec, or static */
+	char *path;
+	int loaded;         /* imported: tk_bundle_store_profiles stores it */
+	int skip;           /* its path could not be made: warned already */
+};
+
+struct tk_bundle {
+	struct tk_bundle_profile *profiles;
+	size_t nr, alloc;
+	void (*warn)(void *data, const char *msg);
+	void *warn_data;
+};
+
+/* A file to import after the job: spec is PATH[:FORMAT] and must outlive b. */
+void tk_bundle_add_file(struct tk_bundle *b, const char *spec);
+/* Expands %r in the paths (tk_ranks_path); a path that needs a rank it
+ * does not have is skipped, with a warning. */
+void tk_bundle_expand_paths(struct tk_bundle *b, int rank);
+/* Takes the profiles out of have[v] != 0 slots of profiles[] (the
+ * built-in profiler's results, TK_RAW_NVALUES of them), leaving those
+ * slots empty and have[v] 0. */
+void tk_bundle_take(struct tk_bundle *b, struct tk_profile *profiles, int *have, size_t n);
+/*
+ * Imports each file (kind: the given one, else tk_profstore_default_kind
+ * of its unit) and keeps every profile beside the record in dir
+ * (tk_bundle_add_profile), listed in run. no_demangle as for importers.
+ */
+void tk_bundle_import(struct tk_bundle *b, struct tk_run *run, const char *dir,
+		      const char *kind, int no_demangle);
+/* Stores the imported profiles with run_id in s; db names the store in
+ * the warnings. */
+void tk_bundle_store_profiles(struct tk_bundle *b, struct tk_store *s, const char *run_id,
+			      const char *db);
+void tk_bundle_release(struct tk_bundle *b);
+
+/*
  * Encodes p as the kind profile of run into dir (made when missing) and
  * lists it in the run's record (tk_run_add_profile), with format (may be
  * NULL), the file format it was imported from. Call before
