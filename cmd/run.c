@@ -138,33 +138,6 @@ static int setup_problem(const struct cmd_ctx *ctx, const struct run_state *st,
 	return ret;
 }
 
-static void fill_measurements(struct tk_run *run, const struct tk_job_result *r)
-{
-	run->started_at_us = r->started_at_us;
-	run->walltime_s = r->walltime_s;
-	run->user_s = r->user_s;
-	run->sys_s = r->sys_s;
-	run->maxrss_bytes = r->maxrss_bytes;
-	free(run->maxrss_source);
-	run->maxrss_source = r->maxrss_source ? tk_xstrdup(r->maxrss_source) : NULL;
-	run->wrapper_rss_bytes = r->wrapper_rss_at_fork;
-	run->tree_rss_bytes = r->tree_rss_bytes;
-	run->tree_samples = r->tree_samples;
-	run->cgroup_peak_bytes = r->cgroup_peak_bytes;
-	run->exit_code = r->exit_code;
-	run->term_signal = r->term_signal;
-	if (r->timed_out)
-		run->status = TK_RUN_TIMEOUT;
-	else if (r->cancel_signal)
-		run->status = TK_RUN_CANCELLED;
-	else if (r->term_signal)
-		run->status = TK_RUN_SIGNALED;
-	else if (r->exit_code)
-		run->status = TK_RUN_FAILED;
-	else
-		run->status = TK_RUN_OK;
-}
-
 static void write_record(struct run_state *st)
 {
 	struct tk_err err = TK_ERR_INIT;
@@ -179,7 +152,7 @@ static void on_cancel(const struct tk_job_result *so_far, void *data)
 {
 	struct run_state *st = data;
 
-	fill_measurements(&st->run, so_far);
+	tk_job_result_to_run(so_far, &st->run);
 	st->run.status = TK_RUN_CANCELLED;
 	st->run.partial = so_far->running;
 	if (st->no_record)
@@ -188,48 +161,6 @@ static void on_cancel(const struct tk_job_result *so_far, void *data)
 	if (!st->quiet)
 		cmd_warning("cancelled by signal %d; partial record written to '%s'",
 			    so_far->cancel_signal, st->record_path.buf);
-}
-
-static void store_run(struct run_state *st, const char *db)
-{
-	struct tk_err err = TK_ERR_INIT;
-	struct tk_store *s = NULL;
-	int inserted = 0;
-
-	if (tk_store_open(db, &s, &err) ||
-	    tk_store_put_run(s, &st->run, &inserted, &err)) {
-		cmd_warning("could not record the run in '%s': %s", db, err.msg);
-		if (st->record_path.len)
-			cmd_warning("the record is kept in '%s'; store it later with: "
-				    "tracker push --db '%s' '%s'",
-				    st->record_path.buf, db, st->record_path.buf);
-	} else {
-		if (s->warning[0])
-			cmd_warning("%s", s->warning);
-		tk_bundle_store_profiles(&st->bundle, s, st->run.id, db);
-	}
-	if (s)
-		tk_store_close(s);
-}
-
-static void print_summary(const struct run_state *st)
-{
-	struct tk_buf b = TK_BUF_INIT;
-	const struct tk_run *r = &st->run;
-
-	tk_buf_addf(&b, "tracker: %s: %s, wall ", r->key, tk_run_status_name(r->status));
-	tk_format_duration(&b, r->walltime_s);
-	tk_buf_adds(&b, ", max RSS ");
-	tk_format_bytes(&b, r->maxrss_bytes);
-	tk_buf_adds(&b, ", tree RSS ");
-	tk_format_bytes(&b, r->tree_rss_bytes);
-	if (r->term_signal)
-		tk_buf_addf(&b, ", signal %d", r->term_signal);
-	else
-		tk_buf_addf(&b, ", exit %d", r->exit_code);
-	tk_buf_addf(&b, " (run %.8s)\n", r->id);
-	fputs(b.buf, stderr);
-	tk_buf_release(&b);
 }
 
 /* Die the way the job died. Core dumps stay the job's: ours are off. */
@@ -246,19 +177,6 @@ static void reraise(int sig)
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	raise(sig);
 	exit(128 + sig);
-}
-
-static int parse_tag(struct tk_kvlist *tags, const char *arg)
-{
-	const char *eq = strchr(arg, '=');
-	char *k;
-
-	if (!eq || eq == arg)
-		return -1;
-	k = tk_xstrndup(arg, (size_t)(eq - arg));
-	tk_kvlist_set(tags, k, eq + 1);
-	free(k);
-	return 0;
 }
 
 static void warning(void *data, const char *msg)
@@ -314,51 +232,6 @@ static int has_separator(int argc, char **argv, int from)
 	return 0;
 }
 
-static int parse_profiler_option(struct run_state *st, int c, const char *arg,
-				 const struct cmd_ctx *ctx)
-{
-	struct tk_profiler *p = &st->profiler;
-	long n;
-
-	switch (c) {
-	case OPT_PROFILE:
-		if (tk_profiler_parse_what(arg, &p->what))
-			return setup_problem(ctx, st, "--profile wants alloc, cpu or alloc,cpu, "
-					     "not '%s'", arg);
-		return 0;
-	case OPT_SAMPLE_BYTES:
-		if (tk_profiler_parse_bytes(arg, &p->sample_bytes))
-			return setup_problem(ctx, st, "--sample-bytes wants a positive size "
-					     "(1, 4096, 512KiB, 1MiB), not '%s'", arg);
-		return 0;
-	case OPT_CPU_HZ:
-		if (tk_parse_long(arg, &n) || n < 1 || n > 10000)
-			return setup_problem(ctx, st, "--cpu-hz wants 1 to 10000, not '%s'", arg);
-		p->cpu_hz = (unsigned)n;
-		return 0;
-	case OPT_CPU_SAMPLER:
-		if (!strcmp(arg, "auto"))
-			p->sampler = TK_CPU_SAMPLER_AUTO;
-		else if (!strcmp(arg, "perf"))
-			p->sampler = TK_CPU_SAMPLER_PERF;
-		else if (!strcmp(arg, "timer"))
-			p->sampler = TK_CPU_SAMPLER_TIMER;
-		else
-			return setup_problem(ctx, st, "--cpu-sampler wants auto, perf or timer, "
-					     "not '%s'", arg);
-		return 0;
-	case OPT_UNWIND:
-		if (strcmp(arg, "auto") && strcmp(arg, "fp") && strcmp(arg, "libunwind"))
-			return setup_problem(ctx, st, "--unwind wants auto, fp or libunwind, "
-					     "not '%s'", arg);
-		p->unwind = arg;
-		return 0;
-	default: /* OPT_PROFILE_LINES */
-		p->lines = 1;
-		return 0;
-	}
-}
-
 int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	const char *opt_key = NULL, *opt_db = NULL, *opt_artifacts = NULL;
@@ -371,7 +244,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_buf db = TK_BUF_INIT, derived = TK_BUF_INIT, from = TK_BUF_INIT;
 	double timeout = -1, v;
-	int c, i, exec_errno, per_rank = 0, ret = 0, lost = 0;
+	int c, i, li = 0, exec_errno, per_rank = 0, ret = 0, lost = 0;
 
 	memset(&jo, 0, sizeof(jo));
 	memset(&st, 0, sizeof(st));
@@ -386,7 +259,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	st.in_ci = tk_ci_detected(&tk_env_process);
 	optind = 1;
 	opterr = 0;
-	while (!ret && (c = getopt_long(argc, argv, "+:q", run_options, NULL)) != -1) {
+	while (!ret && (c = getopt_long(argc, argv, "+:q", run_options, &li)) != -1) {
 		switch (c) {
 		case OPT_KEY:
 			opt_key = optarg;
@@ -398,7 +271,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 			opt_artifacts = optarg;
 			break;
 		case OPT_TAG:
-			if (parse_tag(&cli_tags, optarg))
+			if (tk_kvlist_set_pair(&cli_tags, optarg))
 				ret = setup_problem(ctx, &st, "--tag wants KEY=VALUE, not '%s'",
 						    optarg);
 			break;
@@ -432,7 +305,8 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		case OPT_CPU_SAMPLER:
 		case OPT_UNWIND:
 		case OPT_PROFILE_LINES:
-			ret = parse_profiler_option(&st, c, optarg, ctx);
+			if (tk_profiler_set(&st.profiler, run_options[li].name, optarg, &err))
+				ret = setup_problem(ctx, &st, "%s", err.msg);
 			break;
 		case OPT_PER_RANK:
 			per_rank = 1;
@@ -540,7 +414,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		goto out;
 	}
 	/* From here on, tracker's own troubles never change the exit status. */
-	fill_measurements(&st.run, &jr);
+	tk_job_result_to_run(&jr, &st.run);
 	st.run.partial = 0;
 	tk_profiler_finish(&st.profiler);
 	if (!st.no_record) {
@@ -549,13 +423,16 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		tk_bundle_import(&st.bundle, &st.run, st.artifacts.buf, st.profile_kind,
 				 st.profiler.no_demangle);
 		write_record(&st);
-		store_run(&st, db.buf);
+		tk_bundle_store_run(&st.bundle, &st.run, db.buf, st.record_path.buf);
 	}
 	if (jr.orphans_left && !st.quiet)
 		cmd_warning("%d process(es) the job started are still running; "
 			    "not waiting for them (see --orphan-wait)", jr.orphans_left);
-	if (!st.quiet)
-		print_summary(&st);
+	if (!st.quiet) {
+		tk_buf_reset(&db);
+		tk_run_format_summary(&st.run, &db);
+		fprintf(stderr, "tracker: %s\n", db.buf);
+	}
 	if (jr.timed_out)
 		ret = 124;
 	else if (jr.term_signal)

@@ -73,6 +73,14 @@ void tk_bundle_import(struct tk_bundle *b, struct tk_run *run, const char *dir,
  * the warnings. */
 void tk_bundle_store_profiles(struct tk_bundle *b, struct tk_store *s, const char *run_id,
 			      const char *db);
+/*
+ * Stores run and then b's imported profiles in the store at db. When the
+ * run cannot be stored, warns so, and names the tracker push command
+ * that stores record_path later (when record_path is not empty); returns
+ * that error's code, else 0 (a profile the store refuses is a warning).
+ */
+int tk_bundle_store_run(struct tk_bundle *b, const struct tk_run *run, const char *db,
+			const char *record_path);
 void tk_bundle_release(struct tk_bundle *b);
 
 /*

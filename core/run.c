@@ -12,8 +12,22 @@
 #include <unistd.h>
 
 #include "core/fsutil.h"
+#include "core/timeutil.h"
 #include "core/utf8.h"
 #include "core/banned.h"
+
+int tk_kvlist_set_pair(struct tk_kvlist *l, const char *pair)
+{
+	const char *eq = strchr(pair, '=');
+	char *k;
+
+	if (!eq || eq == pair)
+		return -1;
+	k = tk_xstrndup(pair, (size_t)(eq - pair));
+	tk_kvlist_set(l, k, eq + 1);
+	free(k);
+	return 0;
+}
 
 void tk_kvlist_set(struct tk_kvlist *l, const char *key, const char *value)
 {
@@ -974,4 +988,19 @@ out:
 	tk_buf_release(&json);
 	tk_buf_release(&path);
 	return ret;
+}
+
+void tk_run_format_summary(const struct tk_run *r, struct tk_buf *b)
+{
+	tk_buf_addf(b, "%s: %s, wall ", r->key, tk_run_status_name(r->status));
+	tk_format_duration(b, r->walltime_s);
+	tk_buf_adds(b, ", max RSS ");
+	tk_format_bytes(b, r->maxrss_bytes);
+	tk_buf_adds(b, ", tree RSS ");
+	tk_format_bytes(b, r->tree_rss_bytes);
+	if (r->term_signal)
+		tk_buf_addf(b, ", signal %d", r->term_signal);
+	else
+		tk_buf_addf(b, ", exit %d", r->exit_code);
+	tk_buf_addf(b, " (run %.8s)", r->id);
 }
