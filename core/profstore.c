@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/profstore.h"
+#include "core/baseline.h"
 #include "core/import.h"
 #include "core/profcodec.h"
 #include "core/banned.h"
@@ -129,4 +130,38 @@ int tk_profstore_find_run(struct tk_store *s, const char *run_id, const char *ke
 		tk_buf_release(&what);
 		return ret;
 	}
+}
+
+/* The key and the run's label, as diff labels runs. */
+static int label_run(const struct tk_run *r, void *data)
+{
+	struct tk_buf *b = data;
+	struct tk_run_ref ref;
+
+	tk_run_ref_set(&ref, r);
+	tk_buf_addf(b, "%s \xc2\xb7 ", r->key);
+	tk_run_label(b, &ref);
+	tk_run_ref_release(&ref);
+	return 1;
+}
+
+int tk_profstore_load(struct tk_store *s, const char *run_id, const char *key,
+		      const char *branch, const char *kind, struct tk_profile *out,
+		      struct tk_buf *label, struct tk_err *err)
+{
+	struct tk_err ignored = TK_ERR_INIT;
+	struct tk_run_query q;
+	char id[TK_RUN_ID_LEN + 1];
+	int ret = tk_profstore_find_run(s, run_id, key, branch, kind, id, err);
+
+	if (!ret)
+		ret = tk_profstore_get(s, id, kind, out, err);
+	if (!ret && label) {
+		memset(&q, 0, sizeof(q));
+		q.run_id = id;
+		/* the label is a nicety: a run that cannot be read has none */
+		if (tk_store_query_runs(s, &q, label_run, label, &ignored) < 0)
+			tk_buf_reset(label);
+	}
+	return ret;
 }

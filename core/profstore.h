@@ -41,5 +41,14 @@ int tk_profstore_get(struct tk_store *s, const char *run_id, const char *kind,
 int tk_profstore_find_run(struct tk_store *s, const char *run_id, const char *key,
 			  const char *branch, const char *kind, char id[TK_RUN_ID_LEN + 1],
 			  struct tk_err *err);
+/*
+ * tk_profstore_find_run, then tk_profstore_get of the run found into out.
+ * label, when not NULL, gets what the profile is of, the key and the
+ * run's label (tk_run_label): "amip · staging #412 3f2a9c1e0b (run
+ * 8c1d2e3f)"; it stays empty when the run cannot be read back.
+ */
+int tk_profstore_load(struct tk_store *s, const char *run_id, const char *key,
+		      const char *branch, const char *kind, struct tk_profile *out,
+		      struct tk_buf *label, struct tk_err *err);
 
 #endif

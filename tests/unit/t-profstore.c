@@ -83,6 +83,17 @@ static void test_store(void)
 	is_str(err.msg, "no run of key 'amip' on branch 'main' with a cpu profile",
 	       "the error says what was looked for");
 
+	{
+		struct tk_buf label = TK_BUF_INIT;
+
+		tk_profile_init(&back, TK_UNIT_SAMPLES);
+		is_int(tk_profstore_load(s, NULL, "amip", NULL, "alloc", &back, &label, &err), 0,
+		       "find and load in one call");
+		is_str(label.buf, "amip \xc2\xb7 (run 00000000)",
+		       "labelled with the key and tk_run_label (no CI context known)");
+		tk_profile_release(&back);
+		tk_buf_release(&label);
+	}
 	tk_profile_init(&back, TK_UNIT_SAMPLES);
 	is_int(tk_profstore_get(s, id, "alloc", &back, &err), 0, "load it back");
 	ok(back.unit == TK_UNIT_BYTES, "in bytes");
