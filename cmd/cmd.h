@@ -8,7 +8,11 @@
  *      in cmd/tracker.c;
  *   3. write docs/tracker-<name>.md and add it to docs/tracker.1;
  *   4. add tests/tNNNN-<name>-*.sh (t0001-help.sh checks `-h` of every
- *      entry by walking `tracker --list-commands`).
+ *      entry by walking `tracker --list-commands`);
+ *   5. put the work itself in core/ (a module with a header stating its
+ *      contract, and tests/unit/t-<module>.c): the command parses
+ *      options, calls core and prints. t0006 fails a cmd/*.c over 450
+ *      lines.
  * A command returns its exit code (0 ok, 2 usage, 65 bad data,
  * 69 unavailable, 70 internal); `run` returns the job's status instead.
  * The dispatcher handles -h/--help, loads .tracker.yml, and flushes stdout,
