@@ -11,7 +11,7 @@
  *      entry by walking `tracker --list-commands`);
  *   5. put the work itself in core/ (a module with a header stating its
  *      contract, and tests/unit/t-<module>.c): the command parses
- *      options, calls core and prints. t0006 fails a cmd/*.c over 450
+ *      options, calls core and prints. t0006 fails a command file over 450
  *      lines.
  * A command returns its exit code (0 ok, 2 usage, 65 bad data,
  * 69 unavailable, 70 internal); `run` returns the job's status instead.
