@@ -250,6 +250,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	memset(&st, 0, sizeof(st));
 	tk_profiler_init(&st.profiler);
 	st.profiler.warn = warning;
+	st.profiler.libdir = TRACKER_LIBDIR;
 	st.bundle.warn = warning;
 	tk_run_init(&st.run);
 	tk_buf_init(&st.artifacts, 0);

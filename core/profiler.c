@@ -207,7 +207,7 @@ int tk_profiler_parse_bytes(const char *s, uint64_t *out)
  * a DESTDIR tree or a moved prefix keeps working), else in the LIBDIR
  * compiled in.
  */
-static char *find_preload(void)
+static char *find_preload(const char *libdir)
 {
 	static const char *const beside[] = { "/" PRELOAD_NAME,
 					      "/../lib/tracker/" PRELOAD_NAME };
@@ -230,7 +230,11 @@ static char *find_preload(void)
 		}
 	}
 	tk_buf_reset(&b);
-	tk_buf_adds(&b, TRACKER_LIBDIR "/" PRELOAD_NAME);
+	if (!libdir) {
+		tk_buf_release(&b);
+		return NULL;
+	}
+	tk_buf_addf(&b, "%s/" PRELOAD_NAME, libdir);
 	if (!access(b.buf, R_OK))
 		return tk_buf_detach(&b, NULL);
 	tk_buf_release(&b);
@@ -374,11 +378,11 @@ int tk_profiler_start(struct tk_profiler *p, char *const *argv)
 		return 0;
 	}
 	free(cmd);
-	p->preload = find_preload();
+	p->preload = find_preload(p->libdir);
 	if (!p->preload) {
 		warn(p, "cannot find %s next to tracker, in ../lib/tracker beside it or "
 		     "in %s; recording without the built-in profile", PRELOAD_NAME,
-		     TRACKER_LIBDIR);
+		     p->libdir ? p->libdir : "no library directory");
 		p->no_alloc = 1;
 		return 0;
 	}

@@ -22,7 +22,8 @@
  *   one job per process. tk_profiler_finish unsets DEBUGINFOD_URLS, so
  *   naming frames never waits on the network.
  * - The preload library is looked for next to the running program
- *   (/proc/self/exe), in ../lib/tracker beside it, then in TRACKER_LIBDIR.
+ *   (/proc/self/exe), in ../lib/tracker beside it, then in libdir (the
+ *   install's, which the program was built with; NULL: not looked for).
  * - The raw files go into a private directory under $TMPDIR (else /tmp),
  *   removed by tk_profiler_release.
  *
@@ -52,6 +53,7 @@ struct tk_profiler {
 	int lines;                  /* file:line in frame names */
 	int no_demangle;            /* keep mangled names (--no-demangle) */
 	int quiet;
+	const char *libdir;         /* where an install keeps the preload library */
 	void (*warn)(void *data, const char *msg); /* NULL: warnings are dropped */
 	void *warn_data;
 	/* state */
