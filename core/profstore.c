@@ -50,7 +50,7 @@ void tk_profstore_split_format(const char *spec, struct tk_buf *path, const char
 }
 
 int tk_profstore_put(struct tk_store *s, const char *run_id, const char *kind,
-		      const char *format, const struct tk_profile *p, struct tk_err *err)
+		     const char *format, const struct tk_profile *p, struct tk_err *err)
 {
 	struct tk_buf blob = TK_BUF_INIT;
 	struct tk_profile_blob b;
@@ -96,8 +96,8 @@ static int take_first(const struct tk_run *run, void *data)
 }
 
 int tk_profstore_find_run(struct tk_store *s, const char *run_id, const char *key,
-		 const char *branch, const char *kind, char id[TK_RUN_ID_LEN + 1],
-		 struct tk_err *err)
+			  const char *branch, const char *kind, char id[TK_RUN_ID_LEN + 1],
+			  struct tk_err *err)
 {
 	struct tk_run_query q;
 	const char *keys[2] = { key, NULL };
