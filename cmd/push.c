@@ -42,7 +42,8 @@ const char cmd_push_usage[] =
 	"  tracker push --db /scratch/ci/history.db --remove amip-*.json\n"
 	"\n"
 	"Exit status: 0 every file stored or already stored, 2 usage error,\n"
-	"65 a file is not a valid record (the others are still stored),\n"
+	"65 a file is not a valid record, or has a key tracker run refuses (it is\n"
+	"kept; the others are still stored),\n"
 	"69 the database is unavailable (files are kept).\n";
 
 struct push {
