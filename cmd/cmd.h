@@ -8,7 +8,11 @@
  *      in cmd/tracker.c;
  *   3. write docs/tracker-<name>.md and add it to docs/tracker.1;
  *   4. add tests/tNNNN-<name>-*.sh (t0001-help.sh checks `-h` of every
- *      entry by walking `tracker --list-commands`).
+ *      entry by walking `tracker --list-commands`);
+ *   5. put the work itself in core/ (a module with a header stating its
+ *      contract, and tests/unit/t-<module>.c): the command parses
+ *      options, calls core and prints. t0006 fails a command file over 450
+ *      lines.
  * A command returns its exit code (0 ok, 2 usage, 65 bad data,
  * 69 unavailable, 70 internal); `run` returns the job's status instead.
  * The dispatcher handles -h/--help, loads .tracker.yml, and flushes stdout,
@@ -67,51 +71,6 @@ void cmd_resolve_artifacts(const struct cmd_ctx *ctx, const char *opt, struct tk
  */
 typedef int (*cmd_write_fn)(FILE *out, void *data, struct tk_err *err);
 int cmd_write_output(const char *path, cmd_write_fn fn, void *data);
-
-/* Profiles (cmd/profiles.c). */
-struct tk_profile;
-enum tk_unit;
-/* "alloc" for bytes, "alloc_count" for counts, else "cpu". */
-const char *cmd_default_kind(enum tk_unit unit);
-/* Lower-case letters, digits and '_', at most 32. */
-int cmd_valid_kind(const char *kind);
-/* "PATH[:FORMAT]": the suffix counts as a format only when an importer
- * has that name, so a path with a colon still works. */
-void cmd_split_format(const char *spec, struct tk_buf *path, const char **format);
-int cmd_store_profile(struct tk_store *s, const char *run_id, const char *kind,
-		      const char *format, const struct tk_profile *p, struct tk_err *err);
-int cmd_load_profile(struct tk_store *s, const char *run_id, const char *kind,
-		     struct tk_profile *out, struct tk_err *err);
-/*
- * The run a profile command means: run_id when given, else the newest run
- * of key (on branch, when given) that has a profile of kind (any run when
- * kind is NULL). TK_EDATA with a message saying what was looked for.
- */
-int cmd_find_run(struct tk_store *s, const char *run_id, const char *key,
-		 const char *branch, const char *kind, char id[37], struct tk_err *err);
-
-/*
- * The ranks of a parallel job (cmd/ranks.c).
- *
- * cmd_per_rank_setup marks run, whose CI context is collected, as one
- * rank of a SLURM job step: run->rank = SLURM_PROCID, run->rank_group =
- * "<SLURM_JOB_ID>.<SLURM_STEP_ID>" (just the job id outside a step).
- * TK_EUSAGE, saying what is missing, when SLURM_JOB_ID or SLURM_PROCID is
- * not set or not a number-like id.
- */
-int cmd_per_rank_setup(struct tk_run *run, struct tk_err *err);
-/*
- * The sum of the kind profiles of every rank of one job: the job of run
- * run_id, or of the newest run of key (on branch, when given) recorded
- * with --per-rank that has such a profile. out must be initialised and
- * empty; it is finished on success. A rank recorded twice (a requeued
- * job) counts once, its newest run. label, when not NULL, gets
- * "<key> · job <group> · N ranks merged". TK_EDATA with a message saying
- * what was looked for when there is nothing to merge.
- */
-int cmd_load_rank_profile(struct tk_store *s, const char *run_id, const char *key,
-			  const char *branch, const char *kind, struct tk_profile *out,
-			  struct tk_buf *label, struct tk_err *err);
 
 int cmd_run(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_import(int argc, char **argv, struct cmd_ctx *ctx);

@@ -11,7 +11,6 @@
  * (the key's, then the file's), else the pipeline's default branch.
  */
 #include <getopt.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 #include "core/normalize.h"
 #include "core/profile.h"
 #include "core/timeutil.h"
+#include "core/profstore.h"
 #include "core/banned.h"
 
 const char cmd_diff_usage[] =
@@ -164,7 +164,7 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff
 			d->nr_baselines = n;
 			break;
 		case OPT_KIND:
-			if (!cmd_valid_kind(optarg))
+			if (!tk_profstore_valid_kind(optarg))
 				return cmd_usage_error(ctx, "invalid kind '%s'", optarg);
 			d->kind = optarg;
 			break;
@@ -314,52 +314,6 @@ static void describe(struct diff_cmd *d)
 
 /* ---- loading and rendering ---- */
 
-/*
- * BASE and NEW are independent until they are diffed, and core keeps no
- * global state, so they are read on two threads: importing a large
- * profile is most of the work, and CI machines have more than one core.
- */
-struct import_job {
-	const char *path;
-	const char *format;
-	const struct tk_import_opts *io;
-	struct tk_profile *out;
-	struct tk_err err;
-	int ret;
-};
-
-static void *import_thread(void *arg)
-{
-	struct import_job *j = arg;
-
-	j->ret = tk_import_file(j->path, j->format, j->io, j->out, &j->err);
-	return NULL;
-}
-
-static int import_both(struct diff_cmd *d, struct tk_profile *base, struct tk_profile *new,
-		       struct tk_err *err)
-{
-	struct import_job jobs[2] = {
-		{ d->files[0], d->format, &d->io, base, TK_ERR_INIT, 0 },
-		{ d->files[1], d->format, &d->io, new, TK_ERR_INIT, 0 },
-	};
-	pthread_t t;
-	int threaded = !pthread_create(&t, NULL, import_thread, &jobs[0]);
-
-	if (!threaded)
-		import_thread(&jobs[0]);
-	import_thread(&jobs[1]);
-	if (threaded)
-		pthread_join(t, NULL);
-	if (jobs[0].ret) {
-		*err = jobs[0].err;
-		return jobs[0].ret;
-	}
-	if (jobs[1].ret)
-		*err = jobs[1].err;
-	return jobs[1].ret;
-}
-
 static int load_profiles(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_profile *base,
 			 struct tk_profile *new, size_t *nr_base, struct tk_err *err)
 {
@@ -370,7 +324,8 @@ static int load_profiles(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_prof
 
 	if (!d->key) {
 		*nr_base = 1;
-		ret = import_both(d, &base[0], new, err);
+		ret = tk_import_pair(d->files[0], d->files[1], d->format, &d->io, &base[0], new,
+				     err);
 		tk_buf_adds(&d->base_label, d->files[0]);
 		tk_buf_adds(&d->new_label, d->files[1]);
 		return ret;
@@ -381,10 +336,10 @@ static int load_profiles(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_prof
 		ret = choose_runs(ctx, d, s, err);
 	if (!ret) {
 		describe(d);
-		ret = cmd_load_profile(s, d->runs.new_run.id, d->kind, new, err);
+		ret = tk_profstore_get(s, d->runs.new_run.id, d->kind, new, err);
 	}
 	for (i = 0; !ret && i < d->runs.nr_base; i++)
-		ret = cmd_load_profile(s, d->runs.base[i].id, d->kind, &base[i], err);
+		ret = tk_profstore_get(s, d->runs.base[i].id, d->kind, &base[i], err);
 	if (!ret && !d->io.no_demangle) {
 		/* profiles stored before tracker demangled read like new ones */
 		tk_profile_demangle(new, 0);

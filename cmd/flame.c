@@ -14,12 +14,15 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/baseline.h"
 #include "core/buf.h"
 #include "core/flame.h"
 #include "core/demangle.h"
 #include "core/import.h"
 #include "core/profile.h"
 #include "core/render.h"
+#include "core/profstore.h"
+#include "core/ranks.h"
 #include "core/banned.h"
 
 const char cmd_flame_usage[] =
@@ -137,11 +140,6 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char *const palettes[] = {
-	"hot", "mem", "io", "wakeup", "java", "js", "perl", "red", "green", "blue",
-	"aqua", "yellow", "purple", "orange", NULL,
-};
-
 /* Where the profile comes from. */
 enum source {
 	SOURCE_FILE,
@@ -164,61 +162,8 @@ struct flame_opts {
 	int ranks; /* --ranks: the sum over the ranks of the run's job */
 };
 
-static int parse_number(const char *s, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(s, &end);
-	return !*s || *end || errno || !(*out >= 0) || *out > 1e9 ? -1 : 0;
-}
-
-/* "0.5" pixels or "0.1%" of the total. */
-static int parse_minwidth(const char *arg, struct flame_opts *o)
-{
-	size_t len = strlen(arg);
-	char num[64];
-	double v;
-
-	if (!len || len >= sizeof(num))
-		return -1;
-	memcpy(num, arg, len + 1);
-	if (num[len - 1] == '%') {
-		num[len - 1] = 0;
-		if (parse_number(num, &v) || v > 100)
-			return -1;
-		o->minwidth_pct = v;
-		return 0;
-	}
-	if (parse_number(num, &v))
-		return -1;
-	o->layout.minwidth = v;
-	o->minwidth_pct = -1;
-	return 0;
-}
-
-/* The input formats, one a line, in the order their probes are tried:
- * the registry's list, for scripts and tests. */
-static void list_formats(FILE *f)
-{
-	const struct tk_importer *imp;
-	size_t i;
-
-	for (i = 0; (imp = tk_importer_at(i)); i++)
-		fprintf(f, "%s\n", imp->name);
-}
-
-static void list_renderers(struct tk_buf *b)
-{
-	size_t i;
-
-	for (i = 0; tk_renderer_at(i); i++)
-		tk_buf_addf(b, "%s%s", i ? ", " : "", tk_renderer_at(i)->ext);
-}
-
 static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flame_opts *o)
 {
-	size_t i;
 	double v;
 	int c;
 
@@ -254,9 +199,7 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flam
 			o->render.subtitle = optarg;
 			break;
 		case OPT_PALETTE:
-			for (i = 0; palettes[i] && strcmp(palettes[i], optarg); i++)
-				;
-			if (!palettes[i])
+			if (!tk_palette_known(optarg))
 				return cmd_usage_error(ctx, "unknown palette '%s' (use hot, mem, io, "
 						       "wakeup, java, js, perl, red, green, blue, "
 						       "aqua, yellow, purple or orange)", optarg);
@@ -266,18 +209,18 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flam
 			o->render.count_name = optarg;
 			break;
 		case OPT_MINWIDTH:
-			if (parse_minwidth(optarg, o))
+			if (tk_flame_parse_minwidth(optarg, &o->layout.minwidth, &o->minwidth_pct))
 				return cmd_usage_error(ctx, "--minwidth needs pixels or a "
 						       "percentage, not '%s'", optarg);
 			break;
 		case OPT_WIDTH:
-			if (parse_number(optarg, &v) || v <= 2 * TK_FLAME_XPAD || v > 1e6)
+			if (tk_flame_parse_size(optarg, &v) || v <= 2 * TK_FLAME_XPAD || v > 1e6)
 				return cmd_usage_error(ctx, "--width needs pixels (more than %d), "
 						       "not '%s'", 2 * TK_FLAME_XPAD, optarg);
 			o->layout.image_width = o->render.image_width = v;
 			break;
 		case OPT_HEIGHT:
-			if (parse_number(optarg, &v) || v < 2 || v > 1000)
+			if (tk_flame_parse_size(optarg, &v) || v < 2 || v > 1000)
 				return cmd_usage_error(ctx, "--height needs pixels (2 to 1000), "
 						       "not '%s'", optarg);
 			o->render.frame_height = v;
@@ -333,7 +276,7 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flam
 		if (o->format)
 			return cmd_usage_error(ctx, "--format is for FILE; a stored profile "
 					       "has none");
-		if (o->import.kind && !cmd_valid_kind(o->import.kind))
+		if (o->import.kind && !tk_profstore_valid_kind(o->import.kind))
 			return cmd_usage_error(ctx, "invalid kind '%s'", o->import.kind);
 		o->source = SOURCE_STORED;
 	} else {
@@ -359,53 +302,28 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flam
 	return 0;
 }
 
-/* "amip · main · build 412 · 3f2a9c1e0b · run 8c1d2e3f": what a stored
- * profile's graph is of. */
-static int describe_run(const struct tk_run *r, void *data)
-{
-	struct tk_buf *b = data;
-
-	tk_buf_addf(b, "%s", r->key);
-	if (r->ci.branch)
-		tk_buf_addf(b, " \xc2\xb7 %s", r->ci.branch);
-	if (r->ci.build_number)
-		tk_buf_addf(b, " \xc2\xb7 build %s", r->ci.build_number);
-	if (r->ci.commit)
-		tk_buf_addf(b, " \xc2\xb7 %.10s", r->ci.commit);
-	tk_buf_addf(b, " \xc2\xb7 run %.8s", r->id);
-	return 1;
-}
-
 static int load_stored(struct cmd_ctx *ctx, struct flame_opts *o, struct tk_profile *p)
 {
 	const char *kind = o->import.kind ? o->import.kind : "cpu";
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_buf db = TK_BUF_INIT;
 	struct tk_store *s = NULL;
-	struct tk_run_query q;
-	char id[TK_RUN_ID_LEN + 1];
 	int ret;
 
 	cmd_resolve_db(ctx, o->db, &db);
 	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
 	if (!ret && o->ranks) {
-		ret = cmd_load_rank_profile(s, o->run_id, o->key, o->branch, kind, p,
+		ret = tk_ranks_load_profile(s, o->run_id, o->key, o->branch, kind, p,
 					    &o->subtitle, &err);
 		if (!ret && !o->render.subtitle)
 			o->render.subtitle = o->subtitle.buf;
 		goto out;
 	}
 	if (!ret)
-		ret = cmd_find_run(s, o->run_id, o->key, o->branch, kind, id, &err);
-	if (!ret)
-		ret = cmd_load_profile(s, id, kind, p, &err);
-	if (!ret && !o->render.subtitle) {
-		memset(&q, 0, sizeof(q));
-		q.run_id = id;
-		if (tk_store_query_runs(s, &q, describe_run, &o->subtitle, &err) >= 0 &&
-		    o->subtitle.len)
-			o->render.subtitle = o->subtitle.buf;
-	}
+		ret = tk_profstore_load(s, o->run_id, o->key, o->branch, kind, p, &o->subtitle,
+					&err);
+	if (!ret && !o->render.subtitle && o->subtitle.len)
+		o->render.subtitle = o->subtitle.buf;
 out:
 	tk_store_close(s);
 	tk_buf_release(&db);
@@ -487,14 +405,14 @@ int cmd_flame(int argc, char **argv, struct cmd_ctx *ctx)
 	if (ret)
 		return ret;
 	if (o.list_formats) {
-		list_formats(stdout);
+		tk_importer_list(stdout);
 		return 0;
 	}
 	r = tk_renderer_for_path(!strcmp(o.out, "-") ? ".svg" : o.out);
 	if (!r) {
 		struct tk_buf exts = TK_BUF_INIT;
 
-		list_renderers(&exts);
+		tk_renderer_list_exts(&exts);
 		ret = cmd_usage_error(ctx, "cannot tell the output format of '%s' from its "
 				      "extension (supported: %s)", o.out, exts.buf);
 		tk_buf_release(&exts);

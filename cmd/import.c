@@ -9,6 +9,7 @@
 #include "core/import.h"
 #include "core/profile.h"
 #include "core/timeutil.h"
+#include "core/profstore.h"
 #include "core/banned.h"
 
 const char cmd_import_usage[] =
@@ -98,7 +99,7 @@ int cmd_import(int argc, char **argv, struct cmd_ctx *ctx)
 		return cmd_usage_error(ctx, "name the run with --run ID or --key K");
 	if (branch && !key)
 		return cmd_usage_error(ctx, "--branch goes with --key");
-	if (kind && !cmd_valid_kind(kind))
+	if (kind && !tk_profstore_valid_kind(kind))
 		return cmd_usage_error(ctx, "invalid kind '%s' (lower-case letters, digits, _)", kind);
 	if (format && !tk_importer_find(format))
 		return cmd_usage_error(ctx, "unknown format '%s'; see docs/importers.md", format);
@@ -112,13 +113,13 @@ int cmd_import(int argc, char **argv, struct cmd_ctx *ctx)
 	if (p.warning[0])
 		cmd_warning("%s", p.warning);
 	if (!kind)
-		kind = cmd_default_kind(p.unit);
+		kind = tk_profstore_default_kind(p.unit);
 	cmd_resolve_db(ctx, db_opt, &db);
 	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
 	if (!ret)
-		ret = cmd_find_run(s, run_id, key, branch, NULL, id, &err);
+		ret = tk_profstore_find_run(s, run_id, key, branch, NULL, id, &err);
 	if (!ret)
-		ret = cmd_store_profile(s, id, kind, format, &p, &err);
+		ret = tk_profstore_put(s, id, kind, format, &p, &err);
 	if (ret) {
 		ret = cmd_fail(&err);
 		goto out;

@@ -14,8 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "core/profcodec.h"
-#include "core/profile.h"
+#include "core/bundle.h"
 #include "core/banned.h"
 
 const char cmd_push_usage[] =
@@ -43,11 +42,9 @@ const char cmd_push_usage[] =
 	"  tracker push --db /scratch/ci/history.db --remove amip-*.json\n"
 	"\n"
 	"Exit status: 0 every file stored or already stored, 2 usage error,\n"
-	"65 a file is not a valid record (the others are still stored),\n"
+	"65 a file is not a valid record, or has a key tracker run refuses (it is\n"
+	"kept; the others are still stored),\n"
 	"69 the database is unavailable (files are kept).\n";
-
-/* A record is a few KiB; the cap only stops a stray huge file. */
-#define RECORD_MAX (16 * 1024 * 1024)
 
 struct push {
 	struct tk_store *store;
@@ -56,114 +53,49 @@ struct push {
 	int unavailable;
 };
 
-static void remove_file(const char *path)
+static void warn_cb(void *data, const char *msg)
 {
-	if (unlink(path))
-		cmd_warning("cannot remove '%s': %s", path, strerror(errno));
-}
-
-/*
- * The profiles a record lists sit beside it as *.tkprof files. Each is
- * decoded (a corrupt one is refused) and stored with the run; the record
- * counts as pushed only when all of them are stored.
- */
-static int push_profiles(struct push *p, const struct tk_run *run, const char *path)
-{
-	struct tk_buf dir = TK_BUF_INIT, blob_path = TK_BUF_INIT, blob = TK_BUF_INIT;
-	const char *slash = strrchr(path, '/');
-	size_t i;
-	int ret = 0;
-
-	if (slash)
-		tk_buf_add(&dir, path, (size_t)(slash - path + 1));
-	for (i = 0; i < run->nr_profiles && !ret; i++) {
-		const struct tk_run_profile *rp = &run->profiles[i];
-		struct tk_err err = TK_ERR_INIT;
-		struct tk_profile prof;
-
-		tk_buf_reset(&blob_path);
-		tk_buf_reset(&blob);
-		tk_buf_addf(&blob_path, "%s%s", dir.buf, rp->file);
-		tk_profile_init(&prof, TK_UNIT_SAMPLES);
-		blob.cap = 1u << 30;
-		ret = tk_buf_read_file(&blob, blob_path.buf, &err);
-		if (!ret)
-			ret = tk_profile_decode(blob.buf, blob.len, blob_path.buf, &prof, &err);
-		if (ret) {
-			/* A missing or corrupt profile file is bad input. */
-			cmd_error("cannot read the %s profile of '%s': %s", rp->kind, path, err.msg);
-			p->bad++;
-		} else {
-			ret = cmd_store_profile(p->store, run->id, rp->kind, rp->format, &prof, &err);
-			if (ret) {
-				cmd_error("%s", err.msg);
-				if (ret == TK_EUNAVAIL)
-					p->unavailable = 1;
-				else
-					p->bad++;
-			}
-		}
-		tk_profile_release(&prof);
-	}
-	tk_buf_release(&dir);
-	tk_buf_release(&blob_path);
-	tk_buf_release(&blob);
-	return ret;
+	(void)data;
+	cmd_warning("%s", msg);
 }
 
 static void push_file(struct push *p, const char *path)
 {
-	struct tk_buf text = TK_BUF_INIT;
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_run run;
 	int inserted = 0, ret;
 
 	tk_run_init(&run);
-	text.cap = RECORD_MAX;
-	ret = tk_buf_read_file(&text, path, &err);
-	if (!ret)
-		ret = tk_run_from_json(text.buf, text.len, path, &run, &err);
+	ret = tk_bundle_read_record(path, &run, &err);
 	if (ret) {
 		cmd_error("%s", err.msg);
 		p->bad++;
 		goto out;
 	}
-	ret = tk_store_put_run(p->store, &run, &inserted, &err);
-	if (ret == TK_EDATA) {
-		cmd_error("cannot store '%s': %s", path, err.msg);
+	/* tracker run would not have made this record: the file is kept */
+	if (tk_run_check_key(run.key, &err)) {
+		cmd_error("cannot push '%s': %s", path, err.msg);
 		p->bad++;
 		goto out;
 	}
+	ret = tk_bundle_store(p->store, path, &run, &inserted, &err);
 	if (ret) {
 		cmd_error("%s", err.msg);
-		p->unavailable = 1;
+		if (ret == TK_EDATA)
+			p->bad++;
+		else
+			p->unavailable = 1;
 		goto out;
 	}
-	if (push_profiles(p, &run, path))
-		goto out;
 	fprintf(stderr, "%-15s %s\n", inserted ? "stored" : "already stored", path);
 	if (inserted)
 		p->stored++;
 	else
 		p->already++;
-	if (p->remove) {
-		size_t i;
-		struct tk_buf blob_path = TK_BUF_INIT;
-		const char *slash = strrchr(path, '/');
-
-		for (i = 0; i < run.nr_profiles; i++) {
-			tk_buf_reset(&blob_path);
-			if (slash)
-				tk_buf_add(&blob_path, path, (size_t)(slash - path + 1));
-			tk_buf_adds(&blob_path, run.profiles[i].file);
-			remove_file(blob_path.buf);
-		}
-		tk_buf_release(&blob_path);
-		remove_file(path);
-	}
+	if (p->remove)
+		tk_bundle_remove(path, &run, warn_cb, NULL);
 out:
 	tk_run_release(&run);
-	tk_buf_release(&text);
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -21,17 +21,16 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "cmd/profiler.h"
-#include "cmd/ranks.h"
+#include "core/bundle.h"
+#include "core/profiler.h"
+#include "core/ranks.h"
 #include "core/ci.h"
-#include "core/fsutil.h"
 #include "core/import.h"
-#include "core/profcodec.h"
 #include "core/job.h"
 #include "core/run.h"
 #include "core/store.h"
 #include "core/timeutil.h"
-#include "core/utf8.h"
+#include "core/profstore.h"
 #include "core/banned.h"
 
 const char cmd_run_usage[] =
@@ -100,22 +99,11 @@ const char cmd_run_usage[] =
 	"  tracker run --key amip --tag resolution=low -- julia --project amip.jl\n"
 	"  tracker run --key amip --profile alloc,cpu -- ./amip\n";
 
-struct profile_file {
-	struct tk_profile profile;
-	int builtin;       /* from the built-in profiler: nothing to import */
-	const char *kind;
-	const char *format;
-	char *path;
-	int loaded;
-	int skip;          /* its path could not be made: warned already */
-};
-
 struct run_state {
 	struct tk_run run;
-	struct profile_file *profiles;
-	size_t nr_profiles;
+	struct tk_bundle bundle;   /* the profiles */
 	const char *profile_kind;
-	struct cmd_profiler profiler;
+	struct tk_profiler profiler;
 	struct tk_buf artifacts;
 	struct tk_buf record_path;
 	int quiet;
@@ -150,39 +138,12 @@ static int setup_problem(const struct cmd_ctx *ctx, const struct run_state *st,
 	return ret;
 }
 
-static void fill_measurements(struct tk_run *run, const struct tk_job_result *r)
-{
-	run->started_at_us = r->started_at_us;
-	run->walltime_s = r->walltime_s;
-	run->user_s = r->user_s;
-	run->sys_s = r->sys_s;
-	run->maxrss_bytes = r->maxrss_bytes;
-	free(run->maxrss_source);
-	run->maxrss_source = r->maxrss_source ? tk_xstrdup(r->maxrss_source) : NULL;
-	run->wrapper_rss_bytes = r->wrapper_rss_at_fork;
-	run->tree_rss_bytes = r->tree_rss_bytes;
-	run->tree_samples = r->tree_samples;
-	run->cgroup_peak_bytes = r->cgroup_peak_bytes;
-	run->exit_code = r->exit_code;
-	run->term_signal = r->term_signal;
-	if (r->timed_out)
-		run->status = TK_RUN_TIMEOUT;
-	else if (r->cancel_signal)
-		run->status = TK_RUN_CANCELLED;
-	else if (r->term_signal)
-		run->status = TK_RUN_SIGNALED;
-	else if (r->exit_code)
-		run->status = TK_RUN_FAILED;
-	else
-		run->status = TK_RUN_OK;
-}
-
 static void write_record(struct run_state *st)
 {
 	struct tk_err err = TK_ERR_INIT;
 
 	tk_buf_reset(&st->record_path);
-	if (tk_run_write_record(&st->run, st->artifacts.buf, &st->record_path, &err))
+	if (tk_bundle_write_record(&st->run, st->artifacts.buf, &st->record_path, &err))
 		cmd_warning("cannot write the run record: %s", err.msg);
 }
 
@@ -191,7 +152,7 @@ static void on_cancel(const struct tk_job_result *so_far, void *data)
 {
 	struct run_state *st = data;
 
-	fill_measurements(&st->run, so_far);
+	tk_job_result_to_run(so_far, &st->run);
 	st->run.status = TK_RUN_CANCELLED;
 	st->run.partial = so_far->running;
 	if (st->no_record)
@@ -200,121 +161,6 @@ static void on_cancel(const struct tk_job_result *so_far, void *data)
 	if (!st->quiet)
 		cmd_warning("cancelled by signal %d; partial record written to '%s'",
 			    so_far->cancel_signal, st->record_path.buf);
-}
-
-/*
- * Imports the profiles the job wrote and keeps each, encoded, next to the
- * record file, so that a run that cannot reach the database keeps them
- * too (tracker push stores them). Every failure is only a warning.
- */
-static void load_profiles(struct run_state *st)
-{
-	struct tk_buf blob = TK_BUF_INIT, name = TK_BUF_INIT, path = TK_BUF_INIT;
-	size_t i;
-
-	for (i = 0; i < st->nr_profiles; i++) {
-		struct profile_file *pf = &st->profiles[i];
-		struct tk_import_opts io = { .no_demangle = st->profiler.no_demangle };
-		struct tk_err err = TK_ERR_INIT;
-
-		if (pf->builtin)
-			goto keep;
-		if (pf->skip)
-			continue;
-		if (access(pf->path, F_OK)) {
-			cmd_warning("no profile at '%s': the run is recorded without it", pf->path);
-			continue;
-		}
-		if (tk_import_file(pf->path, pf->format, &io, &pf->profile, &err)) {
-			cmd_warning("%s; the run is recorded without this profile", err.msg);
-			continue;
-		}
-		if (pf->profile.warning[0])
-			cmd_warning("%s", pf->profile.warning);
-		pf->kind = st->profile_kind ? st->profile_kind : cmd_default_kind(pf->profile.unit);
-keep:
-		tk_buf_reset(&blob);
-		tk_buf_reset(&name);
-		tk_buf_reset(&path);
-		if (tk_profile_encode(&pf->profile, &blob, &err)) {
-			cmd_warning("cannot keep the %s profile: %s", pf->kind, err.msg);
-			continue;
-		}
-		tk_run_record_name(&st->run, &name);
-		tk_buf_addf(&name, ".%s%s", pf->kind, TK_PROFCODEC_EXT);
-		tk_buf_addf(&path, "%s/%s", st->artifacts.buf, name.buf);
-		if (tk_mkdir_p(st->artifacts.buf, &err) ||
-		    tk_write_file_atomic(path.buf, blob.buf, blob.len, &err)) {
-			/* The database may still take it: record what can be. */
-			cmd_warning("cannot keep the %s profile beside the record: %s",
-				    pf->kind, err.msg);
-			pf->loaded = 1;
-			continue;
-		}
-		pf->loaded = 1;
-		tk_run_add_profile(&st->run, pf->kind, tk_unit_name(pf->profile.unit),
-				   pf->format, name.buf);
-	}
-	tk_buf_release(&blob);
-	tk_buf_release(&name);
-	tk_buf_release(&path);
-}
-
-static void store_profiles(struct run_state *st, struct tk_store *s, const char *db)
-{
-	size_t i;
-
-	for (i = 0; i < st->nr_profiles; i++) {
-		struct profile_file *pf = &st->profiles[i];
-		struct tk_err err = TK_ERR_INIT;
-
-		if (pf->loaded &&
-		    cmd_store_profile(s, st->run.id, pf->kind, pf->format, &pf->profile, &err))
-			cmd_warning("could not store the %s profile in '%s': %s", pf->kind, db,
-				    err.msg);
-	}
-}
-
-static void store_run(struct run_state *st, const char *db)
-{
-	struct tk_err err = TK_ERR_INIT;
-	struct tk_store *s = NULL;
-	int inserted = 0;
-
-	if (tk_store_open(db, &s, &err) ||
-	    tk_store_put_run(s, &st->run, &inserted, &err)) {
-		cmd_warning("could not record the run in '%s': %s", db, err.msg);
-		if (st->record_path.len)
-			cmd_warning("the record is kept in '%s'; store it later with: "
-				    "tracker push --db '%s' '%s'",
-				    st->record_path.buf, db, st->record_path.buf);
-	} else {
-		if (s->warning[0])
-			cmd_warning("%s", s->warning);
-		store_profiles(st, s, db);
-	}
-	if (s)
-		tk_store_close(s);
-}
-
-static void print_summary(const struct run_state *st)
-{
-	struct tk_buf b = TK_BUF_INIT;
-	const struct tk_run *r = &st->run;
-
-	tk_buf_addf(&b, "tracker: %s: %s, wall ", r->key, tk_run_status_name(r->status));
-	tk_format_duration(&b, r->walltime_s);
-	tk_buf_adds(&b, ", max RSS ");
-	tk_format_bytes(&b, r->maxrss_bytes);
-	tk_buf_adds(&b, ", tree RSS ");
-	tk_format_bytes(&b, r->tree_rss_bytes);
-	if (r->term_signal)
-		tk_buf_addf(&b, ", signal %d", r->term_signal);
-	else
-		tk_buf_addf(&b, ", exit %d", r->exit_code);
-	tk_buf_addf(&b, " (run %.8s)\n", r->id);
-	fputs(b.buf, stderr);
-	tk_buf_release(&b);
 }
 
 /* Die the way the job died. Core dumps stay the job's: ours are off. */
@@ -333,29 +179,10 @@ static void reraise(int sig)
 	exit(128 + sig);
 }
 
-static int parse_tag(struct tk_kvlist *tags, const char *arg)
+static void warning(void *data, const char *msg)
 {
-	const char *eq = strchr(arg, '=');
-	char *k;
-
-	if (!eq || eq == arg)
-		return -1;
-	k = tk_xstrndup(arg, (size_t)(eq - arg));
-	tk_kvlist_set(tags, k, eq + 1);
-	free(k);
-	return 0;
-}
-
-static int valid_key(const char *k)
-{
-	const unsigned char *p;
-
-	if (!*k || strlen(k) > 200 || !tk_utf8_valid(k, strlen(k)))
-		return 0;
-	for (p = (const unsigned char *)k; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			return 0;
-	return 1;
+	(void)data;
+	cmd_warning("%s", msg);
 }
 
 enum { OPT_KEY = 256, OPT_DB, OPT_ARTIFACTS, OPT_TAG, OPT_TIMEOUT, OPT_GRACE,
@@ -387,88 +214,11 @@ static const struct option run_options[] = {
 
 static void release_state(struct run_state *st)
 {
-	size_t i;
-
-	for (i = 0; i < st->nr_profiles; i++) {
-		tk_profile_release(&st->profiles[i].profile);
-		free(st->profiles[i].path);
-	}
-	free(st->profiles);
-	cmd_profiler_release(&st->profiler);
+	tk_bundle_release(&st->bundle);
+	tk_profiler_release(&st->profiler);
 	tk_run_release(&st->run);
 	tk_buf_release(&st->artifacts);
 	tk_buf_release(&st->record_path);
-}
-
-static struct profile_file *new_profile_file(struct run_state *st)
-{
-	struct profile_file *pf;
-
-	st->profiles = tk_realloc_array(st->profiles, st->nr_profiles + 1, sizeof(*st->profiles));
-	pf = &st->profiles[st->nr_profiles++];
-	memset(pf, 0, sizeof(*pf));
-	tk_profile_init(&pf->profile, TK_UNIT_SAMPLES);
-	return pf;
-}
-
-static void add_profile_file(struct run_state *st, const char *spec)
-{
-	struct profile_file *pf = new_profile_file(st);
-	struct tk_buf path = TK_BUF_INIT;
-
-	cmd_split_format(spec, &path, &pf->format);
-	pf->path = tk_buf_detach(&path, NULL);
-}
-
-/*
- * --profile-file paths name the rank with %r, so that the ranks of one job
- * each read their own file. A %r without a rank costs that profile, never
- * the job: a usage error would stop a CI job for a profile.
- */
-static void expand_profile_paths(struct run_state *st)
-{
-	struct tk_buf path = TK_BUF_INIT;
-	int rank = cmd_task_rank(&st->run);
-	size_t i;
-
-	for (i = 0; i < st->nr_profiles; i++) {
-		struct profile_file *pf = &st->profiles[i];
-		struct tk_err err = TK_ERR_INIT;
-
-		if (pf->builtin)
-			continue;
-		if (cmd_rank_path(pf->path, rank, &path, &err)) {
-			cmd_warning("%s; the run is recorded without this profile", err.msg);
-			pf->skip = 1;
-			continue;
-		}
-		free(pf->path);
-		pf->path = tk_xstrdup(path.buf);
-	}
-	tk_buf_release(&path);
-}
-
-/* The built-in profiler's profiles join the imported ones. */
-static void add_builtin_profiles(struct run_state *st)
-{
-	struct cmd_profiler *p = &st->profiler;
-	int v;
-
-	for (v = 0; v < TK_RAW_NVALUES; v++) {
-		struct profile_file *pf;
-
-		if (!p->have[v])
-			continue;
-		pf = new_profile_file(st);
-		tk_profile_release(&pf->profile);
-		pf->profile = p->profiles[v];
-		tk_profile_init(&p->profiles[v], pf->profile.unit);
-		p->have[v] = 0;
-		pf->builtin = 1;
-		pf->kind = tk_raw_kind((enum tk_raw_value)v);
-		pf->format = "tracker";
-		pf->path = tk_xstrdup("(built-in profiler)");
-	}
 }
 
 /* 1 when "--" is among argv[from..argc). */
@@ -480,51 +230,6 @@ static int has_separator(int argc, char **argv, int from)
 		if (!strcmp(argv[i], "--"))
 			return 1;
 	return 0;
-}
-
-static int parse_profiler_option(struct run_state *st, int c, const char *arg,
-				 const struct cmd_ctx *ctx)
-{
-	struct cmd_profiler *p = &st->profiler;
-	long n;
-
-	switch (c) {
-	case OPT_PROFILE:
-		if (cmd_profiler_parse_what(arg, &p->what))
-			return setup_problem(ctx, st, "--profile wants alloc, cpu or alloc,cpu, "
-					     "not '%s'", arg);
-		return 0;
-	case OPT_SAMPLE_BYTES:
-		if (cmd_profiler_parse_bytes(arg, &p->sample_bytes))
-			return setup_problem(ctx, st, "--sample-bytes wants a positive size "
-					     "(1, 4096, 512KiB, 1MiB), not '%s'", arg);
-		return 0;
-	case OPT_CPU_HZ:
-		if (tk_parse_long(arg, &n) || n < 1 || n > 10000)
-			return setup_problem(ctx, st, "--cpu-hz wants 1 to 10000, not '%s'", arg);
-		p->cpu_hz = (unsigned)n;
-		return 0;
-	case OPT_CPU_SAMPLER:
-		if (!strcmp(arg, "auto"))
-			p->sampler = CMD_CPU_AUTO;
-		else if (!strcmp(arg, "perf"))
-			p->sampler = CMD_CPU_PERF;
-		else if (!strcmp(arg, "timer"))
-			p->sampler = CMD_CPU_TIMER;
-		else
-			return setup_problem(ctx, st, "--cpu-sampler wants auto, perf or timer, "
-					     "not '%s'", arg);
-		return 0;
-	case OPT_UNWIND:
-		if (strcmp(arg, "auto") && strcmp(arg, "fp") && strcmp(arg, "libunwind"))
-			return setup_problem(ctx, st, "--unwind wants auto, fp or libunwind, "
-					     "not '%s'", arg);
-		p->unwind = arg;
-		return 0;
-	default: /* OPT_PROFILE_LINES */
-		p->lines = 1;
-		return 0;
-	}
 }
 
 int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
@@ -539,11 +244,14 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_buf db = TK_BUF_INIT, derived = TK_BUF_INIT, from = TK_BUF_INIT;
 	double timeout = -1, v;
-	int c, i, exec_errno, per_rank = 0, ret = 0, lost = 0;
+	int c, i, li = 0, exec_errno, per_rank = 0, ret = 0, lost = 0;
 
 	memset(&jo, 0, sizeof(jo));
 	memset(&st, 0, sizeof(st));
-	cmd_profiler_init(&st.profiler);
+	tk_profiler_init(&st.profiler);
+	st.profiler.warn = warning;
+	st.profiler.libdir = TRACKER_LIBDIR;
+	st.bundle.warn = warning;
 	tk_run_init(&st.run);
 	tk_buf_init(&st.artifacts, 0);
 	tk_buf_init(&st.record_path, 0);
@@ -552,7 +260,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	st.in_ci = tk_ci_detected(&tk_env_process);
 	optind = 1;
 	opterr = 0;
-	while (!ret && (c = getopt_long(argc, argv, "+:q", run_options, NULL)) != -1) {
+	while (!ret && (c = getopt_long(argc, argv, "+:q", run_options, &li)) != -1) {
 		switch (c) {
 		case OPT_KEY:
 			opt_key = optarg;
@@ -564,7 +272,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 			opt_artifacts = optarg;
 			break;
 		case OPT_TAG:
-			if (parse_tag(&cli_tags, optarg))
+			if (tk_kvlist_set_pair(&cli_tags, optarg))
 				ret = setup_problem(ctx, &st, "--tag wants KEY=VALUE, not '%s'",
 						    optarg);
 			break;
@@ -584,10 +292,10 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 			st.quiet = 1;
 			break;
 		case OPT_PROFILE_FILE:
-			add_profile_file(&st, optarg);
+			tk_bundle_add_file(&st.bundle, optarg);
 			break;
 		case OPT_PROFILE_KIND:
-			if (!cmd_valid_kind(optarg))
+			if (!tk_profstore_valid_kind(optarg))
 				ret = setup_problem(ctx, &st, "invalid --profile-kind '%s'", optarg);
 			else
 				st.profile_kind = optarg;
@@ -598,7 +306,8 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		case OPT_CPU_SAMPLER:
 		case OPT_UNWIND:
 		case OPT_PROFILE_LINES:
-			ret = parse_profiler_option(&st, c, optarg, ctx);
+			if (tk_profiler_set(&st.profiler, run_options[li].name, optarg, &err))
+				ret = setup_problem(ctx, &st, "%s", err.msg);
 			break;
 		case OPT_PER_RANK:
 			per_rank = 1;
@@ -638,9 +347,8 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		goto out;
 	}
 	key = tk_ci_key(&tk_env_process, opt_key);
-	if (key && !valid_key(key)) {
-		ret = setup_problem(ctx, &st, "invalid key '%s' (1-200 bytes of UTF-8 text)",
-				    key);
+	if (key && tk_run_check_key(key, &err)) {
+		ret = setup_problem(ctx, &st, "%s", err.msg);
 		if (ret)
 			goto out;
 		key = NULL;
@@ -651,6 +359,10 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 			goto out;
 		}
 		key = derived.buf;
+		if (tk_run_check_key(key, &err)) {
+			ret = cmd_usage_error(ctx, "%s", err.msg);
+			goto out;
+		}
 		cmd_warning("no key given: recording as '%s', from %s "
 			    "(name it with --key to keep it stable)", key, from.buf);
 	}
@@ -676,12 +388,12 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		tk_kvlist_set(&st.run.tags, cli_tags.items[i].key, cli_tags.items[i].value);
 	if (tk_ci_collect(&tk_env_process, &st.run.ci, &err))
 		cmd_warning("incomplete CI context: %s", err.msg);
-	if (per_rank && cmd_per_rank_setup(&st.run, &err)) {
+	if (per_rank && tk_ranks_setup(&st.run, &err)) {
 		ret = setup_problem(ctx, &st, "%s", err.msg);
 		if (ret)
 			goto out;
 	}
-	expand_profile_paths(&st);
+	tk_bundle_expand_paths(&st.bundle, tk_ranks_task_rank(&st.run));
 	cmd_resolve_artifacts(ctx, opt_artifacts, &st.artifacts);
 	cmd_resolve_db(ctx, opt_db, &db);
 
@@ -690,10 +402,10 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	jo.on_cancel = on_cancel;
 	jo.data = &st;
 	st.profiler.quiet = st.quiet;
-	cmd_profiler_start(&st.profiler, argv + optind);
+	tk_profiler_start(&st.profiler, argv + optind);
 	if (st.profiler.what) {
-		jo.before_exec = cmd_profiler_before_exec;
-		jo.tick = cmd_profiler_tick;
+		jo.before_exec = tk_profiler_before_exec;
+		jo.tick = tk_profiler_tick;
 		jo.hook_data = &st.profiler;
 	}
 	fflush(NULL);
@@ -703,20 +415,25 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		goto out;
 	}
 	/* From here on, tracker's own troubles never change the exit status. */
-	fill_measurements(&st.run, &jr);
+	tk_job_result_to_run(&jr, &st.run);
 	st.run.partial = 0;
-	cmd_profiler_finish(&st.profiler);
+	tk_profiler_finish(&st.profiler);
 	if (!st.no_record) {
-		add_builtin_profiles(&st);
-		load_profiles(&st);
+		tk_bundle_take(&st.bundle, st.profiler.profiles, st.profiler.have,
+			       TK_RAW_NVALUES);
+		tk_bundle_import(&st.bundle, &st.run, st.artifacts.buf, st.profile_kind,
+				 st.profiler.no_demangle);
 		write_record(&st);
-		store_run(&st, db.buf);
+		tk_bundle_store_run(&st.bundle, &st.run, db.buf, st.record_path.buf);
 	}
 	if (jr.orphans_left && !st.quiet)
 		cmd_warning("%d process(es) the job started are still running; "
 			    "not waiting for them (see --orphan-wait)", jr.orphans_left);
-	if (!st.quiet)
-		print_summary(&st);
+	if (!st.quiet) {
+		tk_buf_reset(&db);
+		tk_run_format_summary(&st.run, &db);
+		fprintf(stderr, "tracker: %s\n", db.buf);
+	}
 	if (jr.timed_out)
 		ret = 124;
 	else if (jr.term_signal)

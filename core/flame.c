@@ -18,6 +18,7 @@
  */
 #include "core/flame.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -282,5 +283,41 @@ int tk_profile_reverse(const struct tk_profile *in, struct tk_profile *out,
 				  TK_PROFILE_MAX_NODES);
 	memcpy(out->warning, in->warning, sizeof(out->warning));
 	tk_profile_finish(out);
+	return 0;
+}
+
+int tk_flame_parse_size(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || errno || !(v >= 0) || v > 1e9)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int tk_flame_parse_minwidth(const char *arg, double *px, double *pct)
+{
+	size_t len = strlen(arg);
+	char num[64];
+	double v;
+
+	if (!len || len >= sizeof(num))
+		return -1;
+	memcpy(num, arg, len + 1);
+	if (num[len - 1] == '%') {
+		num[len - 1] = 0;
+		if (tk_flame_parse_size(num, &v) || v > 100)
+			return -1;
+		*pct = v;
+		return 0;
+	}
+	if (tk_flame_parse_size(num, &v))
+		return -1;
+	*px = v;
+	*pct = -1;
 	return 0;
 }

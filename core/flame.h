@@ -47,6 +47,14 @@ struct tk_flame {
 };
 
 void tk_flame_opts_init(struct tk_flame_opts *o);
+/* A size in pixels: a decimal number from 0 to 1e9; 0, or -1. */
+int tk_flame_parse_size(const char *s, double *out);
+/*
+ * --minwidth: "0.5" pixels (into *px, *pct = -1) or "0.1%" of the
+ * frames' width (0 to 100, into *pct; the caller turns it into pixels
+ * once the width is known); 0, or -1 with neither changed.
+ */
+int tk_flame_parse_minwidth(const char *arg, double *px, double *pct);
 int tk_flame_layout(const struct tk_profile *p, const struct tk_flame_opts *o,
 		    struct tk_flame *out, struct tk_err *err);
 

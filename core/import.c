@@ -1,5 +1,7 @@
 #include "core/import.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/demangle.h"
@@ -73,4 +75,60 @@ int tk_import_mem(const char *name, const char *data, size_t len, const char *fo
 	ret = import(&r, format, opts, out, err);
 	tk_reader_close(&r);
 	return ret;
+}
+
+/*
+ * The two inputs are independent until they are diffed, and core keeps
+ * no global state, so they are read on two threads: CI machines have
+ * more than one core.
+ */
+struct import_job {
+	const char *path;
+	const char *format;
+	const struct tk_import_opts *opts;
+	struct tk_profile *out;
+	struct tk_err err;
+	int ret;
+};
+
+static void *import_thread(void *arg)
+{
+	struct import_job *j = arg;
+
+	j->ret = tk_import_file(j->path, j->format, j->opts, j->out, &j->err);
+	return NULL;
+}
+
+int tk_import_pair(const char *a, const char *b, const char *format,
+		   const struct tk_import_opts *opts, struct tk_profile *out_a,
+		   struct tk_profile *out_b, struct tk_err *err)
+{
+	struct import_job jobs[2] = {
+		{ a, format, opts, out_a, TK_ERR_INIT, 0 },
+		{ b, format, opts, out_b, TK_ERR_INIT, 0 },
+	};
+	pthread_t t;
+	int threaded = !pthread_create(&t, NULL, import_thread, &jobs[0]);
+
+	if (!threaded)
+		import_thread(&jobs[0]);
+	import_thread(&jobs[1]);
+	if (threaded)
+		pthread_join(t, NULL);
+	if (jobs[0].ret) {
+		*err = jobs[0].err;
+		return jobs[0].ret;
+	}
+	if (jobs[1].ret)
+		*err = jobs[1].err;
+	return jobs[1].ret;
+}
+
+void tk_importer_list(FILE *f)
+{
+	const struct tk_importer *imp;
+	size_t i;
+
+	for (i = 0; (imp = tk_importer_at(i)); i++)
+		fprintf(f, "%s\n", imp->name);
 }

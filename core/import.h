@@ -20,6 +20,7 @@
  * To add an importer, see the checklist in plugins/plugins.h.
  */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/err.h"
 #include "core/profile.h"
@@ -59,6 +60,9 @@ struct tk_importer {
 const struct tk_importer *tk_importer_find(const char *name);
 const struct tk_importer *tk_importer_probe(const char *head, size_t len);
 const struct tk_importer *tk_importer_at(size_t i);
+/* Writes the importers' names to f, one a line, in probe order (tracker
+ * flame --list-formats: scripts and tests read it). */
+void tk_importer_list(FILE *f);
 
 /*
  * Imports path into out (initialised by the caller): with format NULL the
@@ -69,6 +73,15 @@ const struct tk_importer *tk_importer_at(size_t i);
 int tk_import_file(const char *path, const char *format,
 		   const struct tk_import_opts *opts, struct tk_profile *out,
 		   struct tk_err *err);
+
+/*
+ * tk_import_file of two files at once, a into out_a and b into out_b, on
+ * two threads (one when a thread cannot be made): importing is most of a
+ * diff's work. Returns a's error first, then b's.
+ */
+int tk_import_pair(const char *a, const char *b, const char *format,
+		   const struct tk_import_opts *opts, struct tk_profile *out_a,
+		   struct tk_profile *out_b, struct tk_err *err);
 
 /* The same from memory (fuzzers, tests); name labels messages. */
 int tk_import_mem(const char *name, const char *data, size_t len, const char *format,

@@ -54,6 +54,7 @@
 #include <sys/types.h>
 
 #include "core/err.h"
+#include "core/run.h"
 
 struct tk_job_result {
 	int64_t started_at_us;
@@ -107,6 +108,10 @@ struct tk_job_opts {
 };
 
 #define TK_JOB_TICK_S 0.1
+
+/* Copies the measurements into run and sets its status from how the job
+ * ended: timeout, cancelled, signaled, failed or ok, in that order. */
+void tk_job_result_to_run(const struct tk_job_result *r, struct tk_run *run);
 
 /*
  * Returns 0 when the job ran (whatever its status); TK_EUNAVAIL when it

@@ -185,3 +185,25 @@ size_t tk_render_shown_len(const char *name, size_t len)
 		return len - 4;
 	return len;
 }
+
+int tk_palette_known(const char *name)
+{
+	static const char *const palettes[] = {
+		"hot", "mem", "io", "wakeup", "java", "js", "perl", "red", "green", "blue",
+		"aqua", "yellow", "purple", "orange",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(palettes) / sizeof(palettes[0]); i++)
+		if (!strcmp(name, palettes[i]))
+			return 1;
+	return 0;
+}
+
+void tk_renderer_list_exts(struct tk_buf *b)
+{
+	size_t i;
+
+	for (i = 0; tk_renderer_at(i); i++)
+		tk_buf_addf(b, "%s%s", i ? ", " : "", tk_renderer_at(i)->ext);
+}

@@ -11,6 +11,8 @@
  */
 #include <stdio.h>
 
+#include "core/buf.h"
+
 #include "core/err.h"
 #include "core/flame.h"
 #include "core/profile.h"
@@ -52,6 +54,11 @@ const struct tk_renderer *tk_renderer_at(size_t i);
  * range. r, g, b in 0..255.
  */
 void tk_palette_color(const char *palette, const char *name, int *r, int *g, int *b);
+/* 1 when name is a palette: hot, mem, io, wakeup, java, js, perl, red,
+ * green, blue, aqua, yellow, purple, orange. */
+int tk_palette_known(const char *name);
+/* Appends the renderers' extensions, ", " between them, in table order. */
+void tk_renderer_list_exts(struct tk_buf *out);
 
 /*
  * How much of a frame name is shown: without a trailing "_[k]", "_[w]",

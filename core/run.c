@@ -12,8 +12,22 @@
 #include <unistd.h>
 
 #include "core/fsutil.h"
+#include "core/timeutil.h"
 #include "core/utf8.h"
 #include "core/banned.h"
+
+int tk_kvlist_set_pair(struct tk_kvlist *l, const char *pair)
+{
+	const char *eq = strchr(pair, '=');
+	char *k;
+
+	if (!eq || eq == pair)
+		return -1;
+	k = tk_xstrndup(pair, (size_t)(eq - pair));
+	tk_kvlist_set(l, k, eq + 1);
+	free(k);
+	return 0;
+}
 
 void tk_kvlist_set(struct tk_kvlist *l, const char *key, const char *value)
 {
@@ -175,6 +189,37 @@ void tk_run_release(struct tk_run *r)
 	free(r->tracker_version);
 	free(r->rank_group);
 	tk_run_init(r);
+}
+
+int tk_run_check_key(const char *key, struct tk_err *err)
+{
+	size_t len = strlen(key), i, seq;
+	const unsigned char *p = (const unsigned char *)key;
+	struct tk_buf shown = TK_BUF_INIT;
+	int ok = len > 0 && len <= TK_RUN_KEY_MAX && tk_utf8_valid(key, len), ret;
+
+	for (i = 0; ok && i < len; i++)
+		if (p[i] < 0x20 || p[i] == 0x7f)
+			ok = 0;
+	if (ok)
+		return 0;
+	/* The key goes into a terminal: show what is wrong with it, safely. */
+	for (i = 0; i < len && shown.len < 80; i += seq) {
+		seq = tk_utf8_seqlen(p + i, len - i);
+		if (!seq || p[i] < 0x20 || p[i] == 0x7f) {
+			tk_buf_addf(&shown, "\\x%02x", p[i]);
+			seq = 1;
+		} else {
+			tk_buf_add(&shown, key + i, seq);
+		}
+	}
+	if (i < len)
+		tk_buf_adds(&shown, "...");
+	ret = tk_err_set(err, TK_EDATA, "invalid key '%s' (%zu bytes; a key is 1-%d bytes of "
+			 "UTF-8 text without control characters)", shown.buf, len,
+			 TK_RUN_KEY_MAX);
+	tk_buf_release(&shown);
+	return ret;
 }
 
 int tk_uuid_v4(char out[TK_RUN_ID_LEN + 1], struct tk_err *err)
@@ -943,4 +988,19 @@ out:
 	tk_buf_release(&json);
 	tk_buf_release(&path);
 	return ret;
+}
+
+void tk_run_format_summary(const struct tk_run *r, struct tk_buf *b)
+{
+	tk_buf_addf(b, "%s: %s, wall ", r->key, tk_run_status_name(r->status));
+	tk_format_duration(b, r->walltime_s);
+	tk_buf_adds(b, ", max RSS ");
+	tk_format_bytes(b, r->maxrss_bytes);
+	tk_buf_adds(b, ", tree RSS ");
+	tk_format_bytes(b, r->tree_rss_bytes);
+	if (r->term_signal)
+		tk_buf_addf(b, ", signal %d", r->term_signal);
+	else
+		tk_buf_addf(b, ", exit %d", r->exit_code);
+	tk_buf_addf(b, " (run %.8s)", r->id);
 }

@@ -26,6 +26,9 @@ struct tk_kvlist {
 
 /* Appends a copy of key=value; a later value for the same key replaces it. */
 void tk_kvlist_set(struct tk_kvlist *l, const char *key, const char *value);
+/* "KEY=VALUE" (a non-empty KEY; VALUE may hold '=') set as above; -1
+ * without a key or '=', l unchanged. */
+int tk_kvlist_set_pair(struct tk_kvlist *l, const char *pair);
 const char *tk_kvlist_get(const struct tk_kvlist *l, const char *key);
 void tk_kvlist_release(struct tk_kvlist *l);
 
@@ -133,6 +136,22 @@ void tk_run_add_profile(struct tk_run *r, const char *kind, const char *unit,
 
 void tk_run_init(struct tk_run *r);
 void tk_run_release(struct tk_run *r);
+
+/*
+ * The one rule for a run's key, kept by everything that makes or takes a
+ * run (tracker run's --key, $TRACKER_KEY and derived keys, tracker push's
+ * records): 1 to TK_RUN_KEY_MAX bytes of valid UTF-8 without control
+ * characters (U+0000-U+001F, U+007F). Returns 0, or TK_EDATA with err
+ * saying "invalid key '<key>' (...)", the key's control characters and
+ * invalid bytes written as \xNN and a long key cut short.
+ */
+#define TK_RUN_KEY_MAX 200
+int tk_run_check_key(const char *key, struct tk_err *err);
+
+/* Appends the one-line account of a finished run that tracker run prints:
+ * "amip: ok, wall 1m 02s, max RSS 2.10 GiB, tree RSS 3.20 GiB, exit 0
+ * (run 8c1d2e3f)". */
+void tk_run_format_summary(const struct tk_run *r, struct tk_buf *out);
 
 /* Fills r->id with a fresh random UUID v4 (getrandom). */
 int tk_uuid_v4(char out[TK_RUN_ID_LEN + 1], struct tk_err *err);

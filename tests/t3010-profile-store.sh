@@ -90,9 +90,14 @@ test_expect_success 'flame --run, --kind and --branch pick the stored profile' '
 	test_expect_code 65 tracker flame --key k --branch no-such-branch --db h.db -o x.svg
 '
 
-test_expect_success 'a stored profile graph names its run in the subtitle' '
+test_expect_success 'a stored profile graph names its run in the subtitle, as diff does' '
 	tracker flame --key k --db h.db -o k.svg &&
-	grep "id=\"subtitle\"" k.svg | grep "k .* run "
+	grep "id=\"subtitle\"" k.svg >sub &&
+	cat sub &&
+	short=$(sed -n "s/.*>k · [^<]* (run \([0-9a-f]\{8\}\))<.*/\1/p" sub) &&
+	test -n "$short" &&
+	tracker history --db h.db --key k --format csv >runs.csv &&
+	grep "^$short" runs.csv
 '
 
 test_expect_success 'flame source errors are usage errors' '

@@ -52,4 +52,28 @@ test_expect_success 'pushing again stores nothing and says already stored' '
 	test $(wc -l <out) = 2
 '
 
+test_expect_success 'push refuses a key that run refuses: exit 65, the record kept' '
+	mkdir bad &&
+	sed "s/\"key\": \"amip\"/\"key\": \"am\\\\u0001ip\"/" \
+		"$FIXTURES/records/amip-staging-101.json" >bad/ctl.json &&
+	grep "am.u0001ip" bad/ctl.json &&
+	test_expect_code 65 tracker push --db good.db --remove bad/ctl.json 2>err &&
+	cat err &&
+	grep "cannot push .bad/ctl.json.: invalid key .am\\\\x01ip. (5 bytes; a key is 1-200 bytes of UTF-8 text without control characters)" err &&
+	grep "0 stored, 0 already stored, 1 failed" err &&
+	test -f bad/ctl.json &&
+	test_expect_code 2 tracker run --db good.db --key "$(printf "am\001ip")" -- true 2>err &&
+	grep "invalid key .am\\\\x01ip." err
+'
+
+test_expect_success 'a key of 201 bytes is refused by push and by run alike' '
+	long=$(printf "%0201d" 0) &&
+	sed "s/\"key\": \"amip\"/\"key\": \"$long\"/" \
+		"$FIXTURES/records/amip-staging-101.json" >bad/long.json &&
+	test_expect_code 65 tracker push --db good.db bad/long.json 2>err &&
+	grep "invalid key .0*\.\.\.. (201 bytes" err &&
+	test_expect_code 2 tracker run --db good.db --key "$long" -- true 2>err &&
+	grep "invalid key .0*\.\.\.. (201 bytes" err
+'
+
 test_done

@@ -445,8 +445,57 @@ static void check_units(void)
 	free(s);
 }
 
+/* What tracker flame's options and --list-formats rest on. */
+static void check_option_values(void)
+{
+	struct tk_profile a, b;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_buf exts = TK_BUF_INIT;
+	double px = 0.1, pct = -1, v;
+	char *list = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	is_int(tk_flame_parse_minwidth("0.5", &px, &pct), 0, "--minwidth 0.5");
+	ok(px == 0.5 && pct < 0, "is pixels");
+	is_int(tk_flame_parse_minwidth("2.5%", &px, &pct), 0, "--minwidth 2.5%%");
+	ok(pct == 2.5 && px == 0.5, "is a percentage, pixels untouched");
+	is_int(tk_flame_parse_minwidth("101%", &px, &pct), -1, "over 100%% is refused");
+	is_int(tk_flame_parse_minwidth("-1", &px, &pct), -1, "a negative width is refused");
+	is_int(tk_flame_parse_size("1200", &v), 0, "1200 pixels");
+	is_int(tk_flame_parse_size("12px", &v), -1, "a unit is refused");
+	ok(tk_palette_known("mem") && !tk_palette_known("Mem"), "palettes by exact name");
+	tk_renderer_list_exts(&exts);
+	ok(strstr(exts.buf, ".svg") && strstr(exts.buf, ".html") && strstr(exts.buf, ", "),
+	   "the renderers' extensions: %s", exts.buf);
+	tk_buf_release(&exts);
+
+	f = open_memstream(&list, &len);
+	tk_importer_list(f);
+	fclose(f);
+	ok(strstr(list, "\nfolded\n") || !strncmp(list, "folded\n", 7),
+	   "the importers are listed, folded among them");
+	free(list);
+
+	tk_profile_init(&a, TK_UNIT_SAMPLES);
+	tk_profile_init(&b, TK_UNIT_SAMPLES);
+	is_int(tk_import_pair("fixtures/folded/deep.folded", "fixtures/folded/diff.folded",
+			      NULL, NULL, &a, &b, &err), 0, "import two files at once");
+	ok(tk_profile_total(&a) > 0 && tk_profile_total(&b) > 0, "both have weight");
+	tk_profile_release(&a);
+	tk_profile_release(&b);
+	tk_profile_init(&a, TK_UNIT_SAMPLES);
+	tk_profile_init(&b, TK_UNIT_SAMPLES);
+	ok(tk_import_pair("fixtures/folded/deep.folded", "no/such.folded", NULL, NULL, &a, &b,
+			  &err) < 0 && strstr(err.msg, "no/such.folded"),
+	   "the second's error names it: %s", err.msg);
+	tk_profile_release(&a);
+	tk_profile_release(&b);
+}
+
 int main(void)
 {
+	check_option_values();
 	check_goldens();
 	check_deep();
 	check_layout_rules();

@@ -15,6 +15,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/run.h"
+#include "core/job.h"
 #include "tests/unit/tap.h"
 #include "core/banned.h"
 
@@ -537,8 +538,68 @@ static void test_uuid(void)
 	ok(!tk_uuid_valid("3f0c1a52-7d4e-4b8a-9c61-0a1b2c3d4e\0001"), "uuid_valid rejects a NUL inside");
 }
 
+static void test_helpers(void)
+{
+	struct tk_kvlist l = { NULL, 0, 0 };
+	struct tk_job_result jr;
+	struct tk_buf b = TK_BUF_INIT;
+	struct tk_run r;
+
+	is_int(tk_kvlist_set_pair(&l, "res=low=1"), 0, "KEY=VALUE");
+	is_str(tk_kvlist_get(&l, "res"), "low=1", "the value keeps its '='");
+	is_int(tk_kvlist_set_pair(&l, "=x"), -1, "no key is refused");
+	is_int(tk_kvlist_set_pair(&l, "x"), -1, "no '=' is refused");
+	is_int(l.nr, 1, "and adds nothing");
+	tk_kvlist_release(&l);
+
+	tk_run_init(&r);
+	memcpy(r.id, "8c1d2e3f-0000-4000-8000-000000000000", TK_RUN_ID_LEN + 1);
+	r.key = tk_xstrdup("amip");
+	memset(&jr, 0, sizeof(jr));
+	jr.walltime_s = 62;
+	jr.maxrss_bytes = 2254857830;
+	jr.tree_rss_bytes = -1;
+	jr.exit_code = 3;
+	tk_job_result_to_run(&jr, &r);
+	ok(r.status == TK_RUN_FAILED, "a non-zero exit is a failure");
+	tk_run_format_summary(&r, &b);
+	is_str(b.buf, "amip: failed, wall 1m 02s, max RSS 2.10 GiB, tree RSS -, exit 3 "
+	       "(run 8c1d2e3f)", "the summary line tracker run prints");
+	jr.timed_out = 1;
+	jr.term_signal = 15;
+	tk_job_result_to_run(&jr, &r);
+	ok(r.status == TK_RUN_TIMEOUT, "a timeout is a timeout though it ended by a signal");
+	tk_buf_release(&b);
+	tk_run_release(&r);
+}
+
+static void test_check_key(void)
+{
+	struct tk_err err = TK_ERR_INIT;
+	char long_key[TK_RUN_KEY_MAX + 2];
+
+	is_int(tk_run_check_key("amip-low_res.1", &err), 0, "a plain key");
+	is_int(tk_run_check_key("\xc3\xa9t\xc3\xa9 run", &err), 0, "UTF-8 and spaces");
+	is_int(tk_run_check_key("", &err), TK_EDATA, "an empty key is refused");
+	is_int(tk_run_check_key("a\tb", &err), TK_EDATA, "a tab is refused");
+	is_str(err.msg, "invalid key 'a\\x09b' (3 bytes; a key is 1-200 bytes of UTF-8 text "
+	       "without control characters)", "shown escaped");
+	is_int(tk_run_check_key("a\x7f", &err), TK_EDATA, "DEL is refused");
+	is_int(tk_run_check_key("\xff", &err), TK_EDATA, "invalid UTF-8 is refused");
+	ok(strstr(err.msg, "'\\xff'") != NULL, "shown escaped: %s", err.msg);
+	memset(long_key, 'k', sizeof(long_key));
+	long_key[TK_RUN_KEY_MAX] = '\0';
+	is_int(tk_run_check_key(long_key, &err), 0, "200 bytes are a key");
+	long_key[TK_RUN_KEY_MAX] = 'k';
+	long_key[TK_RUN_KEY_MAX + 1] = '\0';
+	is_int(tk_run_check_key(long_key, &err), TK_EDATA, "201 are not");
+	ok(strstr(err.msg, "...' (201 bytes") != NULL, "cut short, with its length");
+}
+
 int main(void)
 {
+	test_check_key();
+	test_helpers();
 	test_roundtrip();
 	test_non_utf8();
 	test_write_record();

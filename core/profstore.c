@@ -1,17 +1,18 @@
 /*
- * Profiles as the commands handle them: importing a file, storing it with
- * a run, finding the run a profile belongs to, loading it back.
+ * Run profiles in a store: stored in their compact encoded form
+ * (core/profcodec), one per (run, kind).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
+#include "core/profstore.h"
+#include "core/baseline.h"
 #include "core/import.h"
 #include "core/profcodec.h"
 #include "core/banned.h"
 
-const char *cmd_default_kind(enum tk_unit unit)
+const char *tk_profstore_default_kind(enum tk_unit unit)
 {
 	switch (unit) {
 	case TK_UNIT_BYTES:
@@ -23,7 +24,7 @@ const char *cmd_default_kind(enum tk_unit unit)
 	}
 }
 
-int cmd_valid_kind(const char *kind)
+int tk_profstore_valid_kind(const char *kind)
 {
 	const char *p;
 
@@ -35,7 +36,7 @@ int cmd_valid_kind(const char *kind)
 	return 1;
 }
 
-void cmd_split_format(const char *spec, struct tk_buf *path, const char **format)
+void tk_profstore_split_format(const char *spec, struct tk_buf *path, const char **format)
 {
 	const char *colon = strrchr(spec, ':');
 
@@ -48,8 +49,8 @@ void cmd_split_format(const char *spec, struct tk_buf *path, const char **format
 	tk_buf_adds(path, spec);
 }
 
-int cmd_store_profile(struct tk_store *s, const char *run_id, const char *kind,
-		      const char *format, const struct tk_profile *p, struct tk_err *err)
+int tk_profstore_put(struct tk_store *s, const char *run_id, const char *kind,
+		     const char *format, const struct tk_profile *p, struct tk_err *err)
 {
 	struct tk_buf blob = TK_BUF_INIT;
 	struct tk_profile_blob b;
@@ -71,7 +72,7 @@ int cmd_store_profile(struct tk_store *s, const char *run_id, const char *kind,
 	return ret;
 }
 
-int cmd_load_profile(struct tk_store *s, const char *run_id, const char *kind,
+int tk_profstore_get(struct tk_store *s, const char *run_id, const char *kind,
 		     struct tk_profile *out, struct tk_err *err)
 {
 	struct tk_buf blob = TK_BUF_INIT, name = TK_BUF_INIT;
@@ -94,9 +95,9 @@ static int take_first(const struct tk_run *run, void *data)
 	return 1;
 }
 
-int cmd_find_run(struct tk_store *s, const char *run_id, const char *key,
-		 const char *branch, const char *kind, char id[TK_RUN_ID_LEN + 1],
-		 struct tk_err *err)
+int tk_profstore_find_run(struct tk_store *s, const char *run_id, const char *key,
+			  const char *branch, const char *kind, char id[TK_RUN_ID_LEN + 1],
+			  struct tk_err *err)
 {
 	struct tk_run_query q;
 	const char *keys[2] = { key, NULL };
@@ -129,4 +130,38 @@ int cmd_find_run(struct tk_store *s, const char *run_id, const char *key,
 		tk_buf_release(&what);
 		return ret;
 	}
+}
+
+/* The key and the run's label, as diff labels runs. */
+static int label_run(const struct tk_run *r, void *data)
+{
+	struct tk_buf *b = data;
+	struct tk_run_ref ref;
+
+	tk_run_ref_set(&ref, r);
+	tk_buf_addf(b, "%s \xc2\xb7 ", r->key);
+	tk_run_label(b, &ref);
+	tk_run_ref_release(&ref);
+	return 1;
+}
+
+int tk_profstore_load(struct tk_store *s, const char *run_id, const char *key,
+		      const char *branch, const char *kind, struct tk_profile *out,
+		      struct tk_buf *label, struct tk_err *err)
+{
+	struct tk_err ignored = TK_ERR_INIT;
+	struct tk_run_query q;
+	char id[TK_RUN_ID_LEN + 1];
+	int ret = tk_profstore_find_run(s, run_id, key, branch, kind, id, err);
+
+	if (!ret)
+		ret = tk_profstore_get(s, id, kind, out, err);
+	if (!ret && label) {
+		memset(&q, 0, sizeof(q));
+		q.run_id = id;
+		/* the label is a nicety: a run that cannot be read has none */
+		if (tk_store_query_runs(s, &q, label_run, label, &ignored) < 0)
+			tk_buf_reset(label);
+	}
+	return ret;
 }

@@ -1,7 +1,8 @@
 /*
- * The built-in profiler, wrapper side (see cmd/profiler.h and
+ * The built-in profiler, wrapper side (see core/profiler.h and
  * docs/profiler.md).
  */
+#include <stdarg.h>
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
@@ -13,8 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/cmd.h"
-#include "cmd/profiler.h"
+#include "core/profiler.h"
 #include "core/buf.h"
 #include "core/perfrec.h"
 #include "core/symbolize.h"
@@ -23,6 +23,21 @@
 
 #define PRELOAD_NAME "libtracker-preload.so"
 
+static void __attribute__((format(printf, 2, 3)))
+warn(const struct tk_profiler *p, const char *fmt, ...)
+{
+	struct tk_buf msg = TK_BUF_INIT;
+	va_list ap;
+
+	if (!p->warn)
+		return;
+	va_start(ap, fmt);
+	tk_buf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	p->warn(p->warn_data, msg.buf);
+	tk_buf_release(&msg);
+}
+
 static const enum tk_unit value_units[TK_RAW_NVALUES] = {
 	[TK_RAW_ALLOC_BYTES] = TK_UNIT_BYTES,
 	[TK_RAW_ALLOC_COUNT] = TK_UNIT_COUNT,
@@ -30,14 +45,14 @@ static const enum tk_unit value_units[TK_RAW_NVALUES] = {
 	[TK_RAW_CPU_NS] = TK_UNIT_NANOSECONDS,
 };
 
-void cmd_profiler_init(struct cmd_profiler *p)
+void tk_profiler_init(struct tk_profiler *p)
 {
 	int v;
 
 	memset(p, 0, sizeof(*p));
 	p->sample_bytes = 512 * 1024;
 	p->cpu_hz = 199;
-	p->sampler = CMD_CPU_AUTO;
+	p->sampler = TK_CPU_SAMPLER_AUTO;
 	p->unwind = "auto";
 	for (v = 0; v < TK_RAW_NVALUES; v++)
 		tk_profile_init(&p->profiles[v], value_units[v]);
@@ -63,7 +78,7 @@ static void remove_dir(const char *dir)
 	tk_buf_release(&path);
 }
 
-void cmd_profiler_release(struct cmd_profiler *p)
+void tk_profiler_release(struct tk_profiler *p)
 {
 	int v;
 
@@ -78,7 +93,7 @@ void cmd_profiler_release(struct cmd_profiler *p)
 		tk_profile_release(&p->profiles[v]);
 }
 
-int cmd_profiler_parse_what(const char *spec, unsigned *what)
+int tk_profiler_parse_what(const char *spec, unsigned *what)
 {
 	const char *s = spec;
 
@@ -87,11 +102,11 @@ int cmd_profiler_parse_what(const char *spec, unsigned *what)
 		size_t n = strcspn(s, ",");
 
 		if (n == 5 && !strncmp(s, "alloc", 5))
-			*what |= CMD_PROFILE_ALLOC;
+			*what |= TK_PROFILER_ALLOC;
 		else if (n == 3 && !strncmp(s, "cpu", 3))
-			*what |= CMD_PROFILE_CPU;
+			*what |= TK_PROFILER_CPU;
 		else if (n == 3 && !strncmp(s, "all", 3))
-			*what |= CMD_PROFILE_ALLOC | CMD_PROFILE_CPU;
+			*what |= TK_PROFILER_ALLOC | TK_PROFILER_CPU;
 		else
 			return -1;
 		s += n;
@@ -101,7 +116,62 @@ int cmd_profiler_parse_what(const char *spec, unsigned *what)
 	return *what ? 0 : -1;
 }
 
-int cmd_profiler_parse_bytes(const char *s, uint64_t *out)
+int tk_profiler_set(struct tk_profiler *p, const char *name, const char *arg,
+		    struct tk_err *err)
+{
+	long n;
+
+	if (!strcmp(name, "profile")) {
+		if (tk_profiler_parse_what(arg, &p->what))
+			return tk_err_set(err, TK_EUSAGE, "--profile wants alloc, cpu or "
+					  "alloc,cpu, not '%s'", arg);
+	} else if (!strcmp(name, "sample-bytes")) {
+		if (tk_profiler_parse_bytes(arg, &p->sample_bytes))
+			return tk_err_set(err, TK_EUSAGE, "--sample-bytes wants a positive size "
+					  "(1, 4096, 512KiB, 1MiB), not '%s'", arg);
+	} else if (!strcmp(name, "cpu-hz")) {
+		if (tk_parse_long(arg, &n) || n < 1 || n > 10000)
+			return tk_err_set(err, TK_EUSAGE, "--cpu-hz wants 1 to 10000, not '%s'",
+					  arg);
+		p->cpu_hz = (unsigned)n;
+	} else if (!strcmp(name, "cpu-sampler")) {
+		if (tk_profiler_parse_sampler(arg, &p->sampler))
+			return tk_err_set(err, TK_EUSAGE, "--cpu-sampler wants auto, perf or "
+					  "timer, not '%s'", arg);
+	} else if (!strcmp(name, "unwind")) {
+		if (tk_profiler_parse_unwind(arg, &p->unwind))
+			return tk_err_set(err, TK_EUSAGE, "--unwind wants auto, fp or libunwind, "
+					  "not '%s'", arg);
+	} else if (!strcmp(name, "profile-lines")) {
+		p->lines = 1;
+	} else {
+		return tk_err_set(err, TK_EUSAGE, "no profiler option '%s'", name);
+	}
+	return 0;
+}
+
+int tk_profiler_parse_sampler(const char *s, enum tk_cpu_sampler *out)
+{
+	if (!strcmp(s, "auto"))
+		*out = TK_CPU_SAMPLER_AUTO;
+	else if (!strcmp(s, "perf"))
+		*out = TK_CPU_SAMPLER_PERF;
+	else if (!strcmp(s, "timer"))
+		*out = TK_CPU_SAMPLER_TIMER;
+	else
+		return -1;
+	return 0;
+}
+
+int tk_profiler_parse_unwind(const char *s, const char **out)
+{
+	if (strcmp(s, "auto") && strcmp(s, "fp") && strcmp(s, "libunwind"))
+		return -1;
+	*out = s;
+	return 0;
+}
+
+int tk_profiler_parse_bytes(const char *s, uint64_t *out)
 {
 	static const struct { const char *suffix; uint64_t mult; } units[] = {
 		{ "", 1 }, { "B", 1 },
@@ -137,7 +207,7 @@ int cmd_profiler_parse_bytes(const char *s, uint64_t *out)
  * a DESTDIR tree or a moved prefix keeps working), else in the LIBDIR
  * compiled in.
  */
-static char *find_preload(void)
+static char *find_preload(const char *libdir)
 {
 	static const char *const beside[] = { "/" PRELOAD_NAME,
 					      "/../lib/tracker/" PRELOAD_NAME };
@@ -160,7 +230,11 @@ static char *find_preload(void)
 		}
 	}
 	tk_buf_reset(&b);
-	tk_buf_adds(&b, TRACKER_LIBDIR "/" PRELOAD_NAME);
+	if (!libdir) {
+		tk_buf_release(&b);
+		return NULL;
+	}
+	tk_buf_addf(&b, "%s/" PRELOAD_NAME, libdir);
 	if (!access(b.buf, R_OK))
 		return tk_buf_detach(&b, NULL);
 	tk_buf_release(&b);
@@ -249,15 +323,15 @@ static void set_env_u64(const char *name, uint64_t v)
 	setenv(name, num, 1);
 }
 
-static int make_dir(struct cmd_profiler *p)
+static int make_dir(struct tk_profiler *p)
 {
 	const char *tmp = getenv("TMPDIR");
 	struct tk_buf b = TK_BUF_INIT;
 
 	tk_buf_addf(&b, "%s/tracker-profile.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(b.buf)) {
-		cmd_warning("cannot create a directory for the profiler (%s): %s", b.buf,
-			    strerror(errno));
+		warn(p, "cannot create a directory for the profiler (%s): %s", b.buf,
+		     strerror(errno));
 		tk_buf_release(&b);
 		return -1;
 	}
@@ -265,7 +339,7 @@ static int make_dir(struct cmd_profiler *p)
 	return 0;
 }
 
-int cmd_profiler_start(struct cmd_profiler *p, char *const *argv)
+int tk_profiler_start(struct tk_profiler *p, char *const *argv)
 {
 	struct tk_err err = TK_ERR_INIT;
 	int need_preload;
@@ -275,19 +349,19 @@ int cmd_profiler_start(struct cmd_profiler *p, char *const *argv)
 	if (!p->what)
 		return 0;
 	p->prog = argv[0];
-	if ((p->what & CMD_PROFILE_CPU) && p->sampler != CMD_CPU_TIMER) {
+	if ((p->what & TK_PROFILER_CPU) && p->sampler != TK_CPU_SAMPLER_TIMER) {
 		if (tk_perfrec_probe(&err)) {
-			if (p->sampler == CMD_CPU_PERF) {
-				cmd_warning("%s; recording without a CPU profile", err.msg);
-				p->what &= ~CMD_PROFILE_CPU;
+			if (p->sampler == TK_CPU_SAMPLER_PERF) {
+				warn(p, "%s; recording without a CPU profile", err.msg);
+				p->what &= ~TK_PROFILER_CPU;
 			} else {
 				p->timer_cpu = 1;
 			}
 		}
-	} else if (p->what & CMD_PROFILE_CPU) {
+	} else if (p->what & TK_PROFILER_CPU) {
 		p->timer_cpu = 1;
 	}
-	need_preload = (p->what & CMD_PROFILE_ALLOC) || p->timer_cpu;
+	need_preload = (p->what & TK_PROFILER_ALLOC) || p->timer_cpu;
 	if (!need_preload)
 		return 0;
 
@@ -295,20 +369,20 @@ int cmd_profiler_start(struct cmd_profiler *p, char *const *argv)
 	if (cmd)
 		why = preload_blocker(cmd);
 	if (why) {
-		cmd_warning("'%s' %s: LD_PRELOAD cannot reach it, so the run is recorded "
-			    "without %s", argv[0], why,
-			    !(p->what & CMD_PROFILE_ALLOC) ? "a CPU profile" :
-			    p->timer_cpu ? "allocation and CPU profiles" : "an allocation profile");
+		warn(p, "'%s' %s: LD_PRELOAD cannot reach it, so the run is recorded "
+		     "without %s", argv[0], why,
+		     !(p->what & TK_PROFILER_ALLOC) ? "a CPU profile" :
+		     p->timer_cpu ? "allocation and CPU profiles" : "an allocation profile");
 		p->no_alloc = 1;
 		free(cmd);
 		return 0;
 	}
 	free(cmd);
-	p->preload = find_preload();
+	p->preload = find_preload(p->libdir);
 	if (!p->preload) {
-		cmd_warning("cannot find %s next to tracker, in ../lib/tracker beside it or "
-			    "in %s; recording without the built-in profile", PRELOAD_NAME,
-			    TRACKER_LIBDIR);
+		warn(p, "cannot find %s next to tracker, in ../lib/tracker beside it or "
+		     "in %s; recording without the built-in profile", PRELOAD_NAME,
+		     p->libdir ? p->libdir : "no library directory");
 		p->no_alloc = 1;
 		return 0;
 	}
@@ -319,7 +393,7 @@ int cmd_profiler_start(struct cmd_profiler *p, char *const *argv)
 
 	setenv(TK_RAW_ENV_DIR, p->dir, 1);
 	set_env_u64(TK_RAW_ENV_SAMPLE_BYTES,
-		    (p->what & CMD_PROFILE_ALLOC) ? p->sample_bytes : 0);
+		    (p->what & TK_PROFILER_ALLOC) ? p->sample_bytes : 0);
 	set_env_u64(TK_RAW_ENV_CPU_HZ, p->timer_cpu ? p->cpu_hz : 0);
 	setenv(TK_RAW_ENV_UNWIND, p->unwind, 1);
 	{
@@ -335,15 +409,15 @@ int cmd_profiler_start(struct cmd_profiler *p, char *const *argv)
 	return 0;
 }
 
-int cmd_profiler_before_exec(pid_t child, void *data)
+int tk_profiler_before_exec(pid_t child, void *data)
 {
-	struct cmd_profiler *p = data;
+	struct tk_profiler *p = data;
 	struct tk_err err = TK_ERR_INIT;
 
-	if (!(p->what & CMD_PROFILE_CPU) || p->timer_cpu)
+	if (!(p->what & TK_PROFILER_CPU) || p->timer_cpu)
 		return 0;
 	if (tk_perfrec_open(&p->perf, child, p->cpu_hz, &err)) {
-		cmd_warning("%s; recording without a CPU profile", err.msg);
+		warn(p, "%s; recording without a CPU profile", err.msg);
 		p->perf = NULL;
 		p->perf_failed = 1;
 		return -1;
@@ -351,55 +425,55 @@ int cmd_profiler_before_exec(pid_t child, void *data)
 	return 0;
 }
 
-void cmd_profiler_tick(void *data)
+void tk_profiler_tick(void *data)
 {
-	struct cmd_profiler *p = data;
+	struct tk_profiler *p = data;
 
 	if (p->perf)
 		tk_perfrec_drain(p->perf);
 }
 
-static void warn_losses(const struct tk_rawset *set)
+static void warn_losses(const struct tk_profiler *p, const struct tk_rawset *set)
 {
 	if (set->dropped)
-		cmd_warning("the profiler's stack table filled up: %llu samples were "
-			    "dropped", (unsigned long long)set->dropped);
+		warn(p, "the profiler's stack table filled up: %llu samples were "
+		     "dropped", (unsigned long long)set->dropped);
 	if (set->cpu_lost)
-		cmd_warning("%llu CPU samples were lost (taken inside the profiler or "
-			    "the kernel's buffer overflowed)",
-			    (unsigned long long)set->cpu_lost);
+		warn(p, "%llu CPU samples were lost (taken inside the profiler or "
+		     "the kernel's buffer overflowed)",
+		     (unsigned long long)set->cpu_lost);
 	if (set->truncated)
-		cmd_warning("%llu stacks were deeper than %d frames; their outermost "
-			    "frames are cut", (unsigned long long)set->truncated,
-			    TK_RAW_MAX_FRAMES);
+		warn(p, "%llu stacks were deeper than %d frames; their outermost "
+		     "frames are cut", (unsigned long long)set->truncated,
+		     TK_RAW_MAX_FRAMES);
 }
 
 /*
  * A profile asked for and not stored gets one line saying why, unless a
  * warning said so already (a static program, perf refused, no table).
  */
-static void say_what_is_missing(const struct cmd_profiler *p, const struct tk_rawset *set,
+static void say_what_is_missing(const struct tk_profiler *p, const struct tk_rawset *set,
 				size_t tables)
 {
-	int no_alloc = (p->what & CMD_PROFILE_ALLOC) && p->dir && tables &&
+	int no_alloc = (p->what & TK_PROFILER_ALLOC) && p->dir && tables &&
 		       !p->have[TK_RAW_ALLOC_BYTES] && !set->dropped;
 
 	if (no_alloc && !set->malloc_tables)
-		cmd_warning("--profile alloc saw no malloc calls in '%s' (static binary, "
-			    "custom allocator?); no allocation profile stored", p->prog);
+		warn(p, "--profile alloc saw no malloc calls in '%s' (static binary, "
+		     "custom allocator?); no allocation profile stored", p->prog);
 	else if (no_alloc)
-		cmd_warning("--profile alloc sampled none of the allocations of '%s' "
-			    "(fewer bytes than --sample-bytes %llu; --sample-bytes 1 "
-			    "records every one); no allocation profile stored", p->prog,
-			    (unsigned long long)p->sample_bytes);
-	if ((p->what & CMD_PROFILE_CPU) && !p->have[TK_RAW_CPU_NS] && !p->perf_failed &&
+		warn(p, "--profile alloc sampled none of the allocations of '%s' "
+		     "(fewer bytes than --sample-bytes %llu; --sample-bytes 1 "
+		     "records every one); no allocation profile stored", p->prog,
+		     (unsigned long long)p->sample_bytes);
+	if ((p->what & TK_PROFILER_CPU) && !p->have[TK_RAW_CPU_NS] && !p->perf_failed &&
 	    !(p->timer_cpu && p->no_alloc) && !set->cpu_lost)
-		cmd_warning("--profile cpu took no sample of '%s' (too short: under "
-			    "one period, 1/%u s of CPU time); no CPU profile stored", p->prog,
-			    p->cpu_hz);
+		warn(p, "--profile cpu took no sample of '%s' (too short: under "
+		     "one period, 1/%u s of CPU time); no CPU profile stored", p->prog,
+		     p->cpu_hz);
 }
 
-void cmd_profiler_finish(struct cmd_profiler *p)
+void tk_profiler_finish(struct tk_profiler *p)
 {
 	struct tk_symbolize_opts so;
 	struct tk_rawset set;
@@ -415,16 +489,16 @@ void cmd_profiler_finish(struct cmd_profiler *p)
 		struct tk_buf note = TK_BUF_INIT;
 
 		if (tk_perfrec_finish(p->perf, &set, &err))
-			cmd_warning("CPU profile: %s", err.msg);
+			warn(p, "CPU profile: %s", err.msg);
 		if (tk_perfrec_note(p->perf, &note))
-			cmd_warning("%s", note.buf);
+			warn(p, "%s", note.buf);
 		tk_buf_release(&note);
 		tk_perfrec_free(p->perf);
 		p->perf = NULL;
 	}
 	tables = set.nr_images; /* the perf images come first */
 	if (p->dir && tk_rawset_read_dir(&set, p->dir, &warnings, &err))
-		cmd_warning("%s", err.msg);
+		warn(p, "%s", err.msg);
 	tables = set.nr_images - tables;
 	if (warnings.len) {
 		char *line = warnings.buf, *nl;
@@ -432,17 +506,17 @@ void cmd_profiler_finish(struct cmd_profiler *p)
 		for (; *line; line = nl + 1) {
 			nl = strchr(line, '\n');
 			if (!nl) {
-				cmd_warning("%s", line);
+				warn(p, "%s", line);
 				break;
 			}
 			*nl = '\0';
-			cmd_warning("%s", line);
+			warn(p, "%s", line);
 		}
 	}
-	if ((p->what & CMD_PROFILE_ALLOC) && p->dir && !tables)
-		cmd_warning("the job wrote no allocation profile (did it clear "
-			    "LD_PRELOAD, or run only static programs?)");
-	warn_losses(&set);
+	if ((p->what & TK_PROFILER_ALLOC) && p->dir && !tables)
+		warn(p, "the job wrote no allocation profile (did it clear "
+		     "LD_PRELOAD, or run only static programs?)");
+	warn_losses(p, &set);
 	memset(&so, 0, sizeof(so));
 	so.lines = p->lines;
 	so.no_demangle = p->no_demangle;
@@ -453,11 +527,11 @@ void cmd_profiler_finish(struct cmd_profiler *p)
 	for (v = 0; v < TK_RAW_NVALUES; v++)
 		tk_profile_release(&p->profiles[v]);
 	if (tk_rawset_to_profiles(&set, &so, p->profiles, p->have, &err))
-		cmd_warning("cannot name the profiled stacks: %s", err.msg);
-	if (!(p->what & CMD_PROFILE_ALLOC))
+		warn(p, "cannot name the profiled stacks: %s", err.msg);
+	if (!(p->what & TK_PROFILER_ALLOC))
 		p->have[TK_RAW_ALLOC_BYTES] = p->have[TK_RAW_ALLOC_COUNT] =
 			p->have[TK_RAW_PEAK_LIVE] = 0;
-	if (!(p->what & CMD_PROFILE_CPU))
+	if (!(p->what & TK_PROFILER_CPU))
 		p->have[TK_RAW_CPU_NS] = 0;
 	say_what_is_missing(p, &set, tables);
 	tk_rawset_release(&set);

@@ -1,15 +1,15 @@
 /*
- * Aligned tables and CSV fields for command output.
+ * Aligned tables and CSV fields for text output.
  */
-#include "cmd/output.h"
+#include "core/table.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/banned.h"
 
-void cmd_table_init(struct cmd_table *t, size_t ncols, const char *const *headers,
-		    const unsigned char *right)
+void tk_table_init(struct tk_table *t, size_t ncols, const char *const *headers,
+		   const unsigned char *right)
 {
 	memset(t, 0, sizeof(*t));
 	t->ncols = ncols;
@@ -17,13 +17,13 @@ void cmd_table_init(struct cmd_table *t, size_t ncols, const char *const *header
 	t->right = right;
 }
 
-void cmd_table_add(struct cmd_table *t, const char *cell)
+void tk_table_add(struct tk_table *t, const char *cell)
 {
 	TK_ALLOC_GROW(t->cells, t->nr_cells + 1, t->alloc);
 	t->cells[t->nr_cells++] = tk_xstrdup(cell ? cell : "-");
 }
 
-size_t cmd_table_rows(const struct cmd_table *t)
+size_t tk_table_rows(const struct tk_table *t)
 {
 	return t->ncols ? t->nr_cells / t->ncols : 0;
 }
@@ -39,7 +39,7 @@ static size_t width(const char *s)
 	return n;
 }
 
-static void print_row(const struct cmd_table *t, const char *const *cells,
+static void print_row(const struct tk_table *t, const char *const *cells,
 		      const size_t *w, FILE *f)
 {
 	size_t c;
@@ -58,10 +58,10 @@ static void print_row(const struct cmd_table *t, const char *const *cells,
 	}
 }
 
-void cmd_table_print(const struct cmd_table *t, FILE *f)
+void tk_table_print(const struct tk_table *t, FILE *f)
 {
 	size_t *w = tk_xcalloc(t->ncols ? t->ncols : 1, sizeof(*w));
-	size_t r, c, rows = cmd_table_rows(t);
+	size_t r, c, rows = tk_table_rows(t);
 
 	for (c = 0; c < t->ncols; c++)
 		w[c] = width(t->headers[c]);
@@ -78,7 +78,7 @@ void cmd_table_print(const struct cmd_table *t, FILE *f)
 	free(w);
 }
 
-void cmd_table_release(struct cmd_table *t)
+void tk_table_release(struct tk_table *t)
 {
 	size_t i;
 
@@ -116,12 +116,12 @@ static void csv_field(struct tk_buf *out, const char *s, int neutralize)
 		tk_buf_addch(out, '"');
 }
 
-void cmd_csv_text(struct tk_buf *out, const char *s)
+void tk_csv_text(struct tk_buf *out, const char *s)
 {
 	csv_field(out, s, 1);
 }
 
-void cmd_csv_raw(struct tk_buf *out, const char *s)
+void tk_csv_raw(struct tk_buf *out, const char *s)
 {
 	csv_field(out, s, 0);
 }

@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
-#include "cmd/ranks.h"
+#include "core/ranks.h"
 #include "core/ci.h"
 #include "core/profile.h"
 #include "core/profmerge.h"
+#include "core/profstore.h"
 #include "core/banned.h"
 
 /* SLURM's ids are numbers; anything else in a group name is refused so
@@ -48,7 +48,7 @@ static int parse_rank(const char *s, int *out)
 	return 0;
 }
 
-int cmd_per_rank_setup(struct tk_run *run, struct tk_err *err)
+int tk_ranks_setup(struct tk_run *run, struct tk_err *err)
 {
 	const char *job = run->ci.slurm_job_id, *step = run->ci.slurm_step_id;
 	const char *procid = run->ci.slurm_procid;
@@ -78,7 +78,7 @@ int cmd_per_rank_setup(struct tk_run *run, struct tk_err *err)
 	return 0;
 }
 
-int cmd_task_rank(const struct tk_run *run)
+int tk_ranks_task_rank(const struct tk_run *run)
 {
 	const char *procid = tk_env_get(&tk_env_process, "SLURM_PROCID");
 	int rank;
@@ -90,7 +90,7 @@ int cmd_task_rank(const struct tk_run *run)
 	return rank;
 }
 
-int cmd_rank_path(const char *tmpl, int rank, struct tk_buf *out, struct tk_err *err)
+int tk_ranks_path(const char *tmpl, int rank, struct tk_buf *out, struct tk_err *err)
 {
 	const char *p;
 
@@ -200,7 +200,7 @@ static int find_group(struct tk_store *s, const char *run_id, const char *key,
 			  branch ? branch : "", branch ? "'" : "", kind);
 }
 
-int cmd_load_rank_profile(struct tk_store *s, const char *run_id, const char *key,
+int tk_ranks_load_profile(struct tk_store *s, const char *run_id, const char *key,
 			  const char *branch, const char *kind, struct tk_profile *out,
 			  struct tk_buf *label, struct tk_err *err)
 {
@@ -231,12 +231,12 @@ int cmd_load_rank_profile(struct tk_store *s, const char *run_id, const char *ke
 		goto out;
 	}
 	/* The first rank decodes into out, which then holds the sum so far. */
-	ret = cmd_load_profile(s, l.ids[0], kind, out, err);
+	ret = tk_profstore_get(s, l.ids[0], kind, out, err);
 	for (i = 1; !ret && i < l.nr; i++) {
 		struct tk_profile one;
 
 		tk_profile_init(&one, out->unit);
-		ret = cmd_load_profile(s, l.ids[i], kind, &one, err);
+		ret = tk_profstore_get(s, l.ids[i], kind, &one, err);
 		if (!ret)
 			ret = tk_profile_merge(out, &one, err);
 		tk_profile_release(&one);
@@ -262,7 +262,7 @@ out:
 
 /* ---- history --ranks: one row per job ---- */
 
-int cmd_status_severity(enum tk_run_status s)
+int tk_run_status_severity(enum tk_run_status s)
 {
 	switch (s) {
 	case TK_RUN_OK:
@@ -294,9 +294,9 @@ static uint64_t group_hash(const char *key, const char *group)
 	return a ^ (b * 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
 }
 
-static void slots_insert(struct cmd_job_rows *j, uint32_t row)
+static void slots_insert(struct tk_rank_rows *j, uint32_t row)
 {
-	const struct cmd_job_row *r = &j->rows[row];
+	const struct tk_rank_row *r = &j->rows[row];
 	size_t i = (size_t)group_hash(r->key, r->group) & j->mask;
 
 	while (j->slots[i])
@@ -304,7 +304,7 @@ static void slots_insert(struct cmd_job_rows *j, uint32_t row)
 	j->slots[i] = row + 1;
 }
 
-static void slots_grow(struct cmd_job_rows *j)
+static void slots_grow(struct tk_rank_rows *j)
 {
 	size_t size = j->mask ? (j->mask + 1) * 2 : 64, i;
 
@@ -316,9 +316,9 @@ static void slots_grow(struct cmd_job_rows *j)
 			slots_insert(j, (uint32_t)i);
 }
 
-static struct cmd_job_row *new_row(struct cmd_job_rows *j, const struct tk_run_summary *r)
+static struct tk_rank_row *new_row(struct tk_rank_rows *j, const struct tk_run_summary *r)
 {
-	struct cmd_job_row *row;
+	struct tk_rank_row *row;
 
 	TK_ALLOC_GROW(j->rows, j->nr + 1, j->alloc);
 	row = &j->rows[j->nr++];
@@ -332,9 +332,9 @@ static struct cmd_job_row *new_row(struct cmd_job_rows *j, const struct tk_run_s
 	return row;
 }
 
-static struct cmd_job_row *row_of(struct cmd_job_rows *j, const struct tk_run_summary *r)
+static struct tk_rank_row *row_of(struct tk_rank_rows *j, const struct tk_run_summary *r)
 {
-	struct cmd_job_row *row;
+	struct tk_rank_row *row;
 	size_t i;
 
 	if (r->rank < 0 || !r->rank_group)
@@ -353,10 +353,10 @@ static struct cmd_job_row *row_of(struct cmd_job_rows *j, const struct tk_run_su
 	return row;
 }
 
-void cmd_job_rows_add(struct cmd_job_rows *j, const struct tk_run_summary *r)
+void tk_rank_rows_add(struct tk_rank_rows *j, const struct tk_run_summary *r)
 {
-	struct cmd_job_row *row = row_of(j, r);
-	struct cmd_rank_entry *e;
+	struct tk_rank_row *row = row_of(j, r);
+	struct tk_rank_entry *e;
 
 	TK_ALLOC_GROW(row->e, row->nr + 1, row->alloc);
 	e = &row->e[row->nr++];
@@ -377,7 +377,7 @@ void cmd_job_rows_add(struct cmd_job_rows *j, const struct tk_run_summary *r)
 /* By rank; of one rank the newest run first, so it is the one kept. */
 static int cmp_entry(const void *a, const void *b)
 {
-	const struct cmd_rank_entry *x = a, *y = b;
+	const struct tk_rank_entry *x = a, *y = b;
 
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
@@ -395,7 +395,7 @@ static void add_known(int64_t v, int64_t *max, int64_t *sum)
 	*sum = *sum < 0 ? v : *sum + v;
 }
 
-static void finish_row(struct cmd_job_row *row)
+static void finish_row(struct tk_rank_row *row)
 {
 	size_t i, n = 0;
 
@@ -413,7 +413,7 @@ static void finish_row(struct cmd_job_row *row)
 	row->not_ok = 0;
 	row->partial = 0;
 	for (i = 0; i < n; i++) {
-		const struct cmd_rank_entry *e = &row->e[i];
+		const struct tk_rank_entry *e = &row->e[i];
 
 		if (row->started_at_us > e->started_at_us)
 			row->started_at_us = e->started_at_us;
@@ -422,8 +422,8 @@ static void finish_row(struct cmd_job_row *row)
 		add_known(e->maxrss_bytes, &row->maxrss_max, &row->maxrss_sum);
 		add_known(e->tree_rss_bytes, &row->tree_rss_max, &row->tree_rss_sum);
 		/* strictly worse: of equals, the lowest rank names the ending */
-		if (cmd_status_severity(e->status) >
-		    cmd_status_severity(row->e[row->worst].status))
+		if (tk_run_status_severity(e->status) >
+		    tk_run_status_severity(row->e[row->worst].status))
 			row->worst = i;
 		if (e->status != TK_RUN_OK)
 			row->not_ok++;
@@ -435,14 +435,14 @@ static void finish_row(struct cmd_job_row *row)
 /* Newest first, like history; ties by the first run id, for a stable order. */
 static int cmp_row(const void *a, const void *b)
 {
-	const struct cmd_job_row *x = a, *y = b;
+	const struct tk_rank_row *x = a, *y = b;
 
 	if (x->started_at_us != y->started_at_us)
 		return x->started_at_us > y->started_at_us ? -1 : 1;
 	return strcmp(x->e[0].id, y->e[0].id);
 }
 
-void cmd_job_rows_finish(struct cmd_job_rows *j)
+void tk_rank_rows_finish(struct tk_rank_rows *j)
 {
 	size_t i;
 
@@ -456,12 +456,12 @@ void cmd_job_rows_finish(struct cmd_job_rows *j)
 	j->nr_grouped = 0;
 }
 
-void cmd_job_rows_release(struct cmd_job_rows *j)
+void tk_rank_rows_release(struct tk_rank_rows *j)
 {
 	size_t i;
 
 	for (i = 0; i < j->nr; i++) {
-		struct cmd_job_row *row = &j->rows[i];
+		struct tk_rank_row *row = &j->rows[i];
 
 		free(row->key);
 		free(row->group);

@@ -1,0 +1,103 @@
+/*
+ * The profiler's orchestration (core/profiler): its option values, and
+ * that what it cannot do reaches the caller as a warning through the
+ * callback (a static program, which LD_PRELOAD cannot reach).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/profiler.h"
+#include "tests/unit/tap.h"
+#include "core/banned.h"
+
+struct warnings {
+	struct tk_buf all;
+	int n;
+};
+
+static void collect(void *data, const char *msg)
+{
+	struct warnings *w = data;
+
+	tk_buf_addf(&w->all, "%s\n", msg);
+	w->n++;
+}
+
+static void test_options(void)
+{
+	unsigned what;
+	uint64_t bytes;
+
+	is_int(tk_profiler_parse_what("alloc", &what), 0, "alloc");
+	is_int(what, TK_PROFILER_ALLOC, "is the allocation profile");
+	tk_profiler_parse_what("alloc,cpu", &what);
+	is_int(what, TK_PROFILER_ALLOC | TK_PROFILER_CPU, "alloc,cpu is both");
+	tk_profiler_parse_what("all", &what);
+	is_int(what, TK_PROFILER_ALLOC | TK_PROFILER_CPU, "all is both");
+	is_int(tk_profiler_parse_what("heap", &what), -1, "heap is not a profile");
+	is_int(tk_profiler_parse_what("", &what), -1, "nothing is not a profile");
+	is_int(tk_profiler_parse_bytes("512KiB", &bytes), 0, "512KiB");
+	is_int(bytes, 512 * 1024, "is 524288 bytes");
+	tk_profiler_parse_bytes("1", &bytes);
+	is_int(bytes, 1, "1 is exact mode");
+	is_int(tk_profiler_parse_bytes("0", &bytes), -1, "0 is refused");
+	is_int(tk_profiler_parse_bytes("4X", &bytes), -1, "an unknown unit is refused");
+}
+
+static void test_set(void)
+{
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_profiler p;
+
+	tk_profiler_init(&p);
+	is_int(tk_profiler_set(&p, "cpu-hz", "997", &err), 0, "--cpu-hz 997");
+	is_int(p.cpu_hz, 997, "is set");
+	is_int(tk_profiler_set(&p, "cpu-hz", "0", &err), TK_EUSAGE, "--cpu-hz 0 is refused");
+	is_str(err.msg, "--cpu-hz wants 1 to 10000, not '0'", "saying what it wants");
+	is_int(p.cpu_hz, 997, "and the value is kept");
+	is_int(tk_profiler_set(&p, "cpu-sampler", "timer", &err), 0, "--cpu-sampler timer");
+	ok(p.sampler == TK_CPU_SAMPLER_TIMER, "is set");
+	is_int(tk_profiler_set(&p, "unwind", "dwarf", &err), TK_EUSAGE, "--unwind dwarf is not one");
+	is_str(err.msg, "--unwind wants auto, fp or libunwind, not 'dwarf'", "saying so");
+	is_int(tk_profiler_set(&p, "profile", "alloc,cpu", &err), 0, "--profile alloc,cpu");
+	is_int(p.what, TK_PROFILER_ALLOC | TK_PROFILER_CPU, "is both");
+	is_int(tk_profiler_set(&p, "profile-lines", NULL, &err), 0, "--profile-lines");
+	is_int(p.lines, 1, "is set");
+	tk_profiler_release(&p);
+}
+
+static void test_static_program(void)
+{
+	const char *prog = "examples/allocpattern-static";
+	char *argv[2] = { (char *)prog, NULL };
+	struct warnings w = { TK_BUF_INIT, 0 };
+	struct tk_profiler p;
+
+	if (access(prog, X_OK)) {
+		skip(3, "%s is not built (make examples/allocpattern-static, from the "
+		     "top of the tree)", prog);
+		return;
+	}
+	tk_profiler_init(&p);
+	p.what = TK_PROFILER_ALLOC;
+	p.warn = collect;
+	p.warn_data = &w;
+	is_int(tk_profiler_start(&p, argv), 0, "starting on a static program is no error");
+	is_int(w.n, 1, "but one warning");
+	ok(strstr(w.all.buf, "LD_PRELOAD cannot reach it") &&
+	   strstr(w.all.buf, "without an allocation profile"),
+	   "saying what is lost");
+	tk_profiler_release(&p);
+	tk_buf_release(&w.all);
+}
+
+int main(void)
+{
+	test_options();
+	test_set();
+	test_static_program();
+	return done_testing();
+}
