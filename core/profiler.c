@@ -386,6 +386,11 @@ int tk_profiler_start(struct tk_profiler *p, char *const *argv)
 		p->no_alloc = 1;
 		return 0;
 	}
+#ifndef TK_WITH_LIBUNWIND
+	if (!p->unwind || strcmp(p->unwind, "fp"))
+		warn(p, "tracker was built without libunwind (install libunwind-dev and "
+		     "rebuild): the profiler's stacks follow frame pointers only");
+#endif
 	if (make_dir(p)) {
 		p->no_alloc = 1;
 		return 0;

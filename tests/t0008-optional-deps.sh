@@ -75,7 +75,9 @@ test_expect_success MAKE 'without libunwind: one line, a preload library that wa
 test_expect_success MAKE 'its allocation profile has the program'"'"'s call paths' '
 	test -x "$ALLOCPATTERN" &&
 	src/tracker run -q --key a --db a.db --profile alloc --sample-bytes 1 -- \
-		"$ALLOCPATTERN" pattern >out &&
+		"$ALLOCPATTERN" pattern >out 2>err &&
+	cat err &&
+	test $(grep -c "built without libunwind" err) = 1 &&
 	src/tracker flame --db a.db --key a --kind alloc -o a.folded &&
 	grep -q "^allocpattern;.*main;" a.folded
 '
