@@ -403,11 +403,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	jo.data = &st;
 	st.profiler.quiet = st.quiet;
 	tk_profiler_start(&st.profiler, argv + optind);
-	if (st.profiler.what) {
-		jo.before_exec = tk_profiler_before_exec;
-		jo.tick = tk_profiler_tick;
-		jo.hook_data = &st.profiler;
-	}
+	tk_profiler_hook(&st.profiler, &jo);
 	fflush(NULL);
 	if (tk_job_run(&jo, &jr, &exec_errno, &err)) {
 		cmd_error("%s", err.msg);

@@ -471,7 +471,10 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 				;
 			close(gopipe[0]);
 		}
-		execvp(o->argv[0], o->argv);
+		if (o->envp)
+			execvpe(o->argv[0], o->argv, o->envp);
+		else
+			execvp(o->argv[0], o->argv);
 		e = errno;
 		if (write(errpipe[1], &e, sizeof(e)) < 0)
 			_exit(126);

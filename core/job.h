@@ -78,6 +78,7 @@ struct tk_job_result {
 
 struct tk_job_opts {
 	char *const *argv;
+	char *const *envp;    /* the job's environment; NULL: tracker's own */
 	double timeout_s;     /* 0: none */
 	double grace_s;       /* TERM -> KILL */
 	double orphan_wait_s;

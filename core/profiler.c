@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/profiler.h"
+#include "core/job.h"
 #include "core/buf.h"
 #include "core/perfrec.h"
 #include "core/symbolize.h"
@@ -80,6 +81,7 @@ static void remove_dir(const char *dir)
 
 void tk_profiler_release(struct tk_profiler *p)
 {
+	size_t i;
 	int v;
 
 	if (p->perf)
@@ -91,6 +93,9 @@ void tk_profiler_release(struct tk_profiler *p)
 	free(p->preload);
 	for (v = 0; v < TK_RAW_NVALUES; v++)
 		tk_profile_release(&p->profiles[v]);
+	for (i = 0; i < p->nr_env; i++)
+		free(p->env[i]);
+	free(p->env);
 }
 
 int tk_profiler_parse_what(const char *spec, unsigned *what)
@@ -315,12 +320,62 @@ static const char *preload_blocker(const char *path)
 	return has_interp ? NULL : "is statically linked";
 }
 
-static void set_env_u64(const char *name, uint64_t v)
+/*
+ * The job's environment is tracker's with the profiler's variables set:
+ * p->env, built here, never tracker's own (core changes no process
+ * state). Sets name=value, replacing an earlier name=.
+ */
+static void env_set(struct tk_profiler *p, const char *name, const char *value)
+{
+	size_t len = strlen(name), i;
+	struct tk_buf b = TK_BUF_INIT;
+
+	tk_buf_addf(&b, "%s=%s", name, value);
+	for (i = 0; i < p->nr_env; i++)
+		if (!strncmp(p->env[i], name, len) && p->env[i][len] == '=') {
+			free(p->env[i]);
+			p->env[i] = tk_buf_detach(&b, NULL);
+			return;
+		}
+	TK_ALLOC_GROW(p->env, p->nr_env + 2, p->alloc_env);
+	p->env[p->nr_env++] = tk_buf_detach(&b, NULL);
+	p->env[p->nr_env] = NULL;
+}
+
+static void env_set_u64(struct tk_profiler *p, const char *name, uint64_t v)
 {
 	char num[32];
 
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
-	setenv(name, num, 1);
+	env_set(p, name, num);
+}
+
+/* A copy of tracker's environment to change for the job. */
+static void env_start(struct tk_profiler *p)
+{
+	char **e;
+
+	for (e = environ; *e; e++) {
+		TK_ALLOC_GROW(p->env, p->nr_env + 2, p->alloc_env);
+		p->env[p->nr_env++] = tk_xstrdup(*e);
+	}
+	TK_ALLOC_GROW(p->env, p->nr_env + 1, p->alloc_env);
+	p->env[p->nr_env] = NULL;
+}
+
+char *const *tk_profiler_env(const struct tk_profiler *p)
+{
+	return p->env;
+}
+
+void tk_profiler_hook(struct tk_profiler *p, struct tk_job_opts *jo)
+{
+	jo->envp = tk_profiler_env(p);
+	if (!p->what)
+		return;
+	jo->before_exec = tk_profiler_before_exec;
+	jo->tick = tk_profiler_tick;
+	jo->hook_data = p;
 }
 
 static int make_dir(struct tk_profiler *p)
@@ -396,11 +451,12 @@ int tk_profiler_start(struct tk_profiler *p, char *const *argv)
 		return 0;
 	}
 
-	setenv(TK_RAW_ENV_DIR, p->dir, 1);
-	set_env_u64(TK_RAW_ENV_SAMPLE_BYTES,
+	env_start(p);
+	env_set(p, TK_RAW_ENV_DIR, p->dir);
+	env_set_u64(p, TK_RAW_ENV_SAMPLE_BYTES,
 		    (p->what & TK_PROFILER_ALLOC) ? p->sample_bytes : 0);
-	set_env_u64(TK_RAW_ENV_CPU_HZ, p->timer_cpu ? p->cpu_hz : 0);
-	setenv(TK_RAW_ENV_UNWIND, p->unwind, 1);
+	env_set_u64(p, TK_RAW_ENV_CPU_HZ, p->timer_cpu ? p->cpu_hz : 0);
+	env_set(p, TK_RAW_ENV_UNWIND, p->unwind);
 	{
 		const char *old = getenv("LD_PRELOAD");
 		struct tk_buf b = TK_BUF_INIT;
@@ -408,7 +464,7 @@ int tk_profiler_start(struct tk_profiler *p, char *const *argv)
 		tk_buf_adds(&b, p->preload);
 		if (old && *old)
 			tk_buf_addf(&b, ":%s", old);
-		setenv("LD_PRELOAD", b.buf, 1);
+		env_set(p, "LD_PRELOAD", b.buf);
 		tk_buf_release(&b);
 	}
 	return 0;

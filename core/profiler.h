@@ -17,10 +17,12 @@
  * without "warning:", to warn(warn_data, msg) when warn is set. What the
  * module does outside its struct, and why:
  *
- * - tk_profiler_start sets LD_PRELOAD and TK_RAW_ENV_* in this process's
- *   environment, which the job (core/job.c) inherits; tracker run starts
- *   one job per process. tk_profiler_finish unsets DEBUGINFOD_URLS, so
- *   naming frames never waits on the network.
+ * - tk_profiler_start builds the job's environment, a copy of this
+ *   process's with LD_PRELOAD and TK_RAW_ENV_* set (tk_profiler_env, for
+ *   struct tk_job_opts envp); this process's own is left alone.
+ * - tk_profiler_finish unsets DEBUGINFOD_URLS in this process: libdw
+ *   reads it when frames are named, and naming must never wait on the
+ *   network. It is the one change to process state, made after the job.
  * - The preload library is looked for next to the running program
  *   (/proc/self/exe), in ../lib/tracker beside it, then in libdir (the
  *   install's, which the program was built with; NULL: not looked for).
@@ -64,6 +66,8 @@ struct tk_profiler {
 	int perf_failed;
 	int timer_cpu;               /* CPU samples come from the preload's timers */
 	int no_alloc;               /* the job cannot be reached by LD_PRELOAD */
+	char **env;                 /* the job's environment, NULL-terminated; */
+	size_t nr_env, alloc_env;   /* NULL while tracker's own will do */
 	/* results */
 	struct tk_profile profiles[TK_RAW_NVALUES];
 	int have[TK_RAW_NVALUES];
@@ -91,12 +95,23 @@ int tk_profiler_parse_unwind(const char *s, const char **out);
 int tk_profiler_parse_bytes(const char *s, uint64_t *out);
 
 /*
- * Prepares the job's environment (LD_PRELOAD and the TRACKER_PROFILE_*
- * variables of this process, which the job inherits) for argv. Problems
- * are warnings: the job runs without the part of the profile that cannot
- * be had. Returns 0.
+ * Prepares the job's environment for argv: tracker's own with LD_PRELOAD
+ * and the TRACKER_PROFILE_* variables set, which tk_profiler_env returns.
+ * Problems are warnings: the job runs without the part of the profile
+ * that cannot be had. Returns 0.
  */
 int tk_profiler_start(struct tk_profiler *p, char *const *argv);
+
+/* The job's environment (struct tk_job_opts envp), or NULL when the
+ * profiler needs none of its own: the job then gets tracker's. Owned by
+ * p until tk_profiler_release. */
+char *const *tk_profiler_env(const struct tk_profiler *p);
+
+/* Puts the profiler into the job's options, after tk_profiler_start: its
+ * environment, and when it profiles anything its before_exec and tick
+ * hooks with p as their data. */
+struct tk_job_opts;
+void tk_profiler_hook(struct tk_profiler *p, struct tk_job_opts *jo);
 
 /* The job's hooks (struct tk_job_opts before_exec and tick). */
 int tk_profiler_before_exec(pid_t child, void *data);

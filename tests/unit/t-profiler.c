@@ -94,10 +94,48 @@ static void test_static_program(void)
 	tk_buf_release(&w.all);
 }
 
+/* The job's environment is built for it; tracker's own stays as it was. */
+static void test_job_environment(void)
+{
+	const char *prog = "examples/allocpattern";
+	char *argv[2] = { (char *)prog, NULL };
+	struct warnings w = { TK_BUF_INIT, 0 };
+	struct tk_profiler p;
+	char *const *e, top[4096];
+	int preload = 0, dir = 0, kept = 0;
+
+	if (access(prog, X_OK) || access("libtracker-preload.so", R_OK)) {
+		skip(4, "%s or libtracker-preload.so is not built (make, from the top of the "
+		     "tree)", prog);
+		return;
+	}
+	setenv("T_PROFILER_KEEP", "yes", 1);
+	unsetenv("LD_PRELOAD");
+	tk_profiler_init(&p);
+	/* the library is at the top of the tree, where the tests run */
+	p.libdir = getcwd(top, sizeof(top));
+	p.what = TK_PROFILER_ALLOC;
+	p.warn = collect;
+	p.warn_data = &w;
+	is_int(tk_profiler_start(&p, argv), 0, "the profiler starts on a dynamic program");
+	ok(!getenv("LD_PRELOAD") && !getenv("TRACKER_PROFILE_DIR"),
+	   "tracker's own environment is unchanged");
+	for (e = tk_profiler_env(&p); e && *e; e++) {
+		preload += !strncmp(*e, "LD_PRELOAD=", 11) && strstr(*e, "libtracker-preload.so");
+		dir += !strncmp(*e, "TRACKER_PROFILE_DIR=", 20);
+		kept += !strcmp(*e, "T_PROFILER_KEEP=yes");
+	}
+	ok(preload == 1 && dir == 1, "the job's has LD_PRELOAD and the profile directory, once");
+	ok(kept == 1, "and the rest of tracker's");
+	tk_profiler_release(&p);
+	tk_buf_release(&w.all);
+}
+
 int main(void)
 {
 	test_options();
 	test_set();
 	test_static_program();
+	test_job_environment();
 	return done_testing();
 }
