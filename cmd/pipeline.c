@@ -1,0 +1,192 @@
+/*
+ * tracker pipeline wrap: a Buildkite pipeline with its steps' commands
+ * wrapped in `tracker run` (the work is core/pipewrap.c).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/buf.h"
+#include "core/pipewrap.h"
+#include "core/banned.h"
+
+const char cmd_pipeline_usage[] =
+	"usage: tracker pipeline wrap FILE [--keys K1,K2...] [--derive-keys] [-o OUT]\n"
+	"\n"
+	"Prints the Buildkite pipeline FILE (- for standard input) with the command\n"
+	"of each step that has a key wrapped as\n"
+	"  tracker run --key KEY -- bash -e -c 'COMMAND'\n"
+	"the way the agent runs it (a commands: list joined by newlines, one\n"
+	"script). Everything else is copied byte for byte: comments, anchors,\n"
+	"groups, plugins, env, agents. Wait, block, input and trigger steps,\n"
+	"steps without a key, steps using the tracker plugin and commands that\n"
+	"already run tracker are left as they are, so wrapping twice changes\n"
+	"nothing. A command shared through an alias or merge key is wrapped where\n"
+	"it is written only when every step that reads it is wrapped.\n"
+	"\n"
+	"Options:\n"
+	"  --keys K1,K2       wrap only the steps with these keys\n"
+	"  --derive-keys      give steps without a key the one tracker run would\n"
+	"                     derive from their label\n"
+	"  -o, --output OUT   write to OUT (atomically) instead of standard output\n"
+	"\n"
+	"Steps left as they are, and why, are listed on standard error, with a\n"
+	"count of the wrapped steps.\n"
+	"\n"
+	"Exit status: 0 ok; 65 FILE is not YAML (FILE:LINE:COLUMN: what) or\n"
+	"too large; 69 FILE cannot be read or OUT written; 2 usage error.\n"
+	"\n"
+	"Example:\n"
+	"  tracker pipeline wrap .buildkite/pipeline.yml | buildkite-agent pipeline upload\n"
+	"  tracker pipeline wrap --keys amip,aquaplanet .buildkite/pipeline.yml -o wrapped.yml\n";
+
+struct wrap_job {
+	const char *name;
+	struct tk_buf in;
+	struct tk_pipewrap_opts opts;
+	struct tk_pipewrap_stats stats;
+};
+
+static void print_warning(void *arg, const char *msg)
+{
+	cmd_warning("%s", msg);
+}
+
+static int write_wrapped(FILE *out, void *data, struct tk_err *err)
+{
+	struct wrap_job *job = data;
+	struct tk_buf text = TK_BUF_INIT;
+	int ret;
+
+	ret = tk_pipewrap(job->name, job->in.buf, job->in.len, &job->opts, &text,
+			  &job->stats, err);
+	if (!ret && fwrite(text.buf, 1, text.len, out) != text.len)
+		ret = tk_err_set(err, TK_EUNAVAIL, "write error");
+	tk_buf_release(&text);
+	return ret;
+}
+
+static int read_input(const char *file, struct tk_buf *in)
+{
+	struct tk_err err = TK_ERR_INIT;
+	char chunk[65536];
+	size_t n;
+
+	in->cap = TK_PIPEWRAP_MAX_BYTES + 1;
+	if (strcmp(file, "-")) {
+		if (tk_buf_read_file(in, file, &err) && err.code != TK_EDATA)
+			return cmd_fail(&err);
+	} else {
+		while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
+			if (tk_buf_add(in, chunk, n))
+				break;
+		if (ferror(stdin)) {
+			cmd_error("cannot read standard input");
+			return EXIT_UNAVAILABLE;
+		}
+	}
+	if (in->len > TK_PIPEWRAP_MAX_BYTES || err.code == TK_EDATA) {
+		cmd_error("%s: larger than %u bytes", strcmp(file, "-") ? file : "<stdin>",
+			  TK_PIPEWRAP_MAX_BYTES);
+		return EXIT_DATA;
+	}
+	return 0;
+}
+
+/* Splits "a,b,,c" into its non-empty parts. */
+static char **split_keys(char *list, size_t *nr)
+{
+	char **keys = NULL, *p = list;
+	size_t alloc = 0;
+
+	*nr = 0;
+	while (p) {
+		char *comma = strchr(p, ',');
+
+		if (comma)
+			*comma = '\0';
+		if (*p) {
+			TK_ALLOC_GROW(keys, *nr + 1, alloc);
+			keys[(*nr)++] = p;
+		}
+		p = comma ? comma + 1 : NULL;
+	}
+	return keys;
+}
+
+static int cmd_wrap(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	enum { OPT_KEYS = 256, OPT_DERIVE };
+	static const struct option opts[] = {
+		{ "keys", required_argument, NULL, OPT_KEYS },
+		{ "derive-keys", no_argument, NULL, OPT_DERIVE },
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct wrap_job job;
+	struct tk_err err = TK_ERR_INIT;
+	const char *output = NULL;
+	char **keys = NULL;
+	int c, ret;
+
+	memset(&job, 0, sizeof(job));
+	tk_buf_init(&job.in, 0);
+	job.opts.warn = print_warning;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_KEYS:
+			free(keys);
+			keys = split_keys(optarg, &job.opts.nr_keys);
+			if (!job.opts.nr_keys)
+				return cmd_usage_error(ctx, "--keys needs at least one key");
+			job.opts.keys = (const char *const *)keys;
+			break;
+		case OPT_DERIVE:
+			job.opts.derive_keys = 1;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		default:
+			free(keys);
+			return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 1) {
+		free(keys);
+		return cmd_usage_error(ctx, "wrap takes one FILE (- for standard input)");
+	}
+	job.name = strcmp(argv[optind], "-") ? argv[optind] : "<stdin>";
+	ret = read_input(argv[optind], &job.in);
+	if (!ret) {
+		if (output) {
+			ret = cmd_write_output(output, write_wrapped, &job);
+		} else {
+			ret = write_wrapped(stdout, &job, &err);
+			if (ret)
+				ret = cmd_fail(&err);
+		}
+	}
+	if (!ret)
+		fprintf(stderr, "tracker: %zu of %zu command step(s) wrapped; %zu already run "
+			"tracker, %zu without a key%s, %zu not in --keys, %zu left (see above)\n",
+			job.stats.wrapped, job.stats.steps, job.stats.already, job.stats.no_key,
+			job.opts.derive_keys ? " or label" : "", job.stats.not_listed,
+			job.stats.left);
+	free(keys);
+	tk_buf_release(&job.in);
+	return ret;
+}
+
+int cmd_pipeline(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	if (argc < 2)
+		return cmd_usage_error(ctx, "which action? (wrap)");
+	if (strcmp(argv[1], "wrap"))
+		return cmd_usage_error(ctx, "unknown action '%s' (wrap)", argv[1]);
+	return cmd_wrap(argc - 1, argv + 1, ctx);
+}
