@@ -98,7 +98,48 @@ struct doc {
 	size_t nr_edits, alloc_edits;
 	char *key_seen; /* opts->keys[i] matched a step */
 	size_t work;
+	size_t bom;     /* a UTF-8 byte order mark, which marks do not count */
+	size_t *ckpt;   /* byte offset of every CKPT-th character */
+	size_t nr_ckpt;
 };
+
+/* libyaml's marks count characters; the text is spliced by bytes. */
+#define CKPT 256
+
+static size_t utf8_len(unsigned char c)
+{
+	return c < 0xc0 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+}
+
+static void map_chars(struct doc *d)
+{
+	size_t i = d->bom, chars = 0, alloc = 0;
+
+	while (i < d->len) {
+		if (chars % CKPT == 0) {
+			TK_ALLOC_GROW(d->ckpt, d->nr_ckpt + 1, alloc);
+			d->ckpt[d->nr_ckpt++] = i;
+		}
+		i += utf8_len((unsigned char)d->text[i]);
+		chars++;
+	}
+	TK_ALLOC_GROW(d->ckpt, d->nr_ckpt + 1, alloc);
+	if (chars % CKPT == 0)
+		d->ckpt[d->nr_ckpt++] = i;
+}
+
+/* The byte offset of character index idx (past the end: the length). */
+static size_t byte_at(const struct doc *d, size_t idx)
+{
+	size_t k = idx / CKPT, i, n;
+
+	if (k >= d->nr_ckpt)
+		return d->len;
+	i = d->ckpt[k];
+	for (n = idx % CKPT; n > 0 && i < d->len; n--)
+		i += utf8_len((unsigned char)d->text[i]);
+	return i < d->len ? i : d->len;
+}
 
 static void doc_release(struct doc *d)
 {
@@ -120,6 +161,7 @@ static void doc_release(struct doc *d)
 		free(d->edits[i].text);
 	free(d->edits);
 	free(d->key_seen);
+	free(d->ckpt);
 }
 
 static int fail_at(struct doc *d, size_t line, size_t col, const char *fmt, ...)
@@ -218,8 +260,8 @@ static int syntax_error(struct doc *d, yaml_parser_t *p)
 			tk_buf_addf(&msg, " %s at %zu:%zu", p->context,
 				    p->context_mark.line + 1, p->context_mark.column + 1);
 	}
-	if (p->error != YAML_READER_ERROR && p->problem_mark.index < d->len &&
-	    d->text[p->problem_mark.index] == '\t')
+	if (p->error != YAML_READER_ERROR && byte_at(d, p->problem_mark.index) < d->len &&
+	    d->text[byte_at(d, p->problem_mark.index)] == '\t')
 		tk_buf_adds(&msg, " (a tab: YAML is indented with spaces only)");
 	ret = fail_at(d, line, col, "%s", msg.buf);
 	tk_buf_release(&msg);
@@ -234,8 +276,8 @@ static size_t new_node(struct doc *d, enum kind kind, const yaml_event_t *ev)
 	n = &d->nodes[d->nr_nodes];
 	memset(n, 0, sizeof(*n));
 	n->kind = kind;
-	n->start = ev->start_mark.index;
-	n->end = ev->end_mark.index;
+	n->start = byte_at(d, ev->start_mark.index);
+	n->end = byte_at(d, ev->end_mark.index);
 	n->body = n->start;
 	n->line = ev->start_mark.line;
 	n->col = ev->start_mark.column;
@@ -289,7 +331,7 @@ static int handle_event(struct doc *d, const yaml_event_t *ev, size_t *stack, si
 			d->nodes[n].style = ev->data.sequence_start.style;
 			anchor = ev->data.sequence_start.anchor;
 			/* after the properties: the first '-', or the '[' */
-			d->nodes[n].body = ev->end_mark.index;
+			d->nodes[n].body = byte_at(d, ev->end_mark.index);
 			d->nodes[n].body_col = ev->end_mark.column;
 			if (d->nodes[n].style == YAML_FLOW_SEQUENCE_STYLE && d->nodes[n].body)
 				d->nodes[n].body--;
@@ -304,7 +346,7 @@ static int handle_event(struct doc *d, const yaml_event_t *ev, size_t *stack, si
 			return fail_at(d, m->line, m->column, "unbalanced collection end");
 		n = stack[--*depth];
 		d->nodes[n].closed = 1;
-		d->nodes[n].end = ev->end_mark.index;
+		d->nodes[n].end = byte_at(d, ev->end_mark.index);
 		return 0;
 	case YAML_ALIAS_EVENT:
 		n = SIZE_MAX;
@@ -391,8 +433,8 @@ static int scan_scalars(struct doc *d)
 		done = tok.type == YAML_STREAM_END_TOKEN;
 		if (tok.type == YAML_SCALAR_TOKEN) {
 			TK_ALLOC_GROW(d->scalars, d->nr_scalars + 1, d->alloc_scalars);
-			d->scalars[d->nr_scalars].start = tok.start_mark.index;
-			d->scalars[d->nr_scalars].end = tok.end_mark.index;
+			d->scalars[d->nr_scalars].start = byte_at(d, tok.start_mark.index);
+			d->scalars[d->nr_scalars].end = byte_at(d, tok.end_mark.index);
 			d->nr_scalars++;
 		}
 		yaml_token_delete(&tok);
@@ -1156,6 +1198,13 @@ int tk_pipewrap(const char *name, const char *text, size_t len,
 	if (len > TK_PIPEWRAP_MAX_BYTES)
 		return tk_err_set(err, TK_EDATA, "%s: larger than %u bytes", name,
 				  TK_PIPEWRAP_MAX_BYTES);
+	if (len >= 2 && ((text[0] == '\xfe' && text[1] == '\xff') ||
+			 (text[0] == '\xff' && text[1] == '\xfe')))
+		return tk_err_set(err, TK_EDATA, "%s: UTF-16 text; a pipeline is read as UTF-8",
+				  name);
+	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
+		d.bom = 3;
+	map_chars(&d);
 	if (d.opts->keys)
 		d.key_seen = tk_xcalloc(d.opts->nr_keys ? d.opts->nr_keys : 1, 1);
 	ret = parse(&d);

@@ -1,18 +1,57 @@
 #!/usr/bin/env python3
-"""compare.py ORIGINAL WRAPPED: the two pipelines, loaded as YAML (aliases
+"""compare.py [--run] ORIGINAL WRAPPED: the two pipelines, loaded as YAML (aliases
 and merge keys resolved), are equal except for step commands, and each
 command that differs is the original wrapped as
     tracker run [--key KEY] -- bash -e -c SCRIPT
 with SCRIPT the original command as the agent runs it (a list joined by
-newlines) and KEY the step's key (key, identifier, id) when given.
-Prints "wrapped N" and exits 0, or prints the differences and exits 1."""
+newlines) and KEY the step's key (key, identifier, id) when given; and
+the texts of the two files are the same byte for byte once the text of
+every step command (as PyYAML's nodes mark it) is cut out of each.
+Prints "wrapped N" and exits 0, or prints the differences and exits 1.
+
+With --run, each wrapped command and its original are also run the way
+the agent runs a step, after the interpolation `buildkite-agent pipeline
+upload` applies ($$ -> $, ${VAR}, ${VAR:-default}, $VAR from the upload
+environment): `bash -e -c COMMAND`, with a stand-in `tracker` first on
+PATH that records its arguments and runs what follows `--`. Their exit
+status, standard output and standard error must be the same, the
+stand-in must have been given exactly
+    run [--key KEY] -- bash -e -c SCRIPT
+(KEY and SCRIPT as the step has them, after interpolation, each one
+argument), and no file named pwned* may appear."""
+import os
+import re
 import shlex
+import subprocess
 import sys
+import tempfile
 
 import yaml
 
 problems = []
 wrapped = 0
+pairs = []
+
+INTERP = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def interpolate(s, env):
+    """What buildkite-agent pipeline upload does to a string."""
+    def sub(m):
+        if m.group(0) == "$$":
+            return "$"
+        name = m.group(1) or m.group(3)
+        if name in env and env[name] != "":
+            return env[name]
+        return m.group(2) or ""
+    return INTERP.sub(sub, s)
+
+
+def run(cmd, env, cwd):
+    p = subprocess.run(["bash", "-e", "-c", cmd], env=env, cwd=cwd,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       stdin=subprocess.DEVNULL, timeout=60)
+    return p.returncode, p.stdout, p.stderr
 
 
 def script_of(cmd):
@@ -69,6 +108,8 @@ def compare(a, b, path, step=None):
                     problems.append("%s: a list became a string or back" % sub)
                 else:
                     wrapped += 1
+                    pairs.append((sub, script_of(a[k]), b[k][0] if isinstance(b[k], list) else b[k],
+                                  got[0]))
                 continue
             compare(a[k], b[k], sub)
     elif isinstance(a, list) and isinstance(b, list):
@@ -81,14 +122,118 @@ def compare(a, b, path, step=None):
         problems.append("%s: %r != %r" % (path, a, b))
 
 
-with open(sys.argv[1], "rb") as f:
+MERGE = "tag:yaml.org,2002:merge"
+NOT_COMMANDS = ("wait", "waiter", "block", "input", "trigger")
+
+
+def effective(m):
+    """A mapping node's entries as a dict, merge keys resolved."""
+    own, merged = {}, []
+    for k, v in m.value:
+        if k.tag == MERGE:
+            merged.extend(v.value if isinstance(v, yaml.SequenceNode) else [v])
+        elif isinstance(k, yaml.ScalarNode):
+            own.setdefault(k.value, v)
+    for src in merged:
+        if isinstance(src, yaml.MappingNode):
+            for k, v in effective(src).items():
+                own.setdefault(k, v)
+    return own
+
+
+def command_nodes(seq, out):
+    if not isinstance(seq, yaml.SequenceNode):
+        return
+    for item in seq.value:
+        if not isinstance(item, yaml.MappingNode):
+            continue
+        e = effective(item)
+        if "group" in e:
+            command_nodes(e.get("steps"), out)
+        elif not any(k in e for k in NOT_COMMANDS):
+            for k in ("command", "commands"):
+                if k in e:
+                    out.append(e[k])
+                    break
+
+
+def text_outside_commands(path):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    nodes = []
+    for root in yaml.compose_all(text, Loader=yaml.SafeLoader):
+        if isinstance(root, yaml.MappingNode):
+            command_nodes(effective(root).get("steps"), nodes)
+        else:
+            command_nodes(root, nodes)
+    spans = sorted({(n.start_mark.index, n.end_mark.index) for n in nodes})
+    merged = []
+    for a, b in spans:
+        if merged and a < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+        else:
+            merged.append((a, b))
+    for a, b in reversed(merged):
+        text = text[:a] + "<COMMAND>" + text[b:]
+    return text
+
+
+args = sys.argv[1:]
+do_run = args[:1] == ["--run"]
+if do_run:
+    args = args[1:]
+with open(args[0], "rb") as f:
     orig = list(yaml.safe_load_all(f))
-with open(sys.argv[2], "rb") as f:
+with open(args[1], "rb") as f:
     new = list(yaml.safe_load_all(f))
 if len(orig) != len(new):
     problems.append("number of documents differs")
+if text_outside_commands(args[0]) != text_outside_commands(args[1]):
+    problems.append("the texts differ outside the step commands")
+
+# Top-level keys other than these are ignored by Buildkite: pipelines keep
+# anchors there, and a wrapped command is rewritten where it is written.
+READ = ("steps", "env", "agents", "notify")
 for i, (a, b) in enumerate(zip(orig, new)):
+    if isinstance(a, dict) and isinstance(b, dict):
+        a = {k: v for k, v in a.items() if k in READ}
+        b = {k: v for k, v in b.items() if k in READ}
     compare(a, b, "doc%d" % i)
+if do_run:
+    upload_env = {"GREETING": "hi there", "BUILDKITE_PIPELINE_SLUG": "climate"}
+    tmp = tempfile.mkdtemp()
+    with open(os.path.join(tmp, "tracker"), "w") as f:
+        f.write('#!/bin/sh\n'
+                'printf "%s\\0" "$@" >"$TRACKER_ARGV_FILE"\n'
+                'while [ $# -gt 0 ] && [ "$1" != "--" ]; do shift; done\n'
+                'shift\n'
+                'exec "$@"\n')
+    os.chmod(os.path.join(tmp, "tracker"), 0o755)
+    argv_file = os.path.join(tmp, "argv")
+    env = dict(os.environ)
+    env.update({"HOME_DIR_NAME": "home", "BUILDKITE_BUILD_NUMBER": "42",
+                "PATH": tmp + os.pathsep + os.environ.get("PATH", ""),
+                "TRACKER_ARGV_FILE": argv_file})
+    ran = 0
+    for where, orig_cmd, new_cmd, key in pairs:
+        script = interpolate(orig_cmd, upload_env)
+        a = run(script, env, os.getcwd())
+        if os.path.exists(argv_file):
+            os.unlink(argv_file)
+        b = run(interpolate(new_cmd, upload_env), env, os.getcwd())
+        if a != b:
+            problems.append("%s: ran differently:\n  original %r\n  wrapped  %r" % (where, a, b))
+        want = ["run"] + (["--key", interpolate(key, upload_env)] if key is not None else []) + \
+            ["--", "bash", "-e", "-c", script]
+        with open(argv_file, "rb") as f:
+            got = f.read().decode("utf-8").split("\0")[:-1]
+        if got != want:
+            problems.append("%s: tracker was given %r, not %r" % (where, got, want))
+        ran += 1
+    pwned = [f for f in os.listdir(".") if f.startswith("pwned")]
+    if pwned:
+        problems.append("files made by injected commands: %r" % pwned)
+    print("ran %d" % ran)
 for p in problems:
     print(p)
 print("wrapped %d" % wrapped)
