@@ -1229,7 +1229,8 @@ int tk_pipewrap(const char *name, const char *text, size_t len,
 	for (i = 0; d.opts->keys && i < d.opts->nr_keys; i++)
 		if (!d.key_seen[i])
 			warn(&d, 0, NULL, "no command step has the key '%s'", d.opts->keys[i]);
-	qsort(d.edits, d.nr_edits, sizeof(*d.edits), cmp_edit);
+	if (d.nr_edits)
+		qsort(d.edits, d.nr_edits, sizeof(*d.edits), cmp_edit);
 	pos = 0;
 	for (i = 0; i < d.nr_edits; i++) {
 		if (d.edits[i].start < pos)
