@@ -54,6 +54,23 @@ static void print_warning(void *arg, const char *msg)
 	cmd_warning("%s", msg);
 }
 
+static void print_summary(const struct wrap_job *job)
+{
+	const struct tk_pipewrap_stats *st = &job->stats;
+
+	fprintf(stderr, "tracker: %zu of %zu command step(s) wrapped", st->wrapped, st->steps);
+	if (st->already)
+		fprintf(stderr, "; %zu already run tracker", st->already);
+	if (st->no_key)
+		fprintf(stderr, "; %zu without a key%s", st->no_key,
+			job->opts.derive_keys ? " or label" : "");
+	if (st->not_listed)
+		fprintf(stderr, "; %zu not in --keys", st->not_listed);
+	if (st->left)
+		fprintf(stderr, "; %zu left as they are (see above)", st->left);
+	fputc('\n', stderr);
+}
+
 static int write_wrapped(FILE *out, void *data, struct tk_err *err)
 {
 	struct wrap_job *job = data;
@@ -172,11 +189,7 @@ static int cmd_wrap(int argc, char **argv, struct cmd_ctx *ctx)
 		}
 	}
 	if (!ret)
-		fprintf(stderr, "tracker: %zu of %zu command step(s) wrapped; %zu already run "
-			"tracker, %zu without a key%s, %zu not in --keys, %zu left (see above)\n",
-			job.stats.wrapped, job.stats.steps, job.stats.already, job.stats.no_key,
-			job.opts.derive_keys ? " or label" : "", job.stats.not_listed,
-			job.stats.left);
+		print_summary(&job);
 	free(keys);
 	tk_buf_release(&job.in);
 	return ret;

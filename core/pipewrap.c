@@ -826,26 +826,38 @@ void tk_sh_quote(struct tk_buf *out, const char *s, size_t len)
 	tk_buf_addch(out, '\'');
 }
 
-int tk_pipewrap_is_wrapped(const char *s, size_t len)
+/*
+ * 1 when word is a command word of script s: at the start or after
+ * whitespace, '/', ';', '&', '|', '(' or '`', followed by a blank and
+ * then next (when not NULL), or by a blank or the end.
+ */
+static int has_command(const char *s, size_t len, const char *word, const char *next)
 {
-	static const char word[] = "tracker";
-	size_t i = 0, j;
+	size_t wl = strlen(word), nl = next ? strlen(next) : 0, i, j;
 
-	for (i = 0; i + sizeof(word) - 1 <= len; i++) {
-		if (memcmp(s + i, word, sizeof(word) - 1))
+	for (i = 0; i + wl <= len; i++) {
+		if (memcmp(s + i, word, wl) || (i && !strchr(" \t\n/;&|(`", s[i - 1])))
 			continue;
-		if (i && !strchr(" \t\n/;&|(`", s[i - 1]))
+		j = i + wl;
+		if (!next) {
+			if (j == len || strchr(" \t\n", s[j]))
+				return 1;
 			continue;
-		j = i + sizeof(word) - 1;
+		}
 		if (j >= len || (s[j] != ' ' && s[j] != '\t'))
 			continue;
 		while (j < len && (s[j] == ' ' || s[j] == '\t'))
 			j++;
-		if (j + 3 <= len && !memcmp(s + j, "run", 3) &&
-		    (j + 3 == len || strchr(" \t\n", s[j + 3])))
+		if (j + nl <= len && !memcmp(s + j, next, nl) &&
+		    (j + nl == len || strchr(" \t\n", s[j + nl])))
 			return 1;
 	}
 	return 0;
+}
+
+int tk_pipewrap_is_wrapped(const char *s, size_t len)
+{
+	return has_command(s, len, "tracker", "run");
 }
 
 /* The code point of the UTF-8 sequence at p, or -1. */
@@ -1153,6 +1165,13 @@ static void wrap_used(struct doc *d)
 				tk_buf_addch(&w, script.buf[j]);
 		}
 		tk_buf_addch(&w, '\'');
+		if (has_command(script.buf, script.len, "srun", NULL) ||
+		    has_command(script.buf, script.len, "mpiexec", NULL) ||
+		    has_command(script.buf, script.len, "mpirun", NULL))
+			warn(d, c->step_line, c->key,
+			     "its command starts MPI ranks (srun, mpiexec or mpirun): wrapped, "
+			     "tracker measures the launcher and not the ranks; for the ranks, write "
+			     "'srun tracker run --per-rank ... -- CMD' into the command");
 		r = rewrite(d, d->used[i], &w);
 		if (r == -2) {
 			warn(d, c->step_line, c->key,

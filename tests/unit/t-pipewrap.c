@@ -1,0 +1,201 @@
+/*
+ * core/pipewrap: shell quoting, wrapper detection, the wrapped text of
+ * each kind of command, aliases, errors and limits.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/pipewrap.h"
+#include "tests/unit/tap.h"
+
+static int nr_warnings;
+static char last_warning[1024];
+
+static void count_warning(void *arg, const char *msg)
+{
+	nr_warnings++;
+	snprintf(last_warning, sizeof(last_warning), "%s", msg);
+}
+
+static const char *quote(const char *s)
+{
+	static struct tk_buf b = TK_BUF_INIT;
+
+	tk_buf_reset(&b);
+	tk_sh_quote(&b, s, strlen(s));
+	return b.buf;
+}
+
+/* Wraps text with opts (NULL: defaults); returns the output or the error
+ * message, "ERR: " first. */
+static const char *wrap(const char *text, const struct tk_pipewrap_opts *opts,
+			struct tk_pipewrap_stats *st)
+{
+	static struct tk_buf out = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_pipewrap_opts o = { NULL, 0, 0, count_warning, NULL };
+
+	tk_buf_reset(&out);
+	nr_warnings = 0;
+	if (tk_pipewrap("p.yml", text, strlen(text), opts ? opts : &o, &out, st, &err)) {
+		tk_buf_addf(&out, "ERR: %s", err.msg);
+		if (err.code != TK_EDATA)
+			tk_buf_adds(&out, " (not TK_EDATA)");
+	}
+	return out.buf;
+}
+
+static void test_quote(void)
+{
+	is_str(quote("amip"), "amip", "a plain key stays plain");
+	is_str(quote("a.b_c-d/e:f=g+h@i%j,k"), "a.b_c-d/e:f=g+h@i%j,k", "safe punctuation");
+	is_str(quote(""), "''", "empty is two quotes");
+	is_str(quote("it's"), "'it'\\''s'", "a single quote closes, escapes, reopens");
+	is_str(quote("$(x) `y` \"z\""), "'$(x) `y` \"z\"'", "expansions stay quoted");
+	is_str(quote("a\nb"), "'a\nb'", "a newline stays inside the quotes");
+}
+
+static void test_detect(void)
+{
+	ok(tk_pipewrap_is_wrapped("tracker run -- x", 16), "tracker run at the start");
+	ok(tk_pipewrap_is_wrapped("cd x && /opt/bin/tracker  run --key k -- y", 42),
+	   "a path, after &&, two blanks");
+	ok(tk_pipewrap_is_wrapped("srun tracker run --per-rank -- x", 32), "under srun");
+	ok(!tk_pipewrap_is_wrapped("echo tracker runs", 17), "'runs' is not run");
+	ok(!tk_pipewrap_is_wrapped("mytracker run", 13), "'mytracker' is not tracker");
+	ok(!tk_pipewrap_is_wrapped("tracker", 7), "tracker alone");
+	ok(!tk_pipewrap_is_wrapped("tracker history", 15), "another subcommand");
+}
+
+static void test_known_answers(void)
+{
+	struct tk_pipewrap_stats st;
+
+	is_str(wrap("steps:\n  - key: k\n    command: echo hi # c\n", NULL, &st),
+	       "steps:\n  - key: k\n    command: \"tracker run --key k -- bash -e -c 'echo hi'\" # c\n",
+	       "a plain command becomes a double-quoted scalar, the comment kept");
+	is_int(st.wrapped, 1, "one wrapped");
+	is_str(wrap("steps:\n  - key: k\n    commands:\n      - cd /x\n      # why\n      - make\n  - wait\n",
+		    NULL, &st),
+	       "steps:\n  - key: k\n    commands:\n      - |-\n"
+	       "        tracker run --key k -- bash -e -c 'cd /x\n        make'\n"
+	       "      # why\n  - wait\n",
+	       "a list becomes one literal item, its comments below it");
+	is_str(wrap("steps:\n  - key: k\n    command: |\n      echo 'a'\n\n  - key: j\n"
+		    "    command: \"x\\u0001\\\"\"\n", NULL, &st),
+	       "steps:\n  - key: k\n    command: |-\n"
+	       "      tracker run --key k -- bash -e -c 'echo '\\''a'\\''\n      '\n\n"
+	       "  - key: j\n    command: \"tracker run --key j -- bash -e -c 'x\\x01\\\"'\"\n",
+	       "a literal block stays one, blank lines kept; control characters escaped");
+	is_int(st.wrapped, 2, "two wrapped");
+	is_str(wrap("steps:\n  - label: no key\n    command: make\n", NULL, &st),
+	       "steps:\n  - label: no key\n    command: make\n", "no key: left");
+	is_int(st.no_key, 1, "counted as without a key");
+	{
+		struct tk_pipewrap_opts o = { NULL, 0, 1, count_warning, NULL };
+
+		is_str(wrap("steps:\n  - label: \":rocket: Big Run\"\n    command: make\n", &o, &st),
+		       "steps:\n  - label: \":rocket: Big Run\"\n"
+		       "    command: \"tracker run --key big-run -- bash -e -c 'make'\"\n",
+		       "--derive-keys: the slug of the label");
+	}
+	{
+		static const char *const keys[] = { "b", "zz" };
+		struct tk_pipewrap_opts o = { keys, 2, 0, count_warning, NULL };
+		const char *got = wrap("steps:\n  - {key: a, command: x}\n  - {key: b, command: y}\n",
+				       &o, &st);
+
+		is_str(got, "steps:\n  - {key: a, command: x}\n"
+		       "  - {key: b, command: \"tracker run --key b -- bash -e -c 'y'\"}\n",
+		       "--keys: only the listed, in a flow mapping");
+		is_int(st.not_listed, 1, "one not listed");
+		is_int(nr_warnings, 1, "one warning: a listed key no step has");
+		ok(strstr(last_warning, "'zz'") != NULL, "it names the key");
+	}
+}
+
+static void test_idempotent(void)
+{
+	const char *in = "steps:\n  - key: k\n    commands: [a, 'b c']\n  - key: j\n    command: >\n"
+			 "      folded\n      text\n";
+	char *once = strdup(wrap(in, NULL, NULL));
+
+	ok(strstr(once, "tracker run --key k") && strstr(once, "tracker run --key j"), "wrapped once");
+	is_str(wrap(once, NULL, NULL), once, "wrapping again changes nothing");
+	free(once);
+}
+
+static void test_aliases(void)
+{
+	struct tk_pipewrap_stats st;
+	const char *got;
+
+	got = wrap("x: &c make\nsteps:\n  - {key: a, command: *c}\n  - {label: b, command: *c}\n",
+		   NULL, &st);
+	ok(!strstr(got, "tracker run"), "a command shared with an unwrapped step is left");
+	is_int(st.left, 1, "counted as left");
+	is_int(nr_warnings, 1, "with a warning");
+	got = wrap("x: &c make\nsteps:\n  - {key: a, command: *c}\n  - {key: b, command: *c}\n",
+		   NULL, &st);
+	is_str(got, "x: &c \"tracker run -- bash -e -c 'make'\"\n"
+	       "steps:\n  - {key: a, command: *c}\n  - {key: b, command: *c}\n",
+	       "shared by two keyed steps: wrapped where written, key left to tracker run");
+	is_int(st.wrapped, 2, "both counted");
+	got = wrap("d: &d {command: make}\nsteps:\n  - {key: a, <<: *d}\n  - {key: b, <<: *d, command: own}\n",
+		   NULL, &st);
+	is_str(got, "d: &d {command: \"tracker run --key a -- bash -e -c 'make'\"}\nsteps:\n"
+	       "  - {key: a, <<: *d}\n  - {key: b, <<: *d, command: \"tracker run --key b -- bash -e -c 'own'\"}\n",
+	       "a merge key: the merged command is the step's unless overridden");
+	got = wrap("steps:\n  - key: a\n    commands: [&i make, x]\n  - key: b\n    command: *i\n",
+		   NULL, &st);
+	ok(strstr(got, "[&i make, x]") && strstr(got, "command: *i"),
+	   "a list defining an anchor used elsewhere is left");
+	is_int(st.left, 2, "both left");
+}
+
+static void test_errors(void)
+{
+	const char *got;
+	char *deep;
+	struct tk_buf b = TK_BUF_INIT;
+	int i;
+
+	is_str(wrap("steps: [a\n", NULL, NULL),
+	       "ERR: p.yml:2:1: did not find expected ',' or ']' while parsing a flow sequence at 1:8",
+	       "a syntax error names line and column");
+	is_str(wrap("steps:\n  - command: *nope\n", NULL, NULL),
+	       "ERR: p.yml:2:14: undefined alias '*nope'", "an undefined alias");
+	is_str(wrap("a: 1\n\tb: 2\n", NULL, NULL),
+	       "ERR: p.yml:2:1: found a tab character that violates indentation while scanning a plain scalar at 1:4 (a tab: YAML is indented with spaces only)",
+	       "a tab says so");
+	got = wrap("\xff\xfes\x00", NULL, NULL);
+	ok(!strncmp(got, "ERR: p.yml: UTF-16", 18), "UTF-16 is refused: %s", got);
+	is_str(wrap("\xef\xbb\xbfsteps:\n  - {key: \xc3\xa9, command: \"\xc3\xa9\"}\n", NULL, NULL),
+	       "\xef\xbb\xbfsteps:\n  - {key: \xc3\xa9, command: \"tracker run --key '\xc3\xa9' -- bash -e -c '\xc3\xa9'\"}\n",
+	       "a byte order mark and UTF-8 before the command");
+	for (i = 0; i < 300; i++)
+		tk_buf_addch(&b, '[');
+	deep = tk_buf_detach(&b, NULL);
+	got = wrap(deep, NULL, NULL);
+	ok(strstr(got, "nested deeper than 256 levels") != NULL, "nesting is bounded: %s", got);
+	free(deep);
+	tk_buf_adds(&b, "a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+	for (i = 'b'; i <= 'k'; i++)
+		tk_buf_addf(&b, "%c: &%c [*%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c]\n", i, i,
+			    i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+	tk_buf_adds(&b, "steps: *k\nenv: *k\n");
+	got = wrap(b.buf, NULL, NULL);
+	ok(strstr(got, "too many aliases") != NULL, "a billion laughs is refused: %s", got);
+	tk_buf_release(&b);
+}
+
+int main(void)
+{
+	test_quote();
+	test_detect();
+	test_known_answers();
+	test_idempotent();
+	test_aliases();
+	test_errors();
+	return done_testing();
+}
