@@ -738,7 +738,7 @@ static int command_step(struct doc *d, size_t step, size_t cmd)
 		warn(d, c->line, key.len ? key.buf : NULL,
 		     "a command list item is not a string; left as it is");
 		d->stats->left++;
-	} else if (tk_pipewrap_is_wrapped(script.buf, script.len) ||
+	} else if (tk_pipewrap_runs_tracker(script.buf, script.len) ||
 		   uses_tracker_plugin(d, step, &ret)) {
 		d->stats->already++;
 	} else if (!key.len) {
@@ -855,9 +855,20 @@ static int has_command(const char *s, size_t len, const char *word, const char *
 	return 0;
 }
 
-int tk_pipewrap_is_wrapped(const char *s, size_t len)
+int tk_pipewrap_runs_tracker(const char *s, size_t len)
 {
-	return has_command(s, len, "tracker", "run");
+	/* tracker's commands, those to come included: "echo tracker runs"
+	 * is not tracker running */
+	static const char *const cmds[] = {
+		"run", "report", "check", "push", "fetch", "history", "dashboard",
+		"flame", "diff", "import", "pipeline", "config"
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (has_command(s, len, "tracker", cmds[i]))
+			return 1;
+	return 0;
 }
 
 /* The code point of the UTF-8 sequence at p, or -1. */

@@ -21,8 +21,9 @@
  * key tk_ci_slug makes of their `label` (else `name`); with keys set, only
  * those whose key is listed. Never wait, block, input and trigger steps,
  * steps that use the tracker Buildkite plugin (it wraps the command
- * itself), or commands that already run `tracker run` (so wrapping twice
- * gives what wrapping once gave, byte for byte).
+ * itself), or commands that already run tracker (tk_pipewrap_runs_tracker:
+ * so wrapping twice gives what wrapping once gave, byte for byte, and a
+ * `tracker report` step is not measured).
  *
  * A command that reaches a step through an alias or a merge key (`<<`) is
  * wrapped where it is written, and only when every place Buildkite reads
@@ -74,9 +75,12 @@ int tk_pipewrap(const char *name, const char *text, size_t len,
 void tk_sh_quote(struct tk_buf *out, const char *s, size_t len);
 
 /*
- * 1 when script already runs tracker: "tracker run" as a command word
- * (at the start, or after whitespace, '/', ';', '&', '|', '(' or '`').
+ * 1 when script already runs tracker: "tracker" (at the start, or after
+ * whitespace, '/', ';', '&', '|', '(' or '`') followed by blanks and one
+ * of its commands (run, report, check, push, fetch, history, dashboard,
+ * flame, diff, import, pipeline, config) as a word: `tracker run ...`,
+ * `srun ./bin/tracker run ...`, `tracker report --upload`.
  */
-int tk_pipewrap_is_wrapped(const char *script, size_t len);
+int tk_pipewrap_runs_tracker(const char *script, size_t len);
 
 #endif

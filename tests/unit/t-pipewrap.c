@@ -57,14 +57,15 @@ static void test_quote(void)
 
 static void test_detect(void)
 {
-	ok(tk_pipewrap_is_wrapped("tracker run -- x", 16), "tracker run at the start");
-	ok(tk_pipewrap_is_wrapped("cd x && /opt/bin/tracker  run --key k -- y", 42),
+	ok(tk_pipewrap_runs_tracker("tracker run -- x", 16), "tracker run at the start");
+	ok(tk_pipewrap_runs_tracker("cd x && /opt/bin/tracker  run --key k -- y", 42),
 	   "a path, after &&, two blanks");
-	ok(tk_pipewrap_is_wrapped("srun tracker run --per-rank -- x", 32), "under srun");
-	ok(!tk_pipewrap_is_wrapped("echo tracker runs", 17), "'runs' is not run");
-	ok(!tk_pipewrap_is_wrapped("mytracker run", 13), "'mytracker' is not tracker");
-	ok(!tk_pipewrap_is_wrapped("tracker", 7), "tracker alone");
-	ok(!tk_pipewrap_is_wrapped("tracker history", 15), "another subcommand");
+	ok(tk_pipewrap_runs_tracker("srun tracker run --per-rank -- x", 32), "under srun");
+	ok(!tk_pipewrap_runs_tracker("echo tracker runs", 17), "'runs' is not run");
+	ok(!tk_pipewrap_runs_tracker("mytracker run", 13), "'mytracker' is not tracker");
+	ok(!tk_pipewrap_runs_tracker("tracker", 7), "tracker alone");
+	ok(tk_pipewrap_runs_tracker("tracker report --upload", 24), "another subcommand");
+	ok(!tk_pipewrap_runs_tracker("echo tracker-artifacts", 22), "a word that starts with tracker");
 }
 
 static void test_known_answers(void)
