@@ -1078,6 +1078,9 @@ static int rewrite(struct doc *d, size_t cmd, const struct tk_buf *w)
 	if (c->kind == N_SCALAR) {
 		if (start >= end)
 			return -1;
+		/* "&a:x" is an anchor and the scalar ":x"; "&a\"x\"" is no YAML */
+		if (start > c->start && !strchr(" \t\r\n", d->text[start - 1]))
+			tk_buf_addch(&out, ' ');
 		indent = block ? block_indent(d, c) : 0;
 		if (block && literal && indent) {
 			tk_buf_adds(&out, "|-");

@@ -147,6 +147,10 @@ static void test_aliases(void)
 	is_str(got, "d: &d {command: \"tracker run --key a -- bash -e -c 'make'\"}\nsteps:\n"
 	       "  - {key: a, <<: *d}\n  - {key: b, <<: *d, command: \"tracker run --key b -- bash -e -c 'own'\"}\n",
 	       "a merge key: the merged command is the step's unless overridden");
+	is_str(wrap("x: &a:echo hi\nsteps:\n  - {key: k, command: *a}\n", NULL, NULL),
+	       "x: &a \"tracker run --key k -- bash -e -c ':echo hi'\"\n"
+	       "steps:\n  - {key: k, command: *a}\n",
+	       "an anchor right before a scalar gets a blank (found by the fuzzer)");
 	got = wrap("steps:\n  - key: a\n    commands: [&i make, x]\n  - key: b\n    command: *i\n",
 		   NULL, &st);
 	ok(strstr(got, "[&i make, x]") && strstr(got, "command: *i"),
