@@ -25,13 +25,14 @@ build_pkgs="build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libya
 # perl: prove; sqlite3: poking at databases in tests; libxml2-utils: xmllint
 # for the SVG output; time: GNU /usr/bin/time; git: the checkout itself;
 # procps: ps, pgrep and pkill in the run tests; python3: JSON checks;
+# python3-yaml: pipelines loaded back after tracker pipeline wrap (t7100-t7102);
 # chromium, nodejs, npm: the headless browser tests of the SVG/HTML pages
 # (tests/browser, playwright-core from npm driving Debian's chromium);
 # clang, libclang-rt-14-dev: libFuzzer for the fuzz smoke test (make fuzz);
 # linux-perf: `perf record --call-graph dwarf`, the reference the CPU call
 # paths are checked against (t9011; skipped without it); python3-pil,
 # poppler-utils: the PNG and PDF pictures read back pixel by pixel (t3003).
-test_pkgs="perl sqlite3 libxml2-utils time git procps python3 chromium nodejs npm clang libclang-rt-14-dev linux-perf python3-pil poppler-utils"
+test_pkgs="perl sqlite3 libxml2-utils time git procps python3 python3-yaml chromium nodejs npm clang libclang-rt-14-dev linux-perf python3-pil poppler-utils"
 # The peers the benchmarks compare against (see DESIGN.md "Numbers to beat").
 # sqlite3: the CLI that tracker history is timed against (bench/history.sh).
 bench_pkgs="time perl heaptrack valgrind sqlite3"

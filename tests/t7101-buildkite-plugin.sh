@@ -98,6 +98,18 @@ test_expect_success BASH 'command hook: without tracker on PATH the command stil
 	grep "not on PATH; running the command unmeasured" err
 '
 
+test_expect_success BASH 'command hook: a command that already runs tracker runs as it is' '
+	rm -f calls/* &&
+	BUILDKITE_COMMAND="echo before && tracker run --key k -- echo inner" hook command >out &&
+	printf "before\ninner\n" >want && test_cmp want out &&
+	argv 0 >got && printf "%s\n" run --key k -- echo inner >want && test_cmp want got &&
+	test "$(ls calls | wc -l)" = 1 &&
+	rm -f calls/* &&
+	BUILDKITE_COMMAND="echo tracker runs" hook command >out &&
+	test "$(cat out)" = "tracker runs" &&
+	argv 0 >got && printf "%s\n" run -- bash -e -c "echo tracker runs" >want && test_cmp want got
+'
+
 test_expect_success BASH,WORKLOAD 'command hook with the real tracker: the run is recorded under the step key' '
 	CI=true BUILDKITE=true BUILDKITE_STEP_KEY=amip BUILDKITE_BUILD_NUMBER=7 \
 	BUILDKITE_COMMAND="echo start; \"$WORKLOAD\" touch 20 0.2; echo end" \
