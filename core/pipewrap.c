@@ -284,6 +284,25 @@ static size_t new_node(struct doc *d, enum kind kind, const yaml_event_t *ev)
 	return d->nr_nodes++;
 }
 
+/*
+ * Where a sequence's items start: its start event ends at the first '-'
+ * of a block sequence, or just past it when the sequence is as indented
+ * as its key; just past the '[' of a flow sequence.
+ */
+static void seq_body(const struct doc *d, struct node *n, size_t end)
+{
+	size_t i;
+
+	n->body = end;
+	if (n->style == YAML_FLOW_SEQUENCE_STYLE || (end < d->len && d->text[end] != '-'))
+		if (end > n->start && (d->text[end - 1] == '[' || d->text[end - 1] == '-'))
+			n->body = end - 1;
+	n->body_col = 0;
+	for (i = n->body; i > 0 && d->text[i - 1] != '\n'; i--)
+		if (((unsigned char)d->text[i - 1] & 0xc0) != 0x80)
+			n->body_col++;
+}
+
 static void add_anchor(struct doc *d, const yaml_char_t *name, size_t node)
 {
 	TK_ALLOC_GROW(d->anchors, d->nr_anchors + 1, d->alloc_anchors);
@@ -331,10 +350,7 @@ static int handle_event(struct doc *d, const yaml_event_t *ev, size_t *stack, si
 			d->nodes[n].style = ev->data.sequence_start.style;
 			anchor = ev->data.sequence_start.anchor;
 			/* after the properties: the first '-', or the '[' */
-			d->nodes[n].body = byte_at(d, ev->end_mark.index);
-			d->nodes[n].body_col = ev->end_mark.column;
-			if (d->nodes[n].style == YAML_FLOW_SEQUENCE_STYLE && d->nodes[n].body)
-				d->nodes[n].body--;
+			seq_body(d, &d->nodes[n], byte_at(d, ev->end_mark.index));
 		} else {
 			n = new_node(d, N_MAP, ev);
 			anchor = ev->data.mapping_start.anchor;
@@ -707,6 +723,14 @@ static int listed(struct doc *d, const char *key)
 	return found;
 }
 
+/* A plain ~, null or nothing: no command at all. */
+static int is_null(const struct node *x)
+{
+	return !x->len || (x->style == YAML_PLAIN_SCALAR_STYLE &&
+			   (!strcmp(x->value, "~") || !strcmp(x->value, "null") ||
+			    !strcmp(x->value, "Null") || !strcmp(x->value, "NULL")));
+}
+
 static int command_step(struct doc *d, size_t step, size_t cmd)
 {
 	const struct node *s = &d->nodes[step], *k, *label;
@@ -716,7 +740,7 @@ static int command_step(struct doc *d, size_t step, size_t cmd)
 
 	cmd = resolve(d, cmd);
 	c = &d->nodes[cmd];
-	if ((c->kind == N_SCALAR && !c->len) || (c->kind == N_SEQ && !c->nr_kids) ||
+	if ((c->kind == N_SCALAR && is_null(c)) || (c->kind == N_SEQ && !c->nr_kids) ||
 	    c->kind == N_MAP)
 		return 0;
 	d->stats->steps++;

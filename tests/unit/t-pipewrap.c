@@ -115,6 +115,22 @@ static void test_known_answers(void)
 	}
 }
 
+static void test_line_ends(void)
+{
+	is_str(wrap("steps:\r\n  - key: a\r\n    command: |\r\n      echo a\r\n    label: x\r\n"
+		    "  - key: b\r\n    commands:\r\n      - a\r\n      - b # c\r\n", NULL, NULL),
+	       "steps:\r\n  - key: a\r\n    command: |-\n"
+	       "      tracker run --key a -- bash -e -c 'echo a\n      '\n    label: x\r\n"
+	       "  - key: b\r\n    commands:\r\n      - |-\n"
+	       "        tracker run --key b -- bash -e -c 'a\n        b'\n      # c\r\n",
+	       "CRLF lines: the new lines end in LF, the others are kept");
+	is_str(wrap("steps:\n- key: a\n  commands:\n  - x\n  - y\n  label: z\n- key: n\n  command: ~\n",
+		    NULL, NULL),
+	       "steps:\n- key: a\n  commands:\n  - |-\n    tracker run --key a -- bash -e -c 'x\n    y'\n"
+	       "  label: z\n- key: n\n  command: ~\n",
+	       "a list as indented as its key; a null command is none");
+}
+
 static void test_idempotent(void)
 {
 	const char *in = "steps:\n  - key: k\n    commands: [a, 'b c']\n  - key: j\n    command: >\n"
@@ -199,6 +215,7 @@ int main(void)
 	test_quote();
 	test_detect();
 	test_known_answers();
+	test_line_ends();
 	test_idempotent();
 	test_aliases();
 	test_errors();
