@@ -96,15 +96,19 @@ struct doc {
 	size_t nr_scalars, alloc_scalars;
 	struct edit *edits;
 	size_t nr_edits, alloc_edits;
+	struct span *refs; /* aliases: (anchor's start, alias's start) */
+	size_t nr_refs, alloc_refs;
+	int refs_sorted;
 	char *key_seen; /* opts->keys[i] matched a step */
 	size_t work;
 	size_t bom;     /* a UTF-8 byte order mark, which marks do not count */
 	size_t *ckpt;   /* byte offset of every CKPT-th character */
 	size_t nr_ckpt;
+	size_t ascii;   /* characters before the first that is not ASCII */
 };
 
 /* libyaml's marks count characters; the text is spliced by bytes. */
-#define CKPT 256
+#define CKPT 64
 
 static size_t utf8_len(unsigned char c)
 {
@@ -115,6 +119,10 @@ static void map_chars(struct doc *d)
 {
 	size_t i = d->bom, chars = 0, alloc = 0;
 
+	while (i < d->len && !((unsigned char)d->text[i] & 0x80))
+		i++;
+	d->ascii = i - d->bom;
+	i = d->bom;
 	while (i < d->len) {
 		if (chars % CKPT == 0) {
 			TK_ALLOC_GROW(d->ckpt, d->nr_ckpt + 1, alloc);
@@ -133,6 +141,8 @@ static size_t byte_at(const struct doc *d, size_t idx)
 {
 	size_t k = idx / CKPT, i, n;
 
+	if (idx < d->ascii)
+		return d->bom + idx;
 	if (k >= d->nr_ckpt)
 		return d->len;
 	i = d->ckpt[k];
@@ -157,6 +167,7 @@ static void doc_release(struct doc *d)
 	free(d->roots);
 	free(d->used);
 	free(d->scalars);
+	free(d->refs);
 	for (i = 0; i < d->nr_edits; i++)
 		free(d->edits[i].text);
 	free(d->edits);
@@ -1063,19 +1074,44 @@ static void add_header_comment(const struct doc *d, const struct node *c, struct
 
 /* An anchor inside [start, end) that an alias outside uses: rewriting the
  * range would leave that alias dangling. */
-static int anchors_escape(const struct doc *d, size_t start, size_t end)
+static int cmp_span(const void *a, const void *b)
 {
-	size_t i;
+	const struct span *x = a, *y = b;
 
-	for (i = 0; i < d->nr_nodes; i++) {
-		const struct node *a = &d->nodes[i], *t;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
 
-		if (a->kind != N_ALIAS || (a->start >= start && a->start < end))
-			continue;
-		t = &d->nodes[a->target];
-		if (t->start >= start && t->start < end)
-			return 1;
+static int anchors_escape(struct doc *d, size_t start, size_t end)
+{
+	size_t i, lo, hi;
+
+	if (!d->refs_sorted) {
+		/* every alias as (where its anchor is, where it is) */
+		for (i = 0; i < d->nr_nodes; i++) {
+			if (d->nodes[i].kind != N_ALIAS)
+				continue;
+			TK_ALLOC_GROW(d->refs, d->nr_refs + 1, d->alloc_refs);
+			d->refs[d->nr_refs].start = d->nodes[d->nodes[i].target].start;
+			d->refs[d->nr_refs].end = d->nodes[i].start;
+			d->nr_refs++;
+		}
+		if (d->nr_refs)
+			qsort(d->refs, d->nr_refs, sizeof(*d->refs), cmp_span);
+		d->refs_sorted = 1;
 	}
+	lo = 0;
+	hi = d->nr_refs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->refs[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < d->nr_refs && d->refs[i].start < end; i++)
+		if (d->refs[i].end < start || d->refs[i].end >= end)
+			return 1;
 	return 0;
 }
 
