@@ -89,6 +89,12 @@ static void test_known_answers(void)
 	       "  - key: j\n    command: \"tracker run --key j -- bash -e -c 'x\\x01\\\"'\"\n",
 	       "a literal block stays one, blank lines kept; control characters escaped");
 	is_int(st.wrapped, 2, "two wrapped");
+	is_str(wrap("steps:\n  - {identifier: i, command: x}\n  - {id: j, command: y}\n"
+		    "  - {id: n, key: k, command: z}\n", NULL, &st),
+	       "steps:\n  - {identifier: i, command: \"tracker run --key i -- bash -e -c 'x'\"}\n"
+	       "  - {id: j, command: \"tracker run --key j -- bash -e -c 'y'\"}\n"
+	       "  - {id: n, key: k, command: \"tracker run --key k -- bash -e -c 'z'\"}\n",
+	       "identifier and id name a step too; key comes first");
 	is_str(wrap("steps:\n  - label: no key\n    command: make\n", NULL, &st),
 	       "steps:\n  - label: no key\n    command: make\n", "no key: left");
 	is_int(st.no_key, 1, "counted as without a key");
