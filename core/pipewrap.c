@@ -218,7 +218,10 @@ static void warn(struct doc *d, size_t line, const char *key, const char *fmt, .
 
 	if (!d->opts->warn)
 		return;
-	tk_buf_addf(&msg, "%s:%zu: ", d->name, line + 1);
+	if (line == SIZE_MAX)
+		tk_buf_addf(&msg, "%s: ", d->name);
+	else
+		tk_buf_addf(&msg, "%s:%zu: ", d->name, line + 1);
 	if (key) {
 		tk_buf_adds(&msg, "step '");
 		add_shown(&msg, key, strlen(key));
@@ -1321,7 +1324,8 @@ int tk_pipewrap(const char *name, const char *text, size_t len,
 	wrap_used(&d);
 	for (i = 0; d.opts->keys && i < d.opts->nr_keys; i++)
 		if (!d.key_seen[i])
-			warn(&d, 0, NULL, "no command step has the key '%s'", d.opts->keys[i]);
+			warn(&d, SIZE_MAX, NULL, "no command step has the key '%s'",
+			     d.opts->keys[i]);
 	if (d.nr_edits)
 		qsort(d.edits, d.nr_edits, sizeof(*d.edits), cmp_edit);
 	pos = 0;
