@@ -11,7 +11,7 @@
 P="$FIXTURES/pipelines"
 HERE="$TEST_DIRECTORY/t7100-pipeline-wrap"
 python3 -c 'import yaml' >/dev/null 2>&1 && test_set_prereq PYYAML
-ls "$SHARED_DIRECTORY"/pipelines/*.yml >/dev/null 2>&1 && test_set_prereq PIPELINES
+ls "$SHARED_DIRECTORY"/pipelines/*.yml >/dev/null 2>&1 && test_set_prereq SHARED_PIPELINES
 
 test_expect_success 'known answer: the styles of a command, default flags' '
 	tracker pipeline wrap "$P/styles.yml" >out 2>err &&
@@ -76,7 +76,7 @@ test_expect_success 'wrapping twice changes nothing' '
 	done
 '
 
-test_expect_success PIPELINES,PYYAML 'real pipelines: same YAML but the wrapped commands' '
+test_expect_success SHARED_PIPELINES,PYYAML 'real pipelines: same YAML but the wrapped commands' '
 	for f in "$SHARED_DIRECTORY"/pipelines/*.yml; do
 		tracker pipeline wrap "$f" >wrapped 2>>err &&
 		python3 "$HERE/compare.py" "$f" wrapped >result ||
@@ -89,7 +89,7 @@ test_expect_success PIPELINES,PYYAML 'real pipelines: same YAML but the wrapped 
 	grep "^tracker: 33 of 50 command step(s) wrapped; 17 without a key$" err
 '
 
-test_expect_success PIPELINES 'real pipelines: comments and agent values kept byte for byte' '
+test_expect_success SHARED_PIPELINES 'real pipelines: comments and agent values kept byte for byte' '
 	f="$SHARED_DIRECTORY/pipelines/climacoupler_pipeline_2024-11_perf.yml" &&
 	tracker pipeline wrap "$f" >wrapped 2>/dev/null &&
 	grep -v "command" "$f" | grep "#" >comments-in &&

@@ -81,6 +81,17 @@ test_expect_success BASH 'command hook: key, profile, artifacts and db from the 
 	! ls pwned* 2>/dev/null
 '
 
+test_expect_success BASH 'command hook: a script path is made executable, as the agent does' '
+	rm -f calls/* &&
+	printf "#!/bin/sh\necho from the script\n" >script.sh &&
+	chmod -x script.sh &&
+	BUILDKITE_COMMAND=script.sh hook command >out 2>err ||
+	BUILDKITE_COMMAND=./script.sh hook command >out &&
+	test -x script.sh &&
+	BUILDKITE_COMMAND=./script.sh hook command >out &&
+	test "$(cat out)" = "from the script"
+'
+
 test_expect_success BASH 'command hook: the agent shell from BUILDKITE_SHELL' '
 	rm -f calls/* &&
 	BUILDKITE_COMMAND="echo \$0" BUILDKITE_SHELL="/bin/sh -e -c" hook command >out &&
