@@ -82,13 +82,10 @@ test_expect_success BASH 'command hook: key, profile, artifacts and db from the 
 '
 
 test_expect_success BASH 'command hook: a script path is made executable, as the agent does' '
-	rm -f calls/* &&
 	printf "#!/bin/sh\necho from the script\n" >script.sh &&
 	chmod -x script.sh &&
-	BUILDKITE_COMMAND=script.sh hook command >out 2>err ||
 	BUILDKITE_COMMAND=./script.sh hook command >out &&
 	test -x script.sh &&
-	BUILDKITE_COMMAND=./script.sh hook command >out &&
 	test "$(cat out)" = "from the script"
 '
 
