@@ -702,7 +702,7 @@ static int uses_tracker_plugin(struct doc *d, size_t step, int *ret)
 }
 
 /* The script the agent runs: the scalar, or the list joined by newlines.
- * Returns -1 (and warns) for a list with an item that is no string. */
+ * Returns -1 for a list with an item that is no string. */
 static int script_of(struct doc *d, size_t cmd, struct tk_buf *out)
 {
 	const struct node *c = &d->nodes[cmd];
@@ -763,6 +763,11 @@ static int command_step(struct doc *d, size_t step, size_t cmd)
 		k = scalar_of(d, step, "identifier", &ret);
 	if (!k)
 		k = scalar_of(d, step, "id", &ret);
+	if (k && memchr(k->value, '\0', k->len)) {
+		warn(d, s->line, NULL, "its key holds a NUL character; left as it is");
+		d->stats->left++;
+		return ret;
+	}
 	if (k) {
 		tk_buf_add(&key, k->value, k->len);
 	} else if (d->opts->derive_keys) {
