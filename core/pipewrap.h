@@ -32,6 +32,10 @@
  * (BUILDKITE_STEP_KEY, else the label). Otherwise it is left as it is,
  * with a warning.
  *
+ * Empty and null commands are none. A command that starts MPI ranks
+ * (srun, mpiexec, mpirun) is wrapped with a warning: tracker measures the
+ * launcher then, not the ranks.
+ *
  * Returns 0; TK_EDATA for input that is not YAML, with err saying
  * "NAME:LINE:COLUMN: what" (1-based), or for input past the limits (size,
  * nesting, alias expansions); out is then left as it was. Warnings (steps
