@@ -89,6 +89,7 @@ struct tk_check_metric {
 	struct tk_verdict_result result;
 	struct tk_verdict_opts vopts; /* what judged it */
 	const char *note;             /* static, or NULL: overrides result.note */
+	size_t nr_values;             /* current runs with the figure */
 	size_t series_n;              /* points of the history series */
 	struct tk_check_change *changes; /* with o->history */
 	size_t nr_changes;
