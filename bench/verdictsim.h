@@ -25,7 +25,7 @@ struct sim_rng {
 	uint64_t s;
 };
 
-static uint64_t sim_next(struct sim_rng *r)
+static __attribute__((unused)) uint64_t sim_next(struct sim_rng *r)
 {
 	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
 
@@ -34,12 +34,12 @@ static uint64_t sim_next(struct sim_rng *r)
 	return z ^ (z >> 31);
 }
 
-static double sim_uniform(struct sim_rng *r)
+static __attribute__((unused)) double sim_uniform(struct sim_rng *r)
 {
 	return ((double)(sim_next(r) >> 11) + 0.5) / 9007199254740992.0;
 }
 
-static double sim_normal(struct sim_rng *r)
+static __attribute__((unused)) double sim_normal(struct sim_rng *r)
 {
 	double u = sim_uniform(r), v = sim_uniform(r);
 
@@ -55,7 +55,7 @@ struct sim_scenario {
 	double drift;     /* per run, in log units */
 };
 
-static double sim_noise(struct sim_rng *r, const struct sim_scenario *sc)
+static __attribute__((unused)) double sim_noise(struct sim_rng *r, const struct sim_scenario *sc)
 {
 	double e;
 
@@ -80,7 +80,7 @@ static double sim_noise(struct sim_rng *r, const struct sim_scenario *sc)
 }
 
 /* n baseline runs then nc current runs (x (1 + step)), oldest first. */
-static void sim_history(struct sim_rng *r, const struct sim_scenario *sc, size_t n,
+static __attribute__((unused)) void sim_history(struct sim_rng *r, const struct sim_scenario *sc, size_t n,
 			double *base, size_t nc, double *cur, double step)
 {
 	size_t i;
