@@ -130,25 +130,33 @@ static void add_number(struct tk_buf *b, double v)
 		tk_buf_addf(b, "%.2g", v);
 }
 
-/* "t 9.81 > 3.40 (interval)", "+21.8% > 10% (percent)" */
+/*
+ * "t 9.81 > 3.14 (interval)", "t -4.2 < -3.14", "t 0.93 within ±3.14",
+ * "+21.8% > 10% (percent)", "p 0.0035 <= 0.006 (mannwhitney)"
+ */
 static void add_test(struct tk_buf *b, const struct tk_verdict_result *v)
 {
 	const char *m = v->method ? v->method : "";
 	int pct = !strcmp(m, "percent"), p = !strcmp(m, "mannwhitney");
 	int beyond = p ? v->statistic <= v->threshold : fabs(v->statistic) > v->threshold;
+	int neg = v->statistic < 0;
 
 	if (v->verdict == TK_VERDICT_INSUFFICIENT) {
 		tk_buf_addf(b, "- (%s)", m);
 		return;
 	}
-	tk_buf_adds(b, pct ? "" : p ? "p " : !strcmp(m, "zscore") ? "z " : "t ");
 	if (pct)
 		tk_buf_addf(b, "%+.1f%%", v->statistic);
-	else
+	else {
+		tk_buf_adds(b, p ? "p " : !strcmp(m, "zscore") ? "z " : "t ");
 		add_number(b, v->statistic);
-	tk_buf_adds(b, p ? (beyond ? " <= " : " > ") : (beyond ? " > " : " <= "));
-	if (!p && !pct && v->statistic < 0 && beyond)
-		tk_buf_adds(b, "-");
+	}
+	if (p)
+		tk_buf_adds(b, beyond ? " <= " : " > ");
+	else if (!beyond)
+		tk_buf_adds(b, " within ±");
+	else
+		tk_buf_adds(b, neg ? " < -" : " > ");
 	if (pct)
 		tk_buf_addf(b, "%g%%", v->threshold);
 	else
