@@ -232,6 +232,22 @@ static void header_line(struct tk_buf *b, const struct tk_check_result *r, int m
 	}
 }
 
+/* a commit's first 10 characters, escaped; "?" when unknown */
+static void short_commit(struct tk_buf *b, const char *commit, int markdown)
+{
+	struct tk_buf c = TK_BUF_INIT;
+
+	if (commit)
+		tk_buf_add(&c, commit, strnlen(commit, 10));
+	else
+		tk_buf_adds(&c, "?");
+	if (markdown)
+		tk_checkfmt_escape_markdown(b, c.buf);
+	else
+		tk_checkfmt_escape_terminal(b, c.buf);
+	tk_buf_release(&c);
+}
+
 static void change_cells(struct tk_table *t, const struct tk_check_result *r,
 			 const struct tk_check_metric *m, const struct tk_check_change *c)
 {
@@ -249,9 +265,9 @@ static void change_cells(struct tk_table *t, const struct tk_check_result *r,
 	}
 	tk_table_add(t, b.buf);
 	tk_buf_reset(&b);
-	tk_checkfmt_escape_terminal(&b, c->last_before.commit ? c->last_before.commit : "?");
+	short_commit(&b, c->last_before.commit, 0);
 	tk_buf_adds(&b, "..");
-	tk_checkfmt_escape_terminal(&b, c->first.commit ? c->first.commit : "?");
+	short_commit(&b, c->first.commit, 0);
 	tk_table_add(t, b.buf);
 	tk_buf_reset(&b);
 	tk_metric_format(&b, m->metric, c->cp.before);
@@ -376,9 +392,9 @@ static void write_markdown(FILE *f, const struct tk_check_result *r, size_t nr, 
 					tk_buf_addf(&b, " | %s | ", tk_metric_name(m->metric));
 					tk_checkfmt_escape_markdown(&b, ch->first.build);
 					tk_buf_adds(&b, " | ");
-					tk_checkfmt_escape_markdown(&b, ch->last_before.commit);
+					short_commit(&b, ch->last_before.commit, 1);
 					tk_buf_adds(&b, "..");
-					tk_checkfmt_escape_markdown(&b, ch->first.commit);
+					short_commit(&b, ch->first.commit, 1);
 					tk_metric_format(&v, m->metric, ch->cp.before);
 					tk_buf_addf(&b, " | %s | ", v.buf);
 					tk_buf_reset(&v);

@@ -37,7 +37,7 @@ test_expect_success 'setup: histories of five keys' '
 test_expect_success 'a clear regression exits 1 and says so' '
 	test_expect_code 1 tracker check --db h.db --key slow --branch feature >out &&
 	cat out &&
-	grep "^slow: feature #11 0000000000 (run 00000000) against 10 runs of main$" out &&
+	grep "^slow: feature #11 11abcdefab (run 00000000) against 10 runs of main$" out &&
 	grep "^slow  walltime  regression  .*1m 40s ±1.6%  *2m 05s  *+24.8%  t [0-9.]* > 3.14 (interval)" out &&
 	grep "^slow  maxrss    no change " out
 '
