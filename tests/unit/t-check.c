@@ -61,6 +61,65 @@ static int check(struct tk_store *s, struct tk_check_opts *o, const struct tk_ci
 	return ret;
 }
 
+/* The check: section of .tracker.yml: rules, and warnings for mistakes. */
+static void config_rules(void)
+{
+	static const char good[] =
+		"check:\n"
+		"  window: 15\n"
+		"  method: zscore\n"
+		"  maxrss: { method: percent, threshold: 5 }\n"
+		"  keys:\n"
+		"    amip:\n"
+		"      walltime: { method: percent, threshold: 15, min_effect: 3 }\n";
+	static const char bad[] =
+		"check:\n"
+		"  window: 1\n"
+		"  methd: percent\n"
+		"  keys:\n"
+		"    amip:\n"
+		"      wall: { method: percent }\n"
+		"      maxrss: { method: magic, threshold: -2 }\n";
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_config c;
+
+	tk_config_init(&c);
+	ok(!tk_config_parse(good, strlen(good), "t.yml", &c, &err) && !c.nr_warnings,
+	   "check rules parse without warnings");
+	ok(c.check.window == 15 && c.check.method_set &&
+	   c.check.method == TK_VERDICT_ZSCORE, "window and method");
+	is_int(c.check.nr_rules, 2, "two rules");
+	ok(!c.check.rules[0].key && c.check.rules[0].metric == TK_METRIC_MAXRSS &&
+	   c.check.rules[0].threshold == 5, "maxrss of every key: percent 5");
+	ok(c.check.rules[1].key && !strcmp(c.check.rules[1].key, "amip") &&
+	   c.check.rules[1].metric == TK_METRIC_WALLTIME &&
+	   c.check.rules[1].method == TK_VERDICT_PERCENT && c.check.rules[1].threshold == 15 &&
+	   c.check.rules[1].min_effect > 0.0299 && c.check.rules[1].min_effect < 0.0301,
+	   "walltime of amip: percent 15, floor 3%%");
+	tk_config_release(&c);
+
+	tk_config_init(&c);
+	ok(!tk_config_parse(bad, strlen(bad), "t.yml", &c, &err), "mistakes are warnings");
+	is_int(c.nr_warnings, 5, "five of them");
+	if (c.nr_warnings == 5) {
+		is_str(c.warnings[0], "t.yml:2:11: 'window' must be a whole number of runs from 2 "
+		       "to 1000; ignored", "a window of 1");
+		is_str(c.warnings[1], "t.yml:3:3: unknown field 'methd' in check (did you mean "
+		       "'method'?); ignored", "a misspelled field");
+		is_str(c.warnings[2], "t.yml:6:7: unknown metric 'wall' in check of key 'amip' "
+		       "(expected walltime, cpu, maxrss, tree_rss or alloc); ignored",
+		       "an unknown metric");
+		is_str(c.warnings[3], "t.yml:7:25: unknown method 'magic' (expected interval, "
+		       "percent, zscore or mannwhitney); ignored", "an unknown method");
+		is_str(c.warnings[4], "t.yml:7:43: 'threshold' must be a positive number, not "
+		       "'-2'; ignored", "a negative threshold");
+	} else {
+		skip(5, "not five warnings");
+	}
+	ok(c.check.window == 0, "the bad window is not set");
+	tk_config_release(&c);
+}
+
 int main(void)
 {
 	struct tk_err err = TK_ERR_INIT;
@@ -219,6 +278,7 @@ int main(void)
 	is_int(r.metrics[1].nr_changes, 0, "none of maxrss");
 	tk_check_result_release(&r);
 
+	config_rules();
 	tk_config_release(&cfg);
 	tk_ci_context_release(&ci);
 	tk_store_close(s);
