@@ -60,6 +60,7 @@ static void run_release(struct tk_check_run *r)
 /* A run with its figures, kept while the check reads the store. */
 struct point {
 	struct tk_check_run run;
+	int ok; /* succeeded, complete */
 	double value[TK_METRIC_COUNT]; /* -1: none */
 };
 
@@ -76,6 +77,7 @@ static void points_add(struct points *p, const struct tk_run_summary *s)
 	TK_ALLOC_GROW(p->items, p->nr + 1, p->alloc);
 	pt = &p->items[p->nr++];
 	run_set(&pt->run, s);
+	pt->ok = s->status == TK_RUN_OK && !s->partial;
 	for (m = 0; m < TK_METRIC_COUNT; m++)
 		if (tk_metric_value(s, (enum tk_metric)m, &pt->value[m]))
 			pt->value[m] = -1;
@@ -273,13 +275,17 @@ static int judge_metric(const struct points *cur, const struct points *base,
 	for (i = 0; i < base->nr; i++)
 		if (base->items[i].value[cm->metric] >= 0)
 			b[nb++] = base->items[i].value[cm->metric];
+	/* a failed or cancelled run's figures say nothing about speed */
 	for (i = 0; i < cur->nr; i++)
-		if (cur->items[i].value[cm->metric] >= 0)
+		if (cur->items[i].ok && cur->items[i].value[cm->metric] >= 0)
 			c[nc++] = cur->items[i].value[cm->metric];
+	for (i = 0; i < cur->nr && !cur->items[i].ok; i++)
+		;
 	cm->nr_values = nc;
 	ret = tk_verdict_judge(b, nb, c, nc, &cm->vopts, &cm->result, err);
 	if (!ret && !nc && cur->nr)
-		cm->note = "the current run has no such figure";
+		cm->note = i == cur->nr ? "the current run did not succeed"
+					: "the current run has no such figure";
 	free(b);
 	free(c);
 	return ret;

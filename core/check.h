@@ -21,7 +21,9 @@
  *             pipeline's default branch) of the machine class, never a
  *             current run, and, when the baseline branch is the current
  *             branch, only runs that started before the current one.
- *   verdicts  per metric (o->metrics, default walltime and maxrss), with
+ *   verdicts  per metric (o->metrics, default walltime and maxrss) of the
+ *             current runs that succeeded (a failed one is listed, but
+ *             its figures are not judged: insufficient, with a note), with
  *             the method and threshold of `check: keys: K: METRIC:` in the
  *             config, else o->method / o->vopts, else the defaults of
  *             core/verdict.h. A metric the current run lacks is

@@ -188,6 +188,9 @@ int main(void)
 	o.window = 5;
 	ok(!check(s, &o, NULL, &cfg, &r), "a check on the baseline branch");
 	is_str(r.current[0].build, "13", "the newest run is current, even failed");
+	ok(r.metrics[0].result.verdict == TK_VERDICT_INSUFFICIENT && r.metrics[0].note &&
+	   !strcmp(r.metrics[0].note, "the current run did not succeed"),
+	   "but a failed run is not judged");
 	is_str(r.base[0].build, "12", "the baseline starts before it");
 	is_int(r.nr_base, 5, "--window 5");
 	tk_check_result_release(&r);
