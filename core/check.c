@@ -261,6 +261,13 @@ static struct tk_verdict_opts metric_opts(const struct tk_check_opts *o,
 	}
 	if (o->method_set)
 		v = o->vopts;
+	/* for the tests, a threshold is their level (as --threshold) */
+	if ((v.method == TK_VERDICT_INTERVAL || v.method == TK_VERDICT_MANNWHITNEY) &&
+	    v.threshold > 0) {
+		if (v.threshold < 0.5)
+			v.alpha = v.threshold;
+		v.threshold = 0;
+	}
 	return v;
 }
 
