@@ -188,6 +188,7 @@ void tk_run_release(struct tk_run *r)
 	tk_kvlist_release(&r->tags);
 	free(r->tracker_version);
 	free(r->rank_group);
+	free(r->machine_class);
 	tk_run_init(r);
 }
 
@@ -570,6 +571,8 @@ static void write_compact(const struct tk_run *r, struct tk_buf *out)
 		jw_int(&w, "rank", r->rank);
 		jw_str(&w, "rank_group", r->rank_group);
 	}
+	if (r->machine_class)
+		jw_str(&w, "machine_class", r->machine_class);
 	jw_key(&w, "argv");
 	jw_open(&w, '[');
 	if (r->argv) {
@@ -643,6 +646,8 @@ int tk_run_to_json_flags(const struct tk_run *r, unsigned flags, struct tk_buf *
 		put_int(o, "rank", r->rank);
 		put_str(o, "rank_group", r->rank_group);
 	}
+	if (r->machine_class)
+		put_str(o, "machine_class", r->machine_class);
 	argv = json_array();
 	if (r->argv) {
 		char **a;
@@ -935,6 +940,7 @@ int tk_run_from_json(const char *text, size_t len, const char *name,
 	r->term_signal = (int)signal;
 	get_intn(&rd, o, "rank", &r->rank);
 	get_str(&rd, o, "rank_group", &r->rank_group);
+	get_str(&rd, o, "machine_class", &r->machine_class);
 	if (!rd.failed && (r->rank >= 0) != (r->rank_group && *r->rank_group))
 		bad_field(&rd, "rank", "given together with a non-empty rank_group");
 	read_argv(&rd, o, r);

@@ -124,6 +124,12 @@ struct tk_run {
 	 */
 	int rank;
 	char *rank_group;
+	/*
+	 * The kind of machine it ran on, so that two kinds never form one
+	 * series (tk_machine_class): "gpu-a100", "cpu-large". NULL when
+	 * unknown (runs recorded before tracker kept it).
+	 */
+	char *machine_class;
 	struct tk_kvlist tags;
 	char *tracker_version;
 	struct tk_run_profile *profiles;
