@@ -606,7 +606,7 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 	c->ylo = s.ylo;
 	c->yhi = s.yhi;
 
-	nyt = tk_canvas_ticks(s.ylo / c->ydiv, s.yhi / c->ydiv, 6, ticks);
+	nyt = tk_canvas_ticks(s.ylo / c->ydiv, s.yhi / c->ydiv, 8, ticks);
 	step = nyt > 1 ? ticks[1] - ticks[0] : 1;
 	c->yt = tk_xcalloc(nyt ? nyt : 1, sizeof(*c->yt));
 	for (i = 0; i < nyt; i++) {

@@ -388,7 +388,7 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 		tk_buf_adds(b, "\" x=\"");
 		tk_plot_num(b, c->changes[i].px + (right ? -4 : 4));
 		tk_buf_adds(b, "\" y=\"");
-		tk_plot_num(b, c->y0 + 6 + 14 * (double)(i % 3));
+		tk_plot_num(b, c->y0 + 16 + 14 * (double)(i % 3));
 		tk_buf_addf(b, "\" text-anchor=\"%s\">change at ", right ? "end" : "start");
 		tk_plot_xml_text(b, c->changes[i].label, 80);
 		tk_buf_adds(b, "</text>\n");
@@ -637,7 +637,7 @@ static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout 
 	cairo_restore(cr);
 	for (i = 0; i < c->nchanges; i++) {
 		int right = c->changes[i].px > (c->x0 + c->x1) / 2;
-		double y = c->y0 + 6 + 14 * (double)(i % 3);
+		double y = c->y0 + 16 + 14 * (double)(i % 3);
 
 		tk_buf_reset(&t);
 		tk_buf_adds(&t, "change at ");
