@@ -19,7 +19,7 @@
 #include "core/plotpage.h"
 #include "core/banned.h"
 
-#define PLOT_SCRIPT_SHA256 "0000000000000000000000000000000000000000000="
+#define PLOT_SCRIPT_SHA256 "gksUSH3v6R7eRIGWgQoZ08vSGCV7JAqJZSw7oR/l9Nk="
 
 static const char plot_style[] =
 	"<style>\n"
@@ -273,9 +273,12 @@ static const char plot_script[] =
 	"});\n"
 	"window.tkPlot = {\n"
 	"  charts: charts.length,\n"
-	"  find: function (ci, build) {\n"
+	"  find: function (ci, build, cls) {\n"
 	"    var c = charts[ci], runs = D.keys[c.k].runs;\n"
-	"    for (var i = 0; i < c.p.length / 3; i++) if (runs[c.p[i * 3 + 2]][1] === String(build)) return i;\n"
+	"    for (var i = 0; i < c.p.length / 3; i++) {\n"
+	"      var r = runs[c.p[i * 3 + 2]];\n"
+	"      if (r[1] === String(build) && (cls === undefined || r[6] === cls)) return i;\n"
+	"    }\n"
 	"    return -1;\n"
 	"  },\n"
 	"  point: function (ci, i) {\n"

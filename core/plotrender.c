@@ -152,7 +152,7 @@ static double text_width(const char *s)
 		} else if ((*s & 0xc0) == 0x80) {
 			continue;
 		}
-		w += 7;
+		w += 6.5;
 	}
 	return w;
 }
@@ -182,7 +182,7 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 	for (i = 0; i < n; i++) {
 		double y = c->top + 24 + 12;
 
-		tk_buf_addf(b, "<g class=\"li s-%s\">", items[i].css);
+		tk_buf_addf(b, "<g class=\"li s-%s\" font-size=\"11\">", items[i].css);
 		switch (items[i].sw) {
 		case SW_BAND:
 			tk_buf_adds(b, "<rect x=\"");
@@ -220,7 +220,7 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 		tk_buf_adds(b, "\" y=\"");
 		tk_plot_num(b, y);
 		tk_buf_addf(b, "\">%s</text></g>\n", items[i].text);
-		lx += 18 + text_width(items[i].text) + 16;
+		lx += 18 + text_width(items[i].text) + 14;
 	}
 
 	/* grid and y ticks */
@@ -504,7 +504,7 @@ static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout 
 	cairo_set_font_size(cr, 15);
 	set_rgb(cr, 0, 1);
 	tk_canvas_text_centred(cv, c->title, 200, c->top + 19);
-	cairo_set_font_size(cr, 12);
+	cairo_set_font_size(cr, 11);
 
 	n = legend(l, c, items);
 	lx = c->x0;
@@ -542,9 +542,10 @@ static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout 
 		set_rgb(cr, 0, 1);
 		tk_canvas_text(cv, t.buf, 200, lx + 18, y);
 		cairo_text_extents(cr, t.buf, &ext);
-		lx += 18 + ext.x_advance + 16;
+		lx += 18 + ext.x_advance + 14;
 	}
 
+	cairo_set_font_size(cr, 12);
 	cairo_set_line_width(cr, 1);
 	for (i = 0; i < c->nyt; i++) {
 		double y = floor(c->yt[i].pos) + 0.5;

@@ -2,13 +2,13 @@
 """Writes tracker run records (the JSON files `tracker push` stores) of a
 realistic history, for the plot and dashboard tests:
 
-    gen-history.py OUTDIR [--key K]... [--runs N] [--step-at BUILD]
+    gen-history.py OUTDIR [--key K[:FACTOR]]... [--runs N] [--step-at BUILD]
                    [--step-factor F] [--hostile] [--seed S]
 
 Per key: N builds on `staging`, one a day, the newest yesterday at noon UTC
 (so a default --since 1y sees them all), build numbers 100.., walltime
 about 100 s with 2% noise (times --step-factor from build --step-at on),
-maxrss about 1.5 GiB; every 10th build also has a run on `feature-x`; build
+maxrss about 1.5 GiB (a key's own :FACTOR overrides --step-factor); every 10th build also has a run on `feature-x`; build
 105 failed (exit 1) and build 107 is partial. The newest run is the key's
 last staging build. With --hostile, branch, commit, build URL and tags
 carry markup, quotes, ampersands and control characters. Deterministic
@@ -50,12 +50,14 @@ def record(key, n, branch, t, wall, rss, status="ok", exit_code=0, partial=False
                    "step_key": key, "default_branch": "main", "host": "node-07"},
             "tracker_version": "0.1.0"}}
 
-for ki, key in enumerate(a.key or ["amip"]):
+for ki, spec in enumerate(a.key or ["amip"]):
+    key, _, factor = spec.rpartition(":") if ":" in spec else (spec, "", "")
+    factor = float(factor) if factor else a.step_factor
     random.seed("%d-%d" % (a.seed, ki))
     for i in range(a.runs):
         n = 100 + i
         t = first + i * 86400
-        f = a.step_factor if a.step_at and n >= a.step_at else 1.0
+        f = factor if a.step_at and n >= a.step_at else 1.0
         wall = round(100.0 * f * (1 + random.gauss(0, 0.02)), 3)
         rss = int(1.5 * 2**30 * (1 + random.gauss(0, 0.01)))
         kw = {}
