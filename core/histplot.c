@@ -11,6 +11,7 @@
 #include "core/canvas.h"
 #include "core/changepoint.h"
 #include "core/histplot.h"
+#include "core/timeutil.h"
 #include "core/banned.h"
 
 #define MAX_TICKS 32
@@ -695,6 +696,16 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 		}
 	}
 	out->height = out->nr * h;
+	{
+		int64_t newest = 0;
+		struct tk_buf b = TK_BUF_INIT;
+
+		for (i = 0; i < d->nr; i++)
+			if (d->keys[i].nr && d->keys[i].runs[d->keys[i].nr - 1].started_at_us > newest)
+				newest = d->keys[i].runs[d->keys[i].nr - 1].started_at_us;
+		tk_format_iso(&b, newest);
+		out->date = tk_buf_detach(&b, NULL);
+	}
 	if (o->current_build) {
 		struct tk_buf b = TK_BUF_INIT;
 
@@ -730,5 +741,6 @@ void tk_plot_layout_release(struct tk_plot_layout *l)
 	}
 	free(l->charts);
 	free(l->current);
+	free(l->date);
 	memset(l, 0, sizeof(*l));
 }

@@ -171,6 +171,8 @@ struct tk_plot_layout {
 	size_t skipped;                /* runs without a numeric build (x build) */
 	char *current;                 /* what the current runs are: "build #412",
 					  "newest run" */
+	char *date;                    /* the newest run's start, ISO 8601 UTC: the
+					  PDF's date */
 };
 
 /*

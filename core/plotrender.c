@@ -718,6 +718,7 @@ int tk_plot_write(const struct tk_plot_layout *l, enum tk_plot_format fmt, const
 		break;
 	}
 	tk_canvas_init(&cv, l->width, l->height, 12);
+	cv.pdf_date = l->date;
 	j.l = l;
 	j.cv = &cv;
 	return tk_canvas_render(&cv, fmt == TK_PLOT_PDF ? TK_CANVAS_PDF : TK_CANVAS_PNG, out,

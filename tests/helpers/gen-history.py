@@ -53,7 +53,7 @@ def record(key, n, branch, t, wall, rss, status="ok", exit_code=0, partial=False
 for ki, spec in enumerate(a.key or ["amip"]):
     key, _, factor = spec.rpartition(":") if ":" in spec else (spec, "", "")
     factor = float(factor) if factor else a.step_factor
-    random.seed("%d-%d" % (a.seed, ki))
+    random.seed("%d-%s" % (a.seed, key))
     for i in range(a.runs):
         n = 100 + i
         t = first + i * 86400
