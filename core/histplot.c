@@ -458,6 +458,60 @@ static int cmp_point(const void *a, const void *b)
 	return p->run < q->run ? -1 : p->run > q->run;
 }
 
+/*
+ * Change points of a long series cost O(n log n) per level of splitting:
+ * a year of hourly runs is found on bucket medians (at most CP_BUCKETS of
+ * them), and each change then placed exactly by a search for one change
+ * among the runs of the buckets around it.
+ */
+#define CP_DIRECT_MAX 2000
+#define CP_BUCKETS 1000
+
+static int find_changes(const double *v, size_t n, struct tk_changepoint **out, size_t *nout,
+			struct tk_err *err)
+{
+	struct tk_changepoint_opts co = tk_changepoint_opts_default();
+	struct tk_changepoint *cp = NULL;
+	size_t b, m, i, ncp = 0;
+	double *med, *tmp;
+	int ret;
+
+	if (n <= CP_DIRECT_MAX)
+		return tk_changepoints(v, n, &co, out, nout, err);
+	b = (n + CP_BUCKETS - 1) / CP_BUCKETS;
+	m = n / b;
+	med = tk_xmalloc(m * sizeof(*med));
+	tmp = tk_xmalloc(b * sizeof(*tmp));
+	for (i = 0; i < m; i++) {
+		memcpy(tmp, v + i * b, b * sizeof(*tmp));
+		med[i] = median_of(tmp, b);
+	}
+	free(tmp);
+	ret = tk_changepoints(med, m, &co, &cp, &ncp, err);
+	free(med);
+	for (i = 0; !ret && i < ncp; i++) {
+		struct tk_changepoint_opts one = co;
+		struct tk_changepoint *fine = NULL;
+		size_t k = cp[i].index, lo = k >= 2 ? (k - 2) * b : 0;
+		size_t hi = (k + 2) * b < n ? (k + 2) * b : n, nfine = 0;
+
+		one.max_changes = 1;
+		one.min_effect = -1;
+		cp[i].index = k * b;
+		ret = tk_changepoints(v + lo, hi - lo, &one, &fine, &nfine, err);
+		if (!ret && nfine)
+			cp[i].index = lo + fine[0].index;
+		free(fine);
+	}
+	if (ret) {
+		free(cp);
+		return ret;
+	}
+	*out = cp;
+	*nout = ncp;
+	return 0;
+}
+
 static char *change_label(const struct tk_plot_run *r, double before, double after)
 {
 	struct tk_buf b = TK_BUF_INIT;
@@ -471,6 +525,38 @@ static char *change_label(const struct tk_plot_run *r, double before, double aft
 	if (before > 0)
 		tk_buf_addf(&b, " %+.0f%%", (after / before - 1) * 100);
 	return tk_buf_detach(&b, NULL);
+}
+
+/* Rows for the change points' labels ("change at " + label, about 7 px
+ * a character, right of the line in the left half, left of it in the
+ * right half): the first row where it overlaps no other label; none when
+ * all three are taken there. */
+static void place_labels(struct tk_plot_chart *c)
+{
+	double used[3][2 * 64];
+	size_t nused[3] = { 0, 0, 0 }, i, r, j;
+
+	for (i = 0; i < c->nchanges; i++) {
+		struct tk_plot_change *ch = &c->changes[i];
+		double w = 7 * (double)(strlen(ch->label) + 10) + 8, a, b;
+		int right = ch->px > (c->x0 + c->x1) / 2;
+
+		a = right ? ch->px - w : ch->px;
+		b = right ? ch->px : ch->px + w;
+		ch->row = -1;
+		for (r = 0; r < 3 && ch->row < 0; r++) {
+			int free_row = nused[r] < 64;
+
+			for (j = 0; j < nused[r] && free_row; j++)
+				if (a < used[r][2 * j + 1] && b > used[r][2 * j])
+					free_row = 0;
+			if (free_row) {
+				used[r][2 * nused[r]] = a;
+				used[r][2 * nused[r]++ + 1] = b;
+				ch->row = (int)r;
+			}
+		}
+	}
 }
 
 static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, enum tk_metric m,
@@ -554,10 +640,9 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 
 	if (nb) {
 		struct tk_changepoint *cp = NULL;
-		struct tk_changepoint_opts co = tk_changepoint_opts_default();
 		size_t ncp = 0;
 
-		ret = tk_changepoints(vals, nb, &co, &cp, &ncp, err);
+		ret = find_changes(vals, nb, &cp, &ncp, err);
 		if (!ret && ncp) {
 			c->changes = tk_xcalloc(ncp, sizeof(*c->changes));
 			for (i = 0; i < ncp; i++) {
@@ -651,6 +736,7 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 	}
 	for (i = 0; i < c->nchanges; i++)
 		c->changes[i].px = sx(&s, c->changes[i].px);
+	place_labels(c);
 	return 0;
 }
 

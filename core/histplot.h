@@ -137,6 +137,8 @@ struct tk_plot_change {
 	uint32_t run;          /* the first run of the new level */
 	double before, after;  /* the levels, in the metric's base unit */
 	char *label;           /* "#412 3f2a9c1e +98%" */
+	int row;               /* the label's row (0..2) below the top; -1: not
+				  labelled, for want of room */
 };
 
 struct tk_plot_chart {
