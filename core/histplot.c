@@ -406,7 +406,20 @@ static int cmp_double(const void *a, const void *b)
 
 static double median_of(double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
+	size_t i, j;
+
+	if (n <= 32) {
+		/* the rolling window: a few values, sorted in place */
+		for (i = 1; i < n; i++) {
+			double x = v[i];
+
+			for (j = i; j && v[j - 1] > x; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+	} else {
+		qsort(v, n, sizeof(*v), cmp_double);
+	}
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
