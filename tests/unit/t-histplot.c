@@ -145,14 +145,14 @@ static void test_layout(void)
 
 	o.x = TK_PLOT_X_BUILD;
 	o.baseline_branch = "feature<x>";
-	o.current_build = "120";
+	o.current_build = "121";
 	o.metrics[0] = TK_METRIC_CPU;
 	o.nr_metrics = 1;
 	is_int(tk_plot_layout(&d, &o, &l, &err), 0, "by build, named baseline and current");
 	is_int(l.nr, 1, "one metric");
 	is_int(l.charts[0].count[TK_PLOT_BASELINE], 1, "the named baseline branch");
-	is_int(l.charts[0].count[TK_PLOT_CURRENT], 1, "build 120 is current");
-	is_str(l.current, "build #120", "named");
+	is_int(l.charts[0].count[TK_PLOT_CURRENT], 1, "build 121 is current");
+	is_str(l.current, "build #121", "named");
 	ok(l.charts[0].xlo < 100 && l.charts[0].xhi > 140, "the x axis spans the builds");
 	tk_plot_layout_release(&l);
 	tk_plot_data_release(&d);
