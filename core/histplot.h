@@ -205,7 +205,11 @@ int tk_plot_write(const struct tk_plot_layout *l, enum tk_plot_format fmt, const
  * For tracker report and the dashboard: one key's runs started at or
  * after since_us (0: all) laid out with o and written to path (format
  * by its extension), atomically (a reader sees the old file or the new
- * one). TK_EDATA when the key has no run since then.
+ * one). TK_EDATA when the key has no run since then. As tracker history
+ * --plot does, a caller in CI sets o->current_build to the CI context's
+ * build number and o->baseline_branch to tk_baseline_branch's answer
+ * (core/baseline.h); the alloc metric is read from the store when o
+ * asks for it.
  */
 int tk_plot_key_to_path(struct tk_store *s, const char *key, int64_t since_us,
 			const struct tk_plot_opts *o, const char *path, struct tk_err *err);
