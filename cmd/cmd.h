@@ -79,6 +79,7 @@ int cmd_history(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_push(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_flame(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_config(int argc, char **argv, struct cmd_ctx *ctx);
+int cmd_check(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_help(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_version(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_dashboard(int argc, char **argv, struct cmd_ctx *ctx);
@@ -91,5 +92,6 @@ extern const char cmd_push_usage[];
 extern const char cmd_flame_usage[];
 extern const char cmd_config_usage[];
 extern const char cmd_dashboard_usage[];
+extern const char cmd_check_usage[];
 
 #endif
