@@ -178,6 +178,8 @@ line=$(cpu_peak "$root/tracker" dashboard --db "$pdb" --since 2023-01-01 -o "$ou
 echo "  dashboard, 100 keys:        $line (target <= 2 s: $(awk '{ print $1 <= 2 ? "met" : "MISSED" }' "$out/t.txt"))"
 echo "  index.html: $(wc -c <"$out/dash/index.html" | awk '{ printf "%.0f KB", $1 / 1e3 }'), all pages: $(du -sm "$out/dash" | awk '{ print $1 }') MB"
 echo "  (load average $(cut -d" " -f1 /proc/loadavg) on $(nproc) cores: wall times grow with it, CPU times less)"
+fi
+
 # ---- verdicts: how often tracker check is right, and what it costs ----
 # bench/verdicts: detection and false-alarm rates of each method on
 # synthetic histories (BENCH_VERDICT_TRIALS per cell, default 20000; a
