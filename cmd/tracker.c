@@ -38,6 +38,8 @@ static const struct cmd_entry commands[] = {
 	{ "diff", cmd_diff, 0, "render a profile against its baseline", cmd_diff_usage },
 	{ "pipeline", cmd_pipeline, CMD_NO_CONFIG,
 	  "wrap a Buildkite pipeline's step commands in tracker run", cmd_pipeline_usage },
+	{ "dashboard", cmd_dashboard, 0, "write one page of every key's history and verdict",
+	  cmd_dashboard_usage },
 	{ "check", cmd_check, 0, "judge this build's runs against their baseline",
 	  cmd_check_usage },
 	{ "config", cmd_config, CMD_NO_CONFIG, "check a .tracker.yml file",
