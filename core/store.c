@@ -11,9 +11,50 @@
 
 static int no_backend(const char *url, struct tk_err *err)
 {
-	return tk_err_set(err, TK_EUSAGE,
+	struct tk_buf shown = TK_BUF_INIT;
+	int ret;
+
+	tk_store_redact_url(url, &shown);
+	ret = tk_err_set(err, TK_EUSAGE,
 			  "no store understands the database URL '%s' "
-			  "(SQLite is the only store: use a file path or sqlite:PATH)", url);
+			  "(use a file path, sqlite:PATH or postgresql://...)", shown.buf);
+	tk_buf_release(&shown);
+	return ret;
+}
+
+void tk_store_redact_url(const char *url, struct tk_buf *out)
+{
+	const char *scheme = strstr(url, "://");
+	const char *p = url, *q;
+
+	if (scheme) {
+		const char *auth = scheme + 3;
+		size_t end = strcspn(auth, "/?#");
+		const char *at = NULL, *colon;
+
+		/* the last '@' of the authority ends the user information */
+		for (q = auth; q < auth + end; q++)
+			if (*q == '@')
+				at = q;
+		colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+		if (colon) {
+			tk_buf_add(out, url, (size_t)(colon + 1 - url));
+			tk_buf_adds(out, "***");
+			p = at;
+		}
+	}
+	/* password=... in the query, up to the next '&' */
+	while ((q = strstr(p, "password="))) {
+		if (q > url && q[-1] != '?' && q[-1] != '&') {
+			tk_buf_add(out, p, (size_t)(q + 9 - p));
+			p = q + 9;
+			continue;
+		}
+		tk_buf_add(out, p, (size_t)(q + 9 - p));
+		tk_buf_adds(out, "***");
+		p = q + 9 + strcspn(q + 9, "&#");
+	}
+	tk_buf_adds(out, p);
 }
 
 int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,

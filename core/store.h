@@ -3,7 +3,8 @@
 /*
  * The history store. A backend is a const struct tk_store_ops registered in
  * plugins/registry.c; tk_store_open picks it by URL: a bare path or
- * "sqlite:PATH" is SQLite (the only backend).
+ * "sqlite:PATH" is SQLite, "postgresql://..." (or "postgres://...")
+ * PostgreSQL.
  *
  * Backend state embeds struct tk_store first, so a backend casts the
  * pointer it receives to its own struct.
@@ -14,6 +15,7 @@
  */
 #include <stdint.h>
 
+#include "core/buf.h"
 #include "core/err.h"
 #include "core/run.h"
 
@@ -183,6 +185,13 @@ const struct tk_store_ops *tk_store_backend_for(const char *url);
 const struct tk_store_ops *tk_store_backend_at(size_t i);
 
 int tk_store_open(const char *url, struct tk_store **out, struct tk_err *err);
+
+/*
+ * Appends url to out with any password replaced by "***": the one in
+ * "scheme://user:PASSWORD@host" and a "password=" query parameter. What
+ * every message that names a database prints.
+ */
+void tk_store_redact_url(const char *url, struct tk_buf *out);
 int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,
 			struct tk_err *err);
 /* Closes s; NULL is fine. */
