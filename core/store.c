@@ -125,3 +125,55 @@ void tk_run_summarize(const struct tk_run *r, struct tk_run_summary *out)
 	out->rank_group = out->rank >= 0 ? r->rank_group : NULL;
 	out->ntasks = r->ci.slurm_ntasks;
 }
+
+struct copy {
+	struct tk_store *dst;
+	struct tk_store_copy_stats *stats;
+	struct tk_err *err;
+	int failed; /* dst's error code, stored in err */
+};
+
+static int copy_run(const struct tk_run *r, void *data)
+{
+	struct copy *c = data;
+	int inserted = 0;
+
+	c->failed = tk_store_put_run(c->dst, r, &inserted, c->err);
+	if (c->failed)
+		return 1;
+	c->stats->runs++;
+	c->stats->runs_stored += inserted ? 1 : 0;
+	return 0;
+}
+
+static int copy_profile(const struct tk_profile_blob *b, void *data)
+{
+	struct copy *c = data;
+
+	c->failed = tk_store_put_profile(c->dst, b, c->err);
+	if (c->failed)
+		return 1;
+	c->stats->profiles++;
+	return 0;
+}
+
+int tk_store_copy(struct tk_store *src, struct tk_store *dst,
+		  struct tk_store_copy_stats *stats, struct tk_err *err)
+{
+	struct copy c = { dst, stats, err, 0 };
+	struct tk_profile_each each = { copy_profile, &c };
+	struct tk_run_query q;
+	int ret;
+
+	memset(stats, 0, sizeof(*stats));
+	memset(&q, 0, sizeof(q));
+	ret = tk_store_query_runs(src, &q, copy_run, &c, err);
+	if (ret > 0)
+		return c.failed;
+	if (ret)
+		return ret;
+	ret = src->ops->ctrl(src, TK_STORE_CTRL_EACH_PROFILE, &each, err);
+	if (ret > 0)
+		return c.failed;
+	return ret;
+}

@@ -150,6 +150,15 @@ struct tk_store_ops {
 enum tk_store_ctrl {
 	TK_STORE_CTRL_SCHEMA_VERSION = 1, /* arg: int *, the schema version */
 	TK_STORE_CTRL_JOURNAL_MODE = 2,   /* arg: const char **, e.g. "wal" */
+	/* arg: struct tk_profile_each *: fn for every stored profile, in
+	 * (run id, kind) order; fn's non-zero return stops and is returned */
+	TK_STORE_CTRL_EACH_PROFILE = 3,
+};
+
+struct tk_profile_each {
+	/* b and everything it points to are valid during the call only */
+	int (*fn)(const struct tk_profile_blob *b, void *data);
+	void *data;
 };
 
 struct tk_store {
@@ -194,6 +203,20 @@ int tk_store_open(const char *url, struct tk_store **out, struct tk_err *err);
 void tk_store_redact_url(const char *url, struct tk_buf *out);
 int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,
 			struct tk_err *err);
+/*
+ * Copies every run of src into dst (put_run: idempotent, a complete run
+ * replaces a partial one) and then every profile (put_profile, which
+ * replaces one of the same kind), so copying twice stores everything
+ * once. Counts what happened in *stats. Errors: src's or dst's, with
+ * the message naming the database; what was copied before stays.
+ */
+struct tk_store_copy_stats {
+	size_t runs, runs_stored, profiles;
+};
+
+int tk_store_copy(struct tk_store *src, struct tk_store *dst,
+		  struct tk_store_copy_stats *stats, struct tk_err *err);
+
 /* Closes s; NULL is fine. */
 void tk_store_close(struct tk_store *s);
 

@@ -1160,6 +1160,39 @@ static int pg_get_profile(struct tk_store *s, const char *run_id, const char *ki
 	return ret;
 }
 
+static int each_profile(struct pg_store *st, const struct tk_profile_each *each,
+			struct tk_err *err)
+{
+	struct query_arg a;
+	int i, n, ret;
+
+	/* binary: the data's bytes as they are; text's binary form is the
+	 * text (libpq ends every value with a NUL) */
+	a.sql = "SELECT run_id, kind, unit, source_format, nodes::text,"
+		" total::text, data FROM profiles ORDER BY run_id, kind";
+	a.p = NULL;
+	a.res = NULL;
+	ret = with_retry(st, query_unit_binary, &a, err);
+	if (ret)
+		return ret;
+	n = PQntuples(a.res);
+	for (i = 0; i < n && !ret; i++) {
+		struct tk_profile_blob b;
+
+		b.run_id = PQgetvalue(a.res, i, 0);
+		b.kind = PQgetvalue(a.res, i, 1);
+		b.unit = PQgetvalue(a.res, i, 2);
+		b.source_format = PQgetisnull(a.res, i, 3) ? NULL : PQgetvalue(a.res, i, 3);
+		b.nodes = strtoll(PQgetvalue(a.res, i, 4), NULL, 10);
+		b.total = strtod(PQgetvalue(a.res, i, 5), NULL);
+		b.data = PQgetvalue(a.res, i, 6);
+		b.len = (size_t)PQgetlength(a.res, i, 6);
+		ret = each->fn(&b, each->data);
+	}
+	PQclear(a.res);
+	return ret;
+}
+
 static int pg_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err)
 {
 	struct pg_store *st = from_base(s);
@@ -1171,6 +1204,8 @@ static int pg_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err)
 	case TK_STORE_CTRL_JOURNAL_MODE:
 		*(const char **)arg = "postgresql";
 		return 0;
+	case TK_STORE_CTRL_EACH_PROFILE:
+		return each_profile(st, arg, err);
 	}
 	return tk_err_set(err, TK_EUSAGE, "the postgres store has no operation %d", op);
 }

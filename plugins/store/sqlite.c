@@ -934,6 +934,37 @@ static int sqlite_get_profile(struct tk_store *s, const char *run_id, const char
 	return ret;
 }
 
+static int each_profile(struct sqlite_store *st, const struct tk_profile_each *each,
+			struct tk_err *err)
+{
+	sqlite3_stmt *stmt = NULL;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT run_id, kind, unit, source_format, nodes, total,"
+			       " data FROM profiles ORDER BY run_id, kind", -1, &stmt,
+			       NULL) != SQLITE_OK)
+		return db_error(st, err, "read");
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct tk_profile_blob b;
+
+		b.run_id = (const char *)sqlite3_column_text(stmt, 0);
+		b.kind = (const char *)sqlite3_column_text(stmt, 1);
+		b.unit = (const char *)sqlite3_column_text(stmt, 2);
+		b.source_format = (const char *)sqlite3_column_text(stmt, 3);
+		b.nodes = sqlite3_column_int64(stmt, 4);
+		b.total = sqlite3_column_double(stmt, 5);
+		b.data = sqlite3_column_blob(stmt, 6);
+		b.len = (size_t)sqlite3_column_bytes(stmt, 6);
+		ret = each->fn(&b, each->data);
+		if (ret)
+			break;
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = db_error(st, err, "read");
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
 static int sqlite_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err)
 {
 	struct sqlite_store *st = from_base(s);
@@ -944,6 +975,8 @@ static int sqlite_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err
 	case TK_STORE_CTRL_JOURNAL_MODE:
 		*(const char **)arg = st->journal_mode;
 		return 0;
+	case TK_STORE_CTRL_EACH_PROFILE:
+		return each_profile(st, arg, err);
 	}
 	return tk_err_set(err, TK_EUSAGE, "the sqlite store has no operation %d", op);
 }
