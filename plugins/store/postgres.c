@@ -323,6 +323,14 @@ static double connect_timeout(PGconn *conn)
 	return t > 0 ? t : 0;
 }
 
+/* The server's notices ("relation already exists, skipping") are not
+ * for the job's log: libpq would print them on stderr. */
+static void quiet_notice(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
 /* One connection attempt: 0, TRANSIENT, or an error (err filled). */
 static int connect_once(struct pg_store *st, struct tk_err *err)
 {
@@ -356,8 +364,10 @@ static int connect_once(struct pg_store *st, struct tk_err *err)
 		}
 		ps = PQconnectPoll(st->conn);
 	}
-	if (ps == PGRES_POLLING_OK)
+	if (ps == PGRES_POLLING_OK) {
+		PQsetNoticeProcessor(st->conn, quiet_notice, NULL);
 		return 0;
+	}
 bad:
 	ret = conn_error(st, err, "connect to");
 	if (!permanent_connect_failure(PQerrorMessage(st->conn)))
