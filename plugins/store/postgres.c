@@ -243,13 +243,20 @@ static int cancelled(void)
 	       sigismember(&set, SIGHUP) == 1;
 }
 
-/* libpq's messages end in a newline and may span lines: one line here. */
+/* libpq's messages end in a newline and may span lines (indented with
+ * tabs): one line here, single spaces. */
 static void one_line(const char *msg, struct tk_buf *out)
 {
 	const char *p;
 
-	for (p = msg ? msg : ""; *p; p++)
-		tk_buf_addch(out, *p == '\n' ? ' ' : *p);
+	for (p = msg ? msg : ""; *p; p++) {
+		int space = *p == '\n' || *p == '\t' || *p == ' ';
+
+		if (!space)
+			tk_buf_addch(out, *p);
+		else if (out->len && out->buf[out->len - 1] != ' ')
+			tk_buf_addch(out, ' ');
+	}
 	while (out->len && out->buf[out->len - 1] == ' ')
 		tk_buf_setlen(out, out->len - 1);
 }
