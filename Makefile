@@ -35,7 +35,7 @@ OPT_PKGS += libpq
 NOT_BUILT += plugins/store/postgres-none.c
 else
 $(info tracker: libpq not found (Debian: libpq-dev), building without it: postgresql:// databases are unavailable)
-NOT_BUILT += plugins/store/postgres.c
+NOT_BUILT += plugins/store/postgres.c tests/unit/t-store-postgres.c
 endif
 PKGS := libcurl sqlite3 yaml-0.1 cairo jansson zlib $(OPT_PKGS)
 

@@ -5,12 +5,14 @@
 #      /bin/true, on a 0.3 s job and on a 1 s job (ratios of medians);
 #   2. the cost of one tree-RSS sample;
 #   3. flame graphs, diffs, tracker history over 1M runs against the
-#      sqlite3 CLI (bench/history.sh), and the built-in profiler.
+#      sqlite3 CLI (bench/history.sh), and the built-in profiler;
+#   4. the stores: history over 1M runs in SQLite and PostgreSQL beside
+#      their CLIs, and ingest with 1, 10 and 50 writers (bench/stores.sh).
 #
 # BENCH_N sets the repetitions of the short jobs (default 31),
 # BENCH_PROFILE_N those of the built-in profiler section (default 3);
 # BENCH_ONLY="SECTION..." runs only those sections: wrapper, flame, diff,
-# history, profiler, unwind (default: all).
+# history, profiler, unwind, stores (default: all).
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -138,6 +140,13 @@ if want history; then
 echo
 echo "tracker history over 1M runs (bench/history.sh):"
 sh bench/history.sh "$root/tracker"
+fi
+
+# ---- the stores: SQLite and PostgreSQL ----
+if want stores; then
+echo
+echo "stores: SQLite and PostgreSQL (bench/stores.sh):"
+sh bench/stores.sh "$root/tracker"
 fi
 
 # ---- the built-in profiler ----

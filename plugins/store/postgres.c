@@ -1053,6 +1053,20 @@ static void read_column(const PGresult *res, int i, int j, const struct run_colu
 	}
 }
 
+struct summarize {
+	tk_summary_fn fn;
+	void *data;
+};
+
+static int summarize_run(const struct tk_run *r, void *data)
+{
+	struct summarize *sz = data;
+	struct tk_run_summary sum;
+
+	tk_run_summarize(r, &sum);
+	return sz->fn(&sum, sz->data);
+}
+
 static int pg_query_summaries(struct tk_store *s, const struct tk_run_query *q,
 			      tk_summary_fn fn, void *data, struct tk_err *err)
 {
@@ -1064,9 +1078,14 @@ static int pg_query_summaries(struct tk_store *s, const struct tk_run_query *q,
 	size_t j, n = 0;
 	int i, rows, ret;
 
+	if (st->schema < SCHEMA_VERSION) {
+		/* a reader that may not migrate an older schema: from the records */
+		struct summarize sz = { fn, data };
+
+		return pg_query_runs(s, q, summarize_run, &sz, err);
+	}
 	for (j = 0; j < NR_RUN_COLUMNS; j++) {
-		/* a reader of an older schema reads the columns it has */
-		if (!run_columns[j].summary || run_columns[j].since > st->schema)
+		if (!run_columns[j].summary)
 			continue;
 		tk_buf_addf(&select, "%s%s", n ? ", " : "", run_columns[j].name);
 		cols[n++] = &run_columns[j];
