@@ -13,7 +13,9 @@
 #    \copy; a few minutes for 1M runs), after one `tracker run` has made
 #    its schema: `tracker push --from` stores one run per transaction,
 #    which is right for moving a history but slow for a million runs.
-# 2. Ingest: `tracker run -- true` from 1, 10 and 50 concurrent writers,
+# 2. Moving a history: `tracker push --from` of 2000 of those runs (a
+#    SQLite file of its own) into a fresh PostgreSQL database, and again.
+# 3. Ingest: `tracker run -- true` from 1, 10 and 50 concurrent writers,
 #    each running its share of BENCH_STORES_RUNS runs (default 300) one
 #    after another, into a fresh database of each store; runs/s is all
 #    runs over the wall time from the first start to the last end.
@@ -83,8 +85,8 @@ bench/timeit "$n" "sqlite3 -csv SELECT" sqlite3 -csv "$db" "$sel" :: \
 	"history csv, SQLite" "$tracker" history --db "$db" --key key42 --format csv :: \
 	"psql --csv SELECT" psql -X --csv "$url" -c "$sel" :: \
 	"history csv, PostgreSQL" "$tracker" history --db "$url" --key key42 --format csv :: \
-	"history --limit 20, SQLite" "$tracker" history --db "$db" --key key42 --limit 20 :: \
-	"history --limit 20, PostgreSQL" "$tracker" history --db "$url" --key key42 --limit 20 \
+	"--limit 20, SQLite" "$tracker" history --db "$db" --key key42 --limit 20 :: \
+	"--limit 20, PostgreSQL" "$tracker" history --db "$url" --key key42 --limit 20 \
 	>"$out/t.txt"
 sed 's/^/  /' "$out/t.txt"
 awk '
@@ -96,6 +98,30 @@ function median(s) { sub(/.*median +/, "", s); sub(/ .*/, "", s); return s + 0 }
 END {
 	printf "  history csv / its CLI: SQLite %.2fx, PostgreSQL %.2fx\n", hs / sq, hp / pq
 }' "$out/t.txt"
+
+# a fresh database per measurement
+fresh_pg() {
+	PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 "$url" \
+		-c "DROP DATABASE IF EXISTS ingest" -c "CREATE DATABASE ingest"
+	echo "$url" | sed 's|/tracker_test$|/ingest|'
+}
+
+# ---- push --from: moving a SQLite history ----
+small=$out/small.db
+"$tracker" run -q --key seed --db "$small" --artifacts "$out/records" -- true
+sqlite3 "$small" "DELETE FROM runs; ATTACH '$db' AS big;
+	INSERT INTO runs SELECT * FROM big.runs WHERE key = 'key07' LIMIT 2000"
+target=$(fresh_pg)
+"$tracker" run -q --key seed --db "$target" --artifacts "$out/records" -- true
+t0=$(date +%s.%N)
+"$tracker" push --from "sqlite:$small" --db "$target" 2>"$out/push.txt"
+t1=$(date +%s.%N)
+t2=$(date +%s.%N)
+"$tracker" push --from "sqlite:$small" --db "$target" 2>"$out/push2.txt"
+t3=$(date +%s.%N)
+echo
+echo "  push --from sqlite (2000 runs) into PostgreSQL: $(cat "$out/push.txt")"
+echo "$t0 $t1 $t2 $t3" | awk '{ printf "    %.0f runs/s; again (all already stored): %.0f runs/s\n", 2000 / ($2 - $1), 2000 / ($4 - $3) }'
 
 # ---- ingest ----
 # ingest URL WRITERS: prints runs/s
@@ -117,13 +143,6 @@ ingest() {
 	wait
 	t1=$(date +%s.%N)
 	echo "$t0 $t1 $((each * $2))" | awk '{ printf "%.0f", $3 / ($2 - $1) }'
-}
-
-# a fresh database per measurement
-fresh_pg() {
-	psql -X -q -v ON_ERROR_STOP=1 "$url" -c "DROP DATABASE IF EXISTS ingest" \
-		-c "CREATE DATABASE ingest"
-	echo "$url" | sed 's|/tracker_test$|/ingest|'
 }
 
 echo
