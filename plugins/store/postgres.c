@@ -273,12 +273,18 @@ static int conn_error(struct pg_store *st, struct tk_err *err, const char *what)
 	return ret;
 }
 
-/* Connection failures that another attempt cannot cure. */
+/*
+ * Connection failures that another attempt cannot cure: libpq's words
+ * for them (it has no error codes before the server answers). A host
+ * name that does not exist is one; a temporary failure of name
+ * resolution is not.
+ */
 static int permanent_connect_failure(const char *msg)
 {
 	static const char *const words[] = {
 		"authentication", "password", "SSL", "ssl", "does not exist",
 		"pg_hba.conf", "invalid", "permission denied", "not supported",
+		"Name or service not known",
 	};
 	size_t i;
 
