@@ -29,6 +29,14 @@ $(info tracker: libunwind not found (Debian: libunwind-dev), building without it
 UNWIND_CFLAGS :=
 UNWIND_LIBS :=
 endif
+HAVE_LIBPQ := $(shell $(PKG_CONFIG) --exists libpq && echo yes)
+ifeq ($(HAVE_LIBPQ),yes)
+OPT_PKGS += libpq
+NOT_BUILT += plugins/store/postgres-none.c
+else
+$(info tracker: libpq not found (Debian: libpq-dev), building without it: postgresql:// databases are unavailable)
+NOT_BUILT += plugins/store/postgres.c tests/unit/t-store-postgres.c
+endif
 PKGS := libcurl sqlite3 yaml-0.1 cairo jansson zlib $(OPT_PKGS)
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
@@ -37,6 +45,7 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) -std=c11 -D_GNU_SOURCE -I. -MMD -MP \
 	-DTRACKER_VERSION='"$(VERSION)"' -DTRACKER_LIBDIR='"$(LIBDIR)"' \
 	$(if $(filter yes,$(HAVE_LIBUNWIND)),-DTK_WITH_LIBUNWIND) \
+	$(if $(filter yes,$(HAVE_LIBPQ)),-DTK_WITH_LIBPQ) \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS))
 ALL_LDFLAGS := $(LDFLAGS)
 # libiberty (cplus_demangle, core/demangle.c) ships no pkg-config file:
@@ -57,7 +66,7 @@ ALL_LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 CORE_SRC := $(filter-out $(NOT_BUILT),$(wildcard core/*.c))
-PLUGIN_SRC := $(wildcard plugins/*.c plugins/ci/*.c plugins/store/*.c plugins/import/*.c plugins/render/*.c plugins/diffrender/*.c)
+PLUGIN_SRC := $(filter-out $(NOT_BUILT),$(wildcard plugins/*.c plugins/ci/*.c plugins/store/*.c plugins/import/*.c plugins/render/*.c plugins/diffrender/*.c))
 CMD_SRC := $(wildcard cmd/*.c)
 UNIT_SRC := $(filter-out $(NOT_BUILT),$(wildcard tests/unit/t-*.c))
 HELPER_SRC := $(wildcard tests/helpers/*.c)

@@ -6,12 +6,14 @@
 #   2. the cost of one tree-RSS sample;
 #   3. flame graphs, diffs, tracker history over 1M runs against the
 #      sqlite3 CLI (bench/history.sh), plots and the dashboard over the
-#      same database, and the built-in profiler.
+#      same database, verdicts (bench/verdicts), and the built-in profiler;
+#   4. the stores: history over 1M runs in SQLite and PostgreSQL beside
+#      their CLIs, and ingest with 1, 10 and 50 writers (bench/stores.sh).
 #
 # BENCH_N sets the repetitions of the short jobs (default 31),
 # BENCH_PROFILE_N those of the built-in profiler section (default 3);
 # BENCH_ONLY="SECTION..." runs only those sections: wrapper, flame, diff,
-# history, plots, profiler, unwind, verdicts (default: all).
+# history, plots, verdicts, stores, profiler, unwind (default: all).
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -205,6 +207,13 @@ bench/timeit 11 "sqlite3 -csv (11 runs)" sqlite3 -csv "$db" "$sel" :: \
 	"check, no --key" sh -c "$ck" "$root/tracker" check --db "$db" --branch main \
 	| sed 's/^/  /'
 fi
+fi
+
+# ---- the stores: SQLite and PostgreSQL ----
+if want stores; then
+echo
+echo "stores: SQLite and PostgreSQL (bench/stores.sh):"
+sh bench/stores.sh "$root/tracker"
 fi
 
 # ---- the built-in profiler ----

@@ -6,6 +6,8 @@
 #                                browser tests' npm packages (npm ci in
 #                                tests/browser, as any user)
 #   ci/install-deps.sh bench     build + what `make bench` measures against
+#   ci/install-deps.sh pg        PostgreSQL's server and libpq-dev (the
+#                                store tests' server, ci/pg-test-server.sh)
 #   ci/install-deps.sh -n test   only say what is missing (no install)
 #
 # Packages already installed are left alone; when nothing is missing it
@@ -32,13 +34,17 @@ build_pkgs="build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libya
 # linux-perf: `perf record --call-graph dwarf`, the reference the CPU call
 # paths are checked against (t9011; skipped without it); python3-pil,
 # poppler-utils: the PNG and PDF pictures read back pixel by pixel (t3003).
-test_pkgs="perl sqlite3 libxml2-utils time git procps python3 python3-yaml chromium nodejs npm clang libclang-rt-14-dev linux-perf python3-pil poppler-utils"
+# postgresql, libpq-dev: the PostgreSQL store, tested against a real
+# server (ci/pg-test-server.sh).
+pg_pkgs="postgresql libpq-dev"
+test_pkgs="$pg_pkgs perl sqlite3 libxml2-utils time git procps python3 python3-yaml chromium nodejs npm clang libclang-rt-14-dev linux-perf python3-pil poppler-utils"
 # The peers the benchmarks compare against (see DESIGN.md "Numbers to beat").
 # sqlite3: the CLI that tracker history is timed against (bench/history.sh).
-bench_pkgs="time perl heaptrack valgrind sqlite3"
+# postgresql: the store benchmarks' server.
+bench_pkgs="time perl heaptrack valgrind sqlite3 $pg_pkgs"
 
 usage() {
-	echo "usage: ci/install-deps.sh [-n] (build | test | bench)..." >&2
+	echo "usage: ci/install-deps.sh [-n] (build | test | bench | pg)..." >&2
 	exit 2
 }
 
@@ -52,8 +58,9 @@ for arg in "$@"; do
 	build) want="$want $build_pkgs" ;;
 	test) want="$want $build_pkgs $test_pkgs"; npm_deps=1 ;;
 	bench) want="$want $build_pkgs $bench_pkgs" ;;
+	pg) want="$want $pg_pkgs" ;;
 	-h|--help)
-		sed -n '2,19s/^# \{0,1\}//p' "$0"
+		sed -n '2,21s/^# \{0,1\}//p' "$0"
 		exit 0 ;;
 	*) echo "install-deps: unknown profile '$arg'" >&2; usage ;;
 	esac

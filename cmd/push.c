@@ -19,6 +19,7 @@
 
 const char cmd_push_usage[] =
 	"usage: tracker push [--db URL] [--remove] FILE|DIR...\n"
+	"       tracker push [--db URL] --from URL\n"
 	"\n"
 	"Stores run record files in the database. A record file is what 'tracker run'\n"
 	"writes under its artifacts directory (<key>-<run id>.json) when it runs, so\n"
@@ -31,15 +32,21 @@ const char cmd_push_usage[] =
 	"Each file is reported on standard error as stored, already stored, or the\n"
 	"reason it was not; a bad file does not stop the others.\n"
 	"\n"
+	"With --from, every run and profile of another database is stored instead,\n"
+	"the same way (idempotent: pushing twice stores everything once), for\n"
+	"moving a SQLite history into PostgreSQL.\n"
+	"\n"
 	"Options:\n"
 	"  --db URL      the database (default: $TRACKER_DB, db: in .tracker.yml,\n"
 	"                else $XDG_DATA_HOME/tracker/history.db)\n"
 	"  --remove      delete each record file once it is stored or found already\n"
 	"                stored (files that fail are kept)\n"
+	"  --from URL    copy the runs and profiles of the database URL\n"
 	"\n"
 	"Examples:\n"
 	"  tracker push tracker-artifacts/\n"
 	"  tracker push --db /scratch/ci/history.db --remove amip-*.json\n"
+	"  tracker push --from sqlite:history.db --db postgresql://ci@db.example/tracker\n"
 	"\n"
 	"Exit status: 0 every file stored or already stored, 2 usage error,\n"
 	"65 a file is not a valid record, or has a key tracker run refuses (it is\n"
@@ -163,11 +170,31 @@ static void push_arg(struct push *p, const char *arg)
 		push_file(p, arg);
 }
 
-enum { OPT_DB = 256, OPT_REMOVE };
+/* push --from: the whole history of src, into the open store dst. */
+static int push_from(const char *src_url, struct tk_store *dst)
+{
+	struct tk_store_copy_stats stats;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_store *src = NULL;
+	int ret;
+
+	if (tk_store_open_flags(src_url, TK_STORE_NO_CREATE, &src, &err))
+		return cmd_fail(&err);
+	ret = tk_store_copy(src, dst, &stats, &err);
+	fprintf(stderr, "%zu runs: %zu stored, %zu already stored; %zu profiles\n",
+		stats.runs, stats.runs_stored, stats.runs - stats.runs_stored, stats.profiles);
+	if (ret)
+		ret = cmd_fail(&err);
+	tk_store_close(src);
+	return ret;
+}
+
+enum { OPT_DB = 256, OPT_REMOVE, OPT_FROM };
 
 static const struct option options[] = {
 	{ "db", required_argument, NULL, OPT_DB },
 	{ "remove", no_argument, NULL, OPT_REMOVE },
+	{ "from", required_argument, NULL, OPT_FROM },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -176,7 +203,7 @@ int cmd_push(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_buf url = TK_BUF_INIT;
 	struct tk_err err = TK_ERR_INIT;
 	struct push p;
-	const char *db = NULL;
+	const char *db = NULL, *from = NULL;
 	int c, i, ret = 0;
 
 	memset(&p, 0, sizeof(p));
@@ -193,13 +220,18 @@ int cmd_push(int argc, char **argv, struct cmd_ctx *ctx)
 		case OPT_REMOVE:
 			p.remove = 1;
 			break;
+		case OPT_FROM:
+			from = optarg;
+			break;
 		case ':':
 			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
 		default:
 			return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc)
+	if (from && (optind < argc || p.remove))
+		return cmd_usage_error(ctx, "--from takes no record files and no --remove");
+	if (!from && optind >= argc)
 		return cmd_usage_error(ctx, "no record files given");
 	cmd_resolve_db(ctx, db, &url);
 	if (tk_store_open(url.buf, &p.store, &err)) {
@@ -209,6 +241,10 @@ int cmd_push(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (p.store->warning[0])
 		cmd_warning("%s", p.store->warning);
+	if (from) {
+		ret = push_from(from, p.store);
+		goto out;
+	}
 	for (i = optind; i < argc && !p.unavailable; i++)
 		push_arg(&p, argv[i]);
 	fprintf(stderr, "%zu stored, %zu already stored, %zu failed\n",

@@ -188,6 +188,9 @@ int cmd_version(int argc, char **argv, struct cmd_ctx *ctx)
 #ifndef TK_WITH_LIBUNWIND
 	printf("built without libunwind: allocation stacks follow frame pointers only\n");
 #endif
+#ifndef TK_WITH_LIBPQ
+	printf("built without libpq: postgresql:// databases are unavailable\n");
+#endif
 	return 0;
 }
 

@@ -304,25 +304,28 @@ void tk_bundle_store_profiles(struct tk_bundle *b, struct tk_store *s, const cha
 int tk_bundle_store_run(struct tk_bundle *b, const struct tk_run *run, const char *db,
 			const char *record_path)
 {
+	struct tk_buf shown = TK_BUF_INIT; /* db without its password */
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_store *s = NULL;
 	int inserted = 0, ret;
 
+	tk_store_redact_url(db, &shown);
 	ret = tk_store_open(db, &s, &err);
 	if (!ret)
 		ret = tk_store_put_run(s, run, &inserted, &err);
 	if (ret) {
-		warn(b, "could not record the run in '%s': %s", db, err.msg);
+		warn(b, "could not record the run in '%s': %s", shown.buf, err.msg);
 		if (record_path && *record_path)
 			warn(b, "the record is kept in '%s'; store it later with: "
-			     "tracker push --db '%s' '%s'", record_path, db, record_path);
+			     "tracker push --db '%s' '%s'", record_path, shown.buf, record_path);
 	} else {
 		if (s->warning[0])
 			warn(b, "%s", s->warning);
-		tk_bundle_store_profiles(b, s, run->id, db);
+		tk_bundle_store_profiles(b, s, run->id, shown.buf);
 	}
 	if (s)
 		tk_store_close(s);
+	tk_buf_release(&shown);
 	return ret;
 }
 

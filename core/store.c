@@ -11,9 +11,50 @@
 
 static int no_backend(const char *url, struct tk_err *err)
 {
-	return tk_err_set(err, TK_EUSAGE,
+	struct tk_buf shown = TK_BUF_INIT;
+	int ret;
+
+	tk_store_redact_url(url, &shown);
+	ret = tk_err_set(err, TK_EUSAGE,
 			  "no store understands the database URL '%s' "
-			  "(SQLite is the only store: use a file path or sqlite:PATH)", url);
+			  "(use a file path, sqlite:PATH or postgresql://...)", shown.buf);
+	tk_buf_release(&shown);
+	return ret;
+}
+
+void tk_store_redact_url(const char *url, struct tk_buf *out)
+{
+	const char *scheme = strstr(url, "://");
+	const char *p = url, *q;
+
+	if (scheme) {
+		const char *auth = scheme + 3;
+		size_t end = strcspn(auth, "/?#");
+		const char *at = NULL, *colon;
+
+		/* the last '@' of the authority ends the user information */
+		for (q = auth; q < auth + end; q++)
+			if (*q == '@')
+				at = q;
+		colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+		if (colon) {
+			tk_buf_add(out, url, (size_t)(colon + 1 - url));
+			tk_buf_adds(out, "***");
+			p = at;
+		}
+	}
+	/* password=... in the query, up to the next '&' */
+	while ((q = strstr(p, "password="))) {
+		if (q > url && q[-1] != '?' && q[-1] != '&') {
+			tk_buf_add(out, p, (size_t)(q + 9 - p));
+			p = q + 9;
+			continue;
+		}
+		tk_buf_add(out, p, (size_t)(q + 9 - p));
+		tk_buf_adds(out, "***");
+		p = q + 9 + strcspn(q + 9, "&#");
+	}
+	tk_buf_adds(out, p);
 }
 
 int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,
@@ -84,4 +125,56 @@ void tk_run_summarize(const struct tk_run *r, struct tk_run_summary *out)
 	out->rank = r->rank >= 0 && r->rank_group ? r->rank : -1;
 	out->rank_group = out->rank >= 0 ? r->rank_group : NULL;
 	out->ntasks = r->ci.slurm_ntasks;
+}
+
+struct copy {
+	struct tk_store *dst;
+	struct tk_store_copy_stats *stats;
+	struct tk_err *err;
+	int failed; /* dst's error code, stored in err */
+};
+
+static int copy_run(const struct tk_run *r, void *data)
+{
+	struct copy *c = data;
+	int inserted = 0;
+
+	c->failed = tk_store_put_run(c->dst, r, &inserted, c->err);
+	if (c->failed)
+		return 1;
+	c->stats->runs++;
+	c->stats->runs_stored += inserted ? 1 : 0;
+	return 0;
+}
+
+static int copy_profile(const struct tk_profile_blob *b, void *data)
+{
+	struct copy *c = data;
+
+	c->failed = tk_store_put_profile(c->dst, b, c->err);
+	if (c->failed)
+		return 1;
+	c->stats->profiles++;
+	return 0;
+}
+
+int tk_store_copy(struct tk_store *src, struct tk_store *dst,
+		  struct tk_store_copy_stats *stats, struct tk_err *err)
+{
+	struct copy c = { dst, stats, err, 0 };
+	struct tk_profile_each each = { copy_profile, &c };
+	struct tk_run_query q;
+	int ret;
+
+	memset(stats, 0, sizeof(*stats));
+	memset(&q, 0, sizeof(q));
+	ret = tk_store_query_runs(src, &q, copy_run, &c, err);
+	if (ret > 0)
+		return c.failed;
+	if (ret)
+		return ret;
+	ret = src->ops->ctrl(src, TK_STORE_CTRL_EACH_PROFILE, &each, err);
+	if (ret > 0)
+		return c.failed;
+	return ret;
 }

@@ -3,7 +3,8 @@
 /*
  * The history store. A backend is a const struct tk_store_ops registered in
  * plugins/registry.c; tk_store_open picks it by URL: a bare path or
- * "sqlite:PATH" is SQLite (the only backend).
+ * "sqlite:PATH" is SQLite, "postgresql://..." (or "postgres://...")
+ * PostgreSQL.
  *
  * Backend state embeds struct tk_store first, so a backend casts the
  * pointer it receives to its own struct.
@@ -14,6 +15,7 @@
  */
 #include <stdint.h>
 
+#include "core/buf.h"
 #include "core/err.h"
 #include "core/run.h"
 
@@ -157,6 +159,9 @@ enum tk_store_ctrl {
 	 * after since_us, in byte order, without reading every run. A
 	 * backend without it returns TK_EUSAGE (callers then list runs). */
 	TK_STORE_CTRL_KEYS = 4,
+	/* arg: struct tk_profile_each *: fn for every stored profile, in
+	 * (run id, kind) order; fn's non-zero return stops and is returned */
+	TK_STORE_CTRL_EACH_PROFILE = 5,
 };
 
 struct tk_store_keys {
@@ -170,6 +175,12 @@ struct tk_store_profile_total {
 	const char *kind;   /* in */
 	int found;          /* out: 1 when the run has such a profile */
 	double total;       /* out: its total, when found */
+};
+
+struct tk_profile_each {
+	/* b and everything it points to are valid during the call only */
+	int (*fn)(const struct tk_profile_blob *b, void *data);
+	void *data;
 };
 
 struct tk_store {
@@ -205,8 +216,29 @@ const struct tk_store_ops *tk_store_backend_for(const char *url);
 const struct tk_store_ops *tk_store_backend_at(size_t i);
 
 int tk_store_open(const char *url, struct tk_store **out, struct tk_err *err);
+
+/*
+ * Appends url to out with any password replaced by "***": the one in
+ * "scheme://user:PASSWORD@host" and a "password=" query parameter. What
+ * every message that names a database prints.
+ */
+void tk_store_redact_url(const char *url, struct tk_buf *out);
 int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,
 			struct tk_err *err);
+/*
+ * Copies every run of src into dst (put_run: idempotent, a complete run
+ * replaces a partial one) and then every profile (put_profile, which
+ * replaces one of the same kind), so copying twice stores everything
+ * once. Counts what happened in *stats. Errors: src's or dst's, with
+ * the message naming the database; what was copied before stays.
+ */
+struct tk_store_copy_stats {
+	size_t runs, runs_stored, profiles;
+};
+
+int tk_store_copy(struct tk_store *src, struct tk_store *dst,
+		  struct tk_store_copy_stats *stats, struct tk_err *err);
+
 /* Closes s; NULL is fine. */
 void tk_store_close(struct tk_store *s);
 

@@ -30,6 +30,7 @@ extern const struct tk_ci_provider tk_ci_slurm;
 extern const struct tk_ci_provider tk_ci_local;
 
 extern const struct tk_store_ops tk_store_sqlite;
+extern const struct tk_store_ops tk_store_postgres;
 
 extern const struct tk_importer tk_import_pprof;
 extern const struct tk_importer tk_import_speedscope;

@@ -25,6 +25,7 @@ static const struct tk_ci_provider *const tk_ci_providers[] = {
 
 static const struct tk_store_ops *const tk_store_backends[] = {
 	&tk_store_sqlite,
+	&tk_store_postgres,
 	NULL,
 };
 

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Optional libraries are optional: with pkg-config unable to find libdw,
-# the Makefile says so in one line and builds a tracker without it, which
+# Optional libraries are optional: with pkg-config unable to find libdw
+# (and libpq), the Makefile says so in one line each and builds a tracker
+# without them, which
 # says so in --version and, when the built-in profiler is asked for, in
 # one warning line, and still runs the job and records the run. The build
 # runs in a copy of the sources (the tree's objects are the full build's).
@@ -10,13 +11,13 @@
 command -v make >/dev/null 2>&1 && command -v pkg-config >/dev/null 2>&1 &&
 	test_set_prereq MAKE
 
-# pkg-config as on a machine without libdw-dev: libdw and libelf are not
-# found, everything else is.
+# pkg-config as on a machine without libdw-dev and libpq-dev: libdw,
+# libelf and libpq are not found, everything else is.
 cat >pkg-config <<'EOS'
 #!/bin/sh
 for a in "$@"; do
 	case $a in
-	libdw|libelf) exit 1 ;;
+	libdw|libelf|libpq) exit 1 ;;
 	esac
 done
 exec pkg-config "$@"
@@ -32,13 +33,25 @@ test_expect_success MAKE 'without libdw: one line at build time, a tracker that 
 	{ cat log; false; } &&
 	grep "^tracker: libdw not found" log >said &&
 	test $(wc -l <said) = 1 &&
+	test $(grep -c "^tracker: libpq not found" log) = 1 &&
 	! grep -i "warning:" log &&
-	! nm src/tracker | grep -q " dwfl_"
+	! nm src/tracker | grep -q " dwfl_" &&
+	! nm src/tracker | grep -q " PQconnect"
+'
+
+test_expect_success MAKE 'without libpq: a postgresql:// URL says so, exit 69; run keeps the job status' '
+	test_expect_code 69 src/tracker history --db postgresql://u:pw@127.0.0.1/x 2>err &&
+	grep -x "tracker: error: tracker was built without PostgreSQL support (Debian: libpq-dev)" err &&
+	test_expect_code 3 src/tracker run --key k --db postgres://127.0.0.1/x --artifacts sp -- \
+		sh -c "exit 3" 2>err &&
+	grep "built without PostgreSQL support (Debian: libpq-dev)" err &&
+	ls sp/k-*.json
 '
 
 test_expect_success MAKE '--version says what the build left out' '
 	src/tracker --version >v &&
 	grep -x "built without libdw: the built-in profiler records no profiles" v &&
+	grep -x "built without libpq: postgresql:// databases are unavailable" v &&
 	tracker --version >full &&
 	test $(wc -l <full) = 1
 '
@@ -54,7 +67,7 @@ test_expect_success MAKE '--profile alloc: one warning, the job runs and keeps i
 '
 
 # a machine with libdw-dev but without libunwind-dev
-sed "s/libdw|libelf)/libunwind)/" pkg-config >pkg-config-nounwind &&
+sed "s/libdw|libelf|libpq)/libunwind)/" pkg-config >pkg-config-nounwind &&
 chmod +x pkg-config-nounwind
 ALLOCPATTERN="$TRACKER_ROOT/examples/allocpattern"
 

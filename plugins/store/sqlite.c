@@ -7,7 +7,8 @@
  * query_runs rebuilds struct tk_run from `record` alone; query_summaries
  * reads struct tk_run_summary from the columns and parses no JSON, which
  * is most of the cost of listing thousands of runs. The columns are listed
- * once, in run_columns[], which the insert, the summary read and the
+ * once, in run_columns[] (plugins/store/columns.h, shared with the
+ * PostgreSQL store), which the insert, the summary read and the
  * migrations that add columns are all built from.
  *
  * Concurrency: CI agents and SLURM array jobs finish at the same moment
@@ -36,6 +37,7 @@
 #include "core/store.h"
 #include "core/timeutil.h"
 #include "plugins/plugins.h"
+#include "plugins/store/columns.h"
 #include "core/banned.h"
 
 /* How long a writer keeps trying to get the write lock, in all. */
@@ -125,90 +127,6 @@ static const char *const migrations[] = {
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
-
-/*
- * The columns of `runs`, once. `row` is what one row holds: the summary
- * plus what only the table keeps. A column of a schema version after 3
- * names where the record has its value (`json`): migrating fills it for
- * the rows already stored, and a trigger fills it for rows an older
- * tracker, which does not know the column, inserts later.
- */
-struct run_row {
-	struct tk_run_summary sum;
-	const char *step_key;
-	const char *base_branch;
-	const char *slurm_job_id;
-	int64_t stored_at_us;
-	const char *record;
-	int record_len;
-};
-
-enum col_type {
-	COL_TEXT,    /* const char *; NULL is NULL */
-	COL_I64,     /* int64_t; negative (unknown) is NULL */
-	COL_I64_SET, /* int64_t; always set */
-	COL_INT,     /* int; negative (unknown) is NULL */
-	COL_INT_SET, /* int; always set */
-	COL_REAL,    /* double; negative (unknown) is NULL */
-	COL_STATUS,  /* enum tk_run_status, as its name */
-	COL_RECORD,  /* the record text and its length */
-};
-
-struct run_column {
-	const char *name; /* as written in SQL */
-	enum col_type type;
-	size_t offset;    /* in struct run_row */
-	int summary;      /* read back by query_summaries */
-	int since;        /* the schema version that added it */
-	const char *json; /* since > 3: the value in `record` (SQL expression) */
-};
-
-#define SUM(f) offsetof(struct run_row, sum.f)
-#define ROW(f) offsetof(struct run_row, f)
-
-static const struct run_column run_columns[] = {
-	{ "run_id", COL_TEXT, SUM(run_id), 1, 1, NULL },
-	{ "key", COL_TEXT, SUM(key), 1, 1, NULL },
-	{ "branch", COL_TEXT, SUM(branch), 1, 1, NULL },
-	{ "\"commit\"", COL_TEXT, SUM(commit), 1, 1, NULL },
-	{ "build_number", COL_TEXT, SUM(build_number), 1, 1, NULL },
-	{ "started_at_us", COL_I64_SET, SUM(started_at_us), 1, 1, NULL },
-	{ "walltime_s", COL_REAL, SUM(walltime_s), 1, 1, NULL },
-	{ "user_s", COL_REAL, SUM(user_s), 1, 1, NULL },
-	{ "sys_s", COL_REAL, SUM(sys_s), 1, 1, NULL },
-	{ "maxrss_bytes", COL_I64, SUM(maxrss_bytes), 1, 1, NULL },
-	{ "tree_rss_bytes", COL_I64, SUM(tree_rss_bytes), 1, 1, NULL },
-	{ "cgroup_peak_bytes", COL_I64, SUM(cgroup_peak_bytes), 1, 1, NULL },
-	{ "exit_code", COL_INT, SUM(exit_code), 1, 1, NULL },
-	{ "signal", COL_INT_SET, SUM(term_signal), 1, 1, NULL },
-	{ "status", COL_STATUS, SUM(status), 1, 1, NULL },
-	{ "partial", COL_INT_SET, SUM(partial), 1, 1, NULL },
-	{ "provider", COL_TEXT, SUM(provider), 1, 1, NULL },
-	{ "pipeline", COL_TEXT, SUM(pipeline), 1, 1, NULL },
-	{ "build_url", COL_TEXT, SUM(build_url), 1, 1, NULL },
-	{ "step_key", COL_TEXT, ROW(step_key), 0, 1, NULL },
-	{ "base_branch", COL_TEXT, ROW(base_branch), 0, 1, NULL },
-	{ "host", COL_TEXT, SUM(host), 1, 1, NULL },
-	{ "slurm_job_id", COL_TEXT, ROW(slurm_job_id), 0, 1, NULL },
-	{ "tracker_version", COL_TEXT, SUM(tracker_version), 1, 1, NULL },
-	{ "stored_at_us", COL_I64_SET, ROW(stored_at_us), 0, 1, NULL },
-	{ "record", COL_RECORD, ROW(record), 0, 1, NULL },
-	{ "rank", COL_INT, SUM(rank), 1, 3, NULL },
-	{ "rank_group", COL_TEXT, SUM(rank_group), 1, 3, NULL },
-	{ "maxrss_source", COL_TEXT, SUM(maxrss_source), 1, 4,
-	  "json_extract(record, '$.run.maxrss_source')" },
-	{ "wrapper_rss_bytes", COL_I64, SUM(wrapper_rss_bytes), 1, 4,
-	  "json_extract(record, '$.run.wrapper_rss_bytes')" },
-	/* Never NULL once filled: the trigger's sign that a row needs it. */
-	{ "tree_samples", COL_I64_SET, SUM(tree_samples), 1, 4,
-	  "coalesce(json_extract(record, '$.run.tree_samples'), 0)" },
-	{ "ntasks", COL_INT, SUM(ntasks), 1, 4,
-	  "json_extract(record, '$.run.ci.slurm_ntasks')" },
-	{ "machine_class", COL_TEXT, SUM(machine_class), 1, 5,
-	  "json_extract(record, '$.run.machine_class')" },
-};
-
-#define NR_RUN_COLUMNS (sizeof(run_columns) / sizeof(run_columns[0]))
 
 static const char *sql_type(enum col_type t)
 {
@@ -619,9 +537,6 @@ static void build_put_sql(struct tk_buf *sql)
 	tk_buf_adds(sql, " WHERE runs.partial = 1 AND excluded.partial = 0");
 }
 
-#define FIELD(row, c, type) ((type *)(void *)((char *)(row) + (c)->offset))
-#define CFIELD(row, c, type) ((const type *)(const void *)((const char *)(row) + (c)->offset))
-
 /* Unknown measurements are -1 in the structs and NULL in the table. */
 static void bind_column(sqlite3_stmt *stmt, int i, const struct run_column *c,
 			const struct run_row *row)
@@ -673,14 +588,7 @@ static void bind_run(sqlite3_stmt *stmt, const struct tk_run *r, const struct tk
 	struct run_row row;
 	size_t i;
 
-	memset(&row, 0, sizeof(row));
-	tk_run_summarize(r, &row.sum);
-	row.step_key = r->ci.step_key;
-	row.base_branch = r->ci.base_branch;
-	row.slurm_job_id = r->ci.slurm_job_id;
-	row.stored_at_us = tk_now_us();
-	row.record = record->buf;
-	row.record_len = (int)record->len;
+	run_row_fill(&row, r, record->buf, record->len);
 	for (i = 0; i < NR_RUN_COLUMNS; i++)
 		bind_column(stmt, (int)i + 1, &run_columns[i], &row);
 }
@@ -1081,6 +989,37 @@ static int list_keys(struct sqlite_store *st, struct tk_store_keys *q, struct tk
 	return ret;
 }
 
+static int each_profile(struct sqlite_store *st, const struct tk_profile_each *each,
+			struct tk_err *err)
+{
+	sqlite3_stmt *stmt = NULL;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT run_id, kind, unit, source_format, nodes, total,"
+			       " data FROM profiles ORDER BY run_id, kind", -1, &stmt,
+			       NULL) != SQLITE_OK)
+		return db_error(st, err, "read");
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct tk_profile_blob b;
+
+		b.run_id = (const char *)sqlite3_column_text(stmt, 0);
+		b.kind = (const char *)sqlite3_column_text(stmt, 1);
+		b.unit = (const char *)sqlite3_column_text(stmt, 2);
+		b.source_format = (const char *)sqlite3_column_text(stmt, 3);
+		b.nodes = sqlite3_column_int64(stmt, 4);
+		b.total = sqlite3_column_double(stmt, 5);
+		b.data = sqlite3_column_blob(stmt, 6);
+		b.len = (size_t)sqlite3_column_bytes(stmt, 6);
+		ret = each->fn(&b, each->data);
+		if (ret)
+			break;
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = db_error(st, err, "read");
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
 static int sqlite_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err)
 {
 	struct sqlite_store *st = from_base(s);
@@ -1095,6 +1034,8 @@ static int sqlite_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err
 		return profile_total(st, arg, err);
 	case TK_STORE_CTRL_KEYS:
 		return list_keys(st, arg, err);
+	case TK_STORE_CTRL_EACH_PROFILE:
+		return each_profile(st, arg, err);
 	}
 	return tk_err_set(err, TK_EUSAGE, "the sqlite store has no operation %d", op);
 }

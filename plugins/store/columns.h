@@ -1,0 +1,123 @@
+#ifndef TK_STORE_COLUMNS_H
+#define TK_STORE_COLUMNS_H
+/*
+ * The columns of the `runs` table, once, for every SQL store (SQLite,
+ * PostgreSQL): the insert, the summary read and the migrations that add
+ * columns are all built from run_columns[], so the stores cannot drift.
+ *
+ * `row` is what one row holds: the summary plus what only the table
+ * keeps. A column of a schema version after 3 names where the record has
+ * its value (`json`, an SQLite expression of the form
+ * json_extract(record, '$.run.PATH'), possibly inside coalesce()):
+ * migrating fills it for the rows already stored, and a trigger fills it
+ * for rows an older tracker, which does not know the column, inserts
+ * later. The PostgreSQL store rewrites that expression for jsonb
+ * (tk_store_pg_json in plugins/store/postgres.c).
+ *
+ * Only the store plugins include this header. The table is static and
+ * defined here so that its length is a constant both stores can size
+ * arrays with.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/store.h"
+#include "core/timeutil.h"
+
+struct run_row {
+	struct tk_run_summary sum;
+	const char *step_key;
+	const char *base_branch;
+	const char *slurm_job_id;
+	int64_t stored_at_us;
+	const char *record;
+	int record_len;
+};
+
+enum col_type {
+	COL_TEXT,    /* const char *; NULL is NULL */
+	COL_I64,     /* int64_t; negative (unknown) is NULL */
+	COL_I64_SET, /* int64_t; always set */
+	COL_INT,     /* int; negative (unknown) is NULL */
+	COL_INT_SET, /* int; always set */
+	COL_REAL,    /* double; negative (unknown) is NULL */
+	COL_STATUS,  /* enum tk_run_status, as its name */
+	COL_RECORD,  /* the record text and its length */
+};
+
+struct run_column {
+	const char *name; /* as written in SQL */
+	enum col_type type;
+	size_t offset;    /* in struct run_row */
+	int summary;      /* read back by query_summaries */
+	int since;        /* the schema version that added it */
+	const char *json; /* since > 3: the value in `record` (SQL expression) */
+};
+
+#define SUM(f) offsetof(struct run_row, sum.f)
+#define ROW(f) offsetof(struct run_row, f)
+
+static const struct run_column run_columns[] = {
+	{ "run_id", COL_TEXT, SUM(run_id), 1, 1, NULL },
+	{ "key", COL_TEXT, SUM(key), 1, 1, NULL },
+	{ "branch", COL_TEXT, SUM(branch), 1, 1, NULL },
+	{ "\"commit\"", COL_TEXT, SUM(commit), 1, 1, NULL },
+	{ "build_number", COL_TEXT, SUM(build_number), 1, 1, NULL },
+	{ "started_at_us", COL_I64_SET, SUM(started_at_us), 1, 1, NULL },
+	{ "walltime_s", COL_REAL, SUM(walltime_s), 1, 1, NULL },
+	{ "user_s", COL_REAL, SUM(user_s), 1, 1, NULL },
+	{ "sys_s", COL_REAL, SUM(sys_s), 1, 1, NULL },
+	{ "maxrss_bytes", COL_I64, SUM(maxrss_bytes), 1, 1, NULL },
+	{ "tree_rss_bytes", COL_I64, SUM(tree_rss_bytes), 1, 1, NULL },
+	{ "cgroup_peak_bytes", COL_I64, SUM(cgroup_peak_bytes), 1, 1, NULL },
+	{ "exit_code", COL_INT, SUM(exit_code), 1, 1, NULL },
+	{ "signal", COL_INT_SET, SUM(term_signal), 1, 1, NULL },
+	{ "status", COL_STATUS, SUM(status), 1, 1, NULL },
+	{ "partial", COL_INT_SET, SUM(partial), 1, 1, NULL },
+	{ "provider", COL_TEXT, SUM(provider), 1, 1, NULL },
+	{ "pipeline", COL_TEXT, SUM(pipeline), 1, 1, NULL },
+	{ "build_url", COL_TEXT, SUM(build_url), 1, 1, NULL },
+	{ "step_key", COL_TEXT, ROW(step_key), 0, 1, NULL },
+	{ "base_branch", COL_TEXT, ROW(base_branch), 0, 1, NULL },
+	{ "host", COL_TEXT, SUM(host), 1, 1, NULL },
+	{ "slurm_job_id", COL_TEXT, ROW(slurm_job_id), 0, 1, NULL },
+	{ "tracker_version", COL_TEXT, SUM(tracker_version), 1, 1, NULL },
+	{ "stored_at_us", COL_I64_SET, ROW(stored_at_us), 0, 1, NULL },
+	{ "record", COL_RECORD, ROW(record), 0, 1, NULL },
+	{ "rank", COL_INT, SUM(rank), 1, 3, NULL },
+	{ "rank_group", COL_TEXT, SUM(rank_group), 1, 3, NULL },
+	{ "maxrss_source", COL_TEXT, SUM(maxrss_source), 1, 4,
+	  "json_extract(record, '$.run.maxrss_source')" },
+	{ "wrapper_rss_bytes", COL_I64, SUM(wrapper_rss_bytes), 1, 4,
+	  "json_extract(record, '$.run.wrapper_rss_bytes')" },
+	/* Never NULL once filled: the trigger's sign that a row needs it. */
+	{ "tree_samples", COL_I64_SET, SUM(tree_samples), 1, 4,
+	  "coalesce(json_extract(record, '$.run.tree_samples'), 0)" },
+	{ "ntasks", COL_INT, SUM(ntasks), 1, 4,
+	  "json_extract(record, '$.run.ci.slurm_ntasks')" },
+	{ "machine_class", COL_TEXT, SUM(machine_class), 1, 5,
+	  "json_extract(record, '$.run.machine_class')" },
+};
+
+#define NR_RUN_COLUMNS (sizeof(run_columns) / sizeof(run_columns[0]))
+
+#define FIELD(row, c, type) ((type *)(void *)((char *)(row) + (c)->offset))
+#define CFIELD(row, c, type) ((const type *)(const void *)((const char *)(row) + (c)->offset))
+
+/* The row of run r, whose compact record is record (borrowed, as are the
+ * run's strings). */
+static inline void run_row_fill(struct run_row *row, const struct tk_run *r,
+				const char *record, size_t record_len)
+{
+	memset(row, 0, sizeof(*row));
+	tk_run_summarize(r, &row->sum);
+	row->step_key = r->ci.step_key;
+	row->base_branch = r->ci.base_branch;
+	row->slurm_job_id = r->ci.slurm_job_id;
+	row->stored_at_us = tk_now_us();
+	row->record = record;
+	row->record_len = (int)record_len;
+}
+
+#endif

@@ -1,0 +1,1270 @@
+/*
+ * The PostgreSQL history store: one database that many agents on many
+ * machines record into, where a SQLite file on a shared filesystem would
+ * be unsafe.
+ *
+ * The schema means what SQLite's means (plugins/store/sqlite.c): a table
+ * `runs` whose columns come from the same run_columns[]
+ * (plugins/store/columns.h), `record` the whole run as compact JSON, a
+ * table `profiles`, and the same numbered schema versions, kept in a
+ * table `tracker_schema`. Columns of a version after 3 are filled from
+ * `record` for rows stored before the migration and, by a trigger, for
+ * rows an older tracker inserts later; their SQLite json_extract
+ * expressions are rewritten for jsonb (pg_json below), so one table
+ * entry serves both stores.
+ *
+ * Every value goes to the server as a parameter (PQsendQueryParams);
+ * the only SQL built at run time is made of column names and
+ * placeholders. put_run is one INSERT ... ON CONFLICT statement, so one
+ * transaction per run, idempotent by run id. Migrations run in one
+ * transaction under a transaction-scoped advisory lock, so concurrent
+ * openers migrate once and the others find the work done.
+ *
+ * Failures of the connection (refused, reset, the server starting up or
+ * shutting down, too many clients) are retried with jittered backoff:
+ * each unit of work (the migration, a put, a query) is redone from the
+ * start on a new connection, for at most RETRY_S seconds in all (the
+ * environment's TRACKER_PG_RETRY_S overrides it; 0: one attempt). Each
+ * connection attempt gives up after CONNECT_TIMEOUT_S unless the URL
+ * says connect_timeout. A SIGTERM, SIGINT or SIGHUP pending on the
+ * process (tracker run blocks them while it records) ends the wait at
+ * once, between attempts and within them: connecting and waiting for
+ * results poll the socket in POLL_MS steps.
+ *
+ * The URL is handed to libpq as it is (TLS: sslmode, sslrootcert, ...;
+ * application_name; any libpq keyword), with two defaults it can
+ * override: connect_timeout and application_name "tracker". Messages
+ * name the database by its URL with the password replaced
+ * (tk_store_redact_url).
+ */
+#include <errno.h>
+#include <libpq-fe.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/store.h"
+#include "core/timeutil.h"
+#include "plugins/plugins.h"
+#include "plugins/store/columns.h"
+#include "core/banned.h"
+
+#define RETRY_S 30
+#define CONNECT_TIMEOUT_S "5"
+#define POLL_MS 100
+/* pg_advisory_xact_lock key of migrations: the bytes of "tracker". */
+#define MIGRATE_LOCK "32776859903812978"
+
+/* A failure worth another attempt on a new connection (internal). */
+#define TRANSIENT (-1)
+
+struct pg_store {
+	struct tk_store base; /* first: the store API hands us &base */
+	PGconn *conn;
+	char *url;    /* as given: what libpq connects to */
+	char *shown;  /* the URL without its password: what messages say */
+	unsigned flags;
+	int schema;   /* the schema version after migrate */
+	double retry_s;
+	unsigned retry_seed;
+};
+
+/*
+ * Schema versions, as in the SQLite store. The columns of `runs` are not
+ * here: version v adds those of run_columns[] whose `since` is v
+ * (add_columns); this is what each version adds besides.
+ */
+static const char *const migrations[] = {
+	/* 1: runs */
+	"CREATE INDEX runs_key_branch_started ON runs (key, branch, started_at_us DESC);"
+	"CREATE INDEX runs_started ON runs (started_at_us DESC);",
+	/* 2: profiles, one per (run, kind), encoded by core/profcodec.c */
+	"CREATE TABLE profiles ("
+	" run_id TEXT NOT NULL REFERENCES runs (run_id),"
+	" kind TEXT NOT NULL,"
+	" unit TEXT NOT NULL,"
+	" source_format TEXT,"
+	" nodes BIGINT NOT NULL,"
+	" total DOUBLE PRECISION NOT NULL,"
+	" encoding TEXT NOT NULL,"
+	" data BYTEA NOT NULL,"
+	" stored_at_us BIGINT NOT NULL,"
+	" PRIMARY KEY (run_id, kind)"
+	");",
+	/* 3: the ranks of a parallel job */
+	"CREATE INDEX runs_key_rank_group ON runs (key, rank_group)"
+	" WHERE rank_group IS NOT NULL;",
+	/* 4: the rest of the summary; "one key, newest first" without sorting */
+	"CREATE INDEX runs_key_started ON runs (key, started_at_us DESC, run_id);",
+	/* 5: the run's machine class (its column only) */
+	"",
+};
+
+#define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+static const char *pg_type(enum col_type t)
+{
+	switch (t) {
+	case COL_TEXT:
+	case COL_STATUS:
+	case COL_RECORD:
+		return "TEXT";
+	case COL_REAL:
+		return "DOUBLE PRECISION";
+	case COL_I64:
+	case COL_I64_SET:
+		return "BIGINT";
+	default:
+		return "INTEGER";
+	}
+}
+
+/*
+ * The column's SQLite expression for jsonb: every
+ * json_extract(record, '$.a.b') becomes (REC::jsonb #>> '{a,b}')::TYPE,
+ * REC being `record` or `NEW.record`; the rest (coalesce, literals) is
+ * the same in both dialects.
+ */
+static void pg_json(const struct run_column *c, const char *rec, struct tk_buf *out)
+{
+	static const char open[] = "json_extract(record, '$.";
+	const char *p = c->json, *hit, *end;
+
+	while ((hit = strstr(p, open))) {
+		const char *path = hit + sizeof(open) - 1;
+
+		end = strstr(path, "')");
+		if (!end)
+			break;
+		tk_buf_add(out, p, (size_t)(hit - p));
+		tk_buf_addf(out, "((%s)::jsonb #>> '{", rec);
+		for (; path < end; path++)
+			tk_buf_addch(out, *path == '.' ? ',' : *path);
+		tk_buf_addf(out, "}')::%s", pg_type(c->type));
+		p = end + 2;
+	}
+	tk_buf_adds(out, p);
+}
+
+/* The DDL of schema version v's columns (see migrations[]). */
+static void add_columns(int v, struct tk_buf *sql)
+{
+	const char *sep = "";
+	size_t i;
+	int any = 0;
+
+	if (v == 1) {
+		tk_buf_adds(sql, "CREATE TABLE runs (");
+		for (i = 0; i < NR_RUN_COLUMNS; i++) {
+			const struct run_column *c = &run_columns[i];
+
+			if (c->since != 1)
+				continue;
+			tk_buf_addf(sql, "%s%s %s", sep, c->name, pg_type(c->type));
+			/* run ids sort bytewise, as in SQLite, whatever the
+			 * database's collation */
+			if (!strcmp(c->name, "run_id"))
+				tk_buf_adds(sql, " COLLATE \"C\" PRIMARY KEY");
+			else if (c->type == COL_I64_SET || c->type == COL_INT_SET ||
+				 c->type == COL_STATUS || c->type == COL_RECORD ||
+				 !strcmp(c->name, "key"))
+				tk_buf_adds(sql, " NOT NULL");
+			sep = ", ";
+		}
+		tk_buf_adds(sql, ");");
+		return;
+	}
+	for (i = 0; i < NR_RUN_COLUMNS; i++) {
+		if (run_columns[i].since != v)
+			continue;
+		tk_buf_addf(sql, "ALTER TABLE runs ADD COLUMN %s %s;", run_columns[i].name,
+			    pg_type(run_columns[i].type));
+		any |= run_columns[i].json != NULL;
+	}
+	if (!any)
+		return;
+	/* the rows stored so far */
+	tk_buf_adds(sql, "UPDATE runs SET ");
+	sep = "";
+	for (i = 0; i < NR_RUN_COLUMNS; i++) {
+		if (run_columns[i].since != v || !run_columns[i].json)
+			continue;
+		tk_buf_addf(sql, "%s%s = ", sep, run_columns[i].name);
+		pg_json(&run_columns[i], "record", sql);
+		sep = ", ";
+	}
+	tk_buf_adds(sql, ";");
+	/*
+	 * The rows a writer that does not know these columns stores later:
+	 * it leaves them all NULL. (When a writer that knows them has them
+	 * all unknown, recomputing them from the record changes nothing.)
+	 */
+	tk_buf_addf(sql, "CREATE FUNCTION runs_fill_v%d() RETURNS trigger LANGUAGE plpgsql"
+		    " AS $fill$ BEGIN ", v);
+	for (i = 0; i < NR_RUN_COLUMNS; i++) {
+		if (run_columns[i].since != v || !run_columns[i].json)
+			continue;
+		tk_buf_addf(sql, "NEW.%s := ", run_columns[i].name);
+		pg_json(&run_columns[i], "NEW.record", sql);
+		tk_buf_adds(sql, "; ");
+	}
+	tk_buf_adds(sql, "RETURN NEW; END $fill$;");
+	tk_buf_addf(sql, "CREATE TRIGGER runs_fill_v%d_insert BEFORE INSERT ON runs"
+		    " FOR EACH ROW WHEN (", v);
+	sep = "";
+	for (i = 0; i < NR_RUN_COLUMNS; i++) {
+		if (run_columns[i].since != v || !run_columns[i].json)
+			continue;
+		tk_buf_addf(sql, "%sNEW.%s IS NULL", sep, run_columns[i].name);
+		sep = " AND ";
+	}
+	tk_buf_addf(sql, ") EXECUTE FUNCTION runs_fill_v%d();", v);
+	tk_buf_addf(sql, "CREATE TRIGGER runs_fill_v%d_update BEFORE UPDATE OF record ON runs"
+		    " FOR EACH ROW EXECUTE FUNCTION runs_fill_v%d();", v, v);
+}
+
+static struct pg_store *from_base(struct tk_store *s)
+{
+	return (struct pg_store *)s;
+}
+
+/* A TERM, INT or HUP waiting for the process: stop waiting for the server. */
+static int cancelled(void)
+{
+	sigset_t set;
+
+	if (sigpending(&set))
+		return 0;
+	return sigismember(&set, SIGTERM) == 1 || sigismember(&set, SIGINT) == 1 ||
+	       sigismember(&set, SIGHUP) == 1;
+}
+
+/* libpq's messages end in a newline and may span lines (indented with
+ * tabs): one line here, single spaces. */
+static void one_line(const char *msg, struct tk_buf *out)
+{
+	const char *p;
+
+	for (p = msg ? msg : ""; *p; p++) {
+		int space = *p == '\n' || *p == '\t' || *p == ' ';
+
+		if (!space)
+			tk_buf_addch(out, *p);
+		else if (out->len && out->buf[out->len - 1] != ' ')
+			tk_buf_addch(out, ' ');
+	}
+	while (out->len && out->buf[out->len - 1] == ' ')
+		tk_buf_setlen(out, out->len - 1);
+}
+
+static int conn_error(struct pg_store *st, struct tk_err *err, const char *what)
+{
+	struct tk_buf msg = TK_BUF_INIT;
+	int ret;
+
+	one_line(st->conn ? PQerrorMessage(st->conn) : "out of memory", &msg);
+	ret = tk_err_set(err, TK_EUNAVAIL, "cannot %s database '%s': %s", what, st->shown,
+			 msg.buf);
+	tk_buf_release(&msg);
+	return ret;
+}
+
+/*
+ * Connection failures that another attempt cannot cure: libpq's words
+ * for them (it has no error codes before the server answers). A host
+ * name that does not exist is one; a temporary failure of name
+ * resolution is not.
+ */
+static int permanent_connect_failure(const char *msg)
+{
+	static const char *const words[] = {
+		"authentication", "password", "SSL", "ssl", "does not exist",
+		"pg_hba.conf", "invalid", "permission denied", "not supported",
+		"Name or service not known",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strstr(msg, words[i]))
+			return 1;
+	return 0;
+}
+
+static void drop_conn(struct pg_store *st)
+{
+	PQfinish(st->conn);
+	st->conn = NULL;
+}
+
+/* Waits for the socket, POLL_MS at a time; 1 ready, 0 deadline, -1 cancelled. */
+static int wait_socket(PGconn *conn, int write, double deadline)
+{
+	struct pollfd pfd;
+
+	pfd.fd = PQsocket(conn);
+	pfd.events = write ? POLLOUT : POLLIN;
+	for (;;) {
+		int n;
+
+		if (cancelled())
+			return -1;
+		if (deadline > 0 && tk_mono_s() > deadline)
+			return 0;
+		pfd.revents = 0;
+		n = poll(&pfd, 1, POLL_MS);
+		if (n > 0)
+			return 1;
+		if (n < 0 && errno != EINTR)
+			return 1; /* let libpq find the error */
+	}
+}
+
+/* The URL's connect_timeout, else ours (libpq's defaults: none). */
+static double connect_timeout(PGconn *conn)
+{
+	PQconninfoOption *opts = PQconninfo(conn), *o;
+	double t = strtod(CONNECT_TIMEOUT_S, NULL);
+
+	for (o = opts; o && o->keyword; o++)
+		if (!strcmp(o->keyword, "connect_timeout") && o->val && *o->val)
+			t = strtod(o->val, NULL);
+	PQconninfoFree(opts);
+	return t > 0 ? t : 0;
+}
+
+/* The server's notices ("relation already exists, skipping") are not
+ * for the job's log: libpq would print them on stderr. */
+static void quiet_notice(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
+/* One connection attempt: 0, TRANSIENT, or an error (err filled). */
+static int connect_once(struct pg_store *st, struct tk_err *err)
+{
+	const char *keys[] = { "connect_timeout", "fallback_application_name", "dbname", NULL };
+	const char *vals[] = { CONNECT_TIMEOUT_S, "tracker", st->url, NULL };
+	PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
+	double limit, deadline;
+	int ret;
+
+	drop_conn(st);
+	st->conn = PQconnectStartParams(keys, vals, 1);
+	if (!st->conn)
+		return conn_error(st, err, "connect to");
+	if (PQstatus(st->conn) == CONNECTION_BAD)
+		goto bad;
+	limit = connect_timeout(st->conn);
+	deadline = limit > 0 ? tk_mono_s() + limit : 0;
+	while (ps != PGRES_POLLING_OK && ps != PGRES_POLLING_FAILED) {
+		int w = wait_socket(st->conn, ps == PGRES_POLLING_WRITING, deadline);
+
+		if (w < 0) {
+			drop_conn(st);
+			return tk_err_set(err, TK_EUNAVAIL, "cannot connect to database '%s': "
+					  "cancelled by a signal", st->shown);
+		}
+		if (w == 0) {
+			drop_conn(st);
+			tk_err_set(err, TK_EUNAVAIL, "cannot connect to database '%s': "
+				   "timeout expired", st->shown);
+			return TRANSIENT;
+		}
+		ps = PQconnectPoll(st->conn);
+	}
+	if (ps == PGRES_POLLING_OK) {
+		PQsetNoticeProcessor(st->conn, quiet_notice, NULL);
+		return 0;
+	}
+bad:
+	ret = conn_error(st, err, "connect to");
+	if (!permanent_connect_failure(PQerrorMessage(st->conn)))
+		ret = TRANSIENT;
+	drop_conn(st);
+	return ret;
+}
+
+/* SQLSTATEs another attempt may cure: the connection, the server going
+ * down or up, too many clients, a serialization failure or deadlock. */
+static int transient_state(const char *state)
+{
+	if (!state)
+		return 1; /* no SQLSTATE: the connection broke */
+	return !strncmp(state, "08", 2) || !strncmp(state, "57P", 3) ||
+	       !strcmp(state, "53300") || !strcmp(state, "40001") || !strcmp(state, "40P01");
+}
+
+/*
+ * A statement's parameters: text (NULL is SQL NULL), numbers printed into
+ * nums, or binary data with its length.
+ */
+struct param {
+	const char *value;
+	size_t num_off; /* is_num: the value is at nums.buf + num_off */
+	int length, format, is_num;
+};
+
+struct params {
+	struct param *v;
+	size_t n, alloc;
+	struct tk_buf nums;
+};
+
+static void params_init(struct params *p)
+{
+	memset(p, 0, sizeof(*p));
+	tk_buf_init(&p->nums, 0);
+}
+
+static void params_release(struct params *p)
+{
+	free(p->v);
+	tk_buf_release(&p->nums);
+}
+
+static struct param *param_new(struct params *p)
+{
+	struct param *v;
+
+	TK_ALLOC_GROW(p->v, p->n + 1, p->alloc);
+	v = &p->v[p->n++];
+	memset(v, 0, sizeof(*v));
+	return v;
+}
+
+static void param_text(struct params *p, const char *s)
+{
+	param_new(p)->value = s;
+}
+
+static void param_num(struct params *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void param_num(struct params *p, const char *fmt, ...)
+{
+	struct param *v = param_new(p);
+	va_list ap;
+
+	v->is_num = 1;
+	v->num_off = p->nums.len;
+	va_start(ap, fmt);
+	tk_buf_vaddf(&p->nums, fmt, ap);
+	va_end(ap);
+	tk_buf_addch(&p->nums, '\0');
+}
+
+static void param_binary(struct params *p, const void *data, size_t len)
+{
+	struct param *v = param_new(p);
+
+	v->value = data;
+	v->length = (int)len;
+	v->format = 1;
+}
+
+/* The placeholder of the last parameter added: "$N". */
+static int param_last(const struct params *p)
+{
+	return (int)p->n;
+}
+
+/*
+ * Sends sql and its parameters; 1 on success (as PQsendQueryParams).
+ * Without parameters (p NULL: the migrations' DDL, fixed text) sql may
+ * hold several statements, which only the simple protocol takes.
+ */
+static int send_sql(PGconn *conn, const char *sql, const struct params *p, int binary)
+{
+	const char **values = NULL;
+	int *lengths = NULL, *formats = NULL, ok;
+	size_t i, n = p ? p->n : 0;
+
+	if (!p)
+		return PQsendQuery(conn, sql);
+	if (n) {
+		values = tk_xcalloc(n, sizeof(*values));
+		lengths = tk_xcalloc(n, sizeof(*lengths));
+		formats = tk_xcalloc(n, sizeof(*formats));
+	}
+	for (i = 0; i < n; i++) {
+		values[i] = p->v[i].is_num ? p->nums.buf + p->v[i].num_off : p->v[i].value;
+		lengths[i] = p->v[i].length;
+		formats[i] = p->v[i].format;
+	}
+	ok = PQsendQueryParams(conn, sql, (int)n, NULL, values, lengths, formats, binary);
+	free(values);
+	free(lengths);
+	free(formats);
+	return ok;
+}
+
+/*
+ * Sends sql with its parameters and waits for the result, cancellably.
+ * Returns 0 with *res the last result, TRANSIENT, or an error (err
+ * filled; *res NULL). A result that is an error is an error, unless
+ * ok_state names its SQLSTATE. binary: results in binary format.
+ */
+static int run_sql(struct pg_store *st, const char *sql, struct params *p, int binary,
+		   const char *ok_state, PGresult **res, struct tk_err *err)
+{
+	PGresult *r, *last = NULL;
+	ExecStatusType es;
+	const char *state;
+	int ret;
+
+	*res = NULL;
+	if (!send_sql(st->conn, sql, p, binary))
+		goto broken;
+	for (;;) {
+		int f = PQflush(st->conn);
+
+		if (f < 0)
+			goto broken;
+		if (f == 0)
+			break;
+		if (wait_socket(st->conn, 1, 0) < 0)
+			goto cancel;
+	}
+	for (;;) {
+		while (PQisBusy(st->conn)) {
+			if (wait_socket(st->conn, 0, 0) < 0)
+				goto cancel;
+			if (!PQconsumeInput(st->conn))
+				goto broken;
+		}
+		r = PQgetResult(st->conn);
+		if (!r)
+			break;
+		PQclear(last);
+		last = r;
+	}
+	if (!last)
+		goto broken;
+	es = PQresultStatus(last);
+	if (es == PGRES_COMMAND_OK || es == PGRES_TUPLES_OK) {
+		*res = last;
+		return 0;
+	}
+	state = PQresultErrorField(last, PG_DIAG_SQLSTATE);
+	if (ok_state && state && !strcmp(state, ok_state)) {
+		*res = last;
+		return 0;
+	}
+	{
+		struct tk_buf msg = TK_BUF_INIT;
+
+		one_line(PQresultErrorMessage(last), &msg);
+		tk_err_set(err, TK_EUNAVAIL, "cannot use database '%s': %s", st->shown, msg.buf);
+		tk_buf_release(&msg);
+	}
+	ret = transient_state(state) || PQstatus(st->conn) == CONNECTION_BAD ? TRANSIENT
+		: TK_EUNAVAIL;
+	PQclear(last);
+	if (ret == TRANSIENT)
+		drop_conn(st);
+	return ret;
+broken:
+	PQclear(last);
+	conn_error(st, err, "use");
+	drop_conn(st);
+	return TRANSIENT;
+cancel:
+	PQclear(last);
+	drop_conn(st);
+	return tk_err_set(err, TK_EUNAVAIL, "cannot use database '%s': cancelled by a signal",
+			  st->shown);
+}
+
+/* Sleeps 50 ms..2^attempt*50 ms (capped at 2 s), so retrying writers spread out. */
+static void backoff(struct pg_store *st, int attempt)
+{
+	long max_ms = attempt < 6 ? 50L << attempt : 2000;
+	long ms = 50 + (long)(rand_r(&st->retry_seed) % (unsigned)max_ms);
+	double until = tk_mono_s() + ms / 1000.0;
+
+	/* in small steps, to notice a signal at once */
+	while (!cancelled() && tk_mono_s() < until) {
+		struct timespec ts = { 0, 20 * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * Runs fn (one unit of work: it may run several statements) on a live
+ * connection, again on a new one while it fails transiently, for at most
+ * st->retry_s seconds, unless a signal is pending.
+ */
+static int with_retry(struct pg_store *st, int (*fn)(struct pg_store *, void *, struct tk_err *),
+		      void *arg, struct tk_err *err)
+{
+	double deadline = tk_mono_s() + st->retry_s;
+	int attempt = 0, ret;
+
+	for (;;) {
+		ret = st->conn && PQstatus(st->conn) == CONNECTION_OK ? 0 : connect_once(st, err);
+		if (!ret)
+			ret = fn(st, arg, err);
+		if (ret != TRANSIENT)
+			return ret;
+		if (cancelled() || tk_mono_s() >= deadline)
+			break;
+		backoff(st, attempt++);
+		if (cancelled())
+			break;
+	}
+	if (cancelled())
+		tk_err_prefix(err, "gave up (a signal arrived)");
+	else if (attempt)
+		tk_err_prefix(err, "gave up after %d attempts in %.0f s", attempt + 1,
+			      st->retry_s);
+	return TK_EUNAVAIL;
+}
+
+/* ---- migrate ---- */
+
+struct migrate_arg {
+	int found;  /* the version found (under the lock) */
+};
+
+static int read_version(struct pg_store *st, int *v, struct tk_err *err)
+{
+	PGresult *res;
+	int ret;
+
+	ret = run_sql(st, "SELECT to_regclass('tracker_schema') IS NOT NULL", NULL, 0, NULL, &res,
+		      err);
+	if (ret)
+		return ret;
+	*v = -1; /* no table: no tracker history here */
+	if (!strcmp(PQgetvalue(res, 0, 0), "t")) {
+		PQclear(res);
+		ret = run_sql(st, "SELECT coalesce(max(version), 0) FROM tracker_schema", NULL, 0,
+			      NULL, &res, err);
+		if (ret)
+			return ret;
+		*v = (int)strtol(PQgetvalue(res, 0, 0), NULL, 10);
+	}
+	PQclear(res);
+	return 0;
+}
+
+static int exec_simple(struct pg_store *st, const char *sql, struct tk_err *err)
+{
+	PGresult *res;
+	int ret = run_sql(st, sql, NULL, 0, NULL, &res, err);
+
+	PQclear(res);
+	return ret;
+}
+
+static int migrate_unit(struct pg_store *st, void *data, struct tk_err *err)
+{
+	struct migrate_arg *m = data;
+	struct tk_buf sql = TK_BUF_INIT;
+	int v, ret, target;
+
+	ret = read_version(st, &v, err);
+	if (ret)
+		return ret;
+	m->found = v;
+	if (v < 0 && (st->flags & TK_STORE_NO_CREATE))
+		return tk_err_set(err, TK_EUNAVAIL, "no tracker history in database '%s' "
+				  "(nothing recorded yet?)", st->shown);
+	if (v >= SCHEMA_VERSION)
+		return 0;
+	ret = exec_simple(st, "BEGIN", err);
+	if (ret)
+		return ret;
+	ret = exec_simple(st, "SELECT pg_advisory_xact_lock(" MIGRATE_LOCK ")", err);
+	if (!ret)
+		ret = exec_simple(st, "CREATE TABLE IF NOT EXISTS tracker_schema"
+				  " (version INTEGER NOT NULL)", err);
+	/* Another process may have migrated while we waited for the lock. */
+	if (!ret)
+		ret = read_version(st, &v, err);
+	for (target = v + 1; !ret && target <= SCHEMA_VERSION; target++) {
+		if (target < 1)
+			continue;
+		tk_buf_reset(&sql);
+		add_columns(target, &sql);
+		tk_buf_adds(&sql, migrations[target - 1]);
+		ret = exec_simple(st, sql.buf, err);
+		if (ret)
+			tk_err_prefix(err, "cannot migrate to schema version %d", target);
+	}
+	if (!ret && v < SCHEMA_VERSION) {
+		tk_buf_reset(&sql);
+		tk_buf_addf(&sql, "DELETE FROM tracker_schema; INSERT INTO tracker_schema"
+			    " VALUES (%d)", SCHEMA_VERSION);
+		ret = exec_simple(st, sql.buf, err);
+	}
+	if (!ret)
+		ret = exec_simple(st, "COMMIT", err);
+	if (ret && st->conn) {
+		struct tk_err ignored = TK_ERR_INIT;
+
+		exec_simple(st, "ROLLBACK", &ignored);
+	}
+	tk_buf_release(&sql);
+	if (!ret)
+		m->found = SCHEMA_VERSION;
+	return ret;
+}
+
+static int pg_migrate(struct tk_store *s, struct tk_err *err)
+{
+	struct pg_store *st = from_base(s);
+	struct migrate_arg m = { -1 };
+	int ret;
+
+	ret = with_retry(st, migrate_unit, &m, err);
+	/*
+	 * A reader that may not write (a role with SELECT only) reads the
+	 * schema it finds: migrations only add.
+	 */
+	if (ret && (st->flags & TK_STORE_NO_CREATE) && m.found > 0 &&
+	    strstr(err->msg, "permission denied")) {
+		tk_err_clear(err);
+		ret = 0;
+	}
+	if (!ret)
+		st->schema = m.found;
+	return ret;
+}
+
+/* ---- open, close ---- */
+
+static int pg_accepts(const char *url)
+{
+	return url && (!strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11));
+}
+
+static void pg_close(struct tk_store *s)
+{
+	struct pg_store *st;
+
+	if (!s)
+		return;
+	st = from_base(s);
+	drop_conn(st);
+	free(st->url);
+	free(st->shown);
+	free(st);
+}
+
+static int pg_open(const char *url, unsigned flags, struct tk_store **out, struct tk_err *err)
+{
+	struct tk_buf shown = TK_BUF_INIT;
+	struct pg_store *st;
+	const char *env = getenv("TRACKER_PG_RETRY_S");
+	char *opt_err = NULL;
+	PQconninfoOption *opts;
+	int ret;
+
+	*out = NULL;
+	st = tk_xcalloc(1, sizeof(*st));
+	st->base.ops = &tk_store_postgres;
+	st->url = tk_xstrdup(url);
+	tk_store_redact_url(url, &shown);
+	st->shown = tk_buf_detach(&shown, NULL);
+	st->flags = flags;
+	st->retry_s = env && *env ? strtod(env, NULL) : RETRY_S;
+	if (st->retry_s < 0)
+		st->retry_s = 0;
+	st->retry_seed = (unsigned)getpid() ^ (unsigned)tk_now_us();
+	/* A URL libpq cannot parse is the user's mistake, not an outage. */
+	opts = PQconninfoParse(url, &opt_err);
+	if (!opts) {
+		struct tk_buf msg = TK_BUF_INIT;
+
+		one_line(opt_err ? opt_err : "out of memory", &msg);
+		ret = tk_err_set(err, TK_EUSAGE, "bad database URL '%s': %s", st->shown, msg.buf);
+		tk_buf_release(&msg);
+		PQfreemem(opt_err);
+		pg_close(&st->base);
+		return ret;
+	}
+	PQconninfoFree(opts);
+	*out = &st->base;
+	return 0;
+}
+
+/* ---- put_run ---- */
+
+static void build_put_sql(struct tk_buf *sql)
+{
+	size_t i;
+
+	tk_buf_adds(sql, "INSERT INTO runs (");
+	for (i = 0; i < NR_RUN_COLUMNS; i++)
+		tk_buf_addf(sql, "%s%s", i ? ", " : "", run_columns[i].name);
+	tk_buf_adds(sql, ") VALUES (");
+	for (i = 0; i < NR_RUN_COLUMNS; i++)
+		tk_buf_addf(sql, "%s$%zu", i ? ", " : "", i + 1);
+	tk_buf_adds(sql, ") ON CONFLICT (run_id) DO UPDATE SET ");
+	for (i = 1; i < NR_RUN_COLUMNS; i++)
+		tk_buf_addf(sql, "%s%s = excluded.%s", i > 1 ? ", " : "",
+			    run_columns[i].name, run_columns[i].name);
+	tk_buf_adds(sql, " WHERE runs.partial = 1 AND excluded.partial = 0");
+}
+
+/* Unknown measurements are -1 in the structs and NULL in the table. */
+static void bind_column(struct params *p, const struct run_column *c, const struct run_row *row)
+{
+	int64_t v;
+	double d;
+
+	switch (c->type) {
+	case COL_TEXT:
+		param_text(p, *CFIELD(row, c, char *));
+		return;
+	case COL_STATUS:
+		param_text(p, tk_run_status_name(*CFIELD(row, c, enum tk_run_status)));
+		return;
+	case COL_RECORD:
+		param_text(p, row->record);
+		return;
+	case COL_REAL:
+		d = *CFIELD(row, c, double);
+		if (d < 0)
+			param_text(p, NULL);
+		else
+			param_num(p, "%.17g", d);
+		return;
+	case COL_INT:
+	case COL_INT_SET:
+		v = *CFIELD(row, c, int);
+		break;
+	default:
+		v = *CFIELD(row, c, int64_t);
+		break;
+	}
+	if (v < 0 && (c->type == COL_INT || c->type == COL_I64))
+		param_text(p, NULL);
+	else
+		param_num(p, "%lld", (long long)v);
+}
+
+struct put_arg {
+	const char *sql;
+	struct params *p;
+	int inserted;
+};
+
+static int put_unit(struct pg_store *st, void *data, struct tk_err *err)
+{
+	struct put_arg *a = data;
+	PGresult *res;
+	int ret;
+
+	ret = run_sql(st, a->sql, a->p, 0, NULL, &res, err);
+	if (ret)
+		return ret;
+	a->inserted = strcmp(PQcmdTuples(res), "0") != 0;
+	PQclear(res);
+	return 0;
+}
+
+static int pg_put_run(struct tk_store *s, const struct tk_run *r, int *inserted,
+		      struct tk_err *err)
+{
+	struct pg_store *st = from_base(s);
+	struct tk_buf record = TK_BUF_INIT, sql = TK_BUF_INIT;
+	struct params p;
+	struct put_arg a;
+	struct run_row row;
+	size_t i;
+	int ret;
+
+	if (inserted)
+		*inserted = 0;
+	if (!tk_uuid_valid(r->id))
+		return tk_err_set(err, TK_EDATA, "cannot store run: '%s' is not a run id", r->id);
+	if (!r->key || !*r->key)
+		return tk_err_set(err, TK_EDATA, "cannot store run %s: it has no key", r->id);
+	ret = tk_run_to_json_flags(r, TK_RUN_JSON_COMPACT, &record, err);
+	if (ret)
+		return ret;
+	build_put_sql(&sql);
+	params_init(&p);
+	run_row_fill(&row, r, record.buf, record.len);
+	for (i = 0; i < NR_RUN_COLUMNS; i++)
+		bind_column(&p, &run_columns[i], &row);
+	a.sql = sql.buf;
+	a.p = &p;
+	a.inserted = 0;
+	ret = with_retry(st, put_unit, &a, err);
+	if (!ret && inserted)
+		*inserted = a.inserted;
+	params_release(&p);
+	tk_buf_release(&record);
+	tk_buf_release(&sql);
+	return ret;
+}
+
+/* ---- queries ---- */
+
+/* The WHERE clause with placeholders only; the values go to params. */
+static void build_query(const struct tk_run_query *q, const char *select, struct tk_buf *sql,
+			struct params *p)
+{
+	const char *sep = " WHERE ";
+	size_t i;
+
+	tk_buf_addf(sql, "SELECT %s FROM runs", select);
+	if (q->keys && q->keys[0]) {
+		tk_buf_addf(sql, "%skey IN (", sep);
+		for (i = 0; q->keys[i]; i++) {
+			param_text(p, q->keys[i]);
+			tk_buf_addf(sql, "%s$%d", i ? ", " : "", param_last(p));
+		}
+		tk_buf_addch(sql, ')');
+		sep = " AND ";
+	}
+	if (q->branch) {
+		param_text(p, q->branch);
+		tk_buf_addf(sql, "%sbranch = $%d", sep, param_last(p));
+		sep = " AND ";
+	}
+	if (q->since_us) {
+		param_num(p, "%lld", (long long)q->since_us);
+		tk_buf_addf(sql, "%sstarted_at_us >= $%d", sep, param_last(p));
+		sep = " AND ";
+	}
+	if (q->run_id) {
+		param_text(p, q->run_id);
+		tk_buf_addf(sql, "%srun_id = $%d", sep, param_last(p));
+		sep = " AND ";
+	}
+	if (q->rank_group) {
+		param_text(p, q->rank_group);
+		tk_buf_addf(sql, "%srank_group = $%d", sep, param_last(p));
+		sep = " AND ";
+	}
+	if (q->profile_kind) {
+		param_text(p, q->profile_kind);
+		tk_buf_addf(sql, "%sEXISTS (SELECT 1 FROM profiles pr"
+			    " WHERE pr.run_id = runs.run_id AND pr.kind = $%d)", sep, param_last(p));
+	}
+	tk_buf_adds(sql, " ORDER BY started_at_us DESC, run_id");
+	if (q->limit > 0) {
+		param_num(p, "%ld", q->limit);
+		tk_buf_addf(sql, " LIMIT $%d", param_last(p));
+	}
+}
+
+struct query_arg {
+	const char *sql;
+	struct params *p;
+	PGresult *res;
+};
+
+static int query_unit(struct pg_store *st, void *data, struct tk_err *err)
+{
+	struct query_arg *a = data;
+
+	return run_sql(st, a->sql, a->p, 0, NULL, &a->res, err);
+}
+
+static int query_unit_binary(struct pg_store *st, void *data, struct tk_err *err)
+{
+	struct query_arg *a = data;
+
+	return run_sql(st, a->sql, a->p, 1, NULL, &a->res, err);
+}
+
+/* Runs the query q selects columns select of; *res owned by the caller. */
+static int select_runs(struct pg_store *st, const struct tk_run_query *q, const char *select,
+		       PGresult **res, struct tk_err *err)
+{
+	struct tk_buf sql = TK_BUF_INIT;
+	struct query_arg a;
+	struct params p;
+	int ret;
+
+	params_init(&p);
+	build_query(q, select, &sql, &p);
+	a.sql = sql.buf;
+	a.p = &p;
+	a.res = NULL;
+	ret = with_retry(st, query_unit, &a, err);
+	*res = a.res;
+	params_release(&p);
+	tk_buf_release(&sql);
+	return ret;
+}
+
+static int pg_query_runs(struct tk_store *s, const struct tk_run_query *q, tk_run_fn fn,
+			 void *data, struct tk_err *err)
+{
+	struct pg_store *st = from_base(s);
+	struct tk_buf name = TK_BUF_INIT;
+	PGresult *res = NULL;
+	struct tk_run run;
+	int i, n, ret;
+
+	ret = select_runs(st, q, "run_id, record", &res, err);
+	if (ret)
+		return ret;
+	n = PQntuples(res);
+	tk_run_init(&run);
+	for (i = 0; i < n && !ret; i++) {
+		tk_buf_reset(&name);
+		tk_buf_addf(&name, "%s run %s", st->shown, PQgetvalue(res, i, 0));
+		ret = tk_run_from_json(PQgetvalue(res, i, 1), (size_t)PQgetlength(res, i, 1),
+				       name.buf, &run, err);
+		if (!ret)
+			ret = fn(&run, data);
+		tk_run_release(&run);
+	}
+	PQclear(res);
+	tk_buf_release(&name);
+	return ret;
+}
+
+static void read_column(const PGresult *res, int i, int j, const struct run_column *c,
+			struct run_row *row)
+{
+	int null = PQgetisnull(res, i, j);
+	const char *text = null ? NULL : PQgetvalue(res, i, j);
+
+	switch (c->type) {
+	case COL_TEXT:
+		*FIELD(row, c, const char *) = text;
+		break;
+	case COL_STATUS:
+		if (!text || tk_run_status_parse(text, FIELD(row, c, enum tk_run_status)))
+			*FIELD(row, c, enum tk_run_status) = TK_RUN_ERROR;
+		break;
+	case COL_REAL:
+		*FIELD(row, c, double) = null ? -1 : strtod(text, NULL);
+		break;
+	case COL_INT:
+	case COL_INT_SET:
+		*FIELD(row, c, int) = null ? (c->type == COL_INT ? -1 : 0)
+			: (int)strtol(text, NULL, 10);
+		break;
+	case COL_I64:
+	case COL_I64_SET:
+		*FIELD(row, c, int64_t) = null ? (c->type == COL_I64 ? -1 : 0)
+			: (int64_t)strtoll(text, NULL, 10);
+		break;
+	case COL_RECORD:
+		break;
+	}
+}
+
+struct summarize {
+	tk_summary_fn fn;
+	void *data;
+};
+
+static int summarize_run(const struct tk_run *r, void *data)
+{
+	struct summarize *sz = data;
+	struct tk_run_summary sum;
+
+	tk_run_summarize(r, &sum);
+	return sz->fn(&sum, sz->data);
+}
+
+static int pg_query_summaries(struct tk_store *s, const struct tk_run_query *q,
+			      tk_summary_fn fn, void *data, struct tk_err *err)
+{
+	struct pg_store *st = from_base(s);
+	struct tk_buf select = TK_BUF_INIT;
+	const struct run_column *cols[NR_RUN_COLUMNS];
+	PGresult *res = NULL;
+	struct run_row row;
+	size_t j, n = 0;
+	int i, rows, ret;
+
+	if (st->schema < SCHEMA_VERSION) {
+		/* a reader that may not migrate an older schema: from the records */
+		struct summarize sz = { fn, data };
+
+		return pg_query_runs(s, q, summarize_run, &sz, err);
+	}
+	for (j = 0; j < NR_RUN_COLUMNS; j++) {
+		if (!run_columns[j].summary)
+			continue;
+		tk_buf_addf(&select, "%s%s", n ? ", " : "", run_columns[j].name);
+		cols[n++] = &run_columns[j];
+	}
+	ret = select_runs(st, q, select.buf, &res, err);
+	tk_buf_release(&select);
+	if (ret)
+		return ret;
+	rows = PQntuples(res);
+	for (i = 0; i < rows && !ret; i++) {
+		memset(&row, 0, sizeof(row));
+		row.sum.wrapper_rss_bytes = row.sum.maxrss_bytes = -1;
+		row.sum.rank = row.sum.ntasks = -1;
+		for (j = 0; j < n; j++)
+			read_column(res, i, (int)j, cols[j], &row);
+		if (row.sum.rank < 0 || !row.sum.rank_group) {
+			row.sum.rank = -1;
+			row.sum.rank_group = NULL;
+		}
+		ret = fn(&row.sum, data);
+	}
+	PQclear(res);
+	return ret;
+}
+
+/* ---- profiles ---- */
+
+static const char put_profile_sql[] =
+	"INSERT INTO profiles (run_id, kind, unit, source_format, nodes, total,"
+	" encoding, data, stored_at_us) VALUES ($1, $2, $3, $4, $5, $6, 'tkpf1', $7, $8)"
+	" ON CONFLICT (run_id, kind) DO UPDATE SET unit = excluded.unit,"
+	" source_format = excluded.source_format, nodes = excluded.nodes,"
+	" total = excluded.total, encoding = excluded.encoding, data = excluded.data,"
+	" stored_at_us = excluded.stored_at_us";
+
+struct profile_arg {
+	struct params *p;
+	const char *run_id;
+};
+
+static int put_profile_unit(struct pg_store *st, void *data, struct tk_err *err)
+{
+	struct profile_arg *a = data;
+	PGresult *res;
+	const char *state;
+	int ret;
+
+	/* 23503: the run is not stored (the foreign key) */
+	ret = run_sql(st, put_profile_sql, a->p, 0, "23503", &res, err);
+	if (ret)
+		return ret;
+	state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	if (state && !strcmp(state, "23503"))
+		ret = tk_err_set(err, TK_EDATA, "no run %s in database '%s'", a->run_id,
+				 st->shown);
+	PQclear(res);
+	return ret;
+}
+
+static int pg_put_profile(struct tk_store *s, const struct tk_profile_blob *b,
+			  struct tk_err *err)
+{
+	struct pg_store *st = from_base(s);
+	struct profile_arg a;
+	struct params p;
+	int ret;
+
+	params_init(&p);
+	param_text(&p, b->run_id);
+	param_text(&p, b->kind);
+	param_text(&p, b->unit);
+	param_text(&p, b->source_format);
+	param_num(&p, "%lld", (long long)b->nodes);
+	param_num(&p, "%.17g", b->total);
+	param_binary(&p, b->data, b->len);
+	param_num(&p, "%lld", (long long)tk_now_us());
+	a.p = &p;
+	a.run_id = b->run_id;
+	ret = with_retry(st, put_profile_unit, &a, err);
+	params_release(&p);
+	return ret;
+}
+
+static int pg_get_profile(struct tk_store *s, const char *run_id, const char *kind,
+			  struct tk_buf *out, struct tk_err *err)
+{
+	struct pg_store *st = from_base(s);
+	struct query_arg a;
+	struct params p;
+	int ret;
+
+	params_init(&p);
+	param_text(&p, run_id);
+	param_text(&p, kind);
+	a.sql = "SELECT data FROM profiles WHERE run_id = $1 AND kind = $2";
+	a.p = &p;
+	a.res = NULL;
+	/* binary results: the blob's bytes as they are */
+	ret = with_retry(st, query_unit_binary, &a, err);
+	if (!ret) {
+		if (PQntuples(a.res) > 0)
+			tk_buf_add(out, PQgetvalue(a.res, 0, 0), (size_t)PQgetlength(a.res, 0, 0));
+		else
+			ret = tk_err_set(err, TK_EDATA, "no %s profile for run %s", kind, run_id);
+	}
+	PQclear(a.res);
+	params_release(&p);
+	return ret;
+}
+
+static int each_profile(struct pg_store *st, const struct tk_profile_each *each,
+			struct tk_err *err)
+{
+	struct query_arg a;
+	int i, n, ret;
+
+	/* binary: the data's bytes as they are; text's binary form is the
+	 * text (libpq ends every value with a NUL) */
+	a.sql = "SELECT run_id, kind, unit, source_format, nodes::text,"
+		" total::text, data FROM profiles ORDER BY run_id, kind";
+	a.p = NULL;
+	a.res = NULL;
+	ret = with_retry(st, query_unit_binary, &a, err);
+	if (ret)
+		return ret;
+	n = PQntuples(a.res);
+	for (i = 0; i < n && !ret; i++) {
+		struct tk_profile_blob b;
+
+		b.run_id = PQgetvalue(a.res, i, 0);
+		b.kind = PQgetvalue(a.res, i, 1);
+		b.unit = PQgetvalue(a.res, i, 2);
+		b.source_format = PQgetisnull(a.res, i, 3) ? NULL : PQgetvalue(a.res, i, 3);
+		b.nodes = strtoll(PQgetvalue(a.res, i, 4), NULL, 10);
+		b.total = strtod(PQgetvalue(a.res, i, 5), NULL);
+		b.data = PQgetvalue(a.res, i, 6);
+		b.len = (size_t)PQgetlength(a.res, i, 6);
+		ret = each->fn(&b, each->data);
+	}
+	PQclear(a.res);
+	return ret;
+}
+
+static int pg_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err)
+{
+	struct pg_store *st = from_base(s);
+
+	switch (op) {
+	case TK_STORE_CTRL_SCHEMA_VERSION:
+		*(int *)arg = st->schema;
+		return 0;
+	case TK_STORE_CTRL_JOURNAL_MODE:
+		*(const char **)arg = "postgresql";
+		return 0;
+	case TK_STORE_CTRL_EACH_PROFILE:
+		return each_profile(st, arg, err);
+	}
+	return tk_err_set(err, TK_EUSAGE, "the postgres store has no operation %d", op);
+}
+
+const struct tk_store_ops tk_store_postgres = {
+	.version = TK_STORE_OPS_VERSION,
+	.name = "postgres",
+	.accepts = pg_accepts,
+	.open = pg_open,
+	.migrate = pg_migrate,
+	.put_run = pg_put_run,
+	.query_runs = pg_query_runs,
+	.query_summaries = pg_query_summaries,
+	.put_profile = pg_put_profile,
+	.get_profile = pg_get_profile,
+	.ctrl = pg_ctrl,
+	.close = pg_close,
+};

@@ -1,0 +1,129 @@
+/*
+ * The PostgreSQL store's own parts, without a server: the rewriting of
+ * the shared columns' SQLite expressions for jsonb, the DDL made from
+ * run_columns[], the URLs it takes, and passwords kept out of messages.
+ * Against a real server: tests/t6101-pg-store.sh (the conformance suite)
+ * and the other t61xx tests.
+ */
+#include "plugins/store/postgres.c"
+
+#include "tests/unit/tap.h"
+
+static void test_pg_json(void)
+{
+	static const struct {
+		const char *name, *want;
+	} cases[] = {
+		{ "maxrss_source", "((record)::jsonb #>> '{run,maxrss_source}')::TEXT" },
+		{ "wrapper_rss_bytes", "((record)::jsonb #>> '{run,wrapper_rss_bytes}')::BIGINT" },
+		{ "tree_samples",
+		  "coalesce(((record)::jsonb #>> '{run,tree_samples}')::BIGINT, 0)" },
+		{ "ntasks", "((record)::jsonb #>> '{run,ci,slurm_ntasks}')::INTEGER" },
+	};
+	size_t i, j, with_json = 0;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tk_buf b = TK_BUF_INIT;
+
+		for (j = 0; j < NR_RUN_COLUMNS; j++)
+			if (!strcmp(run_columns[j].name, cases[i].name))
+				pg_json(&run_columns[j], "record", &b);
+		is_str(b.buf, cases[i].want, "%s for jsonb", cases[i].name);
+		tk_buf_release(&b);
+	}
+	/* every column with a json expression rewrites to no json_extract */
+	for (j = 0; j < NR_RUN_COLUMNS; j++) {
+		struct tk_buf b = TK_BUF_INIT;
+
+		if (!run_columns[j].json)
+			continue;
+		with_json++;
+		pg_json(&run_columns[j], "NEW.record", &b);
+		if (strstr(b.buf, "json_extract") || !strstr(b.buf, "(NEW.record)::jsonb #>> '{run,"))
+			ok(0, "%s: %s", run_columns[j].name, b.buf);
+		tk_buf_release(&b);
+	}
+	ok(with_json >= 4, "every column filled from the record rewrites (%zu)", with_json);
+}
+
+static void test_ddl(void)
+{
+	struct tk_buf b = TK_BUF_INIT;
+	int v;
+
+	add_columns(1, &b);
+	ok(strstr(b.buf, "CREATE TABLE runs (run_id TEXT COLLATE \"C\" PRIMARY KEY, key TEXT NOT NULL,") != NULL,
+	   "version 1 makes runs from run_columns[]: %.80s", b.buf);
+	ok(strstr(b.buf, "walltime_s DOUBLE PRECISION,") && strstr(b.buf, "record TEXT NOT NULL") &&
+	   !strstr(b.buf, "rank"), "with PostgreSQL's types, only version 1's columns");
+	tk_buf_reset(&b);
+	add_columns(3, &b);
+	is_str(b.buf, "ALTER TABLE runs ADD COLUMN rank INTEGER;"
+	       "ALTER TABLE runs ADD COLUMN rank_group TEXT;", "version 3 adds the rank columns");
+	tk_buf_reset(&b);
+	add_columns(4, &b);
+	ok(strstr(b.buf, "UPDATE runs SET maxrss_source = ") &&
+	   strstr(b.buf, "CREATE TRIGGER runs_fill_v4_insert BEFORE INSERT ON runs FOR EACH ROW"
+		  " WHEN (NEW.maxrss_source IS NULL AND"),
+	   "version 4 fills its columns from the record, now and for older writers");
+	for (v = 1; v <= SCHEMA_VERSION; v++)
+		ok(migrations[v - 1][0] != '\0', "version %d has its own SQL too", v);
+	tk_buf_release(&b);
+}
+
+static void test_urls(void)
+{
+	static const struct {
+		const char *url, *shown;
+	} cases[] = {
+		{ "postgresql://ci:s3cret@db.example:5432/tracker",
+		  "postgresql://ci:***@db.example:5432/tracker" },
+		{ "postgresql://ci@db/tracker?sslmode=require", "postgresql://ci@db/tracker?sslmode=require" },
+		{ "postgres://u:p%40ss@h/d?password=x&sslmode=verify-full",
+		  "postgres://u:***@h/d?password=***&sslmode=verify-full" },
+		{ "postgresql:///tracker?host=/run/pg&password=top", "postgresql:///tracker?host=/run/pg&password=***" },
+		{ "postgresql://h/d?application_name=old_password=x", "postgresql://h/d?application_name=old_password=x" },
+		{ "/srv/history.db", "/srv/history.db" },
+		{ "sqlite:a:b@c.db", "sqlite:a:b@c.db" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tk_buf b = TK_BUF_INIT;
+
+		tk_store_redact_url(cases[i].url, &b);
+		is_str(b.buf, cases[i].shown, "redacted: %s", cases[i].shown);
+		tk_buf_release(&b);
+	}
+	ok(pg_accepts("postgresql://h/d") && pg_accepts("postgres://h/d") &&
+	   !pg_accepts("sqlite:x.db") && !pg_accepts("pgsql://h/d") && !pg_accepts(NULL),
+	   "postgresql:// and postgres:// URLs are this store's");
+}
+
+static void test_unreachable(void)
+{
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_store *s = NULL;
+	int ret;
+
+	/* port 1 on loopback: refused at once; one attempt */
+	setenv("TRACKER_PG_RETRY_S", "0", 1);
+	ret = tk_store_open("postgresql://ci:s3cret@127.0.0.1:1/tracker", &s, &err);
+	is_int(ret, TK_EUNAVAIL, "a server that is not there: TK_EUNAVAIL");
+	ok(s == NULL, "and no store");
+	ok(strstr(err.msg, "'postgresql://ci:***@127.0.0.1:1/tracker'") != NULL,
+	   "the message names the database: %s", err.msg);
+	ok(!strstr(err.msg, "s3cret"), "without its password");
+	ok(!strchr(err.msg, '\n') && !strchr(err.msg, '\t'), "on one line");
+	ret = tk_store_open("postgresql://h/d?nonsense=1", &s, &err);
+	is_int(ret, TK_EUSAGE, "a URL libpq cannot parse is a usage error: %s", err.msg);
+}
+
+int main(void)
+{
+	test_pg_json();
+	test_ddl();
+	test_urls();
+	test_unreachable();
+	return done_testing();
+}
