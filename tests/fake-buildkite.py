@@ -188,6 +188,9 @@ def paged(items, query, cfg, path):
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     host_name = "api"
+    # one write per response (headers and body), flushed after each
+    # request: no Nagle and delayed-ACK stall between them
+    wbufsize = 1 << 16
 
     def log_message(self, fmt, *args):
         pass

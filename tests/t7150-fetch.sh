@@ -214,8 +214,8 @@ test_expect_success 'SIGINT stops a fetch that waits on a hung server' '
 	[{"id": "hang2", "match": "/builds\\?", "hang": 30, "times": 9}]
 	EOF
 	: >bk/requests.log &&
-	TRACKER_FETCH_TIMEOUT=60 tracker fetch --org clima --pipeline coupler --api "$API" \
-		--db int.db 2>err &
+	{ TRACKER_FETCH_TIMEOUT=60 tracker fetch --org clima --pipeline coupler \
+		--api "$API" --db int.db 2>err & } &&
 	pid=$! &&
 	i=0 && while ! grep -q builds bk/requests.log && test $i -lt 100; do
 		sleep 0.1; i=$((i + 1)); done &&
