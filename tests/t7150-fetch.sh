@@ -82,12 +82,13 @@ test_expect_success 'known answer: the records of the three main builds, with de
 	test_cmp expect f.folded
 '
 
-test_expect_success 'builds are paged by the Link header (three pages of one)' '
+test_expect_success 'builds and artifacts are paged by the Link header (pages of one)' '
 	grep -c "\"/v2/organizations/clima/pipelines/coupler/builds?" bk/requests.log >n &&
 	test "$(cat n)" = 3 &&
 	grep "builds?.*page=3" bk/requests.log &&
 	grep "builds?.*branch=main" bk/requests.log &&
-	grep "builds?.*created_from=20" bk/requests.log
+	grep "builds?.*created_from=20" bk/requests.log &&
+	grep "/builds/3/artifacts?.*page=2" bk/requests.log
 '
 
 test_expect_success 'the storage host the download answers 302 to sees no Authorization' '
@@ -141,6 +142,12 @@ test_expect_success '401: a clear error naming the variable, exit 69, the token 
 	grep "refused the token" err && grep "BUILDKITE_API_TOKEN" err && grep "HTTP 401" err &&
 	! grep -q "revoked" err &&
 	! grep -q "$TOKEN" err
+'
+
+test_expect_success 'a pipeline the token cannot see: exit 69 naming it' '
+	test_expect_code 69 tracker fetch --org clima --pipeline nosuch --api "$API" \
+		--db e.db 2>err &&
+	grep "no pipeline .clima/nosuch. this token can read: HTTP 404" err
 '
 
 test_expect_success 'no token: exit 2 and what to set' '
