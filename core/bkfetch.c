@@ -131,11 +131,15 @@ static void builds_url(struct walk *w, struct tk_buf *url)
  * What an HTTP error means for the walk: the API's 401/403, 404 of a
  * list, and failures past the retries stop it (returned as they are,
  * with the token advice for 401/403); whatever else went wrong with one
- * artifact (a 404, a body over the cap) is that record's fault.
+ * artifact (a 404, a storage host's 403 for an expired link, a body over
+ * the cap) is that record's fault.
  */
-static int api_error(struct walk *w, int ret, long status, int list, struct tk_err *err)
+static int api_error(struct walk *w, int ret, const struct tk_http_result *res, int list,
+		     struct tk_err *err)
 {
-	if (status == 401 || status == 403)
+	long status = res->status;
+
+	if (res->authed && (status == 401 || status == 403))
 		return tk_err_prefix(err, "the Buildkite API refused the token (check "
 				     "BUILDKITE_API_TOKEN and its read_builds and "
 				     "read_artifacts scopes)");
@@ -153,14 +157,14 @@ static int api_error(struct walk *w, int ret, long status, int list, struct tk_e
 static int get_page(struct walk *w, const char *url, struct tk_buf *body,
 		    struct tk_buf *next, struct tk_err *err)
 {
-	struct tk_http_result res = { 0, TK_BUF_INIT };
+	struct tk_http_result res = { 0, TK_BUF_INIT, 0 };
 	int ret;
 
 	tk_buf_reset(body);
 	body->cap = PAGE_MAX;
 	ret = tk_http_get(w->h, url, body, &res, err);
 	if (ret)
-		ret = api_error(w, ret, res.status, 1, err);
+		ret = api_error(w, ret, &res, 1, err);
 	tk_buf_reset(next);
 	if (!ret)
 		tk_bkapi_next_link(res.link.buf, next);
@@ -268,14 +272,14 @@ static const struct tk_bk_artifact *find_artifact(const struct tk_bk_artifacts *
 static int download(struct walk *w, const struct tk_bk_artifact *a, struct tk_buf *body,
 		    size_t cap, struct tk_err *err)
 {
-	struct tk_http_result res = { 0, TK_BUF_INIT };
+	struct tk_http_result res = { 0, TK_BUF_INIT, 0 };
 	int ret;
 
 	tk_buf_reset(body);
 	body->cap = cap;
 	ret = tk_http_get(w->h, a->download_url, body, &res, err);
 	if (ret)
-		ret = api_error(w, ret, res.status, 0, err);
+		ret = api_error(w, ret, &res, 0, err);
 	tk_buf_release(&res.link);
 	return ret;
 }

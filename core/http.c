@@ -307,18 +307,20 @@ static int interrupted(struct tk_err *err)
 
 /* One hop: GET url with retries. Returns 0 with *status set, or an error. */
 static int get_one(struct tk_http *h, const char *url, struct tk_buf *body, size_t start,
-		   long *status, struct tk_err *err)
+		   long *status, int *authed, struct tk_err *err)
 {
 	struct tk_buf shown = TK_BUF_INIT;
 	struct tk_buf origin = TK_BUF_INIT;
 	int with_auth = 0, tries, ret = 0;
 
+	*authed = 0;
 	if (origin_of(url, &origin)) {
 		tk_http_display_url(h, url, &shown);
 		ret = tk_err_set(err, TK_EUSAGE, "not an http or https URL: '%s'", shown.buf);
 		goto out;
 	}
 	with_auth = h->origin && !strcmp(origin.buf, h->origin);
+	*authed = with_auth;
 	curl_easy_setopt(h->curl, CURLOPT_URL, url);
 	curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, with_auth ? h->authed : h->plain);
 	for (tries = 0;; tries++) {
@@ -402,7 +404,7 @@ int tk_http_get(struct tk_http *h, const char *url, struct tk_buf *body,
 	for (hops = 0;; hops++) {
 		char *next = NULL;
 
-		ret = get_one(h, cur, body, start, &res->status, err);
+		ret = get_one(h, cur, body, start, &res->status, &res->authed, err);
 		if (ret)
 			break;
 		if (res->status >= 200 && res->status < 300) {

@@ -66,13 +66,15 @@ void tk_http_free(struct tk_http *h);
 struct tk_http_result {
 	long status;       /* of the final response; 0 when none came */
 	struct tk_buf link; /* its Link header, "" when none; caller releases */
+	int authed;        /* the final request went to the auth origin, with
+			    * the credential (a 401 there is the credential's) */
 };
 
 /*
  * GETs url, following redirects, and appends the final 2xx response's
  * body to body (bounded by body->cap). On an error status after the
  * retries, returns TK_EUNAVAIL with "HTTP <status> from <url>" and res->status
- * set. res must be initialised (status 0, link TK_BUF_INIT).
+ * set. res must be initialised (status 0, link TK_BUF_INIT, authed 0).
  */
 int tk_http_get(struct tk_http *h, const char *url, struct tk_buf *body,
 		struct tk_http_result *res, struct tk_err *err);

@@ -184,6 +184,17 @@ test_expect_success '500 past the retries: exit 69 naming the URL' '
 	grep "HTTP 502 from .http://127.0.0.1:[0-9]*/v2/organizations/clima/pipelines/coupler/builds?" err
 '
 
+test_expect_success 'an expired storage link costs one record; its signature is not shown' '
+	faults <<-\EOF &&
+	[{"id": "s403", "host": "storage", "match": "/artifacts/2/.*json", "status": 403,
+	  "body": "<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>"}]
+	EOF
+	test_expect_code 65 fetch --branch main --db x.db 2>err &&
+	grep "build #2: cannot store .tracker-artifacts/amip-.*json.: HTTP 403 from .http://127.0.0.[12]:[0-9]*/artifacts/2/tracker-artifacts/amip-[0-9a-f-]*.json." err &&
+	! grep -q "Signature" err &&
+	grep "3 records: 2 stored, 0 already stored, 1 failed" err
+'
+
 test_expect_success 'malformed JSON: exit 65 naming the URL and the offset' '
 	faults <<-\EOF &&
 	[{"id": "bad1", "match": "/builds\\?", "status": 200,

@@ -116,7 +116,7 @@ static void test_redirect(void)
 	struct server api, storage;
 	struct tk_buf url = TK_BUF_INIT, origin = TK_BUF_INIT, body = TK_BUF_INIT;
 	struct tk_buf loc = TK_BUF_INIT;
-	struct tk_http_result res = { 0, TK_BUF_INIT };
+	struct tk_http_result res = { 0, TK_BUF_INIT, 0 };
 	struct tk_err err = TK_ERR_INIT;
 	const char *sresp[1] = {
 		"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
@@ -136,6 +136,7 @@ static void test_redirect(void)
 	is_int(tk_http_get(h, url.buf, &body, &res, &err), 0, "a 302 is followed");
 	is_str(body.buf, "hello", "to the storage host's body");
 	is_int(res.status, 200, "the final status");
+	is_int(res.authed, 0, "from a host that did not get the credential");
 	server_stop(&api);
 	server_stop(&storage);
 	ok(has_auth(api.requests[0]), "the API got the Authorization header");
@@ -171,7 +172,7 @@ static void test_retries(void)
 	};
 	struct server s;
 	struct tk_buf url = TK_BUF_INIT, body = TK_BUF_INIT;
-	struct tk_http_result res = { 0, TK_BUF_INIT };
+	struct tk_http_result res = { 0, TK_BUF_INIT, 0 };
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_http *h;
 
@@ -207,7 +208,7 @@ static void test_limits(void)
 	};
 	struct server s;
 	struct tk_buf url = TK_BUF_INIT, body = TK_BUF_INIT;
-	struct tk_http_result res = { 0, TK_BUF_INIT };
+	struct tk_http_result res = { 0, TK_BUF_INIT, 0 };
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_http *h;
 	struct tk_http_opts o;
