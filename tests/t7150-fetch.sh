@@ -69,6 +69,7 @@ test_expect_success 'known answer: the records of the three main builds, with de
 	: >bk/requests.log &&
 	fetch --branch main --db h.db >out 2>err &&
 	grep "3 builds, 3 records: 3 stored, 0 already stored, 0 failed" err &&
+	test $(wc -l <err) = 1 && ! grep -q "$(printf "\r")" err && ! test -s out &&
 	tracker history --db h.db --key amip --format csv >h.csv &&
 	head -1 h.csv | tr , "\n" >cols &&
 	b=$(grep -n "^build$" cols | cut -d: -f1) &&
@@ -104,6 +105,16 @@ test_expect_success 'the storage host the download answers 302 to sees no Author
 	cat report &&
 	grep "^storage 6 with auth 0$" report &&
 	grep "^api downloads 6 with auth 6$" report
+'
+
+test_expect_success 'progress lines on a terminal' '
+	API="$API" python3 -c "import os, pty, sys; sys.exit(os.waitstatus_to_exitcode(pty.spawn(sys.argv[1:])))" \
+		tracker fetch --org clima --pipeline coupler --api "$API" --branch main \
+		--db tty.db >tty.out &&
+	tr "\r" "\n" <tty.out >tty.lines &&
+	grep "^tracker: fetch: 1 builds, 1 records, 1 stored" tty.lines &&
+	grep "^tracker: fetch: 2 builds, 2 records, 2 stored" tty.lines &&
+	grep "^tracker: fetch: 3 builds, 3 records: 3 stored" tty.lines
 '
 
 test_expect_success 'fetching again stores nothing twice and downloads nothing' '
