@@ -213,6 +213,9 @@ fail:
 	return TK_EDATA;
 }
 
+/* what separates relation types in rel="a b" (and ends the header) */
+#define REL_SEP " \t\"\r\n"
+
 static const char *skip_ws(const char *p)
 {
 	while (*p == ' ' || *p == '\t')
@@ -239,23 +242,20 @@ static int rel_next(const char *p, const char *end)
 			const char *v = skip_ws(p + 3);
 
 			if (*v == '=') {
-				const char *w = skip_ws(v + 1), *wend = semi;
+				const char *w = v + 1;
 
-				if (*w == '"')
-					w++;
-				while (wend > w && (wend[-1] == ' ' || wend[-1] == '"' ||
-						    wend[-1] == '\t'))
-					wend--;
-				while (w < wend) {
-					size_t n = strcspn(w, " \t\"");
+				/* space-separated relation types, maybe quoted */
+				while (w < semi) {
+					size_t n;
 
-					if (w + n > wend)
-						n = (size_t)(wend - w);
+					while (w < semi && strchr(REL_SEP, *w))
+						w++;
+					n = strcspn(w, REL_SEP);
+					if (w + n > semi)
+						n = (size_t)(semi - w);
 					if (n == 4 && !strncasecmp(w, next, 4))
 						return 1;
 					w += n;
-					while (w < wend && (*w == ' ' || *w == '\t'))
-						w++;
 				}
 			}
 		}

@@ -127,6 +127,11 @@ static void test_link(void)
 	is_int(tk_bkapi_next_link("<https://x/b?p=2>; title=\"x\"; rel=\"prev next\"", &out), 1,
 	       "one of several relations");
 	tk_buf_reset(&out);
+	is_int(tk_bkapi_next_link("<https://x/b?p=2>; rel=\"prev\"\n", &out), 0,
+	       "a line break after a quoted relation (found by fuzzing: it looped)");
+	is_int(tk_bkapi_next_link("<https://x/b?p=2>; rel=\"\"; rel=\"next\"\r\n", &out), 1,
+	       "an empty relation, then next");
+	tk_buf_reset(&out);
 	is_int(tk_bkapi_next_link("", &out), 0, "no header");
 	is_int(tk_bkapi_next_link("https://x/b; rel=next", &out), 0, "no angle brackets");
 	is_int(tk_bkapi_next_link("<https://x/b; rel=next", &out), 0, "unclosed");
