@@ -238,19 +238,23 @@ test_expect_success 'a hung connection times out, a bounded number of times' '
 	grep -c "/builds?" bk/requests.log >n && test "$(cat n)" = 2
 '
 
-test_expect_success 'SIGINT stops a fetch that waits on a hung server' '
-	faults <<-\EOF &&
-	[{"id": "hang2", "match": "/builds\\?", "hang": 30, "times": 9}]
-	EOF
+# interrupt SIG: a fetch waiting on a hung server, sent SIG once it asked
+interrupt() {
 	: >bk/requests.log &&
 	{ TRACKER_FETCH_TIMEOUT=60 tracker fetch --org clima --pipeline coupler \
 		--api "$API" --db int.db 2>err & } &&
 	pid=$! &&
 	i=0 && while ! grep -q builds bk/requests.log && test $i -lt 100; do
 		sleep 0.1; i=$((i + 1)); done &&
-	kill -INT $pid && { wait $pid; echo $? >rc; } &&
-	test "$(cat rc)" = 130 &&
-	grep "0 builds" err
+	kill -$1 $pid && { wait $pid; echo $? >rc; }
+}
+
+test_expect_success 'SIGINT and SIGTERM stop a fetch that waits on a hung server' '
+	faults <<-\EOF &&
+	[{"id": "hang2", "match": "/builds\\?", "hang": 30, "times": 9}]
+	EOF
+	interrupt INT && test "$(cat rc)" = 130 && grep "0 builds" err &&
+	interrupt TERM && test "$(cat rc)" = 143 && grep "0 builds" err
 '
 
 test_expect_success 'a bad record is reported and skipped; a missing profile is dropped' '
