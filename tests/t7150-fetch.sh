@@ -304,4 +304,15 @@ test_expect_success 'diff --fetch-baseline without the pipeline says what to set
 	grep "BUILDKITE_PIPELINE_SLUG" err
 '
 
+test_expect_success 'builds over a year old only with --since all' '
+	bk_build 400 main &&
+	fetch --branch main --db old.db 2>err &&
+	grep "3 builds, 3 records: 3 stored" err &&
+	fetch --branch main --db old.db --since all 2>err &&
+	grep "4 builds, 4 records: 1 stored, 3 already stored" err &&
+	fetch --branch main --db old.db --since 2d 2>err &&
+	grep "1 builds, 1 records: 0 stored, 1 already stored" err &&
+	rm -r bk/builds/400
+'
+
 test_done
