@@ -209,7 +209,7 @@ clean:
 	$(RM) $(PRELOAD_LIB) $(PRELOAD_OBJ) $(PRELOAD_OBJ:.o=.d)
 	$(RM) tracker $(LIB) $(LIB_OBJ) $(CMD_OBJ) $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN) $(BENCH_BIN)
 	$(RM) $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(HELPER_BIN:=.d) $(EXAMPLE_BIN:=.d) $(BENCH_BIN:=.d)
-	$(RM) -r tests/trash.* fuzz/out fuzz/obj $(addprefix fuzz/fuzz-,$(FUZZ_FORMATS) pipewrap)
+	$(RM) -r tests/trash.* fuzz/out fuzz/obj $(addprefix fuzz/fuzz-,$(FUZZ_FORMATS) $(FUZZ_OTHER))
 
 # Fuzzing: one libFuzzer binary per importer, built with clang from the
 # library sources (not libtracker.a, which is built with $(CC)). The
@@ -233,33 +233,34 @@ fuzz/fuzz-%: fuzz/import.c $(FUZZ_OBJ)
 	$(QUIET_LINK)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer \
 		-DFUZZ_FORMAT='"$*"' -o $@ $< $(FUZZ_OBJ) $(LIBS)
 
-# tracker pipeline wrap's own target (fuzz/pipewrap.c), seeded from
-# fixtures/pipelines/.
-fuzz/fuzz-pipewrap: fuzz/pipewrap.c $(FUZZ_OBJ)
+# Parsers of other inputs than profiles, one target each (fuzz/<name>.c),
+# seeded from fixtures/$(FUZZ_SEEDS_<name>)/: tracker pipeline wrap's
+# pipelines (with a dictionary) and the Buildkite API's responses.
+FUZZ_OTHER := pipewrap bkapi
+FUZZ_SEEDS_pipewrap := pipelines
+FUZZ_SEEDS_bkapi := buildkite-api
+$(addprefix fuzz/fuzz-,$(FUZZ_OTHER)): fuzz/fuzz-%: fuzz/%.c $(FUZZ_OBJ)
 	$(QUIET_LINK)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer \
 		-o $@ $< $(FUZZ_OBJ) $(LIBS)
 
 # Runs each target for FUZZ_SECONDS, seeded from fixtures/<format>/; new
 # corpus entries go to fuzz/out/<format>/ (not committed).
-fuzz: $(addprefix fuzz/fuzz-,$(FUZZ_FORMATS) pipewrap)
-	@for f in $(FUZZ_FORMATS); do \
+fuzz: $(addprefix fuzz/fuzz-,$(FUZZ_FORMATS) $(FUZZ_OTHER))
+	@for f in $(FUZZ_FORMATS) $(FUZZ_OTHER); do \
+		case $$f in \
+		pipewrap) seeds="-dict=fuzz/pipewrap.dict fixtures/$(FUZZ_SEEDS_pipewrap)" ;; \
+		bkapi) seeds=fixtures/$(FUZZ_SEEDS_bkapi) ;; \
+		*) seeds=fixtures/$$f ;; \
+		esac; \
 		mkdir -p fuzz/out/$$f; \
 		echo "fuzz: $$f for $(FUZZ_SECONDS) s"; \
 		./fuzz/fuzz-$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=1024 \
-			-print_final_stats=0 -artifact_prefix=fuzz/out/$$f- fuzz/out/$$f fixtures/$$f \
+			-print_final_stats=0 -artifact_prefix=fuzz/out/$$f- fuzz/out/$$f $$seeds \
 			>fuzz/out/$$f.log 2>&1 || \
-			{ grep -A30 "ERROR:" fuzz/out/$$f.log | head -40; tail -3 fuzz/out/$$f.log; exit 1; }; \
+			{ grep -A30 "ERROR:\|abort\|differs\|does not parse\|refused" fuzz/out/$$f.log | head -40; \
+			  tail -3 fuzz/out/$$f.log; exit 1; }; \
 		tail -1 fuzz/out/$$f.log; \
 	done
-	@mkdir -p fuzz/out/pipewrap; \
-	echo "fuzz: pipewrap for $(FUZZ_SECONDS) s"; \
-	./fuzz/fuzz-pipewrap -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=1024 \
-		-dict=fuzz/pipewrap.dict \
-		-print_final_stats=0 -artifact_prefix=fuzz/out/pipewrap- fuzz/out/pipewrap \
-		fixtures/pipelines >fuzz/out/pipewrap.log 2>&1 || \
-		{ grep -A30 "ERROR:\|abort\|differs\|does not parse\|refused" fuzz/out/pipewrap.log | head -40; \
-		  tail -3 fuzz/out/pipewrap.log; exit 1; }; \
-	tail -1 fuzz/out/pipewrap.log
 
 .PHONY: all check check-fresh browser-deps bench demo install clean build-tests fuzz
 .SECONDARY:

@@ -81,6 +81,7 @@ int cmd_flame(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_pipeline(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_config(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_check(int argc, char **argv, struct cmd_ctx *ctx);
+int cmd_fetch(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_help(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_version(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_dashboard(int argc, char **argv, struct cmd_ctx *ctx);
@@ -95,5 +96,21 @@ extern const char cmd_config_usage[];
 extern const char cmd_pipeline_usage[];
 extern const char cmd_dashboard_usage[];
 extern const char cmd_check_usage[];
+extern const char cmd_fetch_usage[];
+
+/*
+ * --fetch-baseline (cmd/fetch.c): fetches from Buildkite what the
+ * comparison q lacks in s (tk_bkfetch_baseline), with the pipeline and
+ * token from the environment (BUILDKITE_ORGANIZATION_SLUG,
+ * BUILDKITE_PIPELINE_SLUG, BUILDKITE_API_TOKEN; tk_bkfetch_opts_from_env).
+ * Prints a summary line on stderr when the API was asked, warnings for
+ * records that could not be stored. Returns 0 or a negative code with err
+ * filled (TK_EUSAGE without the token or the pipeline).
+ */
+struct tk_baseline_query;
+struct tk_ci_context;
+int cmd_fetch_baseline(struct tk_store *s, const struct tk_baseline_query *q,
+		       const struct tk_ci_context *ci, const struct tk_config *cfg,
+		       struct tk_err *err);
 
 #endif

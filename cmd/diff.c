@@ -31,7 +31,8 @@
 
 const char cmd_diff_usage[] =
 	"usage: tracker diff (BASE NEW | --key K [--run ID] [--branch B]\n"
-	"                    [--baseline-branch B | --baseline-run ID] [--baselines N])\n"
+	"                    [--baseline-branch B | --baseline-run ID] [--baselines N]\n"
+	"                    [--fetch-baseline])\n"
 	"                    [--kind K] [--mode self|cumulative] [--width-by new|base]\n"
 	"                    [--normalize total|walltime|none] [--normalize-names FLAGS]\n"
 	"                    [--min-delta N] [--title T] [--width PX] [--db URL] -o OUT\n"
@@ -64,6 +65,8 @@ const char cmd_diff_usage[] =
 	"  --branch B           NEW is the newest run on branch B\n"
 	"  --baseline-branch B  the branch the baseline runs come from\n"
 	"  --baseline-run ID    the baseline is this run\n"
+	"  --fetch-baseline     fetch the runs the history lacks from Buildkite, as\n"
+	"                       tracker fetch does (docs/tracker-fetch.md)\n"
 	"  --baselines N        average the newest N baseline runs (default 5); a\n"
 	"                       change within 3 standard deviations of their noise\n"
 	"                       is grey (with one run there is no noise floor)\n"
@@ -98,7 +101,7 @@ enum {
 	OPT_KEY = 256, OPT_RUN, OPT_BRANCH, OPT_BASELINE_BRANCH, OPT_BASELINE_RUN,
 	OPT_BASELINES, OPT_KIND, OPT_MODE, OPT_WIDTH_BY, OPT_NORMALIZE,
 	OPT_NORMALIZE_NAMES, OPT_MIN_DELTA, OPT_FORMAT, OPT_EVENT, OPT_SAMPLE_TYPE,
-	OPT_TITLE, OPT_WIDTH, OPT_TOP, OPT_DB, OPT_NO_DEMANGLE,
+	OPT_TITLE, OPT_WIDTH, OPT_TOP, OPT_DB, OPT_NO_DEMANGLE, OPT_FETCH_BASELINE,
 };
 
 static const struct option options[] = {
@@ -123,6 +126,7 @@ static const struct option options[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "db", required_argument, NULL, OPT_DB },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "fetch-baseline", no_argument, NULL, OPT_FETCH_BASELINE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -133,6 +137,7 @@ struct diff_cmd {
 	const char *kind, *format, *db;
 	const char *files[2];
 	long nr_baselines;
+	int fetch_baseline;
 	struct tk_import_opts io;
 	struct tk_diff_opts dopts;
 	struct tk_diff_render_opts ropts;
@@ -226,6 +231,7 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff
 			break;
 		case OPT_DB: d->db = optarg; break;
 		case OPT_NO_DEMANGLE: d->io.no_demangle = 1; break;
+		case OPT_FETCH_BASELINE: d->fetch_baseline = 1; break;
 		case ':':
 			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -248,7 +254,8 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff
 					       "not --baseline-run");
 		return 0;
 	}
-	if (d->run_id || d->branch || d->baseline_branch || d->baseline_run || d->nr_baselines)
+	if (d->run_id || d->branch || d->baseline_branch || d->baseline_run || d->nr_baselines ||
+	    d->fetch_baseline)
 		return cmd_usage_error(ctx, "--run, --branch and the baseline options go with "
 				       "--key");
 	if (argc - optind != 2)
@@ -280,7 +287,9 @@ static int choose_runs(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_store 
 	q.nr_baselines = (size_t)d->nr_baselines;
 	tk_ci_context_init(&ci);
 	tk_ci_collect(&tk_env_process, &ci, NULL);
-	ret = tk_baseline_choose(s, &q, &ci, &ctx->config, &d->runs, err);
+	ret = d->fetch_baseline ? cmd_fetch_baseline(s, &q, &ci, &ctx->config, err) : 0;
+	if (!ret)
+		ret = tk_baseline_choose(s, &q, &ci, &ctx->config, &d->runs, err);
 	tk_ci_context_release(&ci);
 	return ret;
 }
@@ -331,7 +340,7 @@ static int load_profiles(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_prof
 		return ret;
 	}
 	cmd_resolve_db(ctx, d->db, &db);
-	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, err);
+	ret = tk_store_open_flags(db.buf, d->fetch_baseline ? 0 : TK_STORE_NO_CREATE, &s, err);
 	if (!ret)
 		ret = choose_runs(ctx, d, s, err);
 	if (!ret) {

@@ -1,0 +1,245 @@
+/*
+ * core/http against two tiny HTTP servers on loopback (threads of this
+ * test, one connection per response): bodies and Link headers, the
+ * credential kept to its origin across a redirect, retries of 5xx and
+ * 429, the size cap, bad URLs, and what messages show of a URL.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/http.h"
+#include "tap.h"
+
+#define MAX_RESPONSES 8
+
+/* A server that answers the i-th connection with responses[i] and keeps
+ * each request's text. */
+struct server {
+	int fd, port;
+	const char *responses[MAX_RESPONSES];
+	char requests[MAX_RESPONSES][4096];
+	int nr, served;
+	pthread_t thread;
+};
+
+static void *serve(void *arg)
+{
+	struct server *s = arg;
+
+	while (s->served < s->nr) {
+		int c = accept(s->fd, NULL, NULL);
+		size_t len = 0;
+		char *req = s->requests[s->served];
+
+		if (c < 0)
+			break;
+		/* read up to the end of the headers */
+		while (len < sizeof(s->requests[0]) - 1) {
+			ssize_t n = read(c, req + len, sizeof(s->requests[0]) - 1 - len);
+
+			if (n <= 0)
+				break;
+			len += (size_t)n;
+			req[len] = '\0';
+			if (strstr(req, "\r\n\r\n"))
+				break;
+		}
+		if (write(c, s->responses[s->served], strlen(s->responses[s->served])) < 0)
+			break;
+		s->served++;
+		close(c);
+	}
+	return NULL;
+}
+
+static void server_start(struct server *s, const char *const *responses, int nr)
+{
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < nr; i++)
+		s->responses[i] = responses[i];
+	s->nr = nr;
+	s->fd = socket(AF_INET, SOCK_STREAM, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(s->fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(s->fd, 8) ||
+	    getsockname(s->fd, (struct sockaddr *)&sa, &sl)) {
+		perror("server");
+		exit(1);
+	}
+	s->port = ntohs(sa.sin_port);
+	pthread_create(&s->thread, NULL, serve, s);
+}
+
+static void server_stop(struct server *s)
+{
+	shutdown(s->fd, SHUT_RDWR);
+	pthread_join(s->thread, NULL);
+	close(s->fd);
+}
+
+static int has_auth(const char *req)
+{
+	return strstr(req, "\nAuthorization:") != NULL;
+}
+
+static struct tk_http *client(const char *origin, int retries)
+{
+	struct tk_http_opts o;
+	struct tk_http *h = NULL;
+	struct tk_err err = TK_ERR_INIT;
+
+	tk_http_opts_init(&o);
+	o.auth = "Bearer sekrit-t0ken";
+	o.auth_origin = origin;
+	o.retries = retries;
+	o.backoff_s = 0.01;
+	o.stall_timeout_s = 5;
+	if (tk_http_new(&o, &h, &err)) {
+		printf("# %s\n", err.msg);
+		exit(1);
+	}
+	return h;
+}
+
+static void test_redirect(void)
+{
+	struct server api, storage;
+	struct tk_buf url = TK_BUF_INIT, origin = TK_BUF_INIT, body = TK_BUF_INIT;
+	struct tk_buf loc = TK_BUF_INIT;
+	struct tk_http_result res = { 0, TK_BUF_INIT, 0 };
+	struct tk_err err = TK_ERR_INIT;
+	const char *sresp[1] = {
+		"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
+	};
+	const char *aresp[1];
+	struct tk_http *h;
+
+	server_start(&storage, sresp, 1);
+	tk_buf_addf(&loc, "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:%d/obj?X-Amz-"
+		    "Signature=abc\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+		    storage.port);
+	aresp[0] = loc.buf;
+	server_start(&api, aresp, 1);
+	tk_buf_addf(&origin, "http://127.0.0.1:%d", api.port);
+	tk_buf_addf(&url, "%s/v2/download", origin.buf);
+	h = client(origin.buf, 0);
+	is_int(tk_http_get(h, url.buf, &body, &res, &err), 0, "a 302 is followed");
+	is_str(body.buf, "hello", "to the storage host's body");
+	is_int(res.status, 200, "the final status");
+	is_int(res.authed, 0, "from a host that did not get the credential");
+	server_stop(&api);
+	server_stop(&storage);
+	ok(has_auth(api.requests[0]), "the API got the Authorization header");
+	ok(!has_auth(storage.requests[0]), "the storage host did not");
+	ok(!strstr(storage.requests[0], "sekrit"), "nor the token in any form");
+
+	tk_buf_reset(&url);
+	tk_buf_addf(&url, "http://127.0.0.1:%d/obj?X-Amz-Signature=abc", storage.port);
+	tk_buf_reset(&body);
+	tk_http_display_url(h, url.buf, &body);
+	ok(!strstr(body.buf, "Signature"), "another origin's URL is shown without its query");
+	tk_buf_reset(&body);
+	tk_buf_reset(&url);
+	tk_buf_addf(&url, "%s/v2/builds?page=2", origin.buf);
+	tk_http_display_url(h, url.buf, &body);
+	is_str(body.buf, url.buf, "the API's URL is shown whole");
+	tk_http_free(h);
+	tk_buf_release(&url);
+	tk_buf_release(&origin);
+	tk_buf_release(&body);
+	tk_buf_release(&loc);
+	tk_buf_release(&res.link);
+}
+
+static void test_retries(void)
+{
+	const char *resp[3] = {
+		"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+		"HTTP/1.1 429 Too Many Requests\r\nRateLimit-Reset: 0\r\nContent-Length: 0\r\n"
+		"Connection: close\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nLink: <http://x/b?page=2>; rel=\"next\"\r\nContent-Length: 2\r\n"
+		"Connection: close\r\n\r\n[]",
+	};
+	struct server s;
+	struct tk_buf url = TK_BUF_INIT, body = TK_BUF_INIT;
+	struct tk_http_result res = { 0, TK_BUF_INIT, 0 };
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_http *h;
+
+	server_start(&s, resp, 3);
+	tk_buf_addf(&url, "http://127.0.0.1:%d/b", s.port);
+	h = client(url.buf, 2);
+	is_int(tk_http_get(h, url.buf, &body, &res, &err), 0, "503, 429, then 200");
+	is_str(body.buf, "[]", "the body of the last");
+	is_str(res.link.buf, "<http://x/b?page=2>; rel=\"next\"", "its Link header");
+	server_stop(&s);
+	is_int(s.served, 3, "three requests");
+	tk_http_free(h);
+
+	server_start(&s, resp, 1);
+	tk_buf_reset(&url);
+	tk_buf_addf(&url, "http://127.0.0.1:%d/b", s.port);
+	h = client(url.buf, 0);
+	tk_buf_reset(&body);
+	is_int(tk_http_get(h, url.buf, &body, &res, &err), TK_EUNAVAIL, "no retries: a 503 fails");
+	is_int(res.status, 503, "with its status");
+	ok(strstr(err.msg, "HTTP 503 from '") != NULL, "and says so: %s", err.msg);
+	server_stop(&s);
+	tk_http_free(h);
+	tk_buf_release(&url);
+	tk_buf_release(&body);
+	tk_buf_release(&res.link);
+}
+
+static void test_limits(void)
+{
+	const char *resp[1] = {
+		"HTTP/1.1 200 OK\r\nContent-Length: 10\r\nConnection: close\r\n\r\n0123456789",
+	};
+	struct server s;
+	struct tk_buf url = TK_BUF_INIT, body = TK_BUF_INIT;
+	struct tk_http_result res = { 0, TK_BUF_INIT, 0 };
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_http *h;
+	struct tk_http_opts o;
+
+	server_start(&s, resp, 1);
+	tk_buf_addf(&url, "http://127.0.0.1:%d/big", s.port);
+	h = client(url.buf, 0);
+	body.cap = 4;
+	is_int(tk_http_get(h, url.buf, &body, &res, &err), TK_EDATA, "a body over the cap");
+	is_int(body.len, 0, "leaves nothing behind");
+	server_stop(&s);
+	is_int(tk_http_get(h, "file:///etc/passwd", &body, &res, &err), TK_EUSAGE,
+	       "a file: URL is refused");
+	is_int(tk_http_get(h, "http://127.0.0.1:1/x", &body, &res, &err), TK_EUNAVAIL,
+	       "a closed port is unavailable");
+	ok(strstr(err.msg, "(1 attempt)") != NULL, "after one attempt: %s", err.msg);
+	tk_http_free(h);
+
+	tk_http_opts_init(&o);
+	o.auth = "Bearer x";
+	o.auth_origin = "ftp://example.com";
+	is_int(tk_http_new(&o, &h, &err), TK_EUSAGE, "an API URL that is not http(s)");
+	tk_buf_release(&url);
+	tk_buf_release(&body);
+	tk_buf_release(&res.link);
+}
+
+int main(void)
+{
+	test_redirect();
+	test_retries();
+	test_limits();
+	return done_testing();
+}
