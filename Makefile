@@ -200,7 +200,7 @@ clean:
 	$(RM) $(PRELOAD_LIB) $(PRELOAD_OBJ) $(PRELOAD_OBJ:.o=.d)
 	$(RM) tracker $(LIB) $(LIB_OBJ) $(CMD_OBJ) $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN) $(BENCH_BIN)
 	$(RM) $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(HELPER_BIN:=.d) $(EXAMPLE_BIN:=.d) $(BENCH_BIN:=.d)
-	$(RM) -r tests/trash.* fuzz/out fuzz/obj $(addprefix fuzz/fuzz-,$(FUZZ_FORMATS))
+	$(RM) -r tests/trash.* fuzz/out fuzz/obj $(addprefix fuzz/fuzz-,$(FUZZ_FORMATS) $(FUZZ_PARSERS))
 
 # Fuzzing: one libFuzzer binary per importer, built with clang from the
 # library sources (not libtracker.a, which is built with $(CC)). The
@@ -224,10 +224,15 @@ fuzz/fuzz-%: fuzz/import.c $(FUZZ_OBJ)
 	$(QUIET_LINK)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer \
 		-DFUZZ_FORMAT='"$*"' -o $@ $< $(FUZZ_OBJ) $(LIBS)
 
+# The other parsers of untrusted text: fuzz/<name>.c each (sacct's output).
+FUZZ_PARSERS := sacct
+fuzz/fuzz-sacct: fuzz/sacct.c $(FUZZ_OBJ)
+	$(QUIET_LINK)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(LIBS)
+
 # Runs each target for FUZZ_SECONDS, seeded from fixtures/<format>/; new
 # corpus entries go to fuzz/out/<format>/ (not committed).
-fuzz: $(addprefix fuzz/fuzz-,$(FUZZ_FORMATS))
-	@for f in $(FUZZ_FORMATS); do \
+fuzz: $(addprefix fuzz/fuzz-,$(FUZZ_FORMATS) $(FUZZ_PARSERS))
+	@for f in $(FUZZ_FORMATS) $(FUZZ_PARSERS); do \
 		mkdir -p fuzz/out/$$f; \
 		echo "fuzz: $$f for $(FUZZ_SECONDS) s"; \
 		./fuzz/fuzz-$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=1024 \

@@ -38,7 +38,7 @@ const char cmd_run_usage[] =
 	"                   [--timeout DUR] [--grace DUR] [--orphan-wait DUR] [-q]\n"
 	"                   [--profile alloc,cpu] [--sample-bytes N] [--cpu-hz N]\n"
 	"                   [--profile-file PATH[:FORMAT]]... [--profile-kind KIND]\n"
-	"                   [--per-rank] -- CMD [ARG...]\n"
+	"                   [--per-rank] [--sacct] -- CMD [ARG...]\n"
 	"\n"
 	"Runs CMD (no shell), measures it, records one run in the history database\n"
 	"and as a JSON record file, and exits with CMD's status. When CMD dies by a\n"
@@ -82,6 +82,8 @@ const char cmd_run_usage[] =
 	"                     bytes -> alloc, counts -> alloc_count, else cpu)\n"
 	"  --no-demangle      keep the profiles' frame names raw (C++/Rust mangled,\n"
 	"                     name@@GLIBC_2.34); see docs/importers.md\n"
+	"  --sacct            store the job's steps as sacct accounts them (done anyway\n"
+	"                     in a SLURM allocation unless --per-rank; see measurements)\n"
 	"\n"
 	"Measured: walltime, user/sys CPU of the process tree, peak RSS of the\n"
 	"largest process (maxrss_bytes), peak RSS summed over the tree\n"
@@ -117,11 +119,8 @@ struct run_state {
  * returns 0. Outside CI it is a usage error typed on the command line:
  * the job is not started, and this returns 2.
  */
-static int setup_problem(const struct cmd_ctx *ctx, const struct run_state *st,
-			 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int setup_problem(const struct cmd_ctx *ctx, const struct run_state *st,
-			 const char *fmt, ...)
+static int __attribute__((format(printf, 3, 4)))
+setup_problem(const struct cmd_ctx *ctx, const struct run_state *st, const char *fmt, ...)
 {
 	struct tk_buf msg = TK_BUF_INIT;
 	va_list ap;
@@ -188,7 +187,7 @@ static void warning(void *data, const char *msg)
 enum { OPT_KEY = 256, OPT_DB, OPT_ARTIFACTS, OPT_TAG, OPT_TIMEOUT, OPT_GRACE,
        OPT_ORPHAN_WAIT, OPT_PROFILE_FILE, OPT_PROFILE_KIND, OPT_PROFILE, OPT_SAMPLE_BYTES,
        OPT_CPU_HZ, OPT_CPU_SAMPLER, OPT_UNWIND, OPT_PROFILE_LINES, OPT_PER_RANK,
-       OPT_NO_DEMANGLE };
+       OPT_NO_DEMANGLE, OPT_SACCT };
 
 static const struct option run_options[] = {
 	{ "key", required_argument, NULL, OPT_KEY },
@@ -209,6 +208,7 @@ static const struct option run_options[] = {
 	{ "profile-lines", no_argument, NULL, OPT_PROFILE_LINES },
 	{ "per-rank", no_argument, NULL, OPT_PER_RANK },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "sacct", no_argument, NULL, OPT_SACCT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -244,7 +244,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_buf db = TK_BUF_INIT, derived = TK_BUF_INIT, from = TK_BUF_INIT;
 	double timeout = -1, v;
-	int c, i, li = 0, exec_errno, per_rank = 0, ret = 0, lost = 0;
+	int c, i, li = 0, exec_errno, per_rank = 0, ret = 0, lost = 0, sacct = 0;
 
 	memset(&jo, 0, sizeof(jo));
 	memset(&st, 0, sizeof(st));
@@ -310,7 +310,8 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 				ret = setup_problem(ctx, &st, "%s", err.msg);
 			break;
 		case OPT_PER_RANK:
-			per_rank = 1;
+		case OPT_SACCT:
+			*(c == OPT_SACCT ? &sacct : &per_rank) = 1;
 			break;
 		case OPT_NO_DEMANGLE:
 			st.profiler.no_demangle = 1;
@@ -414,6 +415,9 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	tk_job_result_to_run(&jr, &st.run);
 	st.run.partial = 0;
 	tk_profiler_finish(&st.profiler);
+	if ((sacct || !per_rank) && !st.no_record &&
+	    tk_sacct_for_run(&st.run, sacct, &tk_env_process, &from) && !st.quiet)
+		fprintf(stderr, "tracker: note: %s\n", from.buf);
 	if (!st.no_record) {
 		tk_bundle_take(&st.bundle, st.profiler.profiles, st.profiler.have,
 			       TK_RAW_NVALUES);

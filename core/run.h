@@ -13,6 +13,7 @@
 
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/sacct.h"
 
 struct tk_kv {
 	char *key;
@@ -128,6 +129,12 @@ struct tk_run {
 	char *tracker_version;
 	struct tk_run_profile *profiles;
 	size_t nr_profiles, alloc_profiles;
+	/*
+	 * SLURM's accounting of the job's steps (tracker run inside an
+	 * allocation, core/sacct.h), the record's "slurm" object; no steps
+	 * when there was none. slurm.maxrss_bytes is the run's SLURM memory.
+	 */
+	struct tk_sacct slurm;
 };
 
 /* Appends a profile attachment (copies of the strings). */

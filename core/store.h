@@ -86,6 +86,8 @@ struct tk_run_summary {
 	int rank;               /* -1: not a rank of a --per-rank job */
 	const char *rank_group; /* NULL when rank is -1 */
 	int ntasks;             /* SLURM_NTASKS of the job, -1 unknown */
+	/* the largest MaxRSS of the job's SLURM steps (run->slurm), -1 unknown */
+	int64_t slurm_maxrss_bytes;
 };
 
 void tk_run_summarize(const struct tk_run *r, struct tk_run_summary *out);

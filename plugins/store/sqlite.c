@@ -120,6 +120,10 @@ static const char *const migrations[] = {
 	 * without sorting.
 	 */
 	"CREATE INDEX runs_key_started ON runs (key, started_at_us DESC, run_id);",
+	/* 5: reserved */
+	"",
+	/* 6: the job's memory as SLURM accounted it (run_columns[]) */
+	"",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -202,6 +206,8 @@ static const struct run_column run_columns[] = {
 	  "coalesce(json_extract(record, '$.run.tree_samples'), 0)" },
 	{ "ntasks", COL_INT, SUM(ntasks), 1, 4,
 	  "json_extract(record, '$.run.ci.slurm_ntasks')" },
+	{ "slurm_maxrss_bytes", COL_I64, SUM(slurm_maxrss_bytes), 1, 6,
+	  "json_extract(record, '$.run.slurm.maxrss_bytes')" },
 };
 
 #define NR_RUN_COLUMNS (sizeof(run_columns) / sizeof(run_columns[0]))
