@@ -27,6 +27,7 @@
 #include "core/ci.h"
 #include "core/import.h"
 #include "core/job.h"
+#include "core/machine.h"
 #include "core/run.h"
 #include "core/store.h"
 #include "core/timeutil.h"
@@ -38,7 +39,7 @@ const char cmd_run_usage[] =
 	"                   [--timeout DUR] [--grace DUR] [--orphan-wait DUR] [-q]\n"
 	"                   [--profile alloc,cpu] [--sample-bytes N] [--cpu-hz N]\n"
 	"                   [--profile-file PATH[:FORMAT]]... [--profile-kind KIND]\n"
-	"                   [--per-rank] [--sacct] -- CMD [ARG...]\n"
+	"                   [--per-rank] [--machine-class C] [--sacct] -- CMD [ARG...]\n"
 	"\n"
 	"Runs CMD (no shell), measures it, records one run in the history database\n"
 	"and as a JSON record file, and exits with CMD's status. When CMD dies by a\n"
@@ -52,6 +53,7 @@ const char cmd_run_usage[] =
 	"                     db: in .tracker.yml, else ~/.local/share/tracker/history.db)\n"
 	"  --artifacts DIR    where the record file goes (default tracker-artifacts)\n"
 	"  --tag K=V          attach a tag (repeatable)\n"
+	"  --machine-class C  machine kind (else config, Buildkite queue, partition, host)\n"
 	"  --timeout DUR      send TERM after DUR (90, 90s, 5m, 2h), KILL after the\n"
 	"                     grace period; tracker then exits 124\n"
 	"  --grace DUR        time between TERM and KILL (default 5s, shorter than\n"
@@ -82,8 +84,8 @@ const char cmd_run_usage[] =
 	"                     bytes -> alloc, counts -> alloc_count, else cpu)\n"
 	"  --no-demangle      keep the profiles' frame names raw (C++/Rust mangled,\n"
 	"                     name@@GLIBC_2.34); see docs/importers.md\n"
-	"  --sacct            store the job's steps as sacct accounts them (done anyway\n"
-	"                     in a SLURM allocation unless --per-rank; see measurements)\n"
+	"  --sacct            keep sacct's figures of the job's steps (automatic inside\n"
+	"                     an allocation, except with --per-rank)\n"
 	"\n"
 	"Measured: walltime, user/sys CPU of the process tree, peak RSS of the\n"
 	"largest process (maxrss_bytes), peak RSS summed over the tree\n"
@@ -180,14 +182,13 @@ static void reraise(int sig)
 
 static void warning(void *data, const char *msg)
 {
-	(void)data;
 	cmd_warning("%s", msg);
 }
 
 enum { OPT_KEY = 256, OPT_DB, OPT_ARTIFACTS, OPT_TAG, OPT_TIMEOUT, OPT_GRACE,
        OPT_ORPHAN_WAIT, OPT_PROFILE_FILE, OPT_PROFILE_KIND, OPT_PROFILE, OPT_SAMPLE_BYTES,
        OPT_CPU_HZ, OPT_CPU_SAMPLER, OPT_UNWIND, OPT_PROFILE_LINES, OPT_PER_RANK,
-       OPT_NO_DEMANGLE, OPT_SACCT };
+       OPT_NO_DEMANGLE, OPT_MACHINE_CLASS, OPT_SACCT };
 
 static const struct option run_options[] = {
 	{ "key", required_argument, NULL, OPT_KEY },
@@ -208,6 +209,7 @@ static const struct option run_options[] = {
 	{ "profile-lines", no_argument, NULL, OPT_PROFILE_LINES },
 	{ "per-rank", no_argument, NULL, OPT_PER_RANK },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "machine-class", required_argument, NULL, OPT_MACHINE_CLASS },
 	{ "sacct", no_argument, NULL, OPT_SACCT },
 	{ NULL, 0, NULL, 0 },
 };
@@ -234,7 +236,7 @@ static int has_separator(int argc, char **argv, int from)
 
 int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	const char *opt_key = NULL, *opt_db = NULL, *opt_artifacts = NULL;
+	const char *opt_key = NULL, *opt_db = NULL, *opt_artifacts = NULL, *opt_machine_class = NULL;
 	const char *key;
 	const struct tk_key_config *kc;
 	struct tk_kvlist cli_tags = { NULL, 0, 0 };
@@ -316,6 +318,9 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		case OPT_NO_DEMANGLE:
 			st.profiler.no_demangle = 1;
 			break;
+		case OPT_MACHINE_CLASS:
+			opt_machine_class = optarg;
+			break;
 		case ':':
 			ret = setup_problem(ctx, &st, "option '%s' needs a value",
 					    argv[optind - 1]);
@@ -373,22 +378,17 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	st.run.key = tk_xstrdup(key);
 	st.run.tracker_version = tk_xstrdup(TRACKER_VERSION);
-	st.run.argv = tk_xcalloc((size_t)(argc - optind + 1), sizeof(char *));
-	for (i = optind; i < argc; i++)
-		st.run.argv[i - optind] = tk_xstrdup(argv[i]);
+	tk_run_set_argv(&st.run, argv + optind);
 	kc = tk_config_key(&ctx->config, key);
 	if (kc) {
-		size_t t;
-
-		for (t = 0; t < kc->tags.nr; t++)
-			tk_kvlist_set(&st.run.tags, kc->tags.items[t].key, kc->tags.items[t].value);
+		tk_kvlist_merge(&st.run.tags, &kc->tags);
 		if (timeout < 0 && kc->timeout_s > 0)
 			timeout = kc->timeout_s;
 	}
-	for (i = 0; (size_t)i < cli_tags.nr; i++)
-		tk_kvlist_set(&st.run.tags, cli_tags.items[i].key, cli_tags.items[i].value);
+	tk_kvlist_merge(&st.run.tags, &cli_tags);
 	if (tk_ci_collect(&tk_env_process, &st.run.ci, &err))
 		cmd_warning("incomplete CI context: %s", err.msg);
+	st.run.machine_class = tk_machine_class_for(opt_machine_class, &ctx->config, key, &st.run.ci);
 	if (per_rank && tk_ranks_setup(&st.run, &err)) {
 		ret = setup_problem(ctx, &st, "%s", err.msg);
 		if (ret)

@@ -29,6 +29,8 @@
 #include "core/ci.h"
 #include "core/timeutil.h"
 #include "core/suggest.h"
+#include "core/metric.h"
+#include "core/verdict.h"
 #include "core/banned.h"
 
 #define CONFIG_MAX_BYTES (1024 * 1024)
@@ -170,8 +172,10 @@ static const char *nearest(const char *name, const char *const *fields)
 	return best && (best_d <= 2 || best_d * 3 <= n) ? best : NULL;
 }
 
-static const char *const top_fields[] = { "db", "artifacts", "baseline_branch", "keys", NULL };
-static const char *const key_fields[] = { "baseline_branch", "timeout", "tags", NULL };
+static const char *const top_fields[] = { "db", "artifacts", "baseline_branch", "keys",
+					  "machine_class", "check", NULL };
+static const char *const key_fields[] = { "baseline_branch", "timeout", "tags",
+					  "machine_class", NULL };
 
 static int in_list(const char *name, const char *const *list)
 {
@@ -202,11 +206,11 @@ static int unknown_field(struct doc *d, const struct node *at, const char *field
 		ret = warn(d, at, "unknown field '%s' (did you mean '%s'? it is a per-key "
 			   "setting, under keys: NAME:); ignored", field, near);
 	else if (key)
-		ret = warn(d, at, "unknown field '%s'%s (expected baseline_branch, timeout "
-			   "or tags); ignored", field, where.buf);
+		ret = warn(d, at, "unknown field '%s'%s (expected baseline_branch, timeout, "
+			   "tags or machine_class); ignored", field, where.buf);
 	else
 		ret = warn(d, at, "unknown field '%s' (expected db, artifacts, "
-			   "baseline_branch or keys); ignored", field);
+			   "baseline_branch, keys, machine_class or check); ignored", field);
 	tk_buf_release(&where);
 	return ret;
 }
@@ -641,6 +645,8 @@ static int read_key(struct doc *d, const struct entry *e, struct tk_key_config *
 			ret = read_timeout(d, f, &kc->timeout_s);
 		else if (!strcmp(field, "tags"))
 			ret = read_tags(d, f, &kc->tags);
+		else if (!strcmp(field, "machine_class"))
+			ret = get_string(d, f, &kc->machine_class);
 		else
 			ret = unknown_field(d, f->key_at, field, name);
 	}
@@ -652,6 +658,7 @@ static void key_release(struct tk_key_config *kc)
 {
 	free(kc->key);
 	free(kc->baseline_branch);
+	free(kc->machine_class);
 	tk_kvlist_release(&kc->tags);
 	memset(kc, 0, sizeof(*kc));
 }
@@ -688,6 +695,203 @@ static int read_keys(struct doc *d, const struct entry *e, struct tk_config *c)
 	return ret;
 }
 
+/* ---- check: ---- */
+
+/* A positive number (threshold, min_effect, window); 0 and *out set, or a
+ * warning and -1. */
+static int get_number(struct doc *d, const struct entry *e, double *out)
+{
+	const struct node *v = deref(d, e->value);
+	char *end;
+	double x;
+
+	if (v->kind != NODE_SCALAR || is_null(v)) {
+		warn(d, e->value, "'%s' must be a number, not %s; ignored", e->key->value,
+		     is_null(v) ? "null" : kind_name(v->kind));
+		return -1;
+	}
+	x = strtod(v->value, &end);
+	if (end == v->value || *end || !(x > 0) || x > 1e9) {
+		warn(d, e->value, "'%s' must be a positive number, not '%s'; ignored",
+		     e->key->value, v->value);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+static int get_method(struct doc *d, const struct entry *e, int *set, int *method)
+{
+	const struct node *v = deref(d, e->value);
+	enum tk_verdict_method m;
+
+	if (v->kind != NODE_SCALAR || tk_verdict_method_parse(v->value, &m))
+		return warn(d, e->value, "unknown method '%s' (expected interval, percent, "
+			    "zscore or mannwhitney); ignored",
+			    v->kind == NODE_SCALAR ? v->value : kind_name(v->kind));
+	*set = 1;
+	*method = (int)m;
+	return 0;
+}
+
+static const char *const rule_fields[] = { "method", "threshold", "min_effect", NULL };
+
+static int read_rule(struct doc *d, const struct entry *e, const char *key,
+		     enum tk_metric metric, struct tk_config *c)
+{
+	const struct node *v = deref(d, e->value);
+	struct entries list = { NULL, 0, 0 };
+	struct tk_check_rule r;
+	size_t i;
+	int ret;
+
+	if (is_null(v))
+		return 0;
+	if (v->kind != NODE_MAP)
+		return warn(d, e->value, "'%s' must be a mapping such as { method: percent, "
+			    "threshold: 15 }, not %s; ignored", e->key->value, kind_name(v->kind));
+	memset(&r, 0, sizeof(r));
+	r.metric = (int)metric;
+	ret = flatten(d, v, &list);
+	for (i = 0; !ret && i < list.nr; i++) {
+		const struct entry *f = &list.items[i];
+		const char *field = f->key->value;
+		double x;
+
+		if (!strcmp(field, "method"))
+			ret = get_method(d, f, &r.method_set, &r.method);
+		else if (!strcmp(field, "threshold")) {
+			if (!get_number(d, f, &x))
+				r.threshold = x;
+		} else if (!strcmp(field, "min_effect")) {
+			if (!get_number(d, f, &x))
+				r.min_effect = x / 100;
+		} else {
+			const char *near = nearest(field, rule_fields);
+
+			if (near)
+				ret = warn(d, f->key_at, "unknown field '%s' in check of %s "
+					   "(did you mean '%s'?); ignored", field,
+					   tk_metric_name(metric), near);
+			else
+				ret = warn(d, f->key_at, "unknown field '%s' in check of %s "
+					   "(expected method, threshold or min_effect); ignored",
+					   field, tk_metric_name(metric));
+		}
+	}
+	free(list.items);
+	if (ret)
+		return ret;
+	r.key = key ? tk_xstrdup(key) : NULL;
+	TK_ALLOC_GROW(c->check.rules, c->check.nr_rules + 1, c->check.alloc_rules);
+	c->check.rules[c->check.nr_rules++] = r;
+	return 0;
+}
+
+static const char *const metric_fields[] = { "walltime", "cpu", "maxrss", "tree_rss",
+					     "alloc", NULL };
+
+/* The metrics of one key (or, key NULL, of every key) */
+static int read_metric_rules(struct doc *d, const struct entry *e, const char *key,
+			     struct tk_config *c)
+{
+	const struct node *v = deref(d, e->value);
+	struct entries list = { NULL, 0, 0 };
+	enum tk_metric m;
+	size_t i;
+	int ret;
+
+	if (is_null(v))
+		return 0;
+	if (v->kind != NODE_MAP)
+		return warn(d, e->value, "check settings of key '%s' must be a mapping of "
+			    "metric to settings, not %s; ignored", key, kind_name(v->kind));
+	ret = flatten(d, v, &list);
+	for (i = 0; !ret && i < list.nr; i++) {
+		const struct entry *f = &list.items[i];
+
+		if (!tk_metric_parse(f->key->value, &m)) {
+			ret = read_rule(d, f, key, m, c);
+		} else {
+			const char *near = nearest(f->key->value, metric_fields);
+
+			ret = warn(d, f->key_at, "unknown metric '%s' in check of key '%s'%s%s%s; "
+				   "ignored", f->key->value, key, near ? " (did you mean '" : "",
+				   near ? near : "", near ? "'?)" : " (expected walltime, cpu, "
+				   "maxrss, tree_rss or alloc)");
+		}
+	}
+	free(list.items);
+	return ret;
+}
+
+static const char *const check_fields[] = { "window", "method", "threshold", "keys",
+					    "walltime", "cpu", "maxrss", "tree_rss",
+					    "alloc", NULL };
+
+static int read_check(struct doc *d, const struct entry *e, struct tk_config *c)
+{
+	const struct node *v = deref(d, e->value);
+	struct entries list = { NULL, 0, 0 }, keys = { NULL, 0, 0 };
+	enum tk_metric m;
+	size_t i, k;
+	int ret;
+
+	if (is_null(v))
+		return 0;
+	if (v->kind != NODE_MAP)
+		return warn(d, e->value, "'check' must be a mapping of settings, not %s; "
+			    "ignored", kind_name(v->kind));
+	ret = flatten(d, v, &list);
+	for (i = 0; !ret && i < list.nr; i++) {
+		const struct entry *f = &list.items[i];
+		const char *field = f->key->value;
+		double x;
+
+		if (!strcmp(field, "window")) {
+			if (!get_number(d, f, &x)) {
+				if (x != (double)(size_t)x || x < 2 || x > 1000)
+					warn(d, f->value, "'window' must be a whole number of runs "
+					     "from 2 to 1000; ignored");
+				else
+					c->check.window = (size_t)x;
+			}
+		} else if (!strcmp(field, "method")) {
+			ret = get_method(d, f, &c->check.method_set, &c->check.method);
+		} else if (!strcmp(field, "threshold")) {
+			if (!get_number(d, f, &x))
+				c->check.threshold = x;
+		} else if (!tk_metric_parse(field, &m)) {
+			ret = read_rule(d, f, NULL, m, c);
+		} else if (!strcmp(field, "keys")) {
+			const struct node *kv = deref(d, f->value);
+
+			if (is_null(kv))
+				continue;
+			if (kv->kind != NODE_MAP) {
+				ret = warn(d, f->value, "'keys' must be a mapping of key name to "
+					   "metrics, not %s; ignored", kind_name(kv->kind));
+				continue;
+			}
+			ret = flatten(d, kv, &keys);
+			for (k = 0; !ret && k < keys.nr; k++)
+				ret = read_metric_rules(d, &keys.items[k],
+							keys.items[k].key->value, c);
+			free(keys.items);
+			memset(&keys, 0, sizeof(keys));
+		} else {
+			const char *near = nearest(field, check_fields);
+
+			ret = warn(d, f->key_at, "unknown field '%s' in check%s%s%s; ignored", field,
+				   near ? " (did you mean '" : " (expected window, method, "
+				   "threshold, keys or a metric name)", near ? near : "",
+				   near ? "'?)" : "");
+		}
+	}
+	free(list.items);
+	return ret;
+}
+
 static int read_top(struct doc *d, struct tk_config *c)
 {
 	const struct node *root;
@@ -716,6 +920,10 @@ static int read_top(struct doc *d, struct tk_config *c)
 			ret = get_string(d, e, &c->baseline_branch);
 		else if (!strcmp(field, "keys"))
 			ret = read_keys(d, e, c);
+		else if (!strcmp(field, "machine_class"))
+			ret = get_string(d, e, &c->machine_class);
+		else if (!strcmp(field, "check"))
+			ret = read_check(d, e, c);
 		else
 			ret = unknown_field(d, e->key_at, field, NULL);
 	}
@@ -738,6 +946,10 @@ void tk_config_release(struct tk_config *c)
 	free(c->db);
 	free(c->artifacts);
 	free(c->baseline_branch);
+	free(c->machine_class);
+	for (i = 0; i < c->check.nr_rules; i++)
+		free(c->check.rules[i].key);
+	free(c->check.rules);
 	for (i = 0; i < c->nr_keys; i++)
 		key_release(&c->keys[i]);
 	free(c->keys);

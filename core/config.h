@@ -11,6 +11,9 @@
  *       baseline_branch: staging
  *       timeout: 2h
  *       tags: { model: amip, resolution: low }
+ *       machine_class: gpu-a100
+ *   machine_class: cpu-large
+ *   check: ...                  (see struct tk_check_config)
  *
  * A document that cannot be read as a whole (YAML syntax, a second
  * document, undefined or recursive aliases, size and nesting limits, a top
@@ -31,8 +34,42 @@
 struct tk_key_config {
 	char *key;
 	char *baseline_branch;
+	char *machine_class;
 	double timeout_s; /* 0: none */
 	struct tk_kvlist tags;
+};
+
+/*
+ * `check:` (tracker check, core/check.h):
+ *
+ *   check:
+ *     window: 10
+ *     method: interval          # for every key and metric
+ *     maxrss: { threshold: 5 }  # for one metric of every key
+ *     keys:
+ *       amip:
+ *         walltime: { method: percent, threshold: 15, min_effect: 3 }
+ *
+ * A rule sets the method (core/verdict.h names), threshold (percent: %,
+ * zscore: z) and min_effect (%) of one metric, for one key or (key NULL)
+ * every key; a key's rule wins over an every-key one.
+ */
+struct tk_check_rule {
+	char *key;         /* NULL: every key */
+	int metric;        /* enum tk_metric */
+	int method_set;
+	int method;        /* enum tk_verdict_method, when method_set */
+	double threshold;  /* 0: the method's default */
+	double min_effect; /* fraction (0.03 for "3"); 0: the default */
+};
+
+struct tk_check_config {
+	size_t window; /* 0: not set */
+	int method_set;
+	int method;
+	double threshold;
+	struct tk_check_rule *rules;
+	size_t nr_rules, alloc_rules;
 };
 
 struct tk_config {
@@ -40,6 +77,8 @@ struct tk_config {
 	char *db;
 	char *artifacts;
 	char *baseline_branch;
+	char *machine_class; /* machine_class: of every run */
+	struct tk_check_config check;
 	struct tk_key_config *keys;
 	size_t nr_keys, alloc_keys;
 	/* "<file>:<line>:<column>: <what>; ignored", in file order */

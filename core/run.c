@@ -56,6 +56,14 @@ const char *tk_kvlist_get(const struct tk_kvlist *l, const char *key)
 	return NULL;
 }
 
+void tk_kvlist_merge(struct tk_kvlist *dst, const struct tk_kvlist *src)
+{
+	size_t i;
+
+	for (i = 0; i < src->nr; i++)
+		tk_kvlist_set(dst, src->items[i].key, src->items[i].value);
+}
+
 void tk_kvlist_release(struct tk_kvlist *l)
 {
 	size_t i;
@@ -166,9 +174,31 @@ void tk_run_add_profile(struct tk_run *r, const char *kind, const char *unit,
 	p->file = tk_xstrdup(file);
 }
 
-void tk_run_release(struct tk_run *r)
+static void free_argv(char **argv)
 {
 	char **a;
+
+	if (!argv)
+		return;
+	for (a = argv; *a; a++)
+		free(*a);
+	free(argv);
+}
+
+void tk_run_set_argv(struct tk_run *r, char *const *argv)
+{
+	size_t i, n = 0;
+
+	free_argv(r->argv);
+	while (argv[n])
+		n++;
+	r->argv = tk_xcalloc(n + 1, sizeof(char *));
+	for (i = 0; i < n; i++)
+		r->argv[i] = tk_xstrdup(argv[i]);
+}
+
+void tk_run_release(struct tk_run *r)
+{
 	size_t i;
 
 	for (i = 0; i < r->nr_profiles; i++) {
@@ -180,16 +210,13 @@ void tk_run_release(struct tk_run *r)
 	free(r->profiles);
 	free(r->key);
 	tk_ci_context_release(&r->ci);
-	if (r->argv) {
-		for (a = r->argv; *a; a++)
-			free(*a);
-		free(r->argv);
-	}
+	free_argv(r->argv);
 	free(r->maxrss_source);
 	tk_kvlist_release(&r->tags);
 	free(r->tracker_version);
 	free(r->rank_group);
 	tk_sacct_release(&r->slurm);
+	free(r->machine_class);
 	tk_run_init(r);
 }
 
@@ -632,6 +659,8 @@ static void write_compact(const struct tk_run *r, struct tk_buf *out)
 		jw_int(&w, "rank", r->rank);
 		jw_str(&w, "rank_group", r->rank_group);
 	}
+	if (r->machine_class)
+		jw_str(&w, "machine_class", r->machine_class);
 	jw_key(&w, "argv");
 	jw_open(&w, '[');
 	if (r->argv) {
@@ -707,6 +736,8 @@ int tk_run_to_json_flags(const struct tk_run *r, unsigned flags, struct tk_buf *
 		put_int(o, "rank", r->rank);
 		put_str(o, "rank_group", r->rank_group);
 	}
+	if (r->machine_class)
+		put_str(o, "machine_class", r->machine_class);
 	argv = json_array();
 	if (r->argv) {
 		char **a;
@@ -1057,6 +1088,7 @@ int tk_run_from_json(const char *text, size_t len, const char *name,
 	r->term_signal = (int)signal;
 	get_intn(&rd, o, "rank", &r->rank);
 	get_str(&rd, o, "rank_group", &r->rank_group);
+	get_str(&rd, o, "machine_class", &r->machine_class);
 	if (!rd.failed && (r->rank >= 0) != (r->rank_group && *r->rank_group))
 		bad_field(&rd, "rank", "given together with a non-empty rank_group");
 	read_argv(&rd, o, r);

@@ -31,6 +31,8 @@ void tk_kvlist_set(struct tk_kvlist *l, const char *key, const char *value);
  * without a key or '=', l unchanged. */
 int tk_kvlist_set_pair(struct tk_kvlist *l, const char *pair);
 const char *tk_kvlist_get(const struct tk_kvlist *l, const char *key);
+/* Sets every pair of src in dst, in src's order. */
+void tk_kvlist_merge(struct tk_kvlist *dst, const struct tk_kvlist *src);
 void tk_kvlist_release(struct tk_kvlist *l);
 
 /*
@@ -125,6 +127,12 @@ struct tk_run {
 	 */
 	int rank;
 	char *rank_group;
+	/*
+	 * The kind of machine it ran on, so that two kinds never form one
+	 * series (tk_machine_class): "gpu-a100", "cpu-large". NULL when
+	 * unknown (runs recorded before tracker kept it).
+	 */
+	char *machine_class;
 	struct tk_kvlist tags;
 	char *tracker_version;
 	struct tk_run_profile *profiles;
@@ -143,6 +151,8 @@ void tk_run_add_profile(struct tk_run *r, const char *kind, const char *unit,
 
 void tk_run_init(struct tk_run *r);
 void tk_run_release(struct tk_run *r);
+/* Replaces r->argv with a copy of the NULL-terminated argv. */
+void tk_run_set_argv(struct tk_run *r, char *const *argv);
 
 /*
  * The one rule for a run's key, kept by everything that makes or takes a

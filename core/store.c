@@ -78,6 +78,7 @@ void tk_run_summarize(const struct tk_run *r, struct tk_run_summary *out)
 	out->build_url = r->ci.build_url;
 	out->host = r->ci.host;
 	out->tracker_version = r->tracker_version;
+	out->machine_class = r->machine_class;
 	/* A rank without its group is not a rank (the record reader refuses
 	 * one; the store keeps neither). */
 	out->rank = r->rank >= 0 && r->rank_group ? r->rank : -1;

@@ -86,6 +86,7 @@ struct tk_run_summary {
 	int rank;               /* -1: not a rank of a --per-rank job */
 	const char *rank_group; /* NULL when rank is -1 */
 	int ntasks;             /* SLURM_NTASKS of the job, -1 unknown */
+	const char *machine_class; /* NULL: unknown (matches any class) */
 	/* the largest MaxRSS of the job's SLURM steps (run->slurm), -1 unknown */
 	int64_t slurm_maxrss_bytes;
 };
@@ -150,6 +151,17 @@ struct tk_store_ops {
 enum tk_store_ctrl {
 	TK_STORE_CTRL_SCHEMA_VERSION = 1, /* arg: int *, the schema version */
 	TK_STORE_CTRL_JOURNAL_MODE = 2,   /* arg: const char **, e.g. "wal" */
+	/* arg: struct tk_store_profile_total *; the stored total of one
+	 * profile without reading it. A backend without it returns
+	 * TK_EUSAGE (callers then load the profile). */
+	TK_STORE_CTRL_PROFILE_TOTAL = 3,
+};
+
+struct tk_store_profile_total {
+	const char *run_id; /* in */
+	const char *kind;   /* in */
+	int found;          /* out: 1 when the run has such a profile */
+	double total;       /* out: its total, when found */
 };
 
 struct tk_store {

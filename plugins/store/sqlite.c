@@ -120,7 +120,7 @@ static const char *const migrations[] = {
 	 * without sorting.
 	 */
 	"CREATE INDEX runs_key_started ON runs (key, started_at_us DESC, run_id);",
-	/* 5: reserved */
+	/* 5: the run's machine class (generated from run_columns[]) */
 	"",
 	/* 6: the job's memory as SLURM accounted it (run_columns[]) */
 	"",
@@ -206,6 +206,8 @@ static const struct run_column run_columns[] = {
 	  "coalesce(json_extract(record, '$.run.tree_samples'), 0)" },
 	{ "ntasks", COL_INT, SUM(ntasks), 1, 4,
 	  "json_extract(record, '$.run.ci.slurm_ntasks')" },
+	{ "machine_class", COL_TEXT, SUM(machine_class), 1, 5,
+	  "json_extract(record, '$.run.machine_class')" },
 	{ "slurm_maxrss_bytes", COL_I64, SUM(slurm_maxrss_bytes), 1, 6,
 	  "json_extract(record, '$.run.slurm.maxrss_bytes')" },
 };
@@ -889,6 +891,19 @@ static int summarize_run(const struct tk_run *r, void *data)
 	return sz->fn(&sum, sz->data);
 }
 
+/* A column the database does not have yet: unknown, as tk_run_init has it. */
+static void unknown_column(const struct run_column *c, struct run_row *row)
+{
+	char *p = (char *)row + c->offset;
+
+	if (c->type == COL_I64)
+		*(int64_t *)(void *)p = -1;
+	else if (c->type == COL_INT)
+		*(int *)(void *)p = -1;
+	else if (c->type == COL_REAL)
+		*(double *)(void *)p = -1;
+}
+
 static int sqlite_query_summaries(struct tk_store *s, const struct tk_run_query *q,
 				  tk_summary_fn fn, void *data, struct tk_err *err)
 {
@@ -907,7 +922,8 @@ static int sqlite_query_summaries(struct tk_store *s, const struct tk_run_query 
 		return sqlite_query_runs(s, q, summarize_run, &sz, err);
 	}
 	for (i = 0; i < NR_RUN_COLUMNS; i++) {
-		if (!run_columns[i].summary)
+		/* a read-only database older than a column: it stays unknown */
+		if (!run_columns[i].summary || run_columns[i].since > st->schema)
 			continue;
 		tk_buf_addf(&select, "%s%s", n ? ", " : "", run_columns[i].name);
 		cols[n++] = &run_columns[i];
@@ -919,6 +935,9 @@ static int sqlite_query_summaries(struct tk_store *s, const struct tk_run_query 
 	}
 	bind_query(stmt, q);
 	memset(&row, 0, sizeof(row));
+	for (i = 0; i < NR_RUN_COLUMNS; i++)
+		if (run_columns[i].summary && run_columns[i].since > st->schema)
+			unknown_column(&run_columns[i], &row);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		for (i = 0; i < n; i++)
 			read_column(stmt, (int)i, cols[i], &row);
@@ -1030,6 +1049,29 @@ static int sqlite_get_profile(struct tk_store *s, const char *run_id, const char
 	return ret;
 }
 
+static int profile_total(struct sqlite_store *st, struct tk_store_profile_total *q,
+			 struct tk_err *err)
+{
+	sqlite3_stmt *stmt = NULL;
+	int rc;
+
+	q->found = 0;
+	if (sqlite3_prepare_v2(st->db, "SELECT total FROM profiles WHERE run_id = ? AND kind = ?",
+			       -1, &stmt, NULL) != SQLITE_OK)
+		return db_error(st, err, "read");
+	sqlite3_bind_text(stmt, 1, q->run_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, q->kind, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		q->found = 1;
+		q->total = sqlite3_column_double(stmt, 0);
+	}
+	sqlite3_finalize(stmt);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(st, err, "read");
+	return 0;
+}
+
 static int sqlite_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err)
 {
 	struct sqlite_store *st = from_base(s);
@@ -1040,6 +1082,8 @@ static int sqlite_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err
 	case TK_STORE_CTRL_JOURNAL_MODE:
 		*(const char **)arg = st->journal_mode;
 		return 0;
+	case TK_STORE_CTRL_PROFILE_TOTAL:
+		return profile_total(st, arg, err);
 	}
 	return tk_err_set(err, TK_EUSAGE, "the sqlite store has no operation %d", op);
 }

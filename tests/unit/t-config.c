@@ -280,7 +280,7 @@ static void test_suggestions(void)
 	expect_parse_warning("Db: x\n", "t.yml:1:1: unknown field 'Db' (did you mean 'db'?)",
 			     "Db");
 	expect_parse_warning("database: x\n", "t.yml:1:1: unknown field 'database' "
-			     "(expected db, artifacts, baseline_branch or keys); ignored",
+			     "(expected db, artifacts, baseline_branch, keys, machine_class or check); ignored",
 			     "nothing near: the list");
 	expect_parse_warning("timeout: 2h\n", "t.yml:1:1: 'timeout' is a per-key setting",
 			     "a per-key field at the top");
@@ -289,7 +289,8 @@ static void test_suggestions(void)
 			     "tag for tags");
 	expect_parse_warning("keys:\n  a:\n    color: red\n",
 			     "t.yml:3:5: unknown field 'color' in key 'a' (expected "
-			     "baseline_branch, timeout or tags); ignored", "per key: the list");
+			     "baseline_branch, timeout, tags or machine_class); ignored",
+			     "per key: the list");
 }
 
 static void test_warning_order(void)
