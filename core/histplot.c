@@ -1,0 +1,734 @@
+/*
+ * History plots: gathering and layout (core/histplot.h). The renderers
+ * are in core/plotrender.c.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/buf.h"
+#include "core/canvas.h"
+#include "core/changepoint.h"
+#include "core/histplot.h"
+#include "core/banned.h"
+
+#define MAX_TICKS 32
+
+void tk_plot_data_init(struct tk_plot_data *d)
+{
+	memset(d, 0, sizeof(*d));
+}
+
+static const char *dup_str(struct tk_plot_data *d, const char *s)
+{
+	return s ? tk_arena_strndup(&d->arena, s, strlen(s)) : NULL;
+}
+
+static struct tk_plot_key *key_of(struct tk_plot_data *d, const struct tk_run_summary *s)
+{
+	const char *key = s->key ? s->key : "";
+	struct tk_plot_key *k;
+	size_t i;
+
+	if (d->nr && !strcmp(d->keys[d->last].key, key))
+		return &d->keys[d->last];
+	for (i = 0; i < d->nr; i++)
+		if (!strcmp(d->keys[i].key, key)) {
+			d->last = i;
+			return &d->keys[i];
+		}
+	TK_ALLOC_GROW(d->keys, d->nr + 1, d->alloc);
+	k = &d->keys[d->nr];
+	memset(k, 0, sizeof(*k));
+	k->key = tk_xstrdup(key);
+	d->last = d->nr++;
+	return k;
+}
+
+/* A build number that is a whole number, else NaN. */
+static double build_value(const char *b)
+{
+	double v = 0;
+
+	if (!b || !*b || strlen(b) > 15)
+		return NAN;
+	for (; *b; b++) {
+		if (*b < '0' || *b > '9')
+			return NAN;
+		v = v * 10 + (*b - '0');
+	}
+	return v;
+}
+
+int tk_plot_data_add(const struct tk_run_summary *s, void *data)
+{
+	struct tk_plot_data *d = data;
+	struct tk_plot_key *k = key_of(d, s);
+	struct tk_plot_run *r;
+	int m;
+
+	if (!k->pipeline && s->pipeline)
+		k->pipeline = tk_xstrdup(s->pipeline);
+	TK_ALLOC_GROW(k->runs, k->nr + 1, k->alloc);
+	r = &k->runs[k->nr++];
+	memset(r, 0, sizeof(*r));
+	r->started_at_us = s->started_at_us;
+	r->build = build_value(s->build_number);
+	r->run_id = dup_str(d, s->run_id);
+	/* runs of one branch come in long stretches: keep one copy */
+	if (s->branch && d->last_branch && !strcmp(s->branch, d->last_branch))
+		r->branch = d->last_branch;
+	else
+		r->branch = d->last_branch = dup_str(d, s->branch);
+	r->commit = dup_str(d, s->commit);
+	r->build_number = dup_str(d, s->build_number);
+	r->build_url = dup_str(d, s->build_url);
+	for (m = 0; m < TK_METRIC_COUNT; m++)
+		if (tk_metric_value(s, (enum tk_metric)m, &r->v[m]))
+			r->v[m] = NAN;
+	if (s->status != TK_RUN_OK)
+		r->flags |= TK_PLOT_FAILED;
+	if (s->partial)
+		r->flags |= TK_PLOT_PARTIAL;
+	return 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(((const struct tk_plot_key *)a)->key, ((const struct tk_plot_key *)b)->key);
+}
+
+static int cmp_run(const void *a, const void *b)
+{
+	const struct tk_plot_run *x = a, *y = b;
+
+	if (x->started_at_us != y->started_at_us)
+		return x->started_at_us < y->started_at_us ? -1 : 1;
+	return strcmp(x->run_id ? x->run_id : "", y->run_id ? y->run_id : "");
+}
+
+void tk_plot_data_finish(struct tk_plot_data *d)
+{
+	size_t i, j;
+
+	for (i = 0; i < d->nr; i++) {
+		struct tk_plot_key *k = &d->keys[i];
+		int sorted = 1;
+
+		/* the store gives newest first: reversed, that is oldest first */
+		for (j = 0; j < k->nr / 2; j++) {
+			struct tk_plot_run t = k->runs[j];
+
+			k->runs[j] = k->runs[k->nr - 1 - j];
+			k->runs[k->nr - 1 - j] = t;
+		}
+		for (j = 1; j < k->nr && sorted; j++)
+			sorted = cmp_run(&k->runs[j - 1], &k->runs[j]) <= 0;
+		if (!sorted)
+			qsort(k->runs, k->nr, sizeof(*k->runs), cmp_run);
+	}
+	qsort(d->keys, d->nr, sizeof(*d->keys), cmp_key);
+	d->last = 0;
+}
+
+int tk_plot_data_load(struct tk_plot_data *d, struct tk_store *s, const struct tk_run_query *q,
+		      struct tk_err *err)
+{
+	int ret = tk_store_query_summaries(s, q, tk_plot_data_add, d, err);
+
+	if (ret < 0)
+		return ret;
+	tk_plot_data_finish(d);
+	return 0;
+}
+
+int tk_plot_fill_alloc(struct tk_plot_data *d, struct tk_store *s,
+		       const struct tk_plot_opts *o, struct tk_err *err)
+{
+	const char **ids = NULL;
+	double *tot = NULL;
+	size_t i, j, alloc = 0, alloc2 = 0;
+	int want = 0, ret = 0;
+
+	for (i = 0; i < o->nr_metrics; i++)
+		want |= o->metrics[i] == TK_METRIC_ALLOC;
+	for (i = 0; want && !ret && i < d->nr; i++) {
+		struct tk_plot_key *k = &d->keys[i];
+
+		TK_ALLOC_GROW(ids, k->nr, alloc);
+		TK_ALLOC_GROW(tot, k->nr, alloc2);
+		for (j = 0; j < k->nr; j++)
+			ids[j] = k->runs[j].run_id ? k->runs[j].run_id : "";
+		ret = tk_metric_alloc_totals(s, ids, k->nr, tot, err);
+		for (j = 0; !ret && j < k->nr; j++)
+			k->runs[j].v[TK_METRIC_ALLOC] = tot[j] >= 0 ? tot[j] : NAN;
+	}
+	free(ids);
+	free(tot);
+	return ret;
+}
+
+void tk_plot_data_release(struct tk_plot_data *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr; i++) {
+		free(d->keys[i].key);
+		free(d->keys[i].pipeline);
+		free(d->keys[i].runs);
+	}
+	free(d->keys);
+	tk_arena_release(&d->arena);
+	memset(d, 0, sizeof(*d));
+}
+
+/* ---- units and ticks ---- */
+
+const char *tk_plot_unit(enum tk_metric m, double max, double *div)
+{
+	if (tk_metric_unit(m) == TK_METRIC_SECONDS) {
+		if (max >= 2 * 3600) {
+			*div = 3600;
+			return "h";
+		}
+		if (max >= 120) {
+			*div = 60;
+			return "min";
+		}
+		*div = 1;
+		return "s";
+	}
+	if (max >= 1024.0 * 1024 * 1024) {
+		*div = 1024.0 * 1024 * 1024;
+		return "GiB";
+	}
+	if (max >= 1024.0 * 1024) {
+		*div = 1024.0 * 1024;
+		return "MiB";
+	}
+	if (max >= 1024) {
+		*div = 1024;
+		return "KiB";
+	}
+	*div = 1;
+	return "B";
+}
+
+void tk_plot_format_value(struct tk_buf *b, enum tk_metric m, double v)
+{
+	if (!isfinite(v)) {
+		tk_buf_adds(b, "-");
+		return;
+	}
+	tk_metric_format(b, m, v);
+}
+
+static const char *const month_names[] = {
+	"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+};
+
+static char *date_label(double t, int with_time, int month_only, int year_only)
+{
+	struct tk_buf b = TK_BUF_INIT;
+	time_t tt = (time_t)floor(t);
+	struct tm tm;
+
+	gmtime_r(&tt, &tm);
+	if (year_only)
+		tk_buf_addf(&b, "%d", tm.tm_year + 1900);
+	else if (month_only)
+		tk_buf_addf(&b, "%s %d", month_names[tm.tm_mon], tm.tm_year + 1900);
+	else if (with_time)
+		tk_buf_addf(&b, "%s %d %02d:%02d", month_names[tm.tm_mon], tm.tm_mday, tm.tm_hour,
+			    tm.tm_min);
+	else
+		tk_buf_addf(&b, "%s %d", month_names[tm.tm_mon], tm.tm_mday);
+	return tk_buf_detach(&b, NULL);
+}
+
+/* The start of month `months` counted from January 1970, UTC. */
+static double month_start(long months)
+{
+	struct tm tm;
+
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = (int)(70 + months / 12);
+	tm.tm_mon = (int)(months % 12);
+	tm.tm_mday = 1;
+	return (double)timegm(&tm);
+}
+
+size_t tk_plot_date_ticks(double lo, double hi, size_t max, double *t, char **labels)
+{
+	static const double fixed[] = { 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400,
+					2 * 86400, 7 * 86400, 14 * 86400 };
+	static const int months[] = { 1, 2, 3, 6, 12, 24, 60, 120 };
+	const double monday = 4 * 86400; /* 1970-01-05 */
+	size_t n = 0, i;
+
+	if (!isfinite(lo) || !isfinite(hi) || hi < lo)
+		return 0;
+	if (max < 2)
+		max = 2;
+	if (max > MAX_TICKS)
+		max = MAX_TICKS;
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		double step = fixed[i], off = step >= 7 * 86400 ? monday : 0, v;
+
+		if ((hi - lo) / step + 1 > (double)max)
+			continue;
+		for (v = ceil((lo - off) / step) * step + off; v <= hi && n < max; v += step) {
+			t[n] = v;
+			labels[n++] = date_label(v, step < 86400, 0, 0);
+		}
+		return n;
+	}
+	for (i = 0; i < sizeof(months) / sizeof(months[0]); i++) {
+		time_t tt = (time_t)floor(lo);
+		struct tm tm;
+		long m, k = months[i];
+
+		if ((hi - lo) / (k * 30.44 * 86400) + 1 > (double)max)
+			continue;
+		gmtime_r(&tt, &tm);
+		m = (long)(tm.tm_year - 70) * 12 + tm.tm_mon;
+		m = (m + k - 1) / k * k;
+		for (; n < max; m += k) {
+			double v = month_start(m);
+
+			if (v < lo)
+				continue;
+			if (v > hi)
+				break;
+			t[n] = v;
+			labels[n++] = date_label(v, 0, k < 12, k >= 12);
+		}
+		return n;
+	}
+	return 0;
+}
+
+/* "1.5 min": a tick value with the decimals its step needs. */
+static char *value_label(double v, double step, const char *unit)
+{
+	struct tk_buf b = TK_BUF_INIT;
+	int dec = step > 0 && step < 1 ? (int)ceil(-log10(step) - 1e-9) : 0;
+
+	if (dec > 6)
+		dec = 6;
+	tk_buf_addf(&b, "%.*f %s", dec, v, unit);
+	return tk_buf_detach(&b, NULL);
+}
+
+/* ---- layout ---- */
+
+#define TITLE_H 24
+#define LEGEND_H 20
+#define MARGIN_L 84
+#define MARGIN_R 24
+#define AXIS_H 40
+
+const char *tk_plot_metric_title(enum tk_metric m)
+{
+	switch (m) {
+	case TK_METRIC_WALLTIME: return "walltime";
+	case TK_METRIC_CPU: return "CPU time (user + sys)";
+	case TK_METRIC_MAXRSS: return "max RSS (largest process)";
+	case TK_METRIC_TREE_RSS: return "peak RSS of the process tree";
+	case TK_METRIC_ALLOC: return "bytes allocated";
+	}
+	return "?";
+}
+
+/* The branch with most runs of k (the first such, oldest first). */
+static const char *busiest_branch(const struct tk_plot_key *k)
+{
+	const char **names = NULL;
+	size_t *counts = NULL, n = 0, alloc = 0, alloc2 = 0, i, j, best = 0;
+
+	for (i = 0; i < k->nr; i++) {
+		const char *b = k->runs[i].branch;
+
+		if (!b)
+			continue;
+		for (j = 0; j < n && strcmp(names[j], b); j++)
+			;
+		if (j == n) {
+			TK_ALLOC_GROW(names, n + 1, alloc);
+			TK_ALLOC_GROW(counts, n + 1, alloc2);
+			names[n] = b;
+			counts[n++] = 0;
+		}
+		counts[j]++;
+	}
+	for (j = 1; j < n; j++)
+		if (counts[j] > counts[best])
+			best = j;
+	{
+		const char *b = n ? names[best] : NULL;
+
+		free(names);
+		free(counts);
+		return b;
+	}
+}
+
+static void classify(struct tk_plot_key *k, const struct tk_plot_opts *o, const char *base)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr; i++) {
+		struct tk_plot_run *r = &k->runs[i];
+
+		if (o->current_build ? r->build_number && !strcmp(r->build_number, o->current_build)
+				     : i == k->nr - 1)
+			r->cls = TK_PLOT_CURRENT;
+		else if (base && r->branch && !strcmp(r->branch, base))
+			r->cls = TK_PLOT_BASELINE;
+		else
+			r->cls = TK_PLOT_OTHER;
+	}
+}
+
+static double run_x(const struct tk_plot_run *r, enum tk_plot_x x)
+{
+	return x == TK_PLOT_X_BUILD ? r->build : (double)r->started_at_us / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The rolling median and spread over the successful baseline runs; also
+ * the series the change points are found in. vals/runs: out, nbase. */
+static void baseline_series(const struct tk_plot_key *k, enum tk_metric m, enum tk_plot_x x,
+			    double **vals, uint32_t **runs, size_t *n)
+{
+	size_t i, alloc = 0, alloc2 = 0;
+
+	*vals = NULL;
+	*runs = NULL;
+	*n = 0;
+	for (i = 0; i < k->nr; i++) {
+		const struct tk_plot_run *r = &k->runs[i];
+
+		if (r->cls != TK_PLOT_BASELINE || r->flags || !isfinite(r->v[m]) ||
+		    !isfinite(run_x(r, x)))
+			continue;
+		TK_ALLOC_GROW(*vals, *n + 1, alloc);
+		TK_ALLOC_GROW(*runs, *n + 1, alloc2);
+		(*vals)[*n] = r->v[m];
+		(*runs)[(*n)++] = (uint32_t)i;
+	}
+}
+
+struct scale {
+	double x0, x1, y0, y1, xlo, xhi, ylo, yhi;
+};
+
+static double sx(const struct scale *s, double v)
+{
+	return s->xhi > s->xlo ? s->x0 + (v - s->xlo) / (s->xhi - s->xlo) * (s->x1 - s->x0)
+			       : (s->x0 + s->x1) / 2;
+}
+
+static double sy(const struct scale *s, double v)
+{
+	return s->yhi > s->ylo ? s->y1 - (v - s->ylo) / (s->yhi - s->ylo) * (s->y1 - s->y0)
+			       : (s->y0 + s->y1) / 2;
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+	const struct tk_plot_point *p = a, *q = b;
+
+	if (p->px != q->px)
+		return p->px < q->px ? -1 : 1;
+	return p->run < q->run ? -1 : p->run > q->run;
+}
+
+static char *change_label(const struct tk_plot_run *r, double before, double after)
+{
+	struct tk_buf b = TK_BUF_INIT;
+
+	if (r->build_number)
+		tk_buf_addf(&b, "#%s", r->build_number);
+	else
+		tk_buf_adds(&b, "run");
+	if (r->commit)
+		tk_buf_addf(&b, " %.8s", r->commit);
+	if (before > 0)
+		tk_buf_addf(&b, " %+.0f%%", (after / before - 1) * 100);
+	return tk_buf_detach(&b, NULL);
+}
+
+static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, enum tk_metric m,
+			 const struct tk_plot_opts *o, const char *base, double width, double h,
+			 double top, struct tk_err *err)
+{
+	size_t window = o->window ? o->window : 10, i, nb, nxt, nyt, alloc = 0;
+	double *vals, *tmp, ticks[MAX_TICKS], vmin = INFINITY, vmax = -INFINITY;
+	double xmin = INFINITY, xmax = -INFINITY, span, step;
+	uint32_t *bruns;
+	char *labels[MAX_TICKS];
+	struct scale s;
+	struct tk_buf b = TK_BUF_INIT;
+	int ret = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->key = k;
+	c->metric = m;
+	c->top = top;
+	tk_buf_addf(&b, "%s — %s", k->key, tk_plot_metric_title(m));
+	if (k->pipeline)
+		tk_buf_addf(&b, " (pipeline %s)", k->pipeline);
+	c->title = tk_buf_detach(&b, NULL);
+	c->baseline = tk_xstrdup(base ? base : "");
+	c->x0 = s.x0 = MARGIN_L;
+	c->x1 = s.x1 = width - MARGIN_R;
+	c->y0 = s.y0 = top + TITLE_H + LEGEND_H + 8;
+	c->y1 = s.y1 = top + h - AXIS_H;
+
+	for (i = 0; i < k->nr; i++) {
+		const struct tk_plot_run *r = &k->runs[i];
+		double xv = run_x(r, o->x);
+
+		if (!isfinite(r->v[m]) || !isfinite(xv))
+			continue;
+		TK_ALLOC_GROW(c->pts, c->npts + 1, alloc);
+		c->pts[c->npts].v = r->v[m];
+		c->pts[c->npts].px = xv;
+		c->pts[c->npts].run = (uint32_t)i;
+		c->pts[c->npts].cls = r->cls;
+		c->pts[c->npts++].flags = r->flags;
+		c->count[r->cls]++;
+		c->nfailed += !!(r->flags & TK_PLOT_FAILED);
+		c->npartial += !!(r->flags & TK_PLOT_PARTIAL);
+		if (r->v[m] < vmin)
+			vmin = r->v[m];
+		if (r->v[m] > vmax)
+			vmax = r->v[m];
+		if (xv < xmin)
+			xmin = xv;
+		if (xv > xmax)
+			xmax = xv;
+	}
+
+	/* rolling median and spread of the last `window` successful baseline runs */
+	baseline_series(k, m, o->x, &vals, &bruns, &nb);
+	tmp = tk_xmalloc((window + 1) * sizeof(*tmp));
+	if (nb)
+		c->band = tk_xmalloc(nb * sizeof(*c->band));
+	for (i = 0; i < nb; i++) {
+		size_t lo = i + 1 > window ? i + 1 - window : 0, n = i + 1 - lo, j;
+		double med, mad;
+
+		memcpy(tmp, vals + lo, n * sizeof(*tmp));
+		med = median_of(tmp, n);
+		for (j = 0; j < n; j++)
+			tmp[j] = fabs(vals[lo + j] - med);
+		mad = 1.4826 * median_of(tmp, n);
+		c->band[i].px = run_x(&k->runs[bruns[i]], o->x);
+		c->band[i].mid = med;
+		c->band[i].lo = med - mad > 0 ? med - mad : 0;
+		c->band[i].hi = med + mad;
+		c->band[i].run = bruns[i];
+		if (c->band[i].hi > vmax)
+			vmax = c->band[i].hi;
+		if (c->band[i].lo < vmin)
+			vmin = c->band[i].lo;
+	}
+	c->nband = nb;
+	free(tmp);
+
+	if (nb) {
+		struct tk_changepoint *cp = NULL;
+		struct tk_changepoint_opts co = tk_changepoint_opts_default();
+		size_t ncp = 0;
+
+		ret = tk_changepoints(vals, nb, &co, &cp, &ncp, err);
+		if (!ret && ncp) {
+			c->changes = tk_xcalloc(ncp, sizeof(*c->changes));
+			for (i = 0; i < ncp; i++) {
+				uint32_t run = bruns[cp[i].index];
+
+				c->changes[i].run = run;
+				c->changes[i].px = run_x(&k->runs[run], o->x);
+				c->changes[i].before = cp[i].before;
+				c->changes[i].after = cp[i].after;
+				c->changes[i].label = change_label(&k->runs[run], cp[i].before,
+								   cp[i].after);
+			}
+			c->nchanges = ncp;
+		}
+		free(cp);
+	}
+	free(vals);
+	free(bruns);
+	if (ret)
+		return ret;
+
+	/* scales */
+	if (!c->npts) {
+		xmin = xmax = 0;
+		vmin = 0;
+		vmax = 1;
+	}
+	span = xmax - xmin;
+	if (span <= 0)
+		span = o->x == TK_PLOT_X_BUILD ? 2 : 86400;
+	s.xlo = xmin - span * 0.02;
+	s.xhi = xmax + span * 0.02;
+	if (xmax == xmin) {
+		s.xlo = xmin - span / 2;
+		s.xhi = xmax + span / 2;
+	}
+	span = vmax - vmin;
+	if (span <= 0)
+		span = vmax > 0 ? vmax * 0.2 : 1;
+	s.ylo = vmin - span * 0.08;
+	s.yhi = vmax + span * 0.08;
+	if (s.ylo < 0 || s.ylo < s.yhi * 0.15)
+		s.ylo = 0;
+	c->unit = tk_xstrdup(tk_plot_unit(m, s.yhi, &c->ydiv));
+	c->xlo = s.xlo;
+	c->xhi = s.xhi;
+	c->ylo = s.ylo;
+	c->yhi = s.yhi;
+
+	nyt = tk_canvas_ticks(s.ylo / c->ydiv, s.yhi / c->ydiv, 6, ticks);
+	step = nyt > 1 ? ticks[1] - ticks[0] : 1;
+	c->yt = tk_xcalloc(nyt ? nyt : 1, sizeof(*c->yt));
+	for (i = 0; i < nyt; i++) {
+		c->yt[i].pos = sy(&s, ticks[i] * c->ydiv);
+		c->yt[i].label = value_label(ticks[i], step, c->unit);
+	}
+	c->nyt = nyt;
+	{
+		size_t max = (size_t)((s.x1 - s.x0) / 100);
+
+		if (o->x == TK_PLOT_X_BUILD) {
+			nxt = tk_canvas_ticks(s.xlo, s.xhi, max, ticks);
+			for (i = 0; i < nxt; i++) {
+				struct tk_buf l = TK_BUF_INIT;
+
+				tk_buf_addf(&l, "#%.0f", ticks[i]);
+				labels[i] = tk_buf_detach(&l, NULL);
+			}
+		} else {
+			nxt = tk_plot_date_ticks(s.xlo, s.xhi, max, ticks, labels);
+		}
+	}
+	c->xt = tk_xcalloc(nxt ? nxt : 1, sizeof(*c->xt));
+	for (i = 0; i < nxt; i++) {
+		c->xt[i].pos = sx(&s, ticks[i]);
+		c->xt[i].label = labels[i];
+	}
+	c->nxt = nxt;
+
+	/* to pixels */
+	for (i = 0; i < c->npts; i++) {
+		c->pts[i].px = sx(&s, c->pts[i].px);
+		c->pts[i].py = sy(&s, c->pts[i].v);
+	}
+	qsort(c->pts, c->npts, sizeof(*c->pts), cmp_point);
+	for (i = 0; i < c->nband; i++) {
+		c->band[i].px = sx(&s, c->band[i].px);
+		c->band[i].mid = sy(&s, c->band[i].mid);
+		c->band[i].lo = sy(&s, c->band[i].lo);
+		c->band[i].hi = sy(&s, c->band[i].hi);
+	}
+	for (i = 0; i < c->nchanges; i++)
+		c->changes[i].px = sx(&s, c->changes[i].px);
+	return 0;
+}
+
+int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
+		   struct tk_plot_layout *out, struct tk_err *err)
+{
+	static const enum tk_metric defaults[] = { TK_METRIC_WALLTIME, TK_METRIC_MAXRSS };
+	const enum tk_metric *metrics = o->nr_metrics ? o->metrics : defaults;
+	size_t nm = o->nr_metrics ? o->nr_metrics : 2, i, j, runs = 0;
+	double width = o->width > 0 ? o->width : 1000;
+	double h = o->chart_height > 0 ? o->chart_height : 340;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < d->nr; i++)
+		runs += d->keys[i].nr;
+	if (!runs)
+		return tk_err_set(err, TK_EDATA, "no runs to plot");
+	if (width < 300)
+		width = 300;
+	if (h < 160)
+		h = 160;
+	out->width = width;
+	out->x = o->x;
+	out->data = d;
+	out->charts = tk_xcalloc(d->nr * nm, sizeof(*out->charts));
+	for (i = 0; i < d->nr; i++) {
+		struct tk_plot_key *k = &d->keys[i];
+		const char *base = o->baseline_branch ? o->baseline_branch : busiest_branch(k);
+
+		classify(k, o, base);
+		if (o->x == TK_PLOT_X_BUILD)
+			for (j = 0; j < k->nr; j++)
+				out->skipped += !isfinite(k->runs[j].build);
+		for (j = 0; j < nm; j++) {
+			ret = lay_out_chart(&out->charts[out->nr], k, metrics[j], o, base, width, h,
+					    out->nr * h, err);
+			out->nr++;
+			if (ret) {
+				tk_plot_layout_release(out);
+				return ret;
+			}
+		}
+	}
+	out->height = out->nr * h;
+	if (o->current_build) {
+		struct tk_buf b = TK_BUF_INIT;
+
+		tk_buf_addf(&b, "build #%s", o->current_build);
+		out->current = tk_buf_detach(&b, NULL);
+	} else {
+		out->current = tk_xstrdup("newest run");
+	}
+	return 0;
+}
+
+void tk_plot_layout_release(struct tk_plot_layout *l)
+{
+	size_t i, j;
+
+	for (i = 0; i < l->nr; i++) {
+		struct tk_plot_chart *c = &l->charts[i];
+
+		free(c->title);
+		free(c->unit);
+		free(c->baseline);
+		for (j = 0; j < c->nxt; j++)
+			free(c->xt[j].label);
+		for (j = 0; j < c->nyt; j++)
+			free(c->yt[j].label);
+		for (j = 0; j < c->nchanges; j++)
+			free(c->changes[j].label);
+		free(c->xt);
+		free(c->yt);
+		free(c->pts);
+		free(c->band);
+		free(c->changes);
+	}
+	free(l->charts);
+	free(l->current);
+	memset(l, 0, sizeof(*l));
+}

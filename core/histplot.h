@@ -1,0 +1,228 @@
+#ifndef TK_HISTPLOT_H
+#define TK_HISTPLOT_H
+/*
+ * History plots: a key's runs over time as charts, one per key and
+ * metric, stacked in one picture. tracker history --plot, the dashboard's
+ * per-key pages (core/dashboard.h) and tracker report draw them.
+ *
+ * Three steps, each usable alone:
+ *
+ *   1. gather: tk_plot_data_load (or tk_store_query_summaries with
+ *      tk_plot_data_add as the callback, then tk_plot_data_finish) keeps
+ *      what the charts need of each run summary, grouped by key;
+ *   2. lay out: tk_plot_layout turns the runs into charts in picture
+ *      coordinates: scales, ticks with their labels (dates or build
+ *      numbers; s/min/h, KiB/MiB/GiB), the points of each class, the
+ *      baseline's rolling median and its band, the change points;
+ *   3. render: tk_plot_write writes a layout as PNG or PDF (cairo), SVG
+ *      (our own writer, text as text) or a self-contained HTML page (the
+ *      SVG inline, tooltips, series toggles, zoom on the time axis).
+ *
+ * What a chart shows, for one key and one metric:
+ *   - baseline: the runs on the baseline branch (opts->baseline_branch,
+ *     else the branch with most runs of the key) as dots joined by a line,
+ *     and over the successful ones a rolling median of the last
+ *     opts->window runs with a band of median +- 1.4826 * MAD;
+ *   - other: runs on other branches, as dots of another colour;
+ *   - current: the runs of opts->current_build (the CI context's build),
+ *     else the key's newest run, as large dots;
+ *   - failed (status not ok) and partial runs get a red or amber halo;
+ *   - change points of the baseline's successful runs (core/changepoint.h)
+ *     as dashed vertical lines labelled with their build and commit.
+ *
+ * Everything is deterministic: the same runs and options give the same
+ * bytes in every format (no clock is read; cairo's PDF carries no date).
+ *
+ * Strings in runs are untrusted; every renderer escapes them (see the
+ * renderers). Nothing here prints, exits or keeps global state. Errors are
+ * negative enum tk_code with err filled.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/arena.h"
+#include "core/err.h"
+#include "core/metric.h"
+#include "core/store.h"
+
+#define TK_PLOT_MAX_METRICS 8
+
+/* What one run is in a chart. */
+enum tk_plot_class { TK_PLOT_BASELINE, TK_PLOT_OTHER, TK_PLOT_CURRENT, TK_PLOT_NCLASSES };
+
+/* Flags of a run. */
+#define TK_PLOT_FAILED 1u
+#define TK_PLOT_PARTIAL 2u
+
+/* What a chart keeps of a run summary; strings in the data's arena. */
+struct tk_plot_run {
+	int64_t started_at_us;
+	double build;   /* the build number as a number; NaN when none */
+	const char *run_id, *branch, *commit, *build_number, *build_url; /* NULL: unknown */
+	double v[TK_METRIC_COUNT]; /* NaN: unknown */
+	unsigned char flags;       /* TK_PLOT_FAILED, TK_PLOT_PARTIAL */
+	unsigned char cls;         /* enum tk_plot_class, set by tk_plot_layout */
+};
+
+struct tk_plot_key {
+	char *key;
+	char *pipeline;            /* of the newest run; NULL when none */
+	struct tk_plot_run *runs;  /* oldest first after tk_plot_data_finish */
+	size_t nr, alloc;
+};
+
+struct tk_plot_data {
+	struct tk_plot_key *keys;  /* sorted by key after tk_plot_data_finish */
+	size_t nr, alloc;
+	struct tk_arena arena;
+	/* private */
+	size_t last;
+	const char *last_branch;
+};
+
+void tk_plot_data_init(struct tk_plot_data *d);
+/* A tk_summary_fn: keeps s in the data d. Returns 0. */
+int tk_plot_data_add(const struct tk_run_summary *s, void *d);
+/* Orders what was added: keys by name, runs oldest first. */
+void tk_plot_data_finish(struct tk_plot_data *d);
+/* The query's summaries, added and finished. The store's errors. */
+int tk_plot_data_load(struct tk_plot_data *d, struct tk_store *s,
+		      const struct tk_run_query *q, struct tk_err *err);
+void tk_plot_data_release(struct tk_plot_data *d);
+/*
+ * The alloc metric is not in a run summary: when o asks for it, reads the
+ * total of each run's stored alloc profile (tk_metric_alloc_totals). The
+ * store's errors.
+ */
+struct tk_plot_opts;
+int tk_plot_fill_alloc(struct tk_plot_data *d, struct tk_store *s,
+		       const struct tk_plot_opts *o, struct tk_err *err);
+
+enum tk_plot_x { TK_PLOT_X_TIME, TK_PLOT_X_BUILD };
+
+struct tk_plot_opts {
+	enum tk_metric metrics[TK_PLOT_MAX_METRICS];
+	size_t nr_metrics;           /* 0: walltime and maxrss */
+	enum tk_plot_x x;            /* the time axis: dates or build numbers */
+	const char *baseline_branch; /* NULL: each key's branch with most runs */
+	const char *current_build;   /* NULL: the key's newest run is current */
+	size_t window;               /* the rolling median's runs; 0: 10 */
+	double width;                /* pixels; 0: 1000 */
+	double chart_height;         /* pixels per chart; 0: 340 */
+};
+
+/* One tick of an axis: its position (pixels) and label. */
+struct tk_plot_tick {
+	double pos;
+	char *label;
+};
+
+/* One dot of a chart, in picture coordinates. */
+struct tk_plot_point {
+	double px, py;
+	double v;        /* the metric's value, in its base unit (s, bytes) */
+	uint32_t run;    /* index into the key's runs */
+	unsigned char cls, flags;
+};
+
+/* The baseline's rolling median at a baseline point. */
+struct tk_plot_band {
+	double px, mid, lo, hi; /* pixels */
+	uint32_t run;
+};
+
+struct tk_plot_change {
+	double px;
+	uint32_t run;          /* the first run of the new level */
+	double before, after;  /* the levels, in the metric's base unit */
+	char *label;           /* "#412 3f2a9c1e +98%" */
+};
+
+struct tk_plot_chart {
+	const struct tk_plot_key *key;
+	enum tk_metric metric;
+	char *title;          /* "amip — walltime (pipeline climacoupler)" */
+	char *unit;           /* of the y axis: "s", "min", "h", "MiB", ... */
+	char *baseline;       /* the baseline branch, or "" when none */
+	double top;           /* the chart's top in the picture */
+	double x0, y0, x1, y1; /* the plot area, y0 its top */
+	double xlo, xhi;      /* the data at x0 and x1 (s since the epoch, or build) */
+	double ylo, yhi;      /* the data at y1 and y0, base unit */
+	double ydiv;          /* base units per axis unit */
+	struct tk_plot_tick *xt, *yt;
+	size_t nxt, nyt;
+	struct tk_plot_point *pts;    /* by x, then run index */
+	size_t npts;
+	size_t count[TK_PLOT_NCLASSES];
+	size_t nfailed, npartial;
+	struct tk_plot_band *band;    /* by x */
+	size_t nband;
+	struct tk_plot_change *changes;
+	size_t nchanges;
+};
+
+struct tk_plot_layout {
+	double width, height;
+	enum tk_plot_x x;
+	const struct tk_plot_data *data;
+	struct tk_plot_chart *charts;  /* key by key, metric by metric */
+	size_t nr;
+	size_t skipped;                /* runs without a numeric build (x build) */
+	char *current;                 /* what the current runs are: "build #412",
+					  "newest run" */
+};
+
+/*
+ * Lays out a chart for each key of d and each metric of o (d finished).
+ * Sets each run's class. TK_EDATA "no runs to plot" when d has no run;
+ * a key without values of a metric still gets its (empty) chart.
+ * d must outlive the layout.
+ */
+int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
+		   struct tk_plot_layout *out, struct tk_err *err);
+void tk_plot_layout_release(struct tk_plot_layout *l);
+
+enum tk_plot_format { TK_PLOT_PNG, TK_PLOT_PDF, TK_PLOT_SVG, TK_PLOT_HTML };
+
+/* The format of a file name's extension (.png .pdf .svg .html .htm);
+ * TK_EUSAGE naming path otherwise. */
+int tk_plot_format_of(const char *path, enum tk_plot_format *out, struct tk_err *err);
+
+/*
+ * Writes l to out as fmt, and flushes out. Returns 0, or TK_EUNAVAIL when
+ * a write failed; TK_EINTERNAL when cairo cannot make the picture. The
+ * HTML page links back to `back` (NULL: no link), e.g. the dashboard.
+ */
+int tk_plot_write(const struct tk_plot_layout *l, enum tk_plot_format fmt, const char *back,
+		  FILE *out, struct tk_err *err);
+
+/*
+ * For tracker report and the dashboard: one key's runs started at or
+ * after since_us (0: all) laid out with o and written to path (format
+ * by its extension), atomically (a reader sees the old file or the new
+ * one). TK_EDATA when the key has no run since then.
+ */
+int tk_plot_key_to_path(struct tk_store *s, const char *key, int64_t since_us,
+			const struct tk_plot_opts *o, const char *path, struct tk_err *err);
+
+/* Writes l to path as its extension says, atomically. */
+int tk_plot_write_path(const struct tk_plot_layout *l, const char *path, const char *back,
+		       struct tk_err *err);
+
+/* Axis helpers, shared with the dashboard and the tests. */
+/* A metric in words: "walltime", "max RSS (largest process)", ... */
+const char *tk_plot_metric_title(enum tk_metric m);
+/* The unit for values up to max of metric m: its name and divisor. */
+const char *tk_plot_unit(enum tk_metric m, double max, double *div);
+/* A value of metric m in human units: "1.23 s", "2m 03s", "512 MiB". */
+void tk_plot_format_value(struct tk_buf *b, enum tk_metric m, double v);
+/*
+ * Date ticks over [lo, hi] (seconds since the epoch, UTC): at most max
+ * ticks at hours, days, weeks (Mondays), months or years; labels in buf
+ * order "Mar 14", "Mar 14 06:00", "Jan 2026". Returns how many were
+ * written to t (labels allocated, the caller frees them).
+ */
+size_t tk_plot_date_ticks(double lo, double hi, size_t max, double *t, char **labels);
+
+#endif

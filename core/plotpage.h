@@ -1,0 +1,31 @@
+#ifndef TK_PLOTPAGE_H
+#define TK_PLOTPAGE_H
+/*
+ * What the plot renderers (core/plotrender.c), the plot page
+ * (core/plothtml.c) and the dashboard (core/dashboard.c) share: text and
+ * numbers for SVG, the plot as SVG, and the page. Callers outside these
+ * files use core/histplot.h and core/dashboard.h instead.
+ */
+#include <stdio.h>
+
+#include "core/buf.h"
+#include "core/histplot.h"
+#include "core/htmlout.h"
+
+/*
+ * s as XML text, fit for element content and quoted attributes, in at
+ * most max_chars characters (then an ellipsis): & < > " ' escaped;
+ * control characters but tab, DEL, U+FFFE, U+FFFF and bytes that are not
+ * valid UTF-8 as U+FFFD. NULL is "".
+ */
+void tk_plot_xml_text(struct tk_buf *b, const char *s, size_t max_chars);
+/* v with at most one decimal, trimmed ("12", "12.5"). */
+void tk_plot_num(struct tk_buf *b, double v);
+/* The charts as one <svg id="plot"> element (standalone: with the XML
+ * declaration, for a .svg file). */
+void tk_plot_svg(struct tk_htmlout *w, const struct tk_plot_layout *l, int standalone);
+/* The self-contained HTML page of l; back: the link above the charts
+ * (our own file name, escaped anyway), NULL for none. */
+int tk_plot_html(const struct tk_plot_layout *l, const char *back, FILE *out, struct tk_err *err);
+
+#endif

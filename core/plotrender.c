@@ -1,0 +1,776 @@
+/*
+ * History plots: the renderers (core/histplot.h). One picture, four
+ * outputs: cairo draws PNG and PDF; our own writer draws the SVG, which
+ * the HTML page holds inline and brings to life with a small script.
+ *
+ * Names are untrusted (keys, branches, commits, build numbers and URLs).
+ * In SVG and HTML text they are escaped by xml_text (valid XML: & < > "
+ * ' escaped; control characters, U+FFFE/U+FFFF and invalid UTF-8 as
+ * U+FFFD); in the page's JSON by tk_html_json_str; on cairo's canvas they
+ * are only text. The page's script puts them in the document with
+ * textContent, and links only http(s) build URLs. The page's CSP runs
+ * only the script whose hash it names (PLOT_SCRIPT_SHA256 below, checked
+ * by tests/t2203-history-plot-browser.sh, which prints the right value
+ * when the script changes).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/canvas.h"
+#include "core/fsutil.h"
+#include "core/histplot.h"
+#include "core/htmlout.h"
+#include "core/plotpage.h"
+#include "core/svgout.h"
+#include "core/utf8.h"
+#include "core/banned.h"
+
+/* colours: 0xRRGGBB */
+#define C_BASE 0x1f77b4
+#define C_MEDIAN 0x08306b
+#define C_OTHER 0xff7f0e
+#define C_CURRENT 0xd4009b
+#define C_FAILED 0xe31a1c
+#define C_PARTIAL 0xf5a300
+#define C_CHANGE 0x6a3d9a
+#define C_GRID 0xdddddd
+
+static const char *const class_css[] = { "base", "other", "current" };
+
+void tk_plot_xml_text(struct tk_buf *b, const char *s, size_t max_chars)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t len = strlen((const char *)p), chars = 0;
+
+	while (len) {
+		size_t n = tk_utf8_seqlen(p, len);
+
+		if (chars++ == max_chars) {
+			tk_buf_adds(b, "\xe2\x80\xa6");
+			return;
+		}
+		if (!n) {
+			tk_buf_adds(b, "\xef\xbf\xbd");
+			n = 1;
+		} else if (*p == '&') {
+			tk_buf_adds(b, "&amp;");
+		} else if (*p == '<') {
+			tk_buf_adds(b, "&lt;");
+		} else if (*p == '>') {
+			tk_buf_adds(b, "&gt;");
+		} else if (*p == '"') {
+			tk_buf_adds(b, "&quot;");
+		} else if (*p == '\'') {
+			tk_buf_adds(b, "&#39;");
+		} else if ((*p < 0x20 && *p != '\t') || *p == 0x7f ||
+			   (n == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe)) {
+			tk_buf_adds(b, "\xef\xbf\xbd");
+		} else {
+			tk_buf_add(b, p, n);
+		}
+		p += n;
+		len -= n;
+	}
+}
+
+void tk_plot_num(struct tk_buf *b, double v)
+{
+	char tmp[TK_SVG_NUM_MAX];
+
+	tk_buf_add(b, tmp, tk_svg_fmt_fixed(tmp, v, 1, 1, 0));
+}
+
+static void rgb_hex(struct tk_buf *b, uint32_t c)
+{
+	tk_buf_addf(b, "#%06x", (unsigned)c);
+}
+
+/* ---- the legend, shared by both drawings ---- */
+
+enum swatch { SW_DOT, SW_BIG, SW_HALO, SW_BAND, SW_DASH };
+
+struct legend_item {
+	const char *css; /* the series' class: s-<css> */
+	enum swatch sw;
+	uint32_t colour;
+	char text[160];
+};
+
+static size_t legend(const struct tk_plot_layout *l, const struct tk_plot_chart *c,
+		     struct legend_item *it)
+{
+	struct tk_buf b = TK_BUF_INIT;
+	size_t n = 0;
+
+	if (c->count[TK_PLOT_BASELINE] || c->baseline[0]) {
+		tk_buf_adds(&b, "baseline ");
+		tk_plot_xml_text(&b, c->baseline, 30);
+		tk_buf_addf(&b, " (%zu)", c->count[TK_PLOT_BASELINE]);
+		it[n] = (struct legend_item){ "base", SW_DOT, C_BASE, "" };
+		snprintf(it[n++].text, sizeof(it->text), "%s", b.buf);
+		it[n] = (struct legend_item){ "band", SW_BAND, C_BASE, "" };
+		snprintf(it[n++].text, sizeof(it->text), "median \xc2\xb1 spread");
+	}
+	if (c->count[TK_PLOT_OTHER]) {
+		it[n] = (struct legend_item){ "other", SW_DOT, C_OTHER, "" };
+		snprintf(it[n++].text, sizeof(it->text), "other branches (%zu)",
+			 c->count[TK_PLOT_OTHER]);
+	}
+	if (c->count[TK_PLOT_CURRENT]) {
+		tk_buf_reset(&b);
+		tk_plot_xml_text(&b, l->current, 40);
+		it[n] = (struct legend_item){ "current", SW_BIG, C_CURRENT, "" };
+		snprintf(it[n++].text, sizeof(it->text), "%s", b.buf);
+	}
+	if (c->nfailed) {
+		it[n] = (struct legend_item){ "failed", SW_HALO, C_FAILED, "" };
+		snprintf(it[n++].text, sizeof(it->text), "failed (%zu)", c->nfailed);
+	}
+	if (c->npartial) {
+		it[n] = (struct legend_item){ "partial", SW_HALO, C_PARTIAL, "" };
+		snprintf(it[n++].text, sizeof(it->text), "partial (%zu)", c->npartial);
+	}
+	if (c->nchanges) {
+		it[n] = (struct legend_item){ "change", SW_DASH, C_CHANGE, "" };
+		snprintf(it[n++].text, sizeof(it->text), "change points (%zu)", c->nchanges);
+	}
+	tk_buf_release(&b);
+	return n;
+}
+
+/* Rough width of escaped legend text at 12 px: entities count as one. */
+static double text_width(const char *s)
+{
+	double w = 0;
+
+	for (; *s; s++) {
+		if (*s == '&') {
+			while (*s && *s != ';')
+				s++;
+		} else if ((*s & 0xc0) == 0x80) {
+			continue;
+		}
+		w += 7;
+	}
+	return w;
+}
+
+/* ---- SVG ---- */
+
+static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size_t ci)
+{
+	const struct tk_plot_chart *c = &l->charts[ci];
+	const struct tk_plot_key *k = c->key;
+	struct tk_buf *b = &w->b;
+	struct legend_item items[8];
+	size_t i, n, cls;
+	double lx;
+
+	tk_buf_addf(b, "<g class=\"chart\" id=\"chart%zu\">\n<text class=\"title\" x=\"", ci);
+	tk_plot_num(b, l->width / 2);
+	tk_buf_adds(b, "\" y=\"");
+	tk_plot_num(b, c->top + 19);
+	tk_buf_adds(b, "\" text-anchor=\"middle\" font-size=\"15\">");
+	tk_plot_xml_text(b, c->title, 200);
+	tk_buf_adds(b, "</text>\n");
+
+	/* legend */
+	n = legend(l, c, items);
+	lx = c->x0;
+	for (i = 0; i < n; i++) {
+		double y = c->top + 24 + 12;
+
+		tk_buf_addf(b, "<g class=\"li s-%s\">", items[i].css);
+		switch (items[i].sw) {
+		case SW_BAND:
+			tk_buf_adds(b, "<rect x=\"");
+			tk_plot_num(b, lx);
+			tk_buf_adds(b, "\" y=\"");
+			tk_plot_num(b, y - 9);
+			tk_buf_adds(b, "\" width=\"14\" height=\"10\" fill=\"");
+			rgb_hex(b, items[i].colour);
+			tk_buf_adds(b, "\" fill-opacity=\"0.25\" stroke=\"");
+			rgb_hex(b, C_MEDIAN);
+			tk_buf_adds(b, "\"/>");
+			break;
+		case SW_DASH:
+			tk_buf_adds(b, "<path d=\"M");
+			tk_plot_num(b, lx + 7);
+			tk_buf_addch(b, ' ');
+			tk_plot_num(b, y - 11);
+			tk_buf_adds(b, "v13\" stroke=\"");
+			rgb_hex(b, items[i].colour);
+			tk_buf_adds(b, "\" stroke-dasharray=\"4 3\"/>");
+			break;
+		default:
+			tk_buf_adds(b, "<circle cx=\"");
+			tk_plot_num(b, lx + 7);
+			tk_buf_adds(b, "\" cy=\"");
+			tk_plot_num(b, y - 4);
+			tk_buf_addf(b, "\" r=\"%s\" fill=\"",
+				    items[i].sw == SW_BIG ? "5" : items[i].sw == SW_HALO ? "6" : "3");
+			rgb_hex(b, items[i].colour);
+			tk_buf_adds(b, items[i].sw == SW_HALO ? "\" fill-opacity=\"0.6\"/>" : "\"/>");
+			break;
+		}
+		tk_buf_adds(b, "<text x=\"");
+		tk_plot_num(b, lx + 18);
+		tk_buf_adds(b, "\" y=\"");
+		tk_plot_num(b, y);
+		tk_buf_addf(b, "\">%s</text></g>\n", items[i].text);
+		lx += 18 + text_width(items[i].text) + 16;
+	}
+
+	/* grid and y ticks */
+	tk_buf_adds(b, "<g class=\"yt\">");
+	for (i = 0; i < c->nyt; i++) {
+		double y = floor(c->yt[i].pos) + 0.5;
+
+		tk_buf_adds(b, "<path d=\"M");
+		tk_plot_num(b, c->x0);
+		tk_buf_addch(b, ' ');
+		tk_plot_num(b, y);
+		tk_buf_adds(b, "H");
+		tk_plot_num(b, c->x1);
+		tk_buf_adds(b, "\" stroke=\"#dddddd\"/><text x=\"");
+		tk_plot_num(b, c->x0 - 6);
+		tk_buf_adds(b, "\" y=\"");
+		tk_plot_num(b, y + 4);
+		tk_buf_adds(b, "\" text-anchor=\"end\">");
+		tk_plot_xml_text(b, c->yt[i].label, 40);
+		tk_buf_adds(b, "</text>");
+	}
+	tk_buf_adds(b, "</g>\n<g class=\"xt\">");
+	for (i = 0; i < c->nxt; i++) {
+		double x = floor(c->xt[i].pos) + 0.5;
+
+		tk_buf_adds(b, "<path d=\"M");
+		tk_plot_num(b, x);
+		tk_buf_addch(b, ' ');
+		tk_plot_num(b, c->y1);
+		tk_buf_adds(b, "v5\" stroke=\"#000000\"/><text x=\"");
+		tk_plot_num(b, x);
+		tk_buf_adds(b, "\" y=\"");
+		tk_plot_num(b, c->y1 + 19);
+		tk_buf_adds(b, "\" text-anchor=\"middle\">");
+		tk_plot_xml_text(b, c->xt[i].label, 40);
+		tk_buf_adds(b, "</text>");
+	}
+	tk_buf_addf(b, "</g>\n<clipPath id=\"clip%zu\"><rect x=\"", ci);
+	tk_plot_num(b, c->x0);
+	tk_buf_adds(b, "\" y=\"");
+	tk_plot_num(b, c->y0 - 8);
+	tk_buf_adds(b, "\" width=\"");
+	tk_plot_num(b, c->x1 - c->x0);
+	tk_buf_adds(b, "\" height=\"");
+	tk_plot_num(b, c->y1 - c->y0 + 8);
+	tk_buf_addf(b, "\"/></clipPath>\n<g clip-path=\"url(#clip%zu)\"><g class=\"zoom\">\n", ci);
+
+	/* the band: hi forward, lo back */
+	if (c->nband) {
+		tk_buf_adds(b, "<path class=\"s-band\" fill=\"#1f77b4\" fill-opacity=\"0.18\" d=\"M");
+		for (i = 0; i < c->nband; i++) {
+			if (i)
+				tk_buf_addch(b, 'L');
+			tk_plot_num(b, c->band[i].px);
+			tk_buf_addch(b, ' ');
+			tk_plot_num(b, c->band[i].hi);
+		}
+		for (i = c->nband; i--;) {
+			tk_buf_addch(b, 'L');
+			tk_plot_num(b, c->band[i].px);
+			tk_buf_addch(b, ' ');
+			tk_plot_num(b, c->band[i].lo);
+		}
+		tk_buf_adds(b, "Z\"/>\n");
+		tk_htmlout_flush(w);
+	}
+	/* the baseline's line, then its median */
+	if (c->count[TK_PLOT_BASELINE] > 1) {
+		int first = 1;
+
+		tk_buf_adds(b, "<path class=\"s-base\" fill=\"none\" stroke=\"#1f77b4\" "
+			    "stroke-opacity=\"0.45\" vector-effect=\"non-scaling-stroke\" d=\"");
+		for (i = 0; i < c->npts; i++) {
+			if (c->pts[i].cls != TK_PLOT_BASELINE)
+				continue;
+			tk_buf_addch(b, first ? 'M' : 'L');
+			first = 0;
+			tk_plot_num(b, c->pts[i].px);
+			tk_buf_addch(b, ' ');
+			tk_plot_num(b, c->pts[i].py);
+			tk_htmlout_flush(w);
+		}
+		tk_buf_adds(b, "\"/>\n");
+	}
+	if (c->nband) {
+		tk_buf_adds(b, "<path class=\"s-band\" fill=\"none\" stroke=\"#08306b\" "
+			    "stroke-width=\"2\" vector-effect=\"non-scaling-stroke\" d=\"M");
+		for (i = 0; i < c->nband; i++) {
+			if (i)
+				tk_buf_addch(b, 'L');
+			tk_plot_num(b, c->band[i].px);
+			tk_buf_addch(b, ' ');
+			tk_plot_num(b, c->band[i].mid);
+			tk_htmlout_flush(w);
+		}
+		tk_buf_adds(b, "\"/>\n");
+	}
+	/* halos, then dots by class: each a path of zero-length round-capped
+	 * strokes, so they stay round when the time axis is zoomed */
+	for (cls = 0; cls < 2; cls++) {
+		unsigned flag = cls ? TK_PLOT_PARTIAL : TK_PLOT_FAILED;
+		int any = 0;
+
+		for (i = 0; i < c->npts; i++) {
+			if (!(c->pts[i].flags & flag))
+				continue;
+			if (!any)
+				tk_buf_addf(b, "<path class=\"s-%s\" stroke=\"#%06x\" stroke-opacity=\"0.6\" "
+					    "stroke-width=\"13\" stroke-linecap=\"round\" "
+					    "vector-effect=\"non-scaling-stroke\" d=\"",
+					    cls ? "partial" : "failed", cls ? C_PARTIAL : C_FAILED);
+			any = 1;
+			tk_buf_addch(b, 'M');
+			tk_plot_num(b, c->pts[i].px);
+			tk_buf_addch(b, ' ');
+			tk_plot_num(b, c->pts[i].py);
+			tk_buf_adds(b, "h0");
+			tk_htmlout_flush(w);
+		}
+		if (any)
+			tk_buf_adds(b, "\"/>\n");
+	}
+	for (cls = 0; cls < TK_PLOT_NCLASSES; cls++) {
+		static const uint32_t colour[] = { C_BASE, C_OTHER, C_CURRENT };
+		static const char *const width[] = { "5", "6", "11" };
+		int pass;
+
+		if (!c->count[cls])
+			continue;
+		/* the current runs get a dark ring: a wider dark stroke first */
+		for (pass = cls == TK_PLOT_CURRENT ? 0 : 1; pass < 2; pass++) {
+			tk_buf_addf(b, "<path class=\"s-%s\" stroke=\"#%06x\" stroke-width=\"%s\" "
+				    "stroke-linecap=\"round\" vector-effect=\"non-scaling-stroke\" d=\"",
+				    class_css[cls], pass ? (unsigned)colour[cls] : 0x222222u,
+				    pass ? width[cls] : "14");
+			for (i = 0; i < c->npts; i++) {
+				if (c->pts[i].cls != cls)
+					continue;
+				tk_buf_addch(b, 'M');
+				tk_plot_num(b, c->pts[i].px);
+				tk_buf_addch(b, ' ');
+				tk_plot_num(b, c->pts[i].py);
+				tk_buf_adds(b, "h0");
+				tk_htmlout_flush(w);
+			}
+			tk_buf_adds(b, "\"/>\n");
+		}
+	}
+	for (i = 0; i < c->nchanges; i++) {
+		tk_buf_adds(b, "<path class=\"s-change\" stroke=\"#6a3d9a\" stroke-width=\"1.5\" "
+			    "stroke-dasharray=\"5 4\" vector-effect=\"non-scaling-stroke\" d=\"M");
+		tk_plot_num(b, c->changes[i].px);
+		tk_buf_addch(b, ' ');
+		tk_plot_num(b, c->y0 - 8);
+		tk_buf_adds(b, "V");
+		tk_plot_num(b, c->y1);
+		tk_buf_adds(b, "\"/>\n");
+	}
+	tk_buf_adds(b, "</g></g>\n");
+	for (i = 0; i < c->nchanges; i++) {
+		int right = c->changes[i].px > (c->x0 + c->x1) / 2;
+
+		tk_buf_adds(b, "<text class=\"s-change zx change\" fill=\"#6a3d9a\" data-x=\"");
+		tk_plot_num(b, c->changes[i].px);
+		tk_buf_adds(b, "\" x=\"");
+		tk_plot_num(b, c->changes[i].px + (right ? -4 : 4));
+		tk_buf_adds(b, "\" y=\"");
+		tk_plot_num(b, c->y0 + 6 + 14 * (double)(i % 3));
+		tk_buf_addf(b, "\" text-anchor=\"%s\">change at ", right ? "end" : "start");
+		tk_plot_xml_text(b, c->changes[i].label, 80);
+		tk_buf_adds(b, "</text>\n");
+	}
+	tk_buf_adds(b, "<rect x=\"");
+	tk_plot_num(b, floor(c->x0) + 0.5);
+	tk_buf_adds(b, "\" y=\"");
+	tk_plot_num(b, floor(c->y0) + 0.5);
+	tk_buf_adds(b, "\" width=\"");
+	tk_plot_num(b, floor(c->x1 - c->x0));
+	tk_buf_adds(b, "\" height=\"");
+	tk_plot_num(b, floor(c->y1 - c->y0));
+	tk_buf_adds(b, "\" fill=\"none\" stroke=\"#000000\"/>\n");
+	if (!c->npts) {
+		tk_buf_adds(b, "<text x=\"");
+		tk_plot_num(b, (c->x0 + c->x1) / 2);
+		tk_buf_adds(b, "\" y=\"");
+		tk_plot_num(b, (c->y0 + c->y1) / 2);
+		tk_buf_adds(b, "\" text-anchor=\"middle\" fill=\"#777777\">no values</text>\n");
+	}
+	tk_buf_adds(b, "</g>\n");
+	(void)k;
+}
+
+void tk_plot_svg(struct tk_htmlout *w, const struct tk_plot_layout *l, int standalone)
+{
+	struct tk_buf *b = &w->b;
+	size_t i;
+
+	if (standalone)
+		tk_buf_adds(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+	tk_buf_adds(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"plot\" width=\"");
+	tk_plot_num(b, l->width);
+	tk_buf_adds(b, "\" height=\"");
+	tk_plot_num(b, l->height);
+	tk_buf_adds(b, "\" viewBox=\"0 0 ");
+	tk_plot_num(b, l->width);
+	tk_buf_addch(b, ' ');
+	tk_plot_num(b, l->height);
+	tk_buf_adds(b, "\" font-family=\"Verdana, 'DejaVu Sans', sans-serif\" font-size=\"12\">\n"
+		    "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
+	for (i = 0; i < l->nr; i++) {
+		svg_chart(w, l, i);
+		tk_htmlout_flush(w);
+	}
+	tk_buf_adds(b, "</svg>\n");
+}
+
+static int write_svg(const struct tk_plot_layout *l, FILE *out, struct tk_err *err)
+{
+	struct tk_htmlout w;
+
+	tk_htmlout_init(&w, out);
+	tk_plot_svg(&w, l, 1);
+	if (w.b.len && fwrite(w.b.buf, 1, w.b.len, out) != w.b.len)
+		w.failed = 1;
+	tk_buf_release(&w.b);
+	if (w.failed || fflush(out) || ferror(out))
+		return tk_err_set(err, TK_EUNAVAIL, "cannot write the svg");
+	return 0;
+}
+
+/* ---- cairo ---- */
+
+struct cairo_job {
+	const struct tk_plot_layout *l;
+	struct tk_canvas *cv;
+};
+
+static void set_rgb(cairo_t *cr, uint32_t c, double a)
+{
+	cairo_set_source_rgba(cr, (c >> 16 & 255) / 255.0, (c >> 8 & 255) / 255.0,
+			      (c & 255) / 255.0, a);
+}
+
+static void dot(cairo_t *cr, double x, double y, double r)
+{
+	cairo_new_sub_path(cr);
+	cairo_arc(cr, x, y, r, 0, 2 * M_PI);
+}
+
+/* Legend text was escaped for XML: draw it back unescaped. */
+static void unescape(struct tk_buf *out, const char *s)
+{
+	static const struct { const char *e; char c; } ents[] = {
+		{ "&amp;", '&' }, { "&lt;", '<' }, { "&gt;", '>' }, { "&quot;", '"' }, { "&#39;", '\'' },
+	};
+	size_t i;
+
+	while (*s) {
+		for (i = 0; i < sizeof(ents) / sizeof(ents[0]); i++)
+			if (!strncmp(s, ents[i].e, strlen(ents[i].e)))
+				break;
+		if (i < sizeof(ents) / sizeof(ents[0])) {
+			tk_buf_addch(out, ents[i].c);
+			s += strlen(ents[i].e);
+		} else {
+			tk_buf_addch(out, *s++);
+		}
+	}
+}
+
+static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout *l,
+			const struct tk_plot_chart *c)
+{
+	cairo_t *cr = cv->cr;
+	struct legend_item items[8];
+	struct tk_buf t = TK_BUF_INIT;
+	cairo_text_extents_t ext;
+	size_t i, n, cls;
+	double lx;
+
+	cairo_set_font_size(cr, 15);
+	set_rgb(cr, 0, 1);
+	tk_canvas_text_centred(cv, c->title, 200, c->top + 19);
+	cairo_set_font_size(cr, 12);
+
+	n = legend(l, c, items);
+	lx = c->x0;
+	for (i = 0; i < n; i++) {
+		double y = c->top + 24 + 12;
+
+		switch (items[i].sw) {
+		case SW_BAND:
+			cairo_rectangle(cr, lx, y - 9, 14, 10);
+			set_rgb(cr, items[i].colour, 0.25);
+			cairo_fill_preserve(cr);
+			set_rgb(cr, C_MEDIAN, 1);
+			cairo_set_line_width(cr, 1);
+			cairo_stroke(cr);
+			break;
+		case SW_DASH: {
+			double d[] = { 4, 3 };
+
+			cairo_set_dash(cr, d, 2, 0);
+			cairo_move_to(cr, lx + 7, y - 11);
+			cairo_line_to(cr, lx + 7, y + 2);
+			set_rgb(cr, items[i].colour, 1);
+			cairo_stroke(cr);
+			cairo_set_dash(cr, NULL, 0, 0);
+			break;
+		}
+		default:
+			dot(cr, lx + 7, y - 4, items[i].sw == SW_BIG ? 5 : items[i].sw == SW_HALO ? 6 : 3);
+			set_rgb(cr, items[i].colour, items[i].sw == SW_HALO ? 0.6 : 1);
+			cairo_fill(cr);
+			break;
+		}
+		tk_buf_reset(&t);
+		unescape(&t, items[i].text);
+		set_rgb(cr, 0, 1);
+		tk_canvas_text(cv, t.buf, 200, lx + 18, y);
+		cairo_text_extents(cr, t.buf, &ext);
+		lx += 18 + ext.x_advance + 16;
+	}
+
+	cairo_set_line_width(cr, 1);
+	for (i = 0; i < c->nyt; i++) {
+		double y = floor(c->yt[i].pos) + 0.5;
+
+		set_rgb(cr, C_GRID, 1);
+		cairo_move_to(cr, c->x0, y);
+		cairo_line_to(cr, c->x1, y);
+		cairo_stroke(cr);
+		set_rgb(cr, 0, 1);
+		tk_canvas_text_right(cv, c->yt[i].label, 40, c->x0 - 6, y + 4);
+	}
+	for (i = 0; i < c->nxt; i++) {
+		double x = floor(c->xt[i].pos) + 0.5;
+
+		set_rgb(cr, 0, 1);
+		cairo_move_to(cr, x, c->y1);
+		cairo_line_to(cr, x, c->y1 + 5);
+		cairo_stroke(cr);
+		cairo_text_extents(cr, c->xt[i].label, &ext);
+		tk_canvas_text(cv, c->xt[i].label, 40, x - ext.x_advance / 2, c->y1 + 19);
+	}
+
+	cairo_save(cr);
+	cairo_rectangle(cr, c->x0, c->y0 - 8, c->x1 - c->x0, c->y1 - c->y0 + 8);
+	cairo_clip(cr);
+	if (c->nband) {
+		for (i = 0; i < c->nband; i++)
+			cairo_line_to(cr, c->band[i].px, c->band[i].hi);
+		for (i = c->nband; i--;)
+			cairo_line_to(cr, c->band[i].px, c->band[i].lo);
+		cairo_close_path(cr);
+		set_rgb(cr, C_BASE, 0.18);
+		cairo_fill(cr);
+	}
+	if (c->count[TK_PLOT_BASELINE] > 1) {
+		for (i = 0; i < c->npts; i++)
+			if (c->pts[i].cls == TK_PLOT_BASELINE)
+				cairo_line_to(cr, c->pts[i].px, c->pts[i].py);
+		set_rgb(cr, C_BASE, 0.45);
+		cairo_set_line_width(cr, 1);
+		cairo_stroke(cr);
+	}
+	if (c->nband) {
+		for (i = 0; i < c->nband; i++)
+			cairo_line_to(cr, c->band[i].px, c->band[i].mid);
+		set_rgb(cr, C_MEDIAN, 1);
+		cairo_set_line_width(cr, 2);
+		cairo_stroke(cr);
+	}
+	for (i = 0; i < c->npts; i++)
+		if (c->pts[i].flags) {
+			dot(cr, c->pts[i].px, c->pts[i].py, 6.5);
+			set_rgb(cr, c->pts[i].flags & TK_PLOT_FAILED ? C_FAILED : C_PARTIAL, 0.6);
+			cairo_fill(cr);
+		}
+	for (cls = 0; cls < TK_PLOT_NCLASSES; cls++) {
+		static const uint32_t colour[] = { C_BASE, C_OTHER, C_CURRENT };
+		static const double radius[] = { 2.5, 3, 5.5 };
+
+		for (i = 0; i < c->npts; i++) {
+			if (c->pts[i].cls != cls)
+				continue;
+			if (cls == TK_PLOT_CURRENT) {
+				dot(cr, c->pts[i].px, c->pts[i].py, 7);
+				set_rgb(cr, 0x222222, 1);
+				cairo_fill(cr);
+			}
+			dot(cr, c->pts[i].px, c->pts[i].py, radius[cls]);
+			if (cls == TK_PLOT_CURRENT) {
+				set_rgb(cr, colour[cls], 1);
+				cairo_fill(cr);
+			}
+		}
+		if (cls != TK_PLOT_CURRENT) {
+			set_rgb(cr, colour[cls], 1);
+			cairo_fill(cr);
+		}
+	}
+	for (i = 0; i < c->nchanges; i++) {
+		double d[] = { 5, 4 };
+
+		cairo_set_dash(cr, d, 2, 0);
+		cairo_set_line_width(cr, 1.5);
+		cairo_move_to(cr, floor(c->changes[i].px) + 0.5, c->y0 - 8);
+		cairo_line_to(cr, floor(c->changes[i].px) + 0.5, c->y1);
+		set_rgb(cr, C_CHANGE, 1);
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+	}
+	cairo_restore(cr);
+	for (i = 0; i < c->nchanges; i++) {
+		int right = c->changes[i].px > (c->x0 + c->x1) / 2;
+		double y = c->y0 + 6 + 14 * (double)(i % 3);
+
+		tk_buf_reset(&t);
+		tk_buf_adds(&t, "change at ");
+		tk_buf_adds(&t, c->changes[i].label);
+		set_rgb(cr, C_CHANGE, 1);
+		if (right)
+			tk_canvas_text_right(cv, t.buf, 80, c->changes[i].px - 4, y);
+		else
+			tk_canvas_text(cv, t.buf, 80, c->changes[i].px + 4, y);
+	}
+	set_rgb(cr, 0, 1);
+	cairo_set_line_width(cr, 1);
+	cairo_rectangle(cr, floor(c->x0) + 0.5, floor(c->y0) + 0.5, floor(c->x1 - c->x0),
+			floor(c->y1 - c->y0));
+	cairo_stroke(cr);
+	if (!c->npts) {
+		set_rgb(cr, 0x777777, 1);
+		tk_canvas_text(cv, "no values", 20, (c->x0 + c->x1) / 2 - 30, (c->y0 + c->y1) / 2);
+	}
+	tk_buf_release(&t);
+}
+
+static void cairo_draw(void *arg)
+{
+	struct cairo_job *j = arg;
+	cairo_t *cr = j->cv->cr;
+	cairo_font_options_t *fo = cairo_font_options_create();
+	size_t i;
+
+	/* crisp text: grey antialiasing, hinted to the pixel grid */
+	cairo_font_options_set_antialias(fo, CAIRO_ANTIALIAS_GRAY);
+	cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_SLIGHT);
+	cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_ON);
+	cairo_set_font_options(cr, fo);
+	cairo_font_options_destroy(fo);
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_paint(cr);
+	cairo_select_font_face(cr, "Verdana", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+	for (i = 0; i < j->l->nr; i++)
+		cairo_chart(j->cv, j->l, &j->l->charts[i]);
+}
+
+/* ---- dispatch ---- */
+
+int tk_plot_format_of(const char *path, enum tk_plot_format *out, struct tk_err *err)
+{
+	const char *dot = strrchr(path, '.');
+
+	if (dot && !strcasecmp(dot, ".png"))
+		*out = TK_PLOT_PNG;
+	else if (dot && !strcasecmp(dot, ".pdf"))
+		*out = TK_PLOT_PDF;
+	else if (dot && !strcasecmp(dot, ".svg"))
+		*out = TK_PLOT_SVG;
+	else if (dot && (!strcasecmp(dot, ".html") || !strcasecmp(dot, ".htm")))
+		*out = TK_PLOT_HTML;
+	else
+		return tk_err_set(err, TK_EUSAGE,
+				  "cannot tell the plot's format from '%s' (use .png, .svg, .pdf or .html)",
+				  path);
+	return 0;
+}
+
+int tk_plot_write(const struct tk_plot_layout *l, enum tk_plot_format fmt, const char *back,
+		  FILE *out, struct tk_err *err)
+{
+	struct tk_canvas cv;
+	struct cairo_job j;
+
+	switch (fmt) {
+	case TK_PLOT_SVG:
+		return write_svg(l, out, err);
+	case TK_PLOT_HTML:
+		return tk_plot_html(l, back, out, err);
+	case TK_PLOT_PNG:
+	case TK_PLOT_PDF:
+		break;
+	}
+	tk_canvas_init(&cv, l->width, l->height, 12);
+	j.l = l;
+	j.cv = &cv;
+	return tk_canvas_render(&cv, fmt == TK_PLOT_PDF ? TK_CANVAS_PDF : TK_CANVAS_PNG, out,
+				cairo_draw, &j, err);
+}
+
+int tk_plot_write_path(const struct tk_plot_layout *l, const char *path, const char *back,
+		       struct tk_err *err)
+{
+	enum tk_plot_format fmt;
+	char *mem = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	ret = tk_plot_format_of(path, &fmt, err);
+	if (ret)
+		return ret;
+	f = open_memstream(&mem, &len);
+	if (!f)
+		return tk_err_set(err, TK_EINTERNAL, "out of memory");
+	ret = tk_plot_write(l, fmt, back, f, err);
+	if (fclose(f) && !ret)
+		ret = tk_err_set(err, TK_EINTERNAL, "out of memory");
+	if (!ret)
+		ret = tk_write_file_atomic(path, mem, len, err);
+	free(mem);
+	return ret;
+}
+
+int tk_plot_key_to_path(struct tk_store *s, const char *key, int64_t since_us,
+			const struct tk_plot_opts *o, const char *path, struct tk_err *err)
+{
+	const char *keys[] = { key, NULL };
+	struct tk_run_query q;
+	struct tk_plot_data d;
+	struct tk_plot_layout l;
+	int ret;
+
+	memset(&q, 0, sizeof(q));
+	q.keys = keys;
+	q.since_us = since_us;
+	tk_plot_data_init(&d);
+	ret = tk_plot_data_load(&d, s, &q, err);
+	if (!ret)
+		ret = tk_plot_fill_alloc(&d, s, o, err);
+	if (!ret && !d.nr)
+		ret = tk_err_set(err, TK_EDATA, "no runs of key '%s' to plot", key);
+	if (!ret)
+		ret = tk_plot_layout(&d, o, &l, err);
+	if (!ret) {
+		ret = tk_plot_write_path(&l, path, NULL, err);
+		tk_plot_layout_release(&l);
+	}
+	tk_plot_data_release(&d);
+	return ret;
+}
