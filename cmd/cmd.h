@@ -81,6 +81,7 @@ int cmd_flame(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_config(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_help(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_version(int argc, char **argv, struct cmd_ctx *ctx);
+int cmd_report(int argc, char **argv, struct cmd_ctx *ctx);
 
 extern const char cmd_run_usage[];
 extern const char cmd_import_usage[];
@@ -89,5 +90,6 @@ extern const char cmd_history_usage[];
 extern const char cmd_push_usage[];
 extern const char cmd_flame_usage[];
 extern const char cmd_config_usage[];
+extern const char cmd_report_usage[];
 
 #endif
