@@ -114,8 +114,8 @@ static void fill_cell(struct tk_report_cell *c, const char *key,
 	c->current = -1;
 	c->base_median = -1;
 	c->delta_pct = 0;
-	/* judged (no note of the check's): the current value is the verdict's */
-	if (cr->nr_current && !cr->note && !cm->note &&
+	/* judged (a baseline branch was found): the current value is the verdict's */
+	if (cr->nr_current && cr->baseline_branch && !cm->note &&
 	    !(v->note && !strcmp(v->note, "no current value")))
 		c->current = v->current;
 	if (v->n)
