@@ -79,6 +79,7 @@ int cmd_history(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_push(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_flame(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_config(int argc, char **argv, struct cmd_ctx *ctx);
+int cmd_check(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_help(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_version(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_report(int argc, char **argv, struct cmd_ctx *ctx);
@@ -90,6 +91,7 @@ extern const char cmd_history_usage[];
 extern const char cmd_push_usage[];
 extern const char cmd_flame_usage[];
 extern const char cmd_config_usage[];
+extern const char cmd_check_usage[];
 extern const char cmd_report_usage[];
 
 #endif

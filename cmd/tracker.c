@@ -36,6 +36,8 @@ static const struct cmd_entry commands[] = {
 	{ "import", cmd_import, 0, "attach a profile file to a recorded run",
 	  cmd_import_usage },
 	{ "diff", cmd_diff, 0, "render a profile against its baseline", cmd_diff_usage },
+	{ "check", cmd_check, 0, "judge this build's runs against their baseline",
+	  cmd_check_usage },
 	{ "report", cmd_report, 0, "write this build's charts, diffs and verdicts, and publish them",
 	  cmd_report_usage },
 	{ "config", cmd_config, CMD_NO_CONFIG, "check a .tracker.yml file",

@@ -2,11 +2,12 @@
  * Change points by binary segmentation on a Laplace cost (contract in
  * core/changepoint.h).
  *
- * The cost of a segment is sum |y - median|. The costs of every prefix of a
- * segment come from one pass with two heaps (the lower half as a max-heap,
- * the upper half as a min-heap, with their sums): after each insertion,
- * sum |y - m| = (sum_upper - m n_upper) + (m n_lower - sum_lower) for m the
- * top of the lower half. So the best split of a segment costs O(L log L),
+ * The cost of a segment is sum min(|y - median|, CAP) (in units of the
+ * noise). The costs of every prefix of a segment come from one pass that
+ * inserts the values into Fenwick trees of counts and sums indexed by the
+ * values' ranks: the median is a k-th element search, and the sums of
+ * |y - m| below and above m, and the counts beyond m -/+ CAP, are prefix
+ * sums at three ranks. So the best split of a segment costs O(L log n),
  * where the exact median of every candidate pair would cost O(L^2 log L).
  */
 #include "core/changepoint.h"
@@ -24,90 +25,111 @@ struct tk_changepoint_opts tk_changepoint_opts_default(void)
 
 	memset(&o, 0, sizeof(o));
 	o.min_segment = 4;
-	o.penalty = 3.5;
+	o.penalty = 3.0;
 	o.min_effect = 0.02;
 	return o;
 }
 
-struct heap {
-	double *v;
+/*
+ * Ranks of the values (sorted once) index two Fenwick trees, of counts and
+ * of sums, holding the values of the part of a segment read so far.
+ */
+struct fenwick {
 	size_t n;
-	int max; /* 1: max-heap */
-	double sum;
+	double *cnt, *sum;
 };
 
-static int above(const struct heap *h, double a, double b)
+static void fw_add(struct fenwick *f, size_t r, double v)
 {
-	return h->max ? a > b : a < b;
-}
-
-static void heap_push(struct heap *h, double x)
-{
-	size_t i = h->n++;
-
-	h->sum += x;
-	while (i > 0 && above(h, x, h->v[(i - 1) / 2])) {
-		h->v[i] = h->v[(i - 1) / 2];
-		i = (i - 1) / 2;
+	for (r++; r <= f->n; r += r & -r) {
+		f->cnt[r - 1] += 1;
+		f->sum[r - 1] += v;
 	}
-	h->v[i] = x;
 }
 
-static double heap_pop(struct heap *h)
+/* count and sum of the values of rank < r */
+static void fw_prefix(const struct fenwick *f, size_t r, double *cnt, double *sum)
 {
-	double top = h->v[0], x = h->v[--h->n];
-	size_t i = 0, c;
-
-	h->sum -= top;
-	for (;;) {
-		c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && above(h, h->v[c + 1], h->v[c]))
-			c++;
-		if (!above(h, h->v[c], x))
-			break;
-		h->v[i] = h->v[c];
-		i = c;
+	*cnt = 0;
+	*sum = 0;
+	for (; r > 0; r -= r & -r) {
+		*cnt += f->cnt[r - 1];
+		*sum += f->sum[r - 1];
 	}
-	if (h->n)
-		h->v[i] = x;
-	return top;
 }
 
-/*
- * cost[k] = cost of y[0..k-1] for k = 1..n, stepping by `step` (+1 or -1)
- * from y (so a step of -1 gives suffix costs read backwards). lo and hi
- * have room for n values each.
- */
-static void prefix_costs(const double *y, size_t n, int step, double *cost,
-			 double *lo_v, double *hi_v)
+/* the rank of the k-th smallest value held (k from 1) */
+static size_t fw_kth(const struct fenwick *f, double k)
 {
-	struct heap lo = { lo_v, 0, 1, 0 }, hi = { hi_v, 0, 0, 0 };
-	size_t k;
-	double x, m;
+	size_t pos = 0, step = 1;
 
-	cost[0] = 0;
-	for (k = 0; k < n; k++) {
-		x = step > 0 ? y[k] : y[-(ptrdiff_t)k];
-		if (!lo.n || x <= lo.v[0])
-			heap_push(&lo, x);
+	while (step * 2 <= f->n)
+		step *= 2;
+	for (; step; step /= 2)
+		if (pos + step <= f->n && f->cnt[pos + step - 1] < k) {
+			pos += step;
+			k -= f->cnt[pos - 1];
+		}
+	return pos;
+}
+
+/* the number of sorted values < v, or <= v when inclusive */
+static size_t bound(const double *sv, size_t n, double v, int inclusive)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (sv[mid] < v || (inclusive && sv[mid] == v))
+			lo = mid + 1;
 		else
-			heap_push(&hi, x);
-		if (lo.n > hi.n + 1)
-			heap_push(&hi, heap_pop(&lo));
-		else if (hi.n > lo.n)
-			heap_push(&lo, heap_pop(&hi));
-		m = lo.v[0];
-		cost[k + 1] = (hi.sum - m * (double)hi.n) + (m * (double)lo.n - lo.sum);
+			hi = mid;
 	}
+	return lo;
 }
 
 struct work {
-	const double *y;
+	const double *y;    /* in units of sigma */
+	const double *sv;   /* y sorted */
+	const size_t *rank; /* of y[i] in sv */
 	size_t n, min_seg;
-	double *pre, *suf, *lo, *hi;
+	double *pre, *suf;
+	struct fenwick fw;
 };
+
+/*
+ * The cost of a run at distance r from its segment's median is |r|,
+ * capped at CAP sigmas: a slow run, or a machine that is sometimes 1.3x
+ * slower, costs the same in every segment, so it cannot pay for a split.
+ */
+#define CAP 2.5
+
+/*
+ * cost[k] = cost of the first k values of [a, b) read in direction step
+ * (+1 from a, -1 from b - 1), for k = 0..b-a.
+ */
+static void prefix_costs(struct work *w, size_t a, size_t b, int step, double *cost)
+{
+	const struct fenwick *f = &w->fw;
+	size_t k, len = b - a, i;
+	double cl, sl, cm, sm, ch, sh, tot_c = 0, m;
+
+	memset(w->fw.cnt, 0, w->n * sizeof(double));
+	memset(w->fw.sum, 0, w->n * sizeof(double));
+	cost[0] = 0;
+	for (k = 0; k < len; k++) {
+		i = step > 0 ? a + k : b - 1 - k;
+		fw_add(&w->fw, w->rank[i], w->y[i]);
+		tot_c += 1;
+		m = w->sv[fw_kth(f, (double)((k + 2) / 2))];
+		/* held values below m - CAP, up to m, up to m + CAP */
+		fw_prefix(f, bound(w->sv, w->n, m - CAP, 0), &cl, &sl);
+		fw_prefix(f, bound(w->sv, w->n, m, 1), &cm, &sm);
+		fw_prefix(f, bound(w->sv, w->n, m + CAP, 1), &ch, &sh);
+		cost[k + 1] = CAP * (cl + tot_c - ch) + (m * (cm - cl) - (sm - sl)) +
+			      ((sh - sm) - m * (ch - cm));
+	}
+}
 
 /* The best split of [a, b): its index (0 when none fits) and its gain. */
 static size_t best_split(struct work *w, size_t a, size_t b, double *gain)
@@ -118,8 +140,8 @@ static size_t best_split(struct work *w, size_t a, size_t b, double *gain)
 	*gain = 0;
 	if (len < 2 * w->min_seg)
 		return 0;
-	prefix_costs(w->y + a, len, 1, w->pre, w->lo, w->hi);
-	prefix_costs(w->y + b - 1, len, -1, w->suf, w->lo, w->hi);
+	prefix_costs(w, a, b, 1, w->pre);
+	prefix_costs(w, a, b, -1, w->suf);
 	whole = w->pre[len];
 	for (k = w->min_seg; k + w->min_seg <= len; k++) {
 		/* pre[k]: y[a..a+k-1]; suf[len-k]: y[a+k..b-1] */
@@ -131,6 +153,14 @@ static size_t best_split(struct work *w, size_t a, size_t b, double *gain)
 	}
 	*gain = whole - best_c;
 	return best;
+}
+
+static int by_value(const void *a, const void *b, void *data)
+{
+	const double *y = data;
+	double x = y[*(const size_t *)a], z = y[*(const size_t *)b];
+
+	return x < z ? -1 : x > z ? 1 : 0;
 }
 
 static int cmp_size(const void *a, const void *b)
@@ -180,7 +210,8 @@ int tk_changepoints(const double *x, size_t n, const struct tk_changepoint_opts 
 {
 	struct tk_changepoint_opts d = tk_changepoint_opts_default();
 	struct work w;
-	double *y = NULL, *tmp = NULL, sigma, pen, gain;
+	double *y = NULL, *tmp = NULL, *sv = NULL, sigma, pen, gain;
+	size_t *order = NULL, *rank = NULL;
 	size_t *cps = NULL, ncp = 0, alloc_cp = 0, *stack = NULL, nstack = 0, alloc_stack = 0;
 	size_t i, a, b, k, lo, hi;
 	int use_log = 1, ret = 0;
@@ -222,8 +253,21 @@ int tk_changepoints(const double *x, size_t n, const struct tk_changepoint_opts 
 	w.min_seg = d.min_segment;
 	w.pre = tk_xmalloc((n + 1) * sizeof(double));
 	w.suf = tk_xmalloc((n + 1) * sizeof(double));
-	w.lo = tk_xmalloc(n * sizeof(double));
-	w.hi = tk_xmalloc(n * sizeof(double));
+	w.fw.n = n;
+	w.fw.cnt = tk_xmalloc(n * sizeof(double));
+	w.fw.sum = tk_xmalloc(n * sizeof(double));
+	order = tk_xmalloc(n * sizeof(*order));
+	rank = tk_xmalloc(n * sizeof(*rank));
+	sv = tk_xmalloc(n * sizeof(*sv));
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), by_value, y);
+	for (i = 0; i < n; i++) {
+		rank[order[i]] = i;
+		sv[i] = y[order[i]];
+	}
+	w.sv = sv;
+	w.rank = rank;
 
 	/* split [a, b) while a split pays for its penalty */
 	TK_ALLOC_GROW(stack, 2, alloc_stack);
@@ -280,8 +324,11 @@ int tk_changepoints(const double *x, size_t n, const struct tk_changepoint_opts 
 	}
 	free(w.pre);
 	free(w.suf);
-	free(w.lo);
-	free(w.hi);
+	free(w.fw.cnt);
+	free(w.fw.sum);
+	free(order);
+	free(rank);
+	free(sv);
 done:
 	free(y);
 	free(tmp);

@@ -4,12 +4,14 @@
  * Change points of a series of measurements (oldest first): the places
  * where its level shifts and stays shifted.
  *
- * Method: binary segmentation with a robust (Laplace, absolute-deviation
- * from the median) cost on log values, so one slow run is not a change and
- * a 10% shift means the same on a 1 s key as on a 1 h key. The noise
- * level sigma is estimated robustly from successive differences (1.4826 x
- * the median absolute successive difference / sqrt 2), which a level shift
- * barely moves. A split is kept when it lowers the cost, in units of sigma,
+ * Method: binary segmentation with a robust cost on log values, so one
+ * slow run is not a change and a 10% shift means the same on a 1 s key as
+ * on a 1 h key. The cost of a run is its absolute deviation from its
+ * segment's median (Laplace), capped at 2.5 sigma, so outliers and a
+ * machine whose runs are sometimes 1.3x slower cost the same in every
+ * segment and pay for no split. The noise level sigma is estimated
+ * robustly from successive differences (1.4826 x the median absolute
+ * successive difference / sqrt 2), which a level shift barely moves. A split is kept when it lowers the cost, in units of sigma,
  * by more than the penalty (o->penalty x log n) and leaves at least
  * o->min_segment points on each side; every kept split is then moved to
  * the best place between its neighbours. Values <= 0 make the whole series
@@ -32,7 +34,7 @@ struct tk_changepoint {
 
 struct tk_changepoint_opts {
 	size_t min_segment; /* points on each side; 0: 4 */
-	double penalty;     /* per change, x log(n), in units of sigma; 0: 3.5 */
+	double penalty;     /* per change, x log(n), in units of sigma; 0: 3 */
 	double min_effect;  /* a change smaller than this relative shift
 			       (0.02: 2%) is not reported; 0: 0.02, <0: none */
 	size_t max_changes; /* 0: no limit */

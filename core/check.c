@@ -60,6 +60,7 @@ static void run_release(struct tk_check_run *r)
 /* A run with its figures, kept while the check reads the store. */
 struct point {
 	struct tk_check_run run;
+	int ok; /* succeeded, complete */
 	double value[TK_METRIC_COUNT]; /* -1: none */
 };
 
@@ -76,6 +77,7 @@ static void points_add(struct points *p, const struct tk_run_summary *s)
 	TK_ALLOC_GROW(p->items, p->nr + 1, p->alloc);
 	pt = &p->items[p->nr++];
 	run_set(&pt->run, s);
+	pt->ok = s->status == TK_RUN_OK && !s->partial;
 	for (m = 0; m < TK_METRIC_COUNT; m++)
 		if (tk_metric_value(s, (enum tk_metric)m, &pt->value[m]))
 			pt->value[m] = -1;
@@ -187,6 +189,34 @@ static int fill_alloc(struct tk_store *s, struct points *p, struct tk_err *err)
 	return ret;
 }
 
+struct recorded {
+	const struct tk_config *cfg;
+	const char *key;
+	char **out;
+};
+
+static int take_recorded(const struct tk_run *run, void *data)
+{
+	struct recorded *rc = data;
+	const char *b = tk_baseline_branch(NULL, &run->ci, rc->cfg, rc->key);
+
+	*rc->out = b ? tk_xstrdup(b) : NULL;
+	return 1;
+}
+
+/* tk_baseline_branch of the CI context stored with run_id */
+static int recorded_baseline_branch(struct tk_store *s, const char *run_id,
+				    const struct tk_config *cfg, const char *key, char **out,
+				    struct tk_err *err)
+{
+	struct recorded rc = { cfg, key, out };
+	struct tk_run_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.run_id = run_id;
+	return tk_store_query_runs(s, &q, take_recorded, &rc, err);
+}
+
 /* ---- per metric ---- */
 
 static const struct tk_check_rule *find_rule(const struct tk_config *cfg, const char *key,
@@ -245,12 +275,17 @@ static int judge_metric(const struct points *cur, const struct points *base,
 	for (i = 0; i < base->nr; i++)
 		if (base->items[i].value[cm->metric] >= 0)
 			b[nb++] = base->items[i].value[cm->metric];
+	/* a failed or cancelled run's figures say nothing about speed */
 	for (i = 0; i < cur->nr; i++)
-		if (cur->items[i].value[cm->metric] >= 0)
+		if (cur->items[i].ok && cur->items[i].value[cm->metric] >= 0)
 			c[nc++] = cur->items[i].value[cm->metric];
+	for (i = 0; i < cur->nr && !cur->items[i].ok; i++)
+		;
+	cm->nr_values = nc;
 	ret = tk_verdict_judge(b, nb, c, nc, &cm->vopts, &cm->result, err);
 	if (!ret && !nc && cur->nr)
-		cm->note = "the current run has no such figure";
+		cm->note = i == cur->nr ? "the current run did not succeed"
+					: "the current run has no such figure";
 	free(b);
 	free(c);
 	return ret;
@@ -365,11 +400,20 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 	/* the baseline window and the history series */
 	bb = tk_baseline_branch(o->baseline_branch, ci, cfg, o->key);
 	if (!bb) {
+		/* outside CI: the context the current run was recorded in */
+		ret = recorded_baseline_branch(s, out->current[0].id, cfg, o->key,
+					       &out->baseline_branch, err);
+		if (ret < 0)
+			goto fail;
+		bb = out->baseline_branch;
+	}
+	if (!bb) {
 		out->note = "no baseline branch (name one with --baseline-branch or "
 			    "baseline_branch in .tracker.yml)";
 		goto done;
 	}
-	out->baseline_branch = tk_xstrdup(bb);
+	if (!out->baseline_branch)
+		out->baseline_branch = tk_xstrdup(bb);
 	memset(&fb, 0, sizeof(fb));
 	fb.res = out;
 	fb.window = o->window ? o->window

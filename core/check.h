@@ -21,7 +21,9 @@
  *             pipeline's default branch) of the machine class, never a
  *             current run, and, when the baseline branch is the current
  *             branch, only runs that started before the current one.
- *   verdicts  per metric (o->metrics, default walltime and maxrss), with
+ *   verdicts  per metric (o->metrics, default walltime and maxrss) of the
+ *             current runs that succeeded (a failed one is listed, but
+ *             its figures are not judged: insufficient, with a note), with
  *             the method and threshold of `check: keys: K: METRIC:` in the
  *             config, else o->method / o->vopts, else the defaults of
  *             core/verdict.h. A metric the current run lacks is
@@ -89,6 +91,7 @@ struct tk_check_metric {
 	struct tk_verdict_result result;
 	struct tk_verdict_opts vopts; /* what judged it */
 	const char *note;             /* static, or NULL: overrides result.note */
+	size_t nr_values;             /* current runs with the figure */
 	size_t series_n;              /* points of the history series */
 	struct tk_check_change *changes; /* with o->history */
 	size_t nr_changes;

@@ -46,7 +46,7 @@ static const char csv_header[] =
 	"run_id,key,branch,commit,build,started_at,walltime_s,maxrss_bytes,"
 	"tree_rss_bytes,exit_code,user_s,sys_s,cgroup_peak_bytes,signal,status,"
 	"partial,provider,pipeline,host,build_url,started_at_us,maxrss_source,"
-	"tracker_version,wrapper_rss_bytes,tree_samples";
+	"tracker_version,wrapper_rss_bytes,tree_samples,machine_class";
 
 static void format_started(struct tk_buf *out, int64_t us)
 {
@@ -287,6 +287,7 @@ static int csv_run(struct tk_histsink *h, const struct tk_run_summary *r,
 	csv_int(b, r->wrapper_rss_bytes);
 	tk_buf_addch(b, ',');
 	add_i64(b, r->tree_samples);
+	csv_text(b, r->machine_class);
 	tk_buf_addch(b, '\n');
 	fwrite(b->buf, 1, b->len, h->out);
 	return 0;

@@ -137,8 +137,10 @@ int tk_metric_alloc_totals(struct tk_store *s, const char *const *ids, size_t n,
 		tk_err_clear(err);
 		tk_profile_init(&p, TK_UNIT_BYTES);
 		ret = tk_profstore_get(s, ids[i], "alloc", &p, err);
-		if (!ret)
+		if (!ret) {
+			tk_profile_finish(&p);
 			out[i] = tk_profile_total(&p);
+		}
 		tk_profile_release(&p);
 		if (ret == TK_EDATA)
 			tk_err_clear(err);

@@ -1,0 +1,257 @@
+/*
+ * tracker check: is this build's run of a key slower or bigger than its
+ * baseline? The choice of runs and the statistics are core/check.h's (the
+ * report and the dashboard call the same), the outputs core/checkfmt.h's;
+ * this parses options, picks the keys and sets the exit status.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/check.h"
+#include "core/checkfmt.h"
+#include "core/ci.h"
+#include "core/timeutil.h"
+#include "core/banned.h"
+
+const char cmd_check_usage[] =
+	"usage: tracker check [--key K]... [--metric walltime,maxrss,tree_rss,cpu,alloc]\n"
+	"                     [--baseline-branch B] [--window N] [--method M]\n"
+	"                     [--threshold X] [--history] [--format text|json|markdown]\n"
+	"                     [--run ID] [--branch B] [--machine-class C] [--db URL]\n"
+	"\n"
+	"Compares the current run of each key with its baseline: the last N\n"
+	"successful runs of the key on the baseline branch, on the same machine\n"
+	"class. The current run is this build's (CI context; several runs of the\n"
+	"build are judged together), else the newest on the current branch.\n"
+	"Without --key: the keys recorded in this build, else those of the\n"
+	"current branch's runs in the last 24 hours of its history.\n"
+	"\n"
+	"Options:\n"
+	"  --key K            check key K (repeatable)\n"
+	"  --metric LIST      metrics to judge (default walltime,maxrss)\n"
+	"  --baseline-branch B  the baseline branch (default: the PR base branch,\n"
+	"                     baseline_branch of the key or of .tracker.yml, the\n"
+	"                     pipeline's default branch)\n"
+	"  --window N         baseline runs (default: check: window:, else 10)\n"
+	"  --method M         interval (default: a robust prediction interval on\n"
+	"                     log values, with a 2% effect floor), percent, zscore\n"
+	"                     or mannwhitney; overrides .tracker.yml's check: rules\n"
+	"  --threshold X      percent: the change in % (default 10); zscore: z (3);\n"
+	"                     interval, mannwhitney: the one-sided level (0.006)\n"
+	"  --history          also list the change points of the baseline branch\n"
+	"  --format F         text (default), json or markdown\n"
+	"  --run ID           the current run is this one\n"
+	"  --branch B         the current branch (default: the CI context's)\n"
+	"  --machine-class C  compare runs of this machine class (default: the\n"
+	"                     current run's)\n"
+	"  --db URL           the database (default: $TRACKER_DB, db: in .tracker.yml)\n"
+	"\n"
+	"Examples:\n"
+	"  tracker check --key amip\n"
+	"  tracker check --metric walltime,maxrss,cpu --format markdown >verdicts.md\n"
+	"  tracker check --key amip --history --format json\n"
+	"\n"
+	"Exit status: 0 no regression (also for insufficient data, with a note),\n"
+	"1 a regression, 2 usage error, 65 a stored run cannot be read, 69 the\n"
+	"database is missing or unavailable.\n";
+
+enum { OPT_DB = 256, OPT_KEY, OPT_METRIC, OPT_BASELINE_BRANCH, OPT_WINDOW, OPT_METHOD,
+       OPT_THRESHOLD, OPT_HISTORY, OPT_FORMAT, OPT_RUN, OPT_BRANCH, OPT_MACHINE_CLASS };
+
+static const struct option options[] = {
+	{ "db", required_argument, NULL, OPT_DB },
+	{ "key", required_argument, NULL, OPT_KEY },
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "baseline-branch", required_argument, NULL, OPT_BASELINE_BRANCH },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "method", required_argument, NULL, OPT_METHOD },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "history", no_argument, NULL, OPT_HISTORY },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "run", required_argument, NULL, OPT_RUN },
+	{ "branch", required_argument, NULL, OPT_BRANCH },
+	{ "machine-class", required_argument, NULL, OPT_MACHINE_CLASS },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct check_cmd {
+	const char *db;
+	const char **keys;
+	size_t nr_keys, alloc_keys;
+	enum tk_metric metrics[TK_METRIC_COUNT];
+	double threshold;
+	enum tk_checkfmt format;
+	struct tk_check_opts o;
+};
+
+static int parse_number(const char *s, double *out)
+{
+	char *end;
+
+	*out = strtod(s, &end);
+	return end == s || *end || !(*out > 0) || *out > 1e9 ? -1 : 0;
+}
+
+/* Returns 0, or the exit code of a usage error. */
+static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct check_cmd *c)
+{
+	struct tk_err err = TK_ERR_INIT;
+	enum tk_verdict_method m;
+	long n;
+	int opt, nm;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+		switch (opt) {
+		case OPT_DB:
+			c->db = optarg;
+			break;
+		case OPT_KEY:
+			if (!*optarg)
+				return cmd_usage_error(ctx, "--key needs a non-empty key");
+			TK_ALLOC_GROW(c->keys, c->nr_keys + 1, c->alloc_keys);
+			c->keys[c->nr_keys++] = optarg;
+			break;
+		case OPT_METRIC:
+			nm = tk_metric_parse_list(optarg, c->metrics, &err);
+			if (nm < 0)
+				return cmd_usage_error(ctx, "--metric: %s", err.msg);
+			c->o.metrics = c->metrics;
+			c->o.nr_metrics = (size_t)nm;
+			break;
+		case OPT_BASELINE_BRANCH:
+			c->o.baseline_branch = optarg;
+			break;
+		case OPT_WINDOW:
+			if (tk_parse_long(optarg, &n) || n < 2 || n > TK_CHECK_WINDOW_MAX)
+				return cmd_usage_error(ctx, "--window needs a number of runs from 2 "
+						       "to %d, not '%s'", TK_CHECK_WINDOW_MAX, optarg);
+			c->o.window = (size_t)n;
+			break;
+		case OPT_METHOD:
+			if (tk_verdict_method_parse(optarg, &m))
+				return cmd_usage_error(ctx, "unknown method '%s' (use interval, "
+						       "percent, zscore or mannwhitney)", optarg);
+			c->o.method_set = 1;
+			c->o.vopts.method = m;
+			break;
+		case OPT_THRESHOLD:
+			if (parse_number(optarg, &c->threshold))
+				return cmd_usage_error(ctx, "--threshold needs a positive number, "
+						       "not '%s'", optarg);
+			break;
+		case OPT_HISTORY:
+			c->o.history = 1;
+			break;
+		case OPT_FORMAT:
+			if (tk_checkfmt_parse(optarg, &c->format))
+				return cmd_usage_error(ctx, "unknown format '%s' (use text, json or "
+						       "markdown)", optarg);
+			break;
+		case OPT_RUN:
+			c->o.run_id = optarg;
+			break;
+		case OPT_BRANCH:
+			c->o.branch = optarg;
+			break;
+		case OPT_MACHINE_CLASS:
+			c->o.machine_class = optarg;
+			break;
+		case ':':
+			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cmd_usage_error(ctx, "unexpected argument '%s'", argv[optind]);
+	if (c->threshold > 0) {
+		if (!c->o.method_set)
+			return cmd_usage_error(ctx, "--threshold needs --method");
+		if ((c->o.vopts.method == TK_VERDICT_INTERVAL ||
+		     c->o.vopts.method == TK_VERDICT_MANNWHITNEY) && c->threshold >= 0.5)
+			return cmd_usage_error(ctx, "--threshold of %s is a test level below "
+					       "0.5, not %s", tk_verdict_method_name(c->o.vopts.method),
+					       optarg ? optarg : "that");
+		if (c->o.vopts.method == TK_VERDICT_INTERVAL ||
+		    c->o.vopts.method == TK_VERDICT_MANNWHITNEY)
+			c->o.vopts.alpha = c->threshold;
+		else
+			c->o.vopts.threshold = c->threshold;
+	}
+	if (c->o.run_id && c->nr_keys > 1)
+		return cmd_usage_error(ctx, "--run names one run: give at most one --key");
+	return 0;
+}
+
+int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct check_cmd c;
+	struct tk_ci_context ci;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_buf url = TK_BUF_INIT;
+	struct tk_store *store = NULL;
+	struct tk_check_result *res = NULL;
+	char **found = NULL;
+	size_t nr_found = 0, nr_res = 0, i;
+	int ret, regression = 0;
+
+	memset(&c, 0, sizeof(c));
+	tk_check_opts_init(&c.o);
+	tk_ci_context_init(&ci);
+	ret = parse_options(argc, argv, ctx, &c);
+	if (ret)
+		goto out;
+	if (tk_ci_collect(&tk_env_process, &ci, &err))
+		cmd_warning("incomplete CI context: %s", err.msg);
+	cmd_resolve_db(ctx, c.db, &url);
+	if (tk_store_open_flags(url.buf, TK_STORE_NO_CREATE, &store, &err)) {
+		ret = cmd_fail(&err);
+		goto out;
+	}
+	if (store->warning[0])
+		cmd_warning("%s", store->warning);
+	if (!c.nr_keys) {
+		ret = tk_check_default_keys(store, &ci, c.o.branch, &found, &nr_found, &err);
+		if (ret) {
+			ret = cmd_fail(&err);
+			goto out;
+		}
+		if (!nr_found)
+			cmd_warning("no run to check%s%s%s (name a key with --key)",
+				    c.o.branch || ci.branch ? " on branch '" : "",
+				    c.o.branch ? c.o.branch : ci.branch ? ci.branch : "",
+				    c.o.branch || ci.branch ? "'" : "");
+	}
+	res = tk_xcalloc(c.nr_keys + nr_found + 1, sizeof(*res));
+	for (i = 0; i < c.nr_keys + nr_found; i++) {
+		c.o.key = i < c.nr_keys ? c.keys[i] : found[i - c.nr_keys];
+		ret = tk_check_key(store, &c.o, &ci, &ctx->config, &res[nr_res], &err);
+		if (ret) {
+			ret = cmd_fail(&err);
+			goto out;
+		}
+		regression |= tk_check_worst(&res[nr_res]) == TK_VERDICT_REGRESSION;
+		nr_res++;
+	}
+	if (tk_checkfmt_write(stdout, c.format, res, nr_res, c.o.history, &err))
+		ret = cmd_fail(&err);
+	else
+		ret = regression ? 1 : 0;
+out:
+	for (i = 0; i < nr_res; i++)
+		tk_check_result_release(&res[i]);
+	free(res);
+	for (i = 0; i < nr_found; i++)
+		free(found[i]);
+	free(found);
+	free(c.keys);
+	tk_store_close(store);
+	tk_ci_context_release(&ci);
+	tk_buf_release(&url);
+	return ret;
+}

@@ -1,0 +1,74 @@
+#!/bin/sh
+# tracker check in a pipeline, with default flags: real `tracker run`s of
+# a step in Buildkite builds (environment as the agent sets it), the
+# machine class taken from the agent's queue tag, then `tracker check`
+# with no option in a pull request's build. The step became 3x slower
+# there: exit 1. A slower machine's runs on main (another queue) do not
+# count; the class is shown by history and can be named or configured.
+
+. "$(dirname "$0")/test-lib.sh"
+
+# bk BRANCH BUILD QUEUE CMD...: one build's step
+bk() {
+	_b=$1 _n=$2 _q=$3
+	shift 3
+	env BUILDKITE=true BUILDKITE_BRANCH="$_b" BUILDKITE_BUILD_NUMBER="$_n" \
+		BUILDKITE_COMMIT="$(printf '%040d' "$_n")" BUILDKITE_PIPELINE_SLUG=model \
+		BUILDKITE_PIPELINE_DEFAULT_BRANCH=main BUILDKITE_PULL_REQUEST=false \
+		BUILDKITE_STEP_KEY=model BUILDKITE_AGENT_META_DATA_QUEUE="$_q" \
+		BUILDKITE_PULL_REQUEST_BASE_BRANCH="${BASE:-}" \
+		"$@"
+}
+
+test_expect_success 'setup: 7 builds of main on the cpu queue, 3 on a slow queue' '
+	for n in 1 2 3 4 5 6 7; do
+		bk main $n cpu tracker run -q --db h.db -- "$WORKLOAD" spin 0.2 || return 1
+	done &&
+	for n in 8 9 10; do
+		bk main $n slowq tracker run -q --db h.db -- "$WORKLOAD" spin 0.8 || return 1
+	done &&
+	tracker history --db h.db --format csv >h.csv &&
+	test $(grep -c ",cpu$" h.csv) = 7 &&
+	test $(grep -c ",slowq$" h.csv) = 3
+'
+
+test_expect_success 'a 3x slower pull request build: check with no option exits 1' '
+	BASE=main bk feature 11 cpu tracker run -q --db h.db -- "$WORKLOAD" spin 0.6 &&
+	BASE=main test_expect_code 1 bk feature 11 cpu tracker check --db h.db >out &&
+	cat out &&
+	grep "^model: feature #11 0000000000 (run [0-9a-f]*) against 7 runs of main, machine class cpu$" out &&
+	grep "^model  walltime  regression " out
+'
+
+test_expect_success 'the slow queue is not in the baseline' '
+	BASE=main test_expect_code 1 bk feature 11 cpu tracker check --db h.db --format json >out.json &&
+	python3 -c "import json; d = json.load(open(\"out.json\")); r = d[\"results\"][0]; \
+assert len(r[\"baseline\"]) == 7 and all(b[\"machine_class\"] == \"cpu\" for b in r[\"baseline\"]), r; \
+m = r[\"metrics\"][0]; assert m[\"metric\"] == \"walltime\" and 0.19 < m[\"baseline_median\"] < 0.4, m"
+'
+
+test_expect_success 'a key with no history on main: insufficient data, exit 0 on its own' '
+	BASE=main bk feature 11 cpu tracker run -q --db h.db --key fresh -- true &&
+	BASE=main test_expect_code 1 bk feature 11 cpu tracker check --db h.db >out &&
+	grep "^fresh  walltime  insufficient data .*no successful run of the key on the baseline branch" out &&
+	BASE=main bk feature 11 cpu tracker check --db h.db --key fresh >out &&
+	grep "^fresh  walltime  insufficient data" out
+'
+
+test_expect_success 'the class can be named, configured, or comes from the host' '
+	tracker run -q --db c.db --key a --machine-class big-mem -- true &&
+	printf "machine_class: shared\nkeys:\n  b:\n    machine_class: gpu\n" >.tracker.yml &&
+	tracker run -q --db c.db --key b -- true &&
+	tracker run -q --db c.db --key c -- true &&
+	rm .tracker.yml &&
+	tracker run -q --db c.db --key d -- true &&
+	tracker history --db c.db --format csv >c.csv &&
+	grep "^[^,]*,a,.*,big-mem$" c.csv &&
+	grep "^[^,]*,b,.*,gpu$" c.csv &&
+	grep "^[^,]*,c,.*,shared$" c.csv &&
+	grep "^[^,]*,d,.*,[^,][^,]*$" c.csv &&
+	tracker history --db c.db --key a --format json >a.json &&
+	grep "\"machine_class\": \"big-mem\"" a.json
+'
+
+test_done

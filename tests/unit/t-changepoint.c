@@ -1,0 +1,120 @@
+/*
+ * core/changepoint: known answers on deterministic series (a step, two
+ * steps, a lone outlier, a flat series, a short one, values <= 0), the
+ * medians either side, and the errors.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/verdictsim.h"
+#include "core/changepoint.h"
+#include "tests/unit/tap.h"
+
+/* n values of 100 with +-1% noise from a fixed pattern, x (1 + step) from at. */
+static void series(double *x, size_t n, size_t at, double step, unsigned seed)
+{
+	struct sim_rng rng = { seed };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		x[i] = 100 * exp(0.01 * sim_normal(&rng)) * (i >= at ? 1 + step : 1);
+}
+
+int main(void)
+{
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_changepoint *cp = NULL;
+	struct tk_changepoint_opts o;
+	double x[200];
+	size_t n, i;
+	int ret;
+
+	series(x, 40, 20, 0.10, 1);
+	ret = tk_changepoints(x, 40, NULL, &cp, &n, &err);
+	is_int(ret, 0, "a 10%% step: found");
+	is_int(n, 1, "one change point");
+	if (n == 1) {
+		is_int(cp[0].index, 20, "at the first run of the new level");
+		ok(fabs(cp[0].before - 100) < 1.5, "before: the median of the old level (%g)",
+		   cp[0].before);
+		ok(fabs(cp[0].after - 110) < 1.5, "after: the median of the new level (%g)",
+		   cp[0].after);
+	} else {
+		skip(3, "no single change point");
+	}
+	free(cp);
+
+	/* a 10% step, a 20% step back down below the start */
+	series(x, 90, 30, 0.10, 2);
+	for (i = 60; i < 90; i++)
+		x[i] *= 0.8;
+	ret = tk_changepoints(x, 90, NULL, &cp, &n, &err);
+	is_int(n, 2, "two steps: two change points");
+	if (n == 2) {
+		ok(cp[0].index + 1 >= 30 && cp[0].index <= 31, "the first within a build of 30 (%zu)",
+		   cp[0].index);
+		ok(cp[1].index + 1 >= 60 && cp[1].index <= 61, "the second within a build of 60 (%zu)",
+		   cp[1].index);
+		ok(cp[1].after < cp[1].before, "the second goes down");
+	} else {
+		skip(3, "not two change points");
+	}
+	free(cp);
+
+	/* one 1.5x run, and a machine that is 1.3x slower one run in three */
+	series(x, 60, 60, 0, 3);
+	x[25] *= 1.5;
+	tk_changepoints(x, 60, NULL, &cp, &n, &err);
+	is_int(n, 0, "a lone slow run is no change point");
+	free(cp);
+	series(x, 60, 60, 0, 4);
+	for (i = 0; i < 60; i += 3)
+		x[i] *= 1.3;
+	tk_changepoints(x, 60, NULL, &cp, &n, &err);
+	is_int(n, 0, "a bimodal machine is no change point");
+	free(cp);
+
+	/* flat, constant, short */
+	for (i = 0; i < 50; i++)
+		x[i] = 7;
+	ret = tk_changepoints(x, 50, NULL, &cp, &n, &err);
+	ok(!ret && n == 0 && !cp, "a constant series has none");
+	for (i = 0; i < 50; i++)
+		x[i] = i < 25 ? 7 : 9;
+	tk_changepoints(x, 50, NULL, &cp, &n, &err);
+	ok(n == 1 && cp[0].index == 25 && cp[0].before == 7 && cp[0].after == 9,
+	   "a noiseless step is found exactly");
+	free(cp);
+	series(x, 7, 4, 0.5, 5);
+	tk_changepoints(x, 7, NULL, &cp, &n, &err);
+	is_int(n, 0, "fewer than two minimum segments: none");
+	free(cp);
+
+	/* a small shift under the effect floor is not reported */
+	series(x, 200, 100, 0.01, 6);
+	for (i = 0; i < 200; i++)
+		x[i] = 100 + (x[i] - 100) * 0.05 + (i >= 100 ? 1 : 0);
+	tk_changepoints(x, 200, NULL, &cp, &n, &err);
+	is_int(n, 0, "a 1%% shift is under the 2%% floor");
+	free(cp);
+	o = tk_changepoint_opts_default();
+	o.min_effect = -1;
+	tk_changepoints(x, 200, &o, &cp, &n, &err);
+	ok(n == 1 && cp[0].index == 100, "without the floor it is found at 100");
+	free(cp);
+
+	/* values <= 0 are taken as they are */
+	series(x, 40, 20, 0, 7);
+	for (i = 0; i < 40; i++)
+		x[i] = x[i] - 100 + (i >= 20 ? 10 : 0);
+	tk_changepoints(x, 40, NULL, &cp, &n, &err);
+	ok(n == 1 && cp[0].index == 20, "a series through zero: the step at 20");
+	free(cp);
+
+	x[3] = NAN;
+	ret = tk_changepoints(x, 40, NULL, &cp, &n, &err);
+	is_int(ret, TK_EDATA, "a NaN is bad data");
+	is_str(err.msg, "value 4 of the series is not a finite number", "and says which");
+	return done_testing();
+}

@@ -1,0 +1,294 @@
+/*
+ * core/check on a real SQLite history: which runs are current and which
+ * are the baseline (window, failed runs, the current branch's own older
+ * runs, machine classes, repeats of one build), the verdicts, the rules
+ * of the config, change points with their builds and commits, and the
+ * keys of a build.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/check.h"
+#include "tests/unit/tap.h"
+
+static char dir[] = "/tmp/t-check.XXXXXX";
+static int next_id;
+
+/* A run of key on branch, build, with walltime w (maxrss 1 GiB), machine
+ * class mc (NULL: none), started at minute `at`. */
+static void put(struct tk_store *s, const char *key, const char *branch, int build, double w,
+		const char *mc, int at, enum tk_run_status status)
+{
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_run r;
+	char num[64];
+	int inserted;
+
+	tk_run_init(&r);
+	snprintf(r.id, sizeof(r.id), "00000000-0000-4000-8000-%012d", ++next_id);
+	r.key = strdup(key);
+	r.ci.branch = strdup(branch);
+	snprintf(num, sizeof(num), "%d", build);
+	r.ci.build_number = strdup(num);
+	snprintf(num, sizeof(num), "%040d", build);
+	r.ci.commit = strdup(num);
+	r.machine_class = mc ? strdup(mc) : NULL;
+	r.started_at_us = (int64_t)at * 60 * 1000000;
+	r.walltime_s = w;
+	r.user_s = w;
+	r.sys_s = 0;
+	r.maxrss_bytes = 1 << 30;
+	r.tree_rss_bytes = 1 << 30;
+	r.status = status;
+	r.exit_code = status == TK_RUN_OK ? 0 : 1;
+	if (tk_store_put_run(s, &r, &inserted, &err))
+		diag(err.msg);
+	tk_run_release(&r);
+}
+
+static const double noise[] = { 0, 1, -1, 2, 0, -2, 1, 0, -1, 3, 1, -1 };
+
+static int check(struct tk_store *s, struct tk_check_opts *o, const struct tk_ci_context *ci,
+		 const struct tk_config *cfg, struct tk_check_result *r)
+{
+	struct tk_err err = TK_ERR_INIT;
+	int ret = tk_check_key(s, o, ci, cfg, r, &err);
+
+	if (ret)
+		diag(err.msg);
+	return ret;
+}
+
+/* The check: section of .tracker.yml: rules, and warnings for mistakes. */
+static void config_rules(void)
+{
+	static const char good[] =
+		"check:\n"
+		"  window: 15\n"
+		"  method: zscore\n"
+		"  maxrss: { method: percent, threshold: 5 }\n"
+		"  keys:\n"
+		"    amip:\n"
+		"      walltime: { method: percent, threshold: 15, min_effect: 3 }\n";
+	static const char bad[] =
+		"check:\n"
+		"  window: 1\n"
+		"  methd: percent\n"
+		"  keys:\n"
+		"    amip:\n"
+		"      wall: { method: percent }\n"
+		"      maxrss: { method: magic, threshold: -2 }\n";
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_config c;
+
+	tk_config_init(&c);
+	ok(!tk_config_parse(good, strlen(good), "t.yml", &c, &err) && !c.nr_warnings,
+	   "check rules parse without warnings");
+	ok(c.check.window == 15 && c.check.method_set &&
+	   c.check.method == TK_VERDICT_ZSCORE, "window and method");
+	is_int(c.check.nr_rules, 2, "two rules");
+	ok(!c.check.rules[0].key && c.check.rules[0].metric == TK_METRIC_MAXRSS &&
+	   c.check.rules[0].threshold == 5, "maxrss of every key: percent 5");
+	ok(c.check.rules[1].key && !strcmp(c.check.rules[1].key, "amip") &&
+	   c.check.rules[1].metric == TK_METRIC_WALLTIME &&
+	   c.check.rules[1].method == TK_VERDICT_PERCENT && c.check.rules[1].threshold == 15 &&
+	   c.check.rules[1].min_effect > 0.0299 && c.check.rules[1].min_effect < 0.0301,
+	   "walltime of amip: percent 15, floor 3%%");
+	tk_config_release(&c);
+
+	tk_config_init(&c);
+	ok(!tk_config_parse(bad, strlen(bad), "t.yml", &c, &err), "mistakes are warnings");
+	is_int(c.nr_warnings, 5, "five of them");
+	if (c.nr_warnings == 5) {
+		is_str(c.warnings[0], "t.yml:2:11: 'window' must be a whole number of runs from 2 "
+		       "to 1000; ignored", "a window of 1");
+		is_str(c.warnings[1], "t.yml:3:3: unknown field 'methd' in check (did you mean "
+		       "'method'?); ignored", "a misspelled field");
+		is_str(c.warnings[2], "t.yml:6:7: unknown metric 'wall' in check of key 'amip' "
+		       "(expected walltime, cpu, maxrss, tree_rss or alloc); ignored",
+		       "an unknown metric");
+		is_str(c.warnings[3], "t.yml:7:25: unknown method 'magic' (expected interval, "
+		       "percent, zscore or mannwhitney); ignored", "an unknown method");
+		is_str(c.warnings[4], "t.yml:7:43: 'threshold' must be a positive number, not "
+		       "'-2'; ignored", "a negative threshold");
+	} else {
+		skip(5, "not five warnings");
+	}
+	ok(c.check.window == 0, "the bad window is not set");
+	tk_config_release(&c);
+}
+
+int main(void)
+{
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_check_opts o;
+	struct tk_check_result r;
+	struct tk_ci_context ci;
+	struct tk_config cfg;
+	struct tk_buf path = TK_BUF_INIT;
+	struct tk_store *s;
+	char **keys = NULL;
+	size_t nkeys = 0, i;
+	int b;
+	static const char yml[] = "baseline_branch: main\ncheck:\n  keys:\n    amip:\n"
+				  "      walltime: { method: percent, threshold: 50 }\n";
+
+	if (!mkdtemp(dir))
+		return 1;
+	tk_buf_addf(&path, "%s/h.db", dir);
+	if (tk_store_open(path.buf, &s, &err)) {
+		diag(err.msg);
+		return 1;
+	}
+	tk_ci_context_init(&ci);
+	tk_config_init(&cfg);
+
+	/* amip: 12 builds of main (a failed one among them), then feature +30% */
+	for (b = 1; b <= 12; b++)
+		put(s, "amip", "main", b, 100 + noise[b - 1], NULL, b, TK_RUN_OK);
+	put(s, "amip", "main", 13, 500, NULL, 13, TK_RUN_FAILED);
+	put(s, "amip", "feature", 14, 130, NULL, 14, TK_RUN_OK);
+
+	tk_check_opts_init(&o);
+	o.key = "amip";
+	o.branch = "feature";
+	o.baseline_branch = "main";
+	ok(!check(s, &o, NULL, NULL, &r), "a check");
+	is_int(r.nr_current, 1, "one current run");
+	is_str(r.current[0].build, "14", "the feature build");
+	is_int(r.nr_base, 10, "a window of 10");
+	is_str(r.base[0].build, "12", "newest first, the failed build 13 skipped");
+	is_str(r.base[9].build, "3", "down to build 3");
+	is_int(r.nr_metrics, 2, "walltime and maxrss by default");
+	is_int(r.metrics[0].result.verdict, TK_VERDICT_REGRESSION, "walltime +30%%: regression");
+	is_int(r.metrics[1].result.verdict, TK_VERDICT_NO_CHANGE, "maxrss: no change");
+	is_int(tk_check_worst(&r), TK_VERDICT_REGRESSION, "worst: regression");
+	tk_check_result_release(&r);
+
+	/* the config's rule for the key: percent 50 */
+	ok(!tk_config_parse(yml, strlen(yml), "t.yml", &cfg, &err) && !cfg.nr_warnings,
+	   "check rules parse");
+	o.baseline_branch = NULL;
+	ok(!check(s, &o, NULL, &cfg, &r), "a check with the config");
+	is_str(r.baseline_branch, "main", "the config's baseline branch");
+	is_str(r.metrics[0].result.method, "percent", "the key's method");
+	is_int(r.metrics[0].result.verdict, TK_VERDICT_NO_CHANGE, "+30%% <= 50%%");
+	tk_check_result_release(&r);
+	o.method_set = 1;
+	o.vopts = tk_verdict_opts_default();
+	ok(!check(s, &o, NULL, &cfg, &r), "--method wins over the config");
+	is_int(r.metrics[0].result.verdict, TK_VERDICT_REGRESSION, "interval: regression");
+	tk_check_result_release(&r);
+	o.method_set = 0;
+
+	/* checking main itself: the newest main run against the older ones */
+	o.branch = "main";
+	o.window = 5;
+	ok(!check(s, &o, NULL, &cfg, &r), "a check on the baseline branch");
+	is_str(r.current[0].build, "13", "the newest run is current, even failed");
+	ok(r.metrics[0].result.verdict == TK_VERDICT_INSUFFICIENT && r.metrics[0].note &&
+	   !strcmp(r.metrics[0].note, "the current run did not succeed"),
+	   "but a failed run is not judged");
+	is_str(r.base[0].build, "12", "the baseline starts before it");
+	is_int(r.nr_base, 5, "--window 5");
+	tk_check_result_release(&r);
+	o.window = 0;
+
+	/* too few runs, and no baseline branch */
+	o.key = "amip";
+	o.branch = "feature";
+	o.baseline_branch = "release";
+	ok(!check(s, &o, NULL, NULL, &r), "a baseline branch with no runs");
+	ok(r.metrics[0].result.verdict == TK_VERDICT_INSUFFICIENT && r.note,
+	   "insufficient, with a note: %s", r.note ? r.note : "(none)");
+	tk_check_result_release(&r);
+
+	/* ocean: two machine classes, the slow one at 2x */
+	for (b = 1; b <= 20; b++)
+		put(s, "ocean", "main", b, (b % 2 ? 100 : 200) + noise[b % 12], b % 2 ? "fast" : "slow",
+		    100 + b, TK_RUN_OK);
+	put(s, "ocean", "main", 0, 99, NULL, 99, TK_RUN_OK); /* before classes */
+	put(s, "ocean", "pr", 21, 101, "fast", 121, TK_RUN_OK);
+	tk_check_opts_init(&o);
+	o.key = "ocean";
+	o.branch = "pr";
+	o.baseline_branch = "main";
+	o.window = 11;
+	ok(!check(s, &o, NULL, NULL, &r), "a check with machine classes");
+	is_str(r.machine_class, "fast", "the current run's class");
+	is_int(r.nr_base, 11, "10 runs of the class and 1 without a class");
+	for (i = 0; i < r.nr_base; i++)
+		if (r.base[i].machine_class && strcmp(r.base[i].machine_class, "fast"))
+			break;
+	ok(i == r.nr_base, "no run of the slow class in the baseline");
+	is_int(r.metrics[0].result.verdict, TK_VERDICT_NO_CHANGE, "so no regression");
+	tk_check_result_release(&r);
+
+	/* three runs of one CI build are judged together */
+	for (b = 0; b < 3; b++)
+		put(s, "ice", "pr", 50, 120 + b, NULL, 300 + b, TK_RUN_OK);
+	put(s, "ice", "pr", 49, 100, NULL, 299, TK_RUN_OK);
+	for (b = 1; b <= 10; b++)
+		put(s, "ice", "main", b, 100 + noise[b], NULL, 200 + b, TK_RUN_OK);
+	ci.branch = strdup("pr");
+	ci.build_number = strdup("50");
+	ci.base_branch = strdup("main");
+	tk_check_opts_init(&o);
+	o.key = "ice";
+	ok(!check(s, &o, &ci, NULL, &r), "a check in a CI build");
+	is_int(r.nr_current, 3, "the build's three runs");
+	is_str(r.baseline_branch, "main", "the PR's base branch");
+	is_str(r.metrics[0].result.method, "two-sample", "judged as two samples");
+	is_int(r.metrics[0].result.verdict, TK_VERDICT_REGRESSION, "a regression");
+	tk_check_result_release(&r);
+	ok(!tk_check_default_keys(s, &ci, NULL, &keys, &nkeys, &err) && nkeys == 1 &&
+	   !strcmp(keys[0], "ice"), "the keys of this build: ice");
+	for (i = 0; i < nkeys; i++)
+		free(keys[i]);
+	free(keys);
+	ok(!tk_check_default_keys(s, NULL, "main", &keys, &nkeys, &err) && nkeys == 3 &&
+	   !strcmp(keys[0], "amip") && !strcmp(keys[1], "ice") && !strcmp(keys[2], "ocean"),
+	   "no build: the keys of the branch's last day, sorted");
+	for (i = 0; i < nkeys; i++)
+		free(keys[i]);
+	free(keys);
+
+	/* history: a +15% step at build 25 of 40 */
+	for (b = 1; b <= 40; b++)
+		put(s, "land", "main", b, (100 + noise[b % 12]) * (b >= 25 ? 1.15 : 1), NULL,
+		    400 + b, TK_RUN_OK);
+	tk_check_opts_init(&o);
+	o.key = "land";
+	o.branch = "main";
+	o.baseline_branch = "main";
+	o.history = 1;
+	ok(!check(s, &o, NULL, NULL, &r), "a check with history");
+	is_int(r.metrics[0].series_n, 39, "the series: the runs before the current one");
+	is_int(r.metrics[0].nr_changes, 1, "one change point of walltime");
+	if (r.metrics[0].nr_changes == 1) {
+		const struct tk_check_change *c = &r.metrics[0].changes[0];
+
+		is_str(c->first.build, "25", "at build 25");
+		is_str(c->last_before.build, "24", "after build 24");
+		is_str(c->first.commit, "0000000000000000000000000000000000000025", "its commit");
+		ok(c->cp.before == 100 && c->cp.after > 114 && c->cp.after < 117,
+		   "from 100 s to 115 s (%g -> %g)", c->cp.before, c->cp.after);
+	} else {
+		skip(4, "no change point");
+	}
+	is_int(r.metrics[1].nr_changes, 0, "none of maxrss");
+	tk_check_result_release(&r);
+
+	config_rules();
+	tk_config_release(&cfg);
+	tk_ci_context_release(&ci);
+	tk_store_close(s);
+	tk_buf_reset(&path);
+	tk_buf_addf(&path, "rm -rf '%s'", dir);
+	if (system(path.buf))
+		diag("cannot remove the test directory");
+	tk_buf_release(&path);
+	return done_testing();
+}
