@@ -11,6 +11,7 @@
 
 #include "core/baseline.h"
 #include "core/check.h"
+#include "core/checkfmt.h"
 #include "core/demangle.h"
 #include "core/diff.h"
 #include "core/diffrender.h"
@@ -31,11 +32,6 @@ void tk_report_init(struct tk_report *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static void cell_release(struct tk_report_cell *c)
-{
-	free(c->line);
-}
-
 void tk_report_release(struct tk_report *r)
 {
 	size_t i;
@@ -49,9 +45,10 @@ void tk_report_release(struct tk_report *r)
 		free(k->baseline_branch);
 		free(k->build);
 		free(k->diff_kind);
-		cell_release(&k->wall);
-		cell_release(&k->rss);
 	}
+	for (i = 0; i < r->nr_checks; i++)
+		tk_check_result_release(&r->checks[i]);
+	free(r->checks);
 	free(r->keys);
 	free(r->build);
 	free(r->branch);
@@ -102,12 +99,10 @@ static void warn(const struct tk_report_opts *o, const char *fmt, ...)
 
 /* ---- verdicts ---- */
 
-static void fill_cell(struct tk_report_cell *c, const char *key,
-		      const struct tk_check_result *cr, const struct tk_check_metric *cm)
+static void fill_cell(struct tk_report_cell *c, const struct tk_check_result *cr,
+		      const struct tk_check_metric *cm)
 {
 	const struct tk_verdict_result *v = &cm->result;
-	const char *note = cm->note ? cm->note : v->note ? v->note : cr->note;
-	struct tk_buf line = TK_BUF_INIT;
 
 	c->verdict = v->verdict;
 	c->n = v->n;
@@ -122,25 +117,6 @@ static void fill_cell(struct tk_report_cell *c, const char *key,
 		c->base_median = v->base_median;
 	if (c->current >= 0 && c->base_median > 0)
 		c->delta_pct = v->delta_pct;
-	tk_buf_addf(&line, "%s %s: %s", key, tk_metric_name(cm->metric),
-		    tk_verdict_name(v->verdict));
-	if (c->current >= 0) {
-		tk_buf_adds(&line, ", ");
-		tk_metric_format(&line, cm->metric, c->current);
-	}
-	if (c->current >= 0 && c->base_median >= 0) {
-		tk_buf_adds(&line, " against ");
-		tk_metric_format(&line, cm->metric, c->base_median);
-		tk_buf_addf(&line, " (%+.1f%%), the median of %zu run%s", c->delta_pct, v->n,
-			    v->n == 1 ? "" : "s");
-		if (cr->baseline_branch)
-			tk_buf_addf(&line, " on %s", cr->baseline_branch);
-		if (v->verdict != TK_VERDICT_INSUFFICIENT && v->method)
-			tk_buf_addf(&line, " (%s)", v->method);
-	}
-	if (note)
-		tk_buf_addf(&line, "; %s", note);
-	c->line = tk_buf_detach(&line, NULL);
 }
 
 static void take_check(struct tk_report_key *k, const struct tk_check_result *cr)
@@ -156,9 +132,9 @@ static void take_check(struct tk_report_key *k, const struct tk_check_result *cr
 		const struct tk_check_metric *cm = &cr->metrics[i];
 
 		if (cm->metric == TK_METRIC_WALLTIME)
-			fill_cell(&k->wall, k->key, cr, cm);
+			fill_cell(&k->wall, cr, cm);
 		else if (cm->metric == TK_METRIC_MAXRSS)
-			fill_cell(&k->rss, k->key, cr, cm);
+			fill_cell(&k->rss, cr, cm);
 	}
 	k->verdict = tk_check_worst(cr);
 }
@@ -377,7 +353,8 @@ static int one_key(struct tk_store *s, const struct tk_report_opts *o,
 		make_chart(s, o, ci, k);
 	if (cr.nr_current && make_diff(s, o, ci, cfg, cr.current[0].id, k, &derr))
 		warn(o, "no diff for '%s': %s", key, derr.msg);
-	tk_check_result_release(&cr);
+	TK_ALLOC_GROW(out->checks, out->nr_checks + 1, out->alloc_checks);
+	out->checks[out->nr_checks++] = cr; /* kept for verdicts.txt */
 	return 0;
 }
 
@@ -440,6 +417,30 @@ static int write_text(const char *dir, const char *name, const struct tk_buf *b,
 	return ret;
 }
 
+/* The checks as tracker check prints them (core/checkfmt.h). */
+static int write_checks(const struct tk_report *r, const char *dir, const char *name,
+			enum tk_checkfmt fmt, struct tk_err *err)
+{
+	struct tk_buf b = TK_BUF_INIT;
+	char *mem = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&mem, &len);
+	int ret;
+
+	if (!f)
+		return tk_err_set(err, TK_EINTERNAL, "cannot make %s in memory", name);
+	ret = tk_checkfmt_write(f, fmt, r->checks, r->nr_checks, 0, err);
+	if (fclose(f) && !ret)
+		ret = tk_err_set(err, TK_EINTERNAL, "cannot make %s in memory", name);
+	if (!ret) {
+		tk_buf_add(&b, mem, len);
+		ret = write_text(dir, name, &b, err);
+	}
+	free(mem);
+	tk_buf_release(&b);
+	return ret;
+}
+
 int tk_report_write(const struct tk_report *r, const struct tk_report_opts *o,
 		    struct tk_err *err)
 {
@@ -456,10 +457,10 @@ int tk_report_write(const struct tk_report *r, const struct tk_report_opts *o,
 			   o->artifact_prefix ? o->artifact_prefix : o->dir, max, &b);
 	if (!ret)
 		ret = write_text(o->dir, "annotation.md", &b, err);
-	tk_buf_reset(&b);
-	tk_report_verdicts(r, &b);
 	if (!ret)
-		ret = write_text(o->dir, "verdicts.txt", &b, err);
+		ret = write_checks(r, o->dir, "verdicts.txt", TK_CHECKFMT_TEXT, err);
+	if (!ret)
+		ret = write_checks(r, o->dir, "check.json", TK_CHECKFMT_JSON, err);
 	tk_buf_reset(&b);
 	tk_report_metrics(r, &b);
 	if (!ret)

@@ -30,8 +30,9 @@
  * Outputs (tk_report_write): summary.md (the table, links relative to the
  * directory), annotation.md (the body for a CI build page: the table,
  * small charts and links as artifact:// URLs under o->artifact_prefix,
- * cut to fit o->max_body bytes with a note), verdicts.txt (one line per
- * key and metric), metrics.txt (OpenMetrics, for GitLab's metrics
+ * cut to fit o->max_body bytes with a note), verdicts.txt and check.json
+ * (the checks as `tracker check` prints them as text and JSON,
+ * core/checkfmt.h), metrics.txt (OpenMetrics, for GitLab's metrics
  * report). Every key, branch and other untrusted string is escaped for
  * markdown and HTML (tk_report_md_text).
  *
@@ -41,6 +42,7 @@
 #include <stdint.h>
 
 #include "core/buf.h"
+#include "core/check.h"
 #include "core/ci.h"
 #include "core/config.h"
 #include "core/err.h"
@@ -70,7 +72,6 @@ struct tk_report_cell {
 	double base_median;   /* -1: no baseline */
 	double delta_pct;
 	size_t n;             /* baseline runs */
-	char *line;           /* the verdict line, as verdicts.txt has it */
 };
 
 struct tk_report_key {
@@ -95,6 +96,8 @@ struct tk_report {
 	size_t count[4];            /* keys per verdict */
 	const char *dashboard;      /* the dashboard's file in the directory, when
 				       the caller wrote one; NULL */
+	struct tk_check_result *checks; /* every key's check, in key order */
+	size_t nr_checks, alloc_checks;
 };
 
 void tk_report_init(struct tk_report *r);
@@ -127,15 +130,12 @@ enum tk_report_links {
 void tk_report_markdown(const struct tk_report *r, enum tk_report_links links,
 			const char *prefix, size_t max, struct tk_buf *out);
 
-/* The verdict lines, one per key and metric. */
-void tk_report_verdicts(const struct tk_report *r, struct tk_buf *out);
-
 /* OpenMetrics text: walltime_seconds, maxrss_bytes and their baseline
  * medians per key (label key="..." escaped), then "# EOF". */
 void tk_report_metrics(const struct tk_report *r, struct tk_buf *out);
 
-/* Writes summary.md, annotation.md, verdicts.txt and metrics.txt into
- * o->dir (atomically each). */
+/* Writes summary.md, annotation.md, verdicts.txt, check.json and
+ * metrics.txt into o->dir (atomically each). */
 int tk_report_write(const struct tk_report *r, const struct tk_report_opts *o,
 		    struct tk_err *err);
 

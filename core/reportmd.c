@@ -296,18 +296,6 @@ void tk_report_markdown(const struct tk_report *r, enum tk_report_links links,
 	tk_buf_release(&piece);
 }
 
-void tk_report_verdicts(const struct tk_report *r, struct tk_buf *out)
-{
-	size_t i;
-
-	for (i = 0; i < r->nr; i++) {
-		if (r->keys[i].wall.line)
-			tk_buf_addf(out, "%s\n", r->keys[i].wall.line);
-		if (r->keys[i].rss.line)
-			tk_buf_addf(out, "%s\n", r->keys[i].rss.line);
-	}
-}
-
 /* OpenMetrics label value: \ " and newline escaped, valid UTF-8. */
 static void label_value(struct tk_buf *out, const char *s)
 {
