@@ -14,7 +14,8 @@
 #   - tracker history --key K --limit 20 (target: under 20 ms).
 # TRACKER is the binary to time (default ./tracker); BENCH_HISTORY_OLD may
 # name an older build to time beside it on the same database;
-# BENCH_HISTORY_DB keeps the database at that path and reuses it next time.
+# BENCH_HISTORY_DB keeps the database at that path and reuses it next time;
+# BENCH_HISTORY_BUILD_ONLY=1 stops once the database is there.
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -65,6 +66,8 @@ SQL
 	built="built in $(( $(date +%s) - start )) s"
 fi
 echo "  database: $(sqlite3 "$db" 'SELECT count(*) FROM runs') runs, $(wc -c <"$db" | awk '{ printf "%.0f MB", $1 / 1e6 }'), $built"
+# BENCH_HISTORY_BUILD_ONLY=1: only the database (for bench/run.sh's plots)
+[ -z "${BENCH_HISTORY_BUILD_ONLY:-}" ] || exit 0
 cols="run_id, key, branch, \"commit\", build_number, started_at_us, walltime_s,
 	maxrss_bytes, tree_rss_bytes, exit_code, user_s, sys_s, cgroup_peak_bytes,
 	signal, status, partial, provider, pipeline, host, build_url, maxrss_source,

@@ -5,12 +5,13 @@
 #      /bin/true, on a 0.3 s job and on a 1 s job (ratios of medians);
 #   2. the cost of one tree-RSS sample;
 #   3. flame graphs, diffs, tracker history over 1M runs against the
-#      sqlite3 CLI (bench/history.sh), and the built-in profiler.
+#      sqlite3 CLI (bench/history.sh), plots and the dashboard over the
+#      same database, and the built-in profiler.
 #
 # BENCH_N sets the repetitions of the short jobs (default 31),
 # BENCH_PROFILE_N those of the built-in profiler section (default 3);
 # BENCH_ONLY="SECTION..." runs only those sections: wrapper, flame, diff,
-# history, profiler, unwind, verdicts (default: all).
+# history, plots, profiler, unwind, verdicts (default: all).
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -165,6 +166,45 @@ bench/timeit 11 "sqlite3 -csv (11 runs)" sqlite3 -csv "$db" "$sel" :: \
 	"check, no --key" sh -c "$ck" "$root/tracker" check --db "$db" --branch main \
 	| sed 's/^/  /'
 fi
+fi
+
+# ---- plots and the dashboard over a 1M-run database ----
+# bench/history.sh's database (100 keys x 10k runs, started 2023-11-14,
+# so --since 2023-01-01 takes every run): tracker history --plot of one
+# key's 10k runs to PNG, SVG and HTML, and tracker dashboard of the 100
+# keys (100 chart pages and the index). Targets: plot <= 0.3 s,
+# dashboard <= 2 s. BENCH_HISTORY_DB keeps and reuses the database.
+if want plots; then
+echo
+echo "plots over 1M runs (one key's 10k runs; the dashboard of 100 keys):"
+pdb=${BENCH_HISTORY_DB:-$out/plots.db}
+BENCH_HISTORY_DB=$pdb BENCH_HISTORY_BUILD_ONLY=1 sh bench/history.sh "$root/tracker"
+# cpu_peak CMD...: "wall s (cpu s user+sys), peak RSS" of one run
+cpu_peak() {
+	/usr/bin/time -f "%e %U %S %M" -o "$out/t.txt" "$@" >/dev/null 2>"$out/err.txt" ||
+		{ cat "$out/err.txt" >&2; return 1; }
+	awk '{ printf "%.2f s wall, %.2f s CPU, %.0f MiB peak RSS", $1, $2 + $3, $4 / 1024 }' "$out/t.txt"
+}
+for ext in png svg html; do
+	best=
+	for i in 1 2 3; do
+		r=$(cpu_peak "$root/tracker" history --db "$pdb" --key key42 --since 2023-01-01 \
+			--plot "$out/key42.$ext") || exit 1
+		s=$(awk '{ print $1 }' "$out/t.txt")
+		if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+			best=$s
+			best_line=$r
+		fi
+	done
+	printf "  history --plot key42.%-4s %s (best of 3; target <= 0.3 s: %s)\n" "$ext" "$best_line" \
+		"$(awk -v t="$best" 'BEGIN { print t <= 0.3 ? "met" : "MISSED" }')"
+done
+echo "  key42.html: $(wc -c <"$out/key42.html" | awk '{ printf "%.1f MB", $1 / 1e6 }')"
+rm -rf "$out/dash"
+line=$(cpu_peak "$root/tracker" dashboard --db "$pdb" --since 2023-01-01 -o "$out/dash") || exit 1
+echo "  dashboard, 100 keys:        $line (target <= 2 s: $(awk '{ print $1 <= 2 ? "met" : "MISSED" }' "$out/t.txt"))"
+echo "  index.html: $(wc -c <"$out/dash/index.html" | awk '{ printf "%.0f KB", $1 / 1e3 }'), all pages: $(du -sm "$out/dash" | awk '{ print $1 }') MB"
+echo "  (load average $(cut -d" " -f1 /proc/loadavg) on $(nproc) cores: wall times grow with it, CPU times less)"
 fi
 
 # ---- the built-in profiler ----

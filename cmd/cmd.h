@@ -83,6 +83,7 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_help(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_version(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_report(int argc, char **argv, struct cmd_ctx *ctx);
+int cmd_dashboard(int argc, char **argv, struct cmd_ctx *ctx);
 
 extern const char cmd_run_usage[];
 extern const char cmd_import_usage[];
@@ -93,5 +94,6 @@ extern const char cmd_flame_usage[];
 extern const char cmd_config_usage[];
 extern const char cmd_check_usage[];
 extern const char cmd_report_usage[];
+extern const char cmd_dashboard_usage[];
 
 #endif

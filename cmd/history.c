@@ -7,7 +7,8 @@
  * summaries, which the store reads from columns without parsing any
  * record (query_summaries); only JSON, which prints whole runs, asks for
  * them (query_runs). With --ranks the runs are gathered into jobs first
- * and each output prints job rows instead.
+ * and each output prints job rows instead. --plot draws the runs instead
+ * (core/histplot.h), or the dashboard of every key (core/dashboard.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -15,6 +16,10 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/baseline.h"
+#include "core/ci.h"
+#include "core/dashboard.h"
+#include "core/histplot.h"
 #include "core/histsink.h"
 #include "core/timeutil.h"
 #include "core/banned.h"
@@ -22,6 +27,8 @@
 const char cmd_history_usage[] =
 	"usage: tracker history [--db URL] [--key K]... [--branch B] [--since WHEN]\n"
 	"                       [--limit N] [--run ID] [--ranks] [--format table|csv|json]\n"
+	"                       [--plot FILE.{png,svg,pdf,html}] [--metric LIST]\n"
+	"                       [--x time|build] [--baseline-branch B] [--width PX]\n"
 	"\n"
 	"Lists the runs recorded in the database, newest first. Without filters it\n"
 	"lists every run; --key may be given several times to list any of the keys.\n"
@@ -45,17 +52,36 @@ const char cmd_history_usage[] =
 	"  --format FORMAT   table (default; human units, times in UTC), csv (a header\n"
 	"                    row, raw seconds and bytes, ISO 8601 UTC times) or json\n"
 	"                    (an array of the full run objects)\n"
+	"  --plot FILE       draws the runs instead: per key and metric a chart of\n"
+	"                    the baseline branch (line, rolling median and band),\n"
+	"                    other branches, the current build, failed runs and\n"
+	"                    change points; .png, .pdf, .svg or .html (one page with\n"
+	"                    tooltips, toggles and zoom). Needs --key, except\n"
+	"                    DIR/index.html, which writes the dashboard of every key\n"
+	"                    (tracker dashboard -o DIR). --since defaults to 1y here\n"
+	"  --metric LIST     the charts' metrics, comma-separated: walltime, cpu,\n"
+	"                    maxrss, tree_rss, alloc (default walltime,maxrss)\n"
+	"  --x AXIS          time (default: dates) or build (build numbers)\n"
+	"  --baseline-branch B  the baseline branch (default: the PR base of the CI\n"
+	"                    context, baseline_branch in .tracker.yml, the pipeline's\n"
+	"                    default branch, else the key's branch with most runs)\n"
+	"  --width PX        the picture's width (default 1000)\n"
 	"\n"
 	"Examples:\n"
 	"  tracker history --key amip --branch staging --since 1y\n"
 	"  tracker history --key amip --format csv >amip.csv\n"
 	"  tracker history --since 2026-01-01 --limit 20 --format json\n"
 	"  tracker history --key amip --ranks --limit 5\n"
+	"  tracker history --key amip --plot amip.png\n"
+	"  tracker history --key amip --key ocean --metric walltime,cpu --plot perf.html\n"
 	"\n"
 	"Exit status: 0 ok (also when no run matches), 2 usage error,\n"
 	"65 a stored run cannot be read, 69 the database is missing or unavailable.\n";
 
-enum { OPT_DB = 256, OPT_KEY, OPT_BRANCH, OPT_SINCE, OPT_LIMIT, OPT_RUN, OPT_FORMAT, OPT_RANKS };
+enum {
+	OPT_DB = 256, OPT_KEY, OPT_BRANCH, OPT_SINCE, OPT_LIMIT, OPT_RUN, OPT_FORMAT, OPT_RANKS,
+	OPT_PLOT, OPT_METRIC, OPT_X, OPT_BASELINE_BRANCH, OPT_WIDTH,
+};
 
 static const struct option options[] = {
 	{ "db", required_argument, NULL, OPT_DB },
@@ -66,6 +92,11 @@ static const struct option options[] = {
 	{ "run", required_argument, NULL, OPT_RUN },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "ranks", no_argument, NULL, OPT_RANKS },
+	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "x", required_argument, NULL, OPT_X },
+	{ "baseline-branch", required_argument, NULL, OPT_BASELINE_BRANCH },
+	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -76,6 +107,9 @@ struct history_opts {
 	struct tk_run_query q;
 	const char *format;
 	int ranks;
+	const char *plot;
+	int since_set;
+	struct tk_plot_opts po;
 };
 
 /* Returns 0, or the exit code of a usage error. */
@@ -108,6 +142,7 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx,
 		case OPT_SINCE:
 			if (tk_parse_since(optarg, tk_now_us(), &o->q.since_us, &err))
 				return cmd_usage_error(ctx, "--since: %s", err.msg);
+			o->since_set = 1;
 			break;
 		case OPT_LIMIT:
 			if (tk_parse_long(optarg, &o->q.limit) || o->q.limit < 1)
@@ -126,6 +161,34 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx,
 		case OPT_RANKS:
 			o->ranks = 1;
 			break;
+		case OPT_PLOT:
+			o->plot = optarg;
+			break;
+		case OPT_METRIC: {
+			int n = tk_metric_parse_list(optarg, o->po.metrics, &err);
+
+			if (n < 0)
+				return cmd_usage_error(ctx, "--metric: %s", err.msg);
+			o->po.nr_metrics = (size_t)n;
+			break;
+		}
+		case OPT_X:
+			if (strcmp(optarg, "time") && strcmp(optarg, "build"))
+				return cmd_usage_error(ctx, "--x takes time or build, not '%s'", optarg);
+			o->po.x = strcmp(optarg, "build") ? TK_PLOT_X_TIME : TK_PLOT_X_BUILD;
+			break;
+		case OPT_BASELINE_BRANCH:
+			o->po.baseline_branch = optarg;
+			break;
+		case OPT_WIDTH: {
+			long w;
+
+			if (tk_parse_long(optarg, &w) || w < 300 || w > 20000)
+				return cmd_usage_error(ctx, "--width needs 300..20000 pixels, not '%s'",
+						       optarg);
+			o->po.width = (double)w;
+			break;
+		}
 		case ':':
 			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -135,7 +198,87 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx,
 	if (optind < argc)
 		return cmd_usage_error(ctx, "unexpected argument '%s'", argv[optind]);
 	o->q.keys = o->keys;
+	if (!o->plot && (o->po.nr_metrics || o->po.x || o->po.baseline_branch || o->po.width))
+		return cmd_usage_error(ctx, "--metric, --x, --baseline-branch and --width go with --plot");
+	if (o->plot) {
+		enum tk_plot_format fmt;
+
+		if (o->format || o->ranks || o->q.run_id)
+			return cmd_usage_error(ctx, "--plot does not go with --format, --ranks or --run");
+		if (tk_plot_format_of(o->plot, &fmt, &err))
+			return cmd_usage_error(ctx, "%s", err.msg);
+		if (!o->nr_keys && !tk_dashboard_index_path(o->plot))
+			return cmd_usage_error(ctx, "--plot needs --key K (or DIR/index.html for the "
+					       "dashboard of every key)");
+		if (!o->since_set)
+			o->q.since_us = tk_now_us() - 365LL * 86400 * 1000000;
+	}
 	return 0;
+}
+
+struct plot_job {
+	const struct tk_plot_layout *l;
+	enum tk_plot_format fmt;
+};
+
+static int write_plot(FILE *out, void *data, struct tk_err *err)
+{
+	struct plot_job *j = data;
+
+	return tk_plot_write(j->l, j->fmt, NULL, out, err);
+}
+
+/* --plot: the charts of the keys, or the dashboard. Returns an exit code. */
+static int history_plot(struct cmd_ctx *ctx, struct history_opts *o, struct tk_store *store)
+{
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_ci_context ci;
+	struct tk_plot_data d;
+	struct tk_plot_layout l;
+	struct plot_job j;
+	int ret;
+
+	tk_ci_context_init(&ci);
+	tk_ci_collect(&tk_env_process, &ci, NULL);
+	if (!o->nr_keys) {
+		struct tk_dashboard_opts dopt;
+		struct tk_buf dir = TK_BUF_INIT;
+
+		tk_dashboard_opts_init(&dopt);
+		dopt.since_us = o->q.since_us;
+		dopt.branch = o->q.branch;
+		dopt.plot = o->po;
+		dopt.ci = &ci;
+		dopt.cfg = &ctx->config;
+		tk_buf_add(&dir, o->plot, strlen(o->plot) - strlen("index.html"));
+		ret = tk_dashboard_write(store, dir.len ? dir.buf : ".", &dopt, &err);
+		tk_buf_release(&dir);
+		tk_ci_context_release(&ci);
+		return ret ? cmd_fail(&err) : 0;
+	}
+	o->po.current_build = ci.build_number;
+	if (!o->po.baseline_branch)
+		o->po.baseline_branch = tk_baseline_branch(NULL, &ci, &ctx->config, o->keys[0]);
+	tk_plot_data_init(&d);
+	ret = tk_plot_data_load(&d, store, &o->q, &err);
+	if (!ret)
+		ret = tk_plot_fill_alloc(&d, store, &o->po, &err);
+	if (!ret)
+		ret = tk_plot_layout(&d, &o->po, &l, &err);
+	if (ret) {
+		ret = cmd_fail(&err);
+	} else {
+		j.l = &l;
+		tk_plot_format_of(o->plot, &j.fmt, NULL);
+		ret = cmd_write_output(o->plot, write_plot, &j);
+		if (!ret && l.skipped)
+			cmd_warning("%zu runs without a numeric build number are not drawn",
+				    l.skipped);
+		tk_plot_layout_release(&l);
+	}
+	tk_plot_data_release(&d);
+	tk_ci_context_release(&ci);
+	return ret;
 }
 
 int cmd_history(int argc, char **argv, struct cmd_ctx *ctx)
@@ -164,6 +307,10 @@ int cmd_history(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (store->warning[0])
 		cmd_warning("%s", store->warning);
+	if (o.plot) {
+		ret = history_plot(ctx, &o, store);
+		goto out;
+	}
 	tk_histsink_begin(&h);
 	if (tk_histsink_full_runs(&h))
 		ret = tk_store_query_runs(store, &o.q, tk_histsink_add_run, &h, &h.err);

@@ -32,9 +32,11 @@ int tk_canvas_render(struct tk_canvas *c, enum tk_canvas_format fmt, FILE *out,
 	cairo_surface_t *s;
 	cairo_status_t st;
 
-	if (fmt == TK_CANVAS_PDF)
+	if (fmt == TK_CANVAS_PDF) {
 		s = cairo_pdf_surface_create_for_stream(write_file, out, c->width, c->height);
-	else
+		if (c->pdf_date && cairo_surface_status(s) == CAIRO_STATUS_SUCCESS)
+			cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATE_DATE, c->pdf_date);
+	} else
 		s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)ceil(c->width),
 					       (int)ceil(c->height));
 	st = cairo_surface_status(s);

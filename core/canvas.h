@@ -31,6 +31,10 @@ struct tk_canvas {
 	cairo_t *cr;          /* while tk_canvas_render draws, else NULL */
 	double width, height; /* pixels (PNG) or points (PDF) */
 	double font;          /* the text's size; the title's is 5 more */
+	/* The PDF's creation date, ISO 8601 ("2026-11-24T18:00:00Z"); NULL:
+	 * cairo's (now). A picture of data gives the data's date, so the
+	 * same data makes the same bytes. */
+	const char *pdf_date;
 };
 
 /* Zeroes c and sets its size and font size (12 when font <= 0). */

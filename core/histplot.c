@@ -11,6 +11,7 @@
 #include "core/canvas.h"
 #include "core/changepoint.h"
 #include "core/histplot.h"
+#include "core/timeutil.h"
 #include "core/banned.h"
 
 #define MAX_TICKS 32
@@ -405,7 +406,20 @@ static int cmp_double(const void *a, const void *b)
 
 static double median_of(double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
+	size_t i, j;
+
+	if (n <= 32) {
+		/* the rolling window: a few values, sorted in place */
+		for (i = 1; i < n; i++) {
+			double x = v[i];
+
+			for (j = i; j && v[j - 1] > x; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+	} else {
+		qsort(v, n, sizeof(*v), cmp_double);
+	}
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
@@ -457,6 +471,60 @@ static int cmp_point(const void *a, const void *b)
 	return p->run < q->run ? -1 : p->run > q->run;
 }
 
+/*
+ * Change points of a long series cost O(n log n) per level of splitting:
+ * a year of hourly runs is found on bucket medians (at most CP_BUCKETS of
+ * them), and each change then placed exactly by a search for one change
+ * among the runs of the buckets around it.
+ */
+#define CP_DIRECT_MAX 2000
+#define CP_BUCKETS 1000
+
+static int find_changes(const double *v, size_t n, struct tk_changepoint **out, size_t *nout,
+			struct tk_err *err)
+{
+	struct tk_changepoint_opts co = tk_changepoint_opts_default();
+	struct tk_changepoint *cp = NULL;
+	size_t b, m, i, ncp = 0;
+	double *med, *tmp;
+	int ret;
+
+	if (n <= CP_DIRECT_MAX)
+		return tk_changepoints(v, n, &co, out, nout, err);
+	b = (n + CP_BUCKETS - 1) / CP_BUCKETS;
+	m = n / b;
+	med = tk_xmalloc(m * sizeof(*med));
+	tmp = tk_xmalloc(b * sizeof(*tmp));
+	for (i = 0; i < m; i++) {
+		memcpy(tmp, v + i * b, b * sizeof(*tmp));
+		med[i] = median_of(tmp, b);
+	}
+	free(tmp);
+	ret = tk_changepoints(med, m, &co, &cp, &ncp, err);
+	free(med);
+	for (i = 0; !ret && i < ncp; i++) {
+		struct tk_changepoint_opts one = co;
+		struct tk_changepoint *fine = NULL;
+		size_t k = cp[i].index, lo = k >= 2 ? (k - 2) * b : 0;
+		size_t hi = (k + 2) * b < n ? (k + 2) * b : n, nfine = 0;
+
+		one.max_changes = 1;
+		one.min_effect = -1;
+		cp[i].index = k * b;
+		ret = tk_changepoints(v + lo, hi - lo, &one, &fine, &nfine, err);
+		if (!ret && nfine)
+			cp[i].index = lo + fine[0].index;
+		free(fine);
+	}
+	if (ret) {
+		free(cp);
+		return ret;
+	}
+	*out = cp;
+	*nout = ncp;
+	return 0;
+}
+
 static char *change_label(const struct tk_plot_run *r, double before, double after)
 {
 	struct tk_buf b = TK_BUF_INIT;
@@ -470,6 +538,38 @@ static char *change_label(const struct tk_plot_run *r, double before, double aft
 	if (before > 0)
 		tk_buf_addf(&b, " %+.0f%%", (after / before - 1) * 100);
 	return tk_buf_detach(&b, NULL);
+}
+
+/* Rows for the change points' labels ("change at " + label, about 7 px
+ * a character, right of the line in the left half, left of it in the
+ * right half): the first row where it overlaps no other label; none when
+ * all three are taken there. */
+static void place_labels(struct tk_plot_chart *c)
+{
+	double used[3][2 * 64];
+	size_t nused[3] = { 0, 0, 0 }, i, r, j;
+
+	for (i = 0; i < c->nchanges; i++) {
+		struct tk_plot_change *ch = &c->changes[i];
+		double w = 7 * (double)(strlen(ch->label) + 10) + 8, a, b;
+		int right = ch->px > (c->x0 + c->x1) / 2;
+
+		a = right ? ch->px - w : ch->px;
+		b = right ? ch->px : ch->px + w;
+		ch->row = -1;
+		for (r = 0; r < 3 && ch->row < 0; r++) {
+			int free_row = nused[r] < 64;
+
+			for (j = 0; j < nused[r] && free_row; j++)
+				if (a < used[r][2 * j + 1] && b > used[r][2 * j])
+					free_row = 0;
+			if (free_row) {
+				used[r][2 * nused[r]] = a;
+				used[r][2 * nused[r]++ + 1] = b;
+				ch->row = (int)r;
+			}
+		}
+	}
 }
 
 static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, enum tk_metric m,
@@ -553,10 +653,9 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 
 	if (nb) {
 		struct tk_changepoint *cp = NULL;
-		struct tk_changepoint_opts co = tk_changepoint_opts_default();
 		size_t ncp = 0;
 
-		ret = tk_changepoints(vals, nb, &co, &cp, &ncp, err);
+		ret = find_changes(vals, nb, &cp, &ncp, err);
 		if (!ret && ncp) {
 			c->changes = tk_xcalloc(ncp, sizeof(*c->changes));
 			for (i = 0; i < ncp; i++) {
@@ -606,7 +705,7 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 	c->ylo = s.ylo;
 	c->yhi = s.yhi;
 
-	nyt = tk_canvas_ticks(s.ylo / c->ydiv, s.yhi / c->ydiv, 6, ticks);
+	nyt = tk_canvas_ticks(s.ylo / c->ydiv, s.yhi / c->ydiv, 8, ticks);
 	step = nyt > 1 ? ticks[1] - ticks[0] : 1;
 	c->yt = tk_xcalloc(nyt ? nyt : 1, sizeof(*c->yt));
 	for (i = 0; i < nyt; i++) {
@@ -650,6 +749,7 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 	}
 	for (i = 0; i < c->nchanges; i++)
 		c->changes[i].px = sx(&s, c->changes[i].px);
+	place_labels(c);
 	return 0;
 }
 
@@ -695,6 +795,16 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 		}
 	}
 	out->height = out->nr * h;
+	{
+		int64_t newest = 0;
+		struct tk_buf b = TK_BUF_INIT;
+
+		for (i = 0; i < d->nr; i++)
+			if (d->keys[i].nr && d->keys[i].runs[d->keys[i].nr - 1].started_at_us > newest)
+				newest = d->keys[i].runs[d->keys[i].nr - 1].started_at_us;
+		tk_format_iso(&b, newest);
+		out->date = tk_buf_detach(&b, NULL);
+	}
 	if (o->current_build) {
 		struct tk_buf b = TK_BUF_INIT;
 
@@ -730,5 +840,6 @@ void tk_plot_layout_release(struct tk_plot_layout *l)
 	}
 	free(l->charts);
 	free(l->current);
+	free(l->date);
 	memset(l, 0, sizeof(*l));
 }

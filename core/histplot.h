@@ -137,6 +137,8 @@ struct tk_plot_change {
 	uint32_t run;          /* the first run of the new level */
 	double before, after;  /* the levels, in the metric's base unit */
 	char *label;           /* "#412 3f2a9c1e +98%" */
+	int row;               /* the label's row (0..2) below the top; -1: not
+				  labelled, for want of room */
 };
 
 struct tk_plot_chart {
@@ -171,6 +173,8 @@ struct tk_plot_layout {
 	size_t skipped;                /* runs without a numeric build (x build) */
 	char *current;                 /* what the current runs are: "build #412",
 					  "newest run" */
+	char *date;                    /* the newest run's start, ISO 8601 UTC: the
+					  PDF's date */
 };
 
 /*
@@ -201,7 +205,11 @@ int tk_plot_write(const struct tk_plot_layout *l, enum tk_plot_format fmt, const
  * For tracker report and the dashboard: one key's runs started at or
  * after since_us (0: all) laid out with o and written to path (format
  * by its extension), atomically (a reader sees the old file or the new
- * one). TK_EDATA when the key has no run since then.
+ * one). TK_EDATA when the key has no run since then. As tracker history
+ * --plot does, a caller in CI sets o->current_build to the CI context's
+ * build number and o->baseline_branch to tk_baseline_branch's answer
+ * (core/baseline.h); the alloc metric is read from the store when o
+ * asks for it.
  */
 int tk_plot_key_to_path(struct tk_store *s, const char *key, int64_t since_us,
 			const struct tk_plot_opts *o, const char *path, struct tk_err *err);

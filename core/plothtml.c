@@ -17,9 +17,10 @@
 #include "core/histplot.h"
 #include "core/htmlout.h"
 #include "core/plotpage.h"
+#include "core/svgout.h"
 #include "core/banned.h"
 
-#define PLOT_SCRIPT_SHA256 "0000000000000000000000000000000000000000000="
+#define PLOT_SCRIPT_SHA256 "gksUSH3v6R7eRIGWgQoZ08vSGCV7JAqJZSw7oR/l9Nk="
 
 static const char plot_style[] =
 	"<style>\n"
@@ -273,9 +274,12 @@ static const char plot_script[] =
 	"});\n"
 	"window.tkPlot = {\n"
 	"  charts: charts.length,\n"
-	"  find: function (ci, build) {\n"
+	"  find: function (ci, build, cls) {\n"
 	"    var c = charts[ci], runs = D.keys[c.k].runs;\n"
-	"    for (var i = 0; i < c.p.length / 3; i++) if (runs[c.p[i * 3 + 2]][1] === String(build)) return i;\n"
+	"    for (var i = 0; i < c.p.length / 3; i++) {\n"
+	"      var r = runs[c.p[i * 3 + 2]];\n"
+	"      if (r[1] === String(build) && (cls === undefined || r[6] === cls)) return i;\n"
+	"    }\n"
 	"    return -1;\n"
 	"  },\n"
 	"  point: function (ci, i) {\n"
@@ -302,12 +306,18 @@ static void toggle(struct tk_buf *b, const char *s, const char *text)
 		    s, s, text);
 }
 
-static void json_num_or_null(struct tk_buf *b, double v)
+/* A value as the tooltip needs it: seconds to the microsecond, bytes
+ * whole; without printf (a page holds a value per run and metric). */
+static void json_value(struct tk_buf *b, enum tk_metric m, double v)
 {
-	if (isfinite(v))
-		tk_html_json_num(b, v);
-	else
+	char tmp[TK_SVG_NUM_MAX];
+
+	if (!isfinite(v) || v < 0 || v >= 1e15)
 		tk_buf_adds(b, "null");
+	else if (tk_metric_unit(m) == TK_METRIC_SECONDS)
+		tk_buf_add(b, tmp, tk_svg_fmt_fixed(tmp, v, 4, 1, 0));
+	else
+		tk_html_json_int(b, (int64_t)(v + 0.5));
 }
 
 /* The page's data: keys with their runs, the charts with their points. */
@@ -349,7 +359,7 @@ static void write_data(struct tk_htmlout *w, const struct tk_plot_layout *l)
 
 			/* [t, build, branch, commit, url, flags, class, run id, values...] */
 			tk_buf_adds(b, j ? ",[" : "[");
-			tk_html_json_num(b, (double)(r->started_at_us / 1000000));
+			tk_html_json_int(b, r->started_at_us / 1000000);
 			tk_buf_addch(b, ',');
 			tk_html_json_cstr(b, r->build_number);
 			tk_buf_addch(b, ',');
@@ -370,11 +380,16 @@ static void write_data(struct tk_htmlout *w, const struct tk_plot_layout *l)
 			tk_html_json_cstr(b, r->commit);
 			tk_buf_addch(b, ',');
 			tk_html_json_cstr(b, r->build_url);
-			tk_buf_addf(b, ",%u,%u,", r->flags, r->cls);
-			tk_html_json_cstr(b, r->run_id);
+			tk_buf_addch(b, ',');
+			tk_html_json_int(b, r->flags);
+			tk_buf_addch(b, ',');
+			tk_html_json_int(b, r->cls);
+			tk_buf_addch(b, ',');
+			/* the run id names a run only when it has no build number */
+			tk_html_json_cstr(b, r->build_number ? NULL : r->run_id);
 			for (m = 0; m < TK_METRIC_COUNT; m++) {
 				tk_buf_addch(b, ',');
-				json_num_or_null(b, r->v[m]);
+				json_value(b, (enum tk_metric)m, r->v[m]);
 			}
 			tk_buf_addch(b, ']');
 			tk_htmlout_flush(w);

@@ -152,7 +152,7 @@ static double text_width(const char *s)
 		} else if ((*s & 0xc0) == 0x80) {
 			continue;
 		}
-		w += 7;
+		w += 6.5;
 	}
 	return w;
 }
@@ -182,7 +182,7 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 	for (i = 0; i < n; i++) {
 		double y = c->top + 24 + 12;
 
-		tk_buf_addf(b, "<g class=\"li s-%s\">", items[i].css);
+		tk_buf_addf(b, "<g class=\"li s-%s\" font-size=\"11\">", items[i].css);
 		switch (items[i].sw) {
 		case SW_BAND:
 			tk_buf_adds(b, "<rect x=\"");
@@ -220,7 +220,7 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 		tk_buf_adds(b, "\" y=\"");
 		tk_plot_num(b, y);
 		tk_buf_addf(b, "\">%s</text></g>\n", items[i].text);
-		lx += 18 + text_width(items[i].text) + 16;
+		lx += 18 + text_width(items[i].text) + 14;
 	}
 
 	/* grid and y ticks */
@@ -383,12 +383,14 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 	for (i = 0; i < c->nchanges; i++) {
 		int right = c->changes[i].px > (c->x0 + c->x1) / 2;
 
+		if (c->changes[i].row < 0)
+			continue;
 		tk_buf_adds(b, "<text class=\"s-change zx change\" fill=\"#6a3d9a\" data-x=\"");
 		tk_plot_num(b, c->changes[i].px);
 		tk_buf_adds(b, "\" x=\"");
 		tk_plot_num(b, c->changes[i].px + (right ? -4 : 4));
 		tk_buf_adds(b, "\" y=\"");
-		tk_plot_num(b, c->y0 + 6 + 14 * (double)(i % 3));
+		tk_plot_num(b, c->y0 + 16 + 14 * (double)c->changes[i].row);
 		tk_buf_addf(b, "\" text-anchor=\"%s\">change at ", right ? "end" : "start");
 		tk_plot_xml_text(b, c->changes[i].label, 80);
 		tk_buf_adds(b, "</text>\n");
@@ -491,6 +493,40 @@ static void unescape(struct tk_buf *out, const char *s)
 	}
 }
 
+/*
+ * Lines through thousands of runs: per pixel column, the first, lowest,
+ * highest and last point (M4 decimation), which draws the same pixels
+ * as the whole line at a fraction of the cost. xy: n points by x; the
+ * kept points are traced with cairo_line_to.
+ */
+static void trace_m4(cairo_t *cr, const double *x, const double *y, size_t n, size_t stride)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		double col = floor(x[i * stride]);
+		size_t first = i, lo = i, hi = i, last = i;
+
+		for (; i < n && floor(x[i * stride]) == col; i++) {
+			if (y[i * stride] < y[lo * stride])
+				lo = i;
+			if (y[i * stride] > y[hi * stride])
+				hi = i;
+			last = i;
+		}
+		cairo_line_to(cr, x[first * stride], y[first * stride]);
+		if (lo < hi) {
+			cairo_line_to(cr, x[lo * stride], y[lo * stride]);
+			cairo_line_to(cr, x[hi * stride], y[hi * stride]);
+		} else if (hi < lo) {
+			cairo_line_to(cr, x[hi * stride], y[hi * stride]);
+			cairo_line_to(cr, x[lo * stride], y[lo * stride]);
+		}
+		if (last != first)
+			cairo_line_to(cr, x[last * stride], y[last * stride]);
+	}
+}
+
 static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout *l,
 			const struct tk_plot_chart *c)
 {
@@ -504,7 +540,7 @@ static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout 
 	cairo_set_font_size(cr, 15);
 	set_rgb(cr, 0, 1);
 	tk_canvas_text_centred(cv, c->title, 200, c->top + 19);
-	cairo_set_font_size(cr, 12);
+	cairo_set_font_size(cr, 11);
 
 	n = legend(l, c, items);
 	lx = c->x0;
@@ -542,9 +578,10 @@ static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout 
 		set_rgb(cr, 0, 1);
 		tk_canvas_text(cv, t.buf, 200, lx + 18, y);
 		cairo_text_extents(cr, t.buf, &ext);
-		lx += 18 + ext.x_advance + 16;
+		lx += 18 + ext.x_advance + 14;
 	}
 
+	cairo_set_font_size(cr, 12);
 	cairo_set_line_width(cr, 1);
 	for (i = 0; i < c->nyt; i++) {
 		double y = floor(c->yt[i].pos) + 0.5;
@@ -571,25 +608,37 @@ static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout 
 	cairo_rectangle(cr, c->x0, c->y0 - 8, c->x1 - c->x0, c->y1 - c->y0 + 8);
 	cairo_clip(cr);
 	if (c->nband) {
+		/* the band's outline: its top edge by column, then its bottom
+		 * edge backwards */
+		struct tk_plot_band *rev = tk_xmalloc(c->nband * sizeof(*rev));
+
 		for (i = 0; i < c->nband; i++)
-			cairo_line_to(cr, c->band[i].px, c->band[i].hi);
-		for (i = c->nband; i--;)
-			cairo_line_to(cr, c->band[i].px, c->band[i].lo);
+			rev[i] = c->band[c->nband - 1 - i];
+		trace_m4(cr, &c->band[0].px, &c->band[0].hi, c->nband, sizeof(*rev) / sizeof(double));
+		trace_m4(cr, &rev[0].px, &rev[0].lo, c->nband, sizeof(*rev) / sizeof(double));
+		free(rev);
 		cairo_close_path(cr);
 		set_rgb(cr, C_BASE, 0.18);
 		cairo_fill(cr);
 	}
 	if (c->count[TK_PLOT_BASELINE] > 1) {
+		double *xy = tk_xmalloc(2 * c->count[TK_PLOT_BASELINE] * sizeof(*xy));
+		size_t nxy = 0;
+
 		for (i = 0; i < c->npts; i++)
-			if (c->pts[i].cls == TK_PLOT_BASELINE)
-				cairo_line_to(cr, c->pts[i].px, c->pts[i].py);
+			if (c->pts[i].cls == TK_PLOT_BASELINE) {
+				xy[2 * nxy] = c->pts[i].px;
+				xy[2 * nxy++ + 1] = c->pts[i].py;
+			}
+		trace_m4(cr, xy, xy + 1, nxy, 2);
+		free(xy);
 		set_rgb(cr, C_BASE, 0.45);
 		cairo_set_line_width(cr, 1);
 		cairo_stroke(cr);
 	}
 	if (c->nband) {
-		for (i = 0; i < c->nband; i++)
-			cairo_line_to(cr, c->band[i].px, c->band[i].mid);
+		trace_m4(cr, &c->band[0].px, &c->band[0].mid, c->nband,
+			 sizeof(*c->band) / sizeof(double));
 		set_rgb(cr, C_MEDIAN, 1);
 		cairo_set_line_width(cr, 2);
 		cairo_stroke(cr);
@@ -603,25 +652,58 @@ static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout 
 	for (cls = 0; cls < TK_PLOT_NCLASSES; cls++) {
 		static const uint32_t colour[] = { C_BASE, C_OTHER, C_CURRENT };
 		static const double radius[] = { 2.5, 3, 5.5 };
+		/* A year of runs puts many dots on the same pixel: draw one of
+		 * them (a dot per half pixel), each filled alone, which cairo
+		 * rasterizes much faster than one path of thousands of
+		 * overlapping circles. */
+		size_t gw = (size_t)(2 * l->width) + 2, gh = (size_t)(2 * (c->y1 - c->y0 + 16)) + 2;
+		unsigned char *seen = tk_xcalloc(gw * gh / 8 + 1, 1);
+		cairo_surface_t *stamp = NULL;
+
+		if (cls != TK_PLOT_CURRENT &&
+		    cairo_surface_get_type(cairo_get_target(cr)) == CAIRO_SURFACE_TYPE_IMAGE) {
+			cairo_t *sc;
+
+			stamp = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 8, 8);
+			sc = cairo_create(stamp);
+			dot(sc, 4, 4, radius[cls]);
+			set_rgb(sc, colour[cls], 1);
+			cairo_fill(sc);
+			cairo_destroy(sc);
+		}
 
 		for (i = 0; i < c->npts; i++) {
+			size_t gx, gy, bit;
+
 			if (c->pts[i].cls != cls)
 				continue;
+			gx = (size_t)fmax(0, fmin((double)gw - 1, round(2 * c->pts[i].px)));
+			gy = (size_t)fmax(0, fmin((double)gh - 1, round(2 * (c->pts[i].py - c->y0 + 8))));
+			bit = gy * gw + gx;
+			if (cls != TK_PLOT_CURRENT && (seen[bit / 8] >> (bit % 8) & 1))
+				continue;
+			seen[bit / 8] |= (unsigned char)(1u << (bit % 8));
 			if (cls == TK_PLOT_CURRENT) {
 				dot(cr, c->pts[i].px, c->pts[i].py, 7);
 				set_rgb(cr, 0x222222, 1);
 				cairo_fill(cr);
 			}
-			dot(cr, c->pts[i].px, c->pts[i].py, radius[cls]);
-			if (cls == TK_PLOT_CURRENT) {
-				set_rgb(cr, colour[cls], 1);
+			if (stamp) {
+				/* a pixel picture: the dot drawn once, copied */
+				cairo_set_source_surface(cr, stamp, floor(c->pts[i].px + 0.5) - 4,
+							 floor(c->pts[i].py + 0.5) - 4);
+				cairo_rectangle(cr, floor(c->pts[i].px + 0.5) - 4,
+						floor(c->pts[i].py + 0.5) - 4, 8, 8);
 				cairo_fill(cr);
+				continue;
 			}
-		}
-		if (cls != TK_PLOT_CURRENT) {
+			dot(cr, c->pts[i].px, c->pts[i].py, radius[cls]);
 			set_rgb(cr, colour[cls], 1);
 			cairo_fill(cr);
 		}
+		free(seen);
+		if (stamp)
+			cairo_surface_destroy(stamp);
 	}
 	for (i = 0; i < c->nchanges; i++) {
 		double d[] = { 5, 4 };
@@ -637,8 +719,10 @@ static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout 
 	cairo_restore(cr);
 	for (i = 0; i < c->nchanges; i++) {
 		int right = c->changes[i].px > (c->x0 + c->x1) / 2;
-		double y = c->y0 + 6 + 14 * (double)(i % 3);
+		double y = c->y0 + 16 + 14 * (double)c->changes[i].row;
 
+		if (c->changes[i].row < 0)
+			continue;
 		tk_buf_reset(&t);
 		tk_buf_adds(&t, "change at ");
 		tk_buf_adds(&t, c->changes[i].label);
@@ -717,6 +801,7 @@ int tk_plot_write(const struct tk_plot_layout *l, enum tk_plot_format fmt, const
 		break;
 	}
 	tk_canvas_init(&cv, l->width, l->height, 12);
+	cv.pdf_date = l->date;
 	j.l = l;
 	j.cv = &cv;
 	return tk_canvas_render(&cv, fmt == TK_PLOT_PDF ? TK_CANVAS_PDF : TK_CANVAS_PNG, out,

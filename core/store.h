@@ -155,6 +155,16 @@ enum tk_store_ctrl {
 	 * profile without reading it. A backend without it returns
 	 * TK_EUSAGE (callers then load the profile). */
 	TK_STORE_CTRL_PROFILE_TOTAL = 3,
+	/* arg: struct tk_store_keys *; the keys with a run started at or
+	 * after since_us, in byte order, without reading every run. A
+	 * backend without it returns TK_EUSAGE (callers then list runs). */
+	TK_STORE_CTRL_KEYS = 4,
+};
+
+struct tk_store_keys {
+	int64_t since_us;                      /* in; 0: any run */
+	int (*fn)(const char *key, void *data); /* in: each key; non-zero stops */
+	void *data;
 };
 
 struct tk_store_profile_total {

@@ -62,10 +62,10 @@ test_expect_success PYTHON3 'the examples of the -h texts run commands that exis
 '
 
 test_expect_success PYTHON3 'the checker sees a command that does not exist' '
-	printf "Run \`tracker dashboard -o perf/\` daily.\n\n    tracker run --bogus-option -- make\n" >fake.md &&
+	printf "Run \`tracker frobnicate -o perf/\` daily.\n\n    tracker run --bogus-option -- make\n" >fake.md &&
 	python3 "$TRACKER_ROOT/tests/doc-commands.py" fake.md >uses &&
 	! check uses >out &&
-	grep "tracker dashboard. is not a command" out &&
+	grep "tracker frobnicate. is not a command" out &&
 	grep "tracker run --bogus-option.: no such option" out
 '
 

@@ -1072,6 +1072,35 @@ static int profile_total(struct sqlite_store *st, struct tk_store_profile_total 
 	return 0;
 }
 
+/* The distinct keys by a skip scan of the (key, started_at_us) index: one
+ * seek per key, not a read of every run. */
+static int list_keys(struct sqlite_store *st, struct tk_store_keys *q, struct tk_err *err)
+{
+	static const char sql[] =
+		"WITH RECURSIVE k(key) AS (SELECT (SELECT min(key) FROM runs) "
+		"UNION ALL SELECT (SELECT min(key) FROM runs WHERE key > k.key) FROM k "
+		"WHERE k.key IS NOT NULL) "
+		"SELECT key FROM k WHERE key IS NOT NULL AND EXISTS (SELECT 1 FROM runs r "
+		"WHERE r.key = k.key AND r.started_at_us >= ?1)";
+	sqlite3_stmt *stmt = NULL;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &stmt, NULL) != SQLITE_OK)
+		return db_error(st, err, "read");
+	sqlite3_bind_int64(stmt, 1, q->since_us);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		const char *key = (const char *)sqlite3_column_text(stmt, 0);
+
+		ret = q->fn(key ? key : "", q->data);
+		if (ret)
+			break;
+	}
+	sqlite3_finalize(stmt);
+	if (!ret && rc != SQLITE_DONE)
+		return db_error(st, err, "read");
+	return ret;
+}
+
 static int sqlite_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err)
 {
 	struct sqlite_store *st = from_base(s);
@@ -1084,6 +1113,8 @@ static int sqlite_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err
 		return 0;
 	case TK_STORE_CTRL_PROFILE_TOTAL:
 		return profile_total(st, arg, err);
+	case TK_STORE_CTRL_KEYS:
+		return list_keys(st, arg, err);
 	}
 	return tk_err_set(err, TK_EUSAGE, "the sqlite store has no operation %d", op);
 }

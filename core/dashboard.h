@@ -1,0 +1,67 @@
+#ifndef TK_DASHBOARD_H
+#define TK_DASHBOARD_H
+/*
+ * The dashboard: one self-contained page, DIR/index.html, listing every
+ * key of the store (or those matching a pattern), each row with a
+ * sparkline per metric, the current value against the baseline median as
+ * a change in percent, the verdict of tracker check (core/check.h), and a
+ * link to the key's full chart, DIR/<name>.html (core/histplot.h), whose
+ * name tk_dashboard_file_name makes safe from any key. The page sorts by
+ * any column and filters keys by name with a small script that its CSP
+ * names by hash.
+ *
+ * Which runs: for each key, its runs started at or after since_us; the
+ * baseline branch is o->plot.baseline_branch, else tk_baseline_branch's
+ * precedence for the key (core/baseline.h), else the key's branch with
+ * most runs; the current run and the verdict are tk_check_key's with the
+ * same baseline branch and metrics.
+ *
+ * Sparklines show the baseline branch's successful runs, at most
+ * o->spark_points points (a run's value per bucket of runs: the bucket's
+ * median), so a page of 100 keys with a year of runs each stays small.
+ *
+ * Each file is written atomically (a reader sees the old file or the new
+ * one). Output is deterministic: the same store and options give the
+ * same bytes. Nothing here prints. Errors: TK_EUNAVAIL when DIR cannot be
+ * made or written, the store's own codes; TK_EDATA "no keys ..." when no
+ * key has a run to show.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/ci.h"
+#include "core/config.h"
+#include "core/err.h"
+#include "core/histplot.h"
+#include "core/store.h"
+
+struct tk_dashboard_opts {
+	const char *key_filter;        /* fnmatch(3) pattern; NULL: every key */
+	const char *branch;            /* only runs on this branch; NULL: any */
+	int64_t since_us;              /* 0: every run */
+	struct tk_plot_opts plot;      /* metrics, x axis, baseline branch, window */
+	const struct tk_ci_context *ci; /* the current build; NULL: none */
+	const struct tk_config *cfg;   /* NULL: none */
+	size_t spark_points;           /* 0: 200 */
+	size_t nr_keys;                /* out: keys listed */
+};
+
+void tk_dashboard_opts_init(struct tk_dashboard_opts *o);
+
+/* Writes DIR/index.html and one DIR/<name>.html per key; makes DIR. */
+int tk_dashboard_write(struct tk_store *s, const char *dir, struct tk_dashboard_opts *o,
+		       struct tk_err *err);
+
+/*
+ * The file name of key's chart: the key's letters, digits, '-' and '_'
+ * (others as '_', at most 60), '-', 8 hex digits of a hash of the whole
+ * key, ".html". Never empty, never starting with '.', no '/'; two keys
+ * share a name only when their hashes collide.
+ */
+void tk_dashboard_file_name(struct tk_buf *out, const char *key);
+
+/* 1 when path names a file "index.html" (in any directory). */
+int tk_dashboard_index_path(const char *path);
+
+#endif

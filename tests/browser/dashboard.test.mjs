@@ -1,0 +1,151 @@
+// Headless-Chromium checks of tracker dashboard's page (core/dashboard.c).
+//
+//   node dashboard.test.mjs [--artifacts DIR] SCENARIO,PAGE...
+//
+// Each job prints "ok - SCENARIO PAGE" or "not ok - SCENARIO PAGE: the
+// first check that failed"; the exit status is 1 when any failed.
+// tests/t2204-dashboard-browser.sh writes the page from
+// tests/helpers/gen-history.py's history of four keys: k-slow (walltime
+// x1.5 in the newest build, 159: a regression), k-fast (x0.7: an improvement),
+// k-same (no change) and a hostile key (markup, quotes, '&'). Scenarios:
+//
+//   sort     sorting by the walltime change puts k-slow first, k-fast
+//            last; again, the other way round; the verdicts are shown
+//   filter   typing in the filter leaves the matching keys only
+//   link     a key's link opens its chart page, which works
+//   hostile  the hostile key is shown verbatim and no injected script runs
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { withBrowser, watchPage } from './harness.mjs';
+
+const args = { pos: [] };
+for (let i = 2; i < process.argv.length; i++) {
+	const a = process.argv[i];
+	if (a === '--artifacts')
+		args.artifacts = process.argv[++i];
+	else
+		args.pos.push(a);
+}
+
+class CheckFailed extends Error {}
+function check(cond, what) {
+	if (!cond)
+		throw new CheckFailed(what);
+}
+
+async function shot(page, file, name) {
+	if (!args.artifacts)
+		return;
+	fs.mkdirSync(args.artifacts, { recursive: true });
+	await page.screenshot({ path: path.join(args.artifacts, `${path.basename(file)}-${name}.png`), fullPage: true });
+}
+
+const order = (page) => page.evaluate(() => window.tkDash.order());
+const HOSTILE = '<script>window.__pwned=1</script>&"\'';
+
+async function sort(page, file) {
+	await page.click('#sort-d0');
+	let o = await order(page);
+	check(o.length === 4, `four keys: ${o}`);
+	check(o[0] === 'k-slow' && o[3] === 'k-fast', `by walltime change, largest first: ${o}`);
+	const deltas = await page.evaluate(() => Array.from(document.querySelectorAll('#rows tr'))
+		.map((r) => parseFloat(r.getAttribute('data-d0'))));
+	check(deltas.every((d, i) => i === 0 || d <= deltas[i - 1]), `descending: ${deltas}`);
+	check(deltas[0] > 30 && deltas[0] < 70 && deltas[3] < -20, `the changes: ${deltas}`);
+	await shot(page, file, 'sort');
+	await page.click('#sort-d0');
+	o = await order(page);
+	check(o[0] === 'k-fast' && o[3] === 'k-slow', `then smallest first: ${o}`);
+	const verdict = await page.evaluate(() => {
+		const v = {};
+		document.querySelectorAll('#rows tr').forEach((r) => {
+			v[r.cells[0].textContent] = r.querySelector('[class^=v-]').textContent;
+		});
+		return v;
+	});
+	check(verdict['k-slow'] === 'regression' && verdict['k-fast'] === 'improvement' &&
+		verdict['k-same'] === 'no change', `verdicts: ${JSON.stringify(verdict)}`);
+	const sparks = await page.evaluate(() => document.querySelectorAll('#rows svg.spark path').length);
+	check(sparks === 8, `a sparkline per key and metric: ${sparks}`);
+}
+
+async function filter(page, file) {
+	await page.fill('#filter', 'FAST');
+	let o = await order(page);
+	check(o.length === 1 && o[0] === 'k-fast', `filtered: ${o}`);
+	check(/1 of 4/.test(await page.textContent('#shown')), 'count shown');
+	await page.fill('#filter', 'k-');
+	o = await order(page);
+	check(o.length === 3 && !o.includes(HOSTILE), `three k- keys: ${o}`);
+	await shot(page, file, 'filter');
+	await page.fill('#filter', '');
+	check((await order(page)).length === 4, 'all again');
+}
+
+async function link(page, file) {
+	const href = await page.evaluate(() => Array.from(document.querySelectorAll('#rows tr'))
+		.find((r) => r.cells[0].textContent === 'k-slow').querySelector('a').getAttribute('href'));
+	check(/^k-slow-[0-9a-f]{8}\.html$/.test(href), `file name: ${href}`);
+	await page.click(`a[href="${href}"]`);
+	await page.waitForLoadState();
+	check(await page.evaluate(() => window.tkPlot && window.tkPlot.charts === 2), 'the chart page runs');
+	const title = await page.textContent('#title');
+	check(title === 'tracker history: k-slow', `its title: ${title}`);
+	await shot(page, file, 'link');
+}
+
+async function hostile(page, file) {
+	const o = await order(page);
+	check(o.includes(HOSTILE), `hostile key verbatim: ${JSON.stringify(o)}`);
+	check(await page.evaluate(() => window.__pwned === undefined && document.querySelectorAll('script').length === 2),
+		'no injected script');
+	const href = await page.evaluate((h) => Array.from(document.querySelectorAll('#rows tr'))
+		.find((r) => r.cells[0].textContent === h).querySelector('a').getAttribute('href'), HOSTILE);
+	check(/^_script_window[A-Za-z0-9_]+-[0-9a-f]{8}\.html$/.test(href), `safe file name: ${href}`);
+	await page.click('#rows a[href="' + href + '"]');
+	await page.waitForLoadState();
+	check(await page.evaluate(() => window.tkPlot && window.__pwned === undefined), 'its page is safe too');
+}
+
+async function runJob(browser, job) {
+	const [scenario, file] = job;
+	const errors = [];
+	const page = await browser.newPage();
+	watchPage(page, errors);
+	const name = `${scenario} ${path.basename(file)}`;
+	try {
+		await page.goto(pathToFileURL(path.resolve(file)).href);
+		switch (scenario) {
+		case 'sort': await sort(page, file); break;
+		case 'filter': await filter(page, file); break;
+		case 'link': await link(page, file); break;
+		case 'hostile': await hostile(page, file); break;
+		default: throw new CheckFailed(`unknown scenario '${scenario}'`);
+		}
+		check(errors.length === 0, 'no script errors or network requests:\n#   ' + errors.join('\n#   '));
+		console.log(`ok - ${name}`);
+		return 0;
+	} catch (e) {
+		const why = e instanceof CheckFailed ? e.message : (e.stack || String(e));
+		console.log(`not ok - ${name}: ${why.replace(/\n/g, '\n# ')}`);
+		return 1;
+	} finally {
+		await page.close();
+	}
+}
+
+async function main() {
+	const jobs = args.pos.map((j) => j.split(','));
+	let failed = 0;
+	await withBrowser(async (browser) => {
+		for (const job of jobs)
+			failed += await runJob(browser, job);
+	});
+	return failed ? 1 : 0;
+}
+
+main().then((s) => process.exit(s), (e) => {
+	console.log(`not ok - cannot run the browser: ${String(e.stack || e).replace(/\n/g, '\n# ')}`);
+	process.exit(1);
+});

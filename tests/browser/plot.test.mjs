@@ -1,0 +1,200 @@
+// Headless-Chromium checks of tracker history --plot's HTML page
+// (core/plothtml.c, core/plotrender.c).
+//
+//   node plot.test.mjs [--artifacts DIR] SCENARIO,PAGE...
+//
+// Each job prints "ok - SCENARIO PAGE" or "not ok - SCENARIO PAGE: the
+// first check that failed"; the exit status is 1 when any failed. The
+// pages are drawn from tests/helpers/gen-history.py's history (staging
+// builds 100..159, the newest current; feature-x runs at 105, 115, ...;
+// 105 failed) by tests/t2203-history-plot-browser.sh. Scenarios:
+//
+//   tooltip  hovering a point shows its build, branch, commit, values and
+//            a link to the build URL; the failed run says so
+//   toggle   unticking a series hides its dots and its tooltips; ticking
+//            it again shows them
+//   zoom     dragging across a chart zooms the time axis (new ticks, the
+//            newest point leaves the view); Reset zoom restores it
+//   hostile  (a page of --hostile records) the hostile branch name is
+//            shown verbatim, no injected script runs, and a javascript:
+//            build URL is not linked
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { withBrowser, watchPage } from './harness.mjs';
+
+const args = { pos: [] };
+for (let i = 2; i < process.argv.length; i++) {
+	const a = process.argv[i];
+	if (a === '--artifacts')
+		args.artifacts = process.argv[++i];
+	else
+		args.pos.push(a);
+}
+
+class CheckFailed extends Error {}
+function check(cond, what) {
+	if (!cond)
+		throw new CheckFailed(what);
+}
+
+async function settle(page) {
+	await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+}
+
+async function shot(page, file, name) {
+	if (!args.artifacts)
+		return;
+	fs.mkdirSync(args.artifacts, { recursive: true });
+	await page.screenshot({ path: path.join(args.artifacts, `${path.basename(file)}-${name}.png`), fullPage: true });
+}
+
+// Hovers the point of build `build` (class cls: 0 baseline, 1 other,
+// 2 current) in chart ci; returns the tooltip's text ('' when hidden).
+async function hover(page, ci, build, cls) {
+	const pt = await page.evaluate(([ci, build, cls]) => {
+		const i = window.tkPlot.find(ci, build, cls);
+		return i < 0 ? null : window.tkPlot.point(ci, i);
+	}, [ci, build, cls]);
+	check(pt, `chart ${ci} has a point of build ${build}`);
+	await page.mouse.move(pt.x + 30, pt.y + 30);
+	await page.mouse.move(pt.x, pt.y);
+	await settle(page);
+	return page.evaluate(() => {
+		const t = document.getElementById('tip');
+		return t.hidden ? '' : t.innerText;
+	});
+}
+
+async function tooltip(page, file) {
+	check(await page.evaluate(() => window.tkPlot && window.tkPlot.charts === 2), 'two charts (walltime, maxrss)');
+	let t = await hover(page, 0, 159, 2);
+	check(/build #159/.test(t), `tooltip names build #159: ${t}`);
+	check(/branch: staging/.test(t), `tooltip names the branch: ${t}`);
+	check(/commit: [0-9a-f]{40}/.test(t), `tooltip names the commit: ${t}`);
+	check(/walltime: [0-9]/.test(t) && /max RSS.*GiB/.test(t), `tooltip has the values: ${t}`);
+	check(/current/.test(t), `the newest run is current: ${t}`);
+	const href = await page.evaluate(() => {
+		const a = document.querySelector('#tip a.buildlink');
+		return a ? a.getAttribute('href') : null;
+	});
+	check(href === 'https://buildkite.com/clima/climacoupler-ci/builds/159', `link to the build: ${href}`);
+	await shot(page, file, 'tooltip');
+	t = await hover(page, 0, 105, 0);
+	check(/build #105/.test(t) && /status: failed/.test(t), `the failed run says so: ${t}`);
+	t = await hover(page, 0, 115, 1);
+	check(/build #115/.test(t) && /branch: feature-x/.test(t) && /other branch/.test(t),
+		`a feature-x run: ${t}`);
+	t = await hover(page, 1, 120, 0);
+	check(/build #120/.test(t) && /^[^]*max RSS[^:]*: [0-9.]+ GiB[^]*walltime/.test(t),
+		`the memory chart's tooltip leads with its metric: ${t}`);
+}
+
+async function toggle(page, file) {
+	let t = await hover(page, 0, 125, 1);
+	check(/feature-x/.test(t), `feature-x run hovered: ${t}`);
+	await page.mouse.move(5, 5);
+	await page.click('#t-other');
+	await settle(page);
+	const shown = await page.evaluate(() => Array.from(document.querySelectorAll('#chart0 path.s-other'))
+		.map((e) => getComputedStyle(e).display));
+	check(shown.length > 0 && shown.every((d) => d === 'none'), `other branches hidden: ${shown}`);
+	t = await hover(page, 0, 125, 1);
+	check(!/feature-x/.test(t), `a hidden series has no tooltip: ${t}`);
+	await shot(page, file, 'toggle');
+	await page.mouse.move(5, 5);
+	await page.click('#t-other');
+	await settle(page);
+	const again = await page.evaluate(() => Array.from(document.querySelectorAll('#chart0 path.s-other'))
+		.map((e) => getComputedStyle(e).display));
+	check(again.every((d) => d !== 'none'), 'shown again');
+	t = await hover(page, 0, 125, 1);
+	check(/feature-x/.test(t), `tooltip again: ${t}`);
+	await page.click('#t-band');
+	await settle(page);
+	check(await page.evaluate(() => Array.from(document.querySelectorAll('#chart1 .s-band'))
+		.every((e) => e.classList.contains('li') || getComputedStyle(e).display === 'none')), 'band hidden');
+}
+
+async function zoom(page, file) {
+	const before = await page.evaluate(() => window.tkPlot.ticks(0));
+	const a = await page.evaluate(() => window.tkPlot.area(0));
+	const y = (a.y0 + a.y1) / 2, w = a.x1 - a.x0;
+	await page.mouse.move(a.x0 + w * 0.25, y);
+	await page.mouse.down();
+	await page.mouse.move(a.x0 + w * 0.4, y, { steps: 5 });
+	await page.mouse.move(a.x0 + w * 0.5, y, { steps: 5 });
+	await page.mouse.up();
+	await settle(page);
+	const z = await page.evaluate(() => window.tkPlot.zoom());
+	check(z && z[1] > z[0], `zoomed: ${JSON.stringify(z)}`);
+	const after = await page.evaluate(() => window.tkPlot.ticks(0));
+	check(after.length >= 2 && after.join() !== before.join(), `new ticks: ${before} -> ${after}`);
+	const p = await page.evaluate(() => window.tkPlot.point(0, window.tkPlot.find(0, 159, 2)));
+	check(p.x > a.x1, 'the newest point is out of view');
+	const m = await page.evaluate(() => window.tkPlot.point(1, window.tkPlot.find(1, 120, 0)));
+	check(m.x >= a.x0 && m.x <= a.x1, 'build 120 is in view in the other chart too');
+	await shot(page, file, 'zoom');
+	check(await page.evaluate(() => !document.getElementById('unzoom').disabled), 'Reset zoom enabled');
+	await page.click('#unzoom');
+	await settle(page);
+	check(await page.evaluate(() => window.tkPlot.zoom() === null), 'reset');
+	const back = await page.evaluate(() => window.tkPlot.ticks(0));
+	check(back.join() === before.join(), `ticks restored: ${back}`);
+}
+
+async function hostile(page, file) {
+	const t = await hover(page, 0, 115, 1);
+	check(t.includes('<script>alert(1)</script>&"\''), `hostile branch shown verbatim: ${JSON.stringify(t.slice(0, 200))}`);
+	const title = await page.evaluate(() => document.getElementById('subtitle').textContent);
+	check(title.length > 0, 'subtitle');
+	const t2 = await hover(page, 0, 103, 0);
+	check(/build #103/.test(t2), `build 103: ${t2}`);
+	check(await page.evaluate(() => document.querySelector('#tip a') === null), 'a javascript: URL is not linked');
+	check(await page.evaluate(() => window.__pwned === undefined && document.querySelectorAll('script').length === 2),
+		'no injected script');
+	await shot(page, file, 'hostile');
+}
+
+async function runJob(browser, job) {
+	const [scenario, file] = job;
+	const errors = [];
+	const page = await browser.newPage();
+	watchPage(page, errors);
+	const name = `${scenario} ${path.basename(file)}`;
+	try {
+		await page.goto(pathToFileURL(path.resolve(file)).href);
+		await settle(page);
+		switch (scenario) {
+		case 'tooltip': await tooltip(page, file); break;
+		case 'toggle': await toggle(page, file); break;
+		case 'zoom': await zoom(page, file); break;
+		case 'hostile': await hostile(page, file); break;
+		default: throw new CheckFailed(`unknown scenario '${scenario}'`);
+		}
+		check(errors.length === 0, 'no script errors or network requests:\n#   ' + errors.join('\n#   '));
+		console.log(`ok - ${name}`);
+		return 0;
+	} catch (e) {
+		const why = e instanceof CheckFailed ? e.message : (e.stack || String(e));
+		console.log(`not ok - ${name}: ${why.replace(/\n/g, '\n# ')}`);
+		return 1;
+	} finally {
+		await page.close();
+	}
+}
+
+async function main() {
+	const jobs = args.pos.map((j) => j.split(','));
+	let failed = 0;
+	await withBrowser(async (browser) => {
+		for (const job of jobs)
+			failed += await runJob(browser, job);
+	});
+	return failed ? 1 : 0;
+}
+
+main().then((s) => process.exit(s), (e) => {
+	console.log(`not ok - cannot run the browser: ${String(e.stack || e).replace(/\n/g, '\n# ')}`);
+	process.exit(1);
+});

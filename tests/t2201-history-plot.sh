@@ -1,0 +1,180 @@
+#!/bin/sh
+# tracker history --plot with default flags on a realistic history
+# (tests/helpers/gen-history.py: 60 daily staging builds 100..159 whose
+# walltime doubles from build 140, feature-x runs, build 105 failed, 107
+# partial): every format is written and well-formed, the chart marks the
+# change point at build 140 with its commit, draws the baseline band and
+# highlights the newest run; PNG and PDF are read back as pixels (python3-pil,
+# pdftoppm); the same database gives the same bytes; bad options are
+# usage errors.
+
+. "$(dirname "$0")/test-lib.sh"
+
+PY=/usr/bin/python3
+if [ -x "$PY" ] && "$PY" -c "import PIL" 2>/dev/null && command -v pdftoppm >/dev/null; then
+	test_set_prereq PICTURES
+else
+	say "pictures are not read back: ci/install-deps.sh test installs python3-pil and poppler-utils"
+fi
+[ -x "$PY" ] && test_set_prereq PYTHON3
+
+test_expect_success PYTHON3 'a year of staging builds with a 2x walltime step at build 140' '
+	"$PY" "$TEST_DIRECTORY/helpers/gen-history.py" rec --step-at 140 &&
+	tracker push --db h.db rec 2>err &&
+	grep "66 stored" err
+'
+
+test_expect_success PYTHON3 'the plot in every format' '
+	for f in png svg pdf html; do
+		tracker history --db h.db --key amip --plot amip.$f || return 1
+	done &&
+	head -c 8 amip.png | od -c | grep -q "P   N   G" &&
+	head -c 5 amip.pdf | grep -q "%PDF-" &&
+	grep -q "<svg" amip.svg &&
+	grep -q "<svg" amip.html
+'
+
+commit140=$(sed -n "s/.*\"commit\": \"\([0-9a-f]*\)\".*/\1/p" rec/0-140.json 2>/dev/null | head -c 8)
+
+test_expect_success PYTHON3 'known answer: the change point is at build 140, with its commit' '
+	test -n "$commit140" &&
+	grep -o "change at #[0-9]* [0-9a-f]* [-+][0-9]*%" amip.svg >changes &&
+	cat changes &&
+	test $(wc -l <changes) = 1 &&
+	grep -q "change at #140 $commit140 +[0-9]*%" changes &&
+	pct=$(sed "s/.*+\([0-9]*\)%/\1/" changes) &&
+	test "$pct" -ge 90 && test "$pct" -le 110 &&
+	grep -q "change at #140 $commit140" amip.html
+'
+
+test_expect_success PYTHON3 'the SVG is well-formed and has both charts, the band and the current run' '
+	"$PY" - amip.svg <<-\EOF
+	import sys, xml.etree.ElementTree as ET
+	ns = {"s": "http://www.w3.org/2000/svg"}
+	root = ET.parse(sys.argv[1]).getroot()
+	titles = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "title"]
+	assert titles == ["amip \u2014 walltime (pipeline climacoupler-ci)",
+	                  "amip \u2014 max RSS (largest process) (pipeline climacoupler-ci)"], titles
+	paths = list(root.iter("{http://www.w3.org/2000/svg}path"))
+	band = [p for p in paths if p.get("class") == "s-band" and p.get("fill") != "none"]
+	assert len(band) == 2, "a band per chart"
+	cur = [p for p in paths if p.get("class") == "s-current"]
+	assert len(cur) == 4 and all(p.get("d").count("M") == 1 for p in cur), "one current run, ringed"
+	base = [p for p in paths if p.get("class") == "s-base" and p.get("stroke-linecap")]
+	assert base[0].get("d").count("M") == 59, "59 baseline runs"
+	failed = [p for p in paths if p.get("class") == "s-failed"]
+	assert len(failed) == 2 and failed[0].get("d").count("M") == 1, "one failed run per chart"
+	legend = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+	for want in ("baseline staging (59)", "other branches (6)", "newest run", "failed (1)",
+	             "partial (1)", "change points (1)"):
+	    assert want in legend, want
+	EOF
+'
+
+test_expect_success PYTHON3 'the current run stands right of the change point, the step up' '
+	"$PY" - amip.svg <<-\EOF
+	import re, sys
+	svg = open(sys.argv[1]).read()
+	cur = re.search(r"class=\"s-current\" stroke=\"#d4009b\"[^>]* d=\"M([0-9.]+) ([0-9.]+)h0", svg)
+	chg = re.search(r"class=\"s-change\"[^>]* d=\"M([0-9.]+) ", svg)
+	x, y, cx = float(cur.group(1)), float(cur.group(2)), float(chg.group(1))
+	assert x > cx, (x, cx)
+	# the y axis: 2x the early walltime is well above the early points
+	early = re.search(r"class=\"s-base\" stroke=\"#1f77b4\"[^>]* d=\"M([0-9.]+) ([0-9.]+)h0", svg)
+	assert y < float(early.group(2)) - 80, (y, early.group(2))
+	EOF
+'
+
+# colours: baseline #1f77b4, current #d4009b, change points #6a3d9a
+cat >colours.py <<'EOF'
+import sys
+from PIL import Image
+im = Image.open(sys.argv[1]).convert("RGB")
+w, h = im.size
+def count(rgb, box):
+    n = 0
+    for y in range(box[1], box[3]):
+        for x in range(box[0], box[2]):
+            p = im.getpixel((x, y))
+            if max(abs(p[i] - rgb[i]) for i in range(3)) <= 40:
+                n += 1
+    return n
+half = h // 2
+print("size %d %d" % (w, h))
+print("base %d" % count((0x1f, 0x77, 0xb4), (0, 0, w, half)))
+print("current %d" % count((0xd4, 0x00, 0x9b), (w - 80, 0, w, half)))
+print("current_left %d" % count((0xd4, 0x00, 0x9b), (100, 60, w // 2, half)))
+print("change %d" % count((0x6a, 0x3d, 0x9a), (0, 0, w, half)))
+print("white %d" % count((255, 255, 255), (0, 0, w, h)))
+EOF
+
+check_colours() {
+	cat "$1" &&
+	awk '
+		$1 == "size" && ($2 != 1000 || $3 != 680) { print "size " $2 "x" $3; exit 1 }
+		$1 == "base" && $2 < 100 { print "no baseline dots"; exit 1 }
+		$1 == "current" && $2 < 30 { print "no current run at the right"; exit 1 }
+		$1 == "current_left" && $2 > 0 { print "current colour elsewhere"; exit 1 }
+		$1 == "change" && $2 < 40 { print "no change point line"; exit 1 }
+		$1 == "white" && $2 < 300000 { print "not a white background"; exit 1 }
+	' "$1"
+}
+
+test_expect_success PICTURES 'PNG: 1000x680, the series in their colours where they belong' '
+	"$PY" colours.py amip.png >c.txt &&
+	check_colours c.txt
+'
+
+test_expect_success PICTURES 'PDF: one page, the same picture' '
+	pdfinfo amip.pdf >info &&
+	grep -q "^Pages: *1$" info &&
+	pdftoppm -r 72 -png -singlefile amip.pdf pdf &&
+	"$PY" colours.py pdf.png >c.txt &&
+	check_colours c.txt
+'
+
+test_expect_success PYTHON3 'the same database gives the same bytes, in every format' '
+	for f in png svg pdf html; do
+		tracker history --db h.db --key amip --plot again.$f &&
+		cmp amip.$f again.$f || return 1
+	done
+'
+
+test_expect_success PYTHON3 '--metric, --x build, several keys' '
+	"$PY" "$TEST_DIRECTORY/helpers/gen-history.py" rec2 --key ocean --runs 20 &&
+	tracker push --db h.db rec2 2>/dev/null &&
+	tracker history --db h.db --key amip --key ocean --metric walltime,cpu,tree_rss --x build \
+		--plot many.svg &&
+	grep -c "class=\"title\"" many.svg >n && test "$(cat n)" = 6 &&
+	grep -q ">ocean — CPU time (user + sys)" many.svg &&
+	grep -q ">#120<" many.svg
+'
+
+test_expect_success PYTHON3 '--since and --branch select the runs drawn' '
+	tracker history --db h.db --key amip --branch staging --plot st.svg &&
+	grep -q "baseline staging (59)" st.svg &&
+	! grep -q "other branches" st.svg &&
+	tracker history --db h.db --key amip --since 2000-01-01 --plot old.svg &&
+	grep -q "baseline staging (59)" old.svg &&
+	since=$(date -u -d "@$(( $(date +%s) - 30 * 86400 ))" +%Y-%m-%d) &&
+	tracker history --db h.db --key amip --since $since --plot new.svg &&
+	grep -q "baseline staging (2[89])" new.svg
+'
+
+test_expect_success 'usage errors' '
+	test_expect_code 2 tracker history --db h.db --plot x.png &&
+	test_expect_code 2 tracker history --db h.db --key amip --plot x.gif &&
+	test_expect_code 2 tracker history --db h.db --key amip --plot x.png --metric speed &&
+	test_expect_code 2 tracker history --db h.db --key amip --plot x.png --x depth &&
+	test_expect_code 2 tracker history --db h.db --key amip --metric walltime &&
+	test_expect_code 2 tracker history --db h.db --key amip --plot x.png --format csv &&
+	! test -e x.png
+'
+
+test_expect_success PYTHON3 'a key without runs is bad data, and writes nothing' '
+	test_expect_code 65 tracker history --db h.db --key nosuch --plot none.png 2>err &&
+	grep "no runs to plot" err &&
+	! test -e none.png
+'
+
+test_done

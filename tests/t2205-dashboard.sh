@@ -1,0 +1,87 @@
+#!/bin/sh
+# tracker dashboard with default flags on three keys whose newest build
+# regressed (k-slow, walltime x1.5), improved (k-fast, x0.7) or did not
+# change (k-same): one page with a row per key (the change in percent
+# and the verdict of tracker check), a chart page per key, the same bytes
+# twice, --key-filter, history --plot DIR/index.html as the same command,
+# sparklines of at most 200 points, and its errors.
+
+. "$(dirname "$0")/test-lib.sh"
+
+if ! [ -x /usr/bin/python3 ]; then
+	skip_all='python3 is missing (ci/install-deps.sh test installs it)'
+	test_done
+fi
+
+test_expect_success 'three keys, the newest build differing' '
+	python3 "$TEST_DIRECTORY/helpers/gen-history.py" rec --step-at 159 --step-factor 1 \
+		--key k-slow:1.5 --key k-fast:0.7 --key k-same:1 &&
+	tracker push --db h.db rec 2>err &&
+	grep "198 stored" err
+'
+
+# row KEY: the key's row of the page, one line
+row() { tr -d '\n' <dash/index.html | sed 's/<tr /\n<tr /g' | grep ">$1</a>"; }
+
+test_expect_success 'known answer: the page, its rows, deltas and verdicts' '
+	tracker dashboard --db h.db -o dash 2>err &&
+	grep "wrote dash/index.html (3 keys)" err &&
+	ls dash >files &&
+	test $(wc -l <files) = 4 &&
+	row k-slow >slow && row k-fast >fast && row k-same >same &&
+	grep -q ">regression<" slow &&
+	grep -q ">improvement<" fast &&
+	grep -q ">no change<" same &&
+	d=$(sed "s/.*data-d0=\"\([-0-9.]*\)\".*/\1/" slow) &&
+	awk -v d="$d" "BEGIN { exit !(d > 40 && d < 60) }" &&
+	d=$(sed "s/.*data-d0=\"\([-0-9.]*\)\".*/\1/" fast) &&
+	awk -v d="$d" "BEGIN { exit !(d > -40 && d < -20) }" &&
+	grep -q "<td class=\"num up\">+[45][0-9].[0-9]%</td>" slow &&
+	for k in k-slow k-fast k-same; do
+		f=$(row $k | sed "s/.*<a href=\"\([^\"]*\)\">.*/\1/") &&
+		test -f "dash/$f" &&
+		grep -q "tracker history: $k" "dash/$f" || return 1
+	done
+'
+
+test_expect_success 'the same database gives the same bytes' '
+	tracker dashboard --db h.db -o dash2 2>/dev/null &&
+	for f in $(ls dash); do cmp dash/$f dash2/$f || return 1; done
+'
+
+test_expect_success 'history --plot DIR/index.html is the dashboard' '
+	tracker history --db h.db --plot dash3/index.html &&
+	for f in $(ls dash); do cmp dash/$f dash3/$f || return 1; done
+'
+
+test_expect_success '--key-filter takes a shell pattern' '
+	tracker dashboard --db h.db -o only --key-filter "k-s*" 2>err &&
+	grep "(2 keys)" err &&
+	grep -q ">k-slow</a>" only/index.html &&
+	! grep -q ">k-fast</a>" only/index.html
+'
+
+test_expect_success 'a sparkline has at most 200 points' '
+	python3 "$TEST_DIRECTORY/helpers/gen-history.py" big --key long --runs 500 &&
+	tracker push --db big.db big 2>/dev/null &&
+	tracker dashboard --db big.db -o bigdash 2>/dev/null &&
+	grep -o "<path fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.2\" d=\"[^\"]*\"" \
+		bigdash/index.html >sparks &&
+	test $(wc -l <sparks) = 2 &&
+	while read -r line; do
+		n=$(echo "$line" | tr -cd "ML" | wc -c) &&
+		echo "$n points" &&
+		test "$n" -eq 200 || return 1
+	done <sparks
+'
+
+test_expect_success 'errors: no -o, no database, no key' '
+	test_expect_code 2 tracker dashboard --db h.db &&
+	test_expect_code 2 tracker dashboard --db h.db -o x --metric nope &&
+	test_expect_code 69 tracker dashboard --db nosuch.db -o x &&
+	test_expect_code 65 tracker dashboard --db h.db -o x --key-filter "zzz*" 2>err &&
+	grep "no keys" err &&
+	! test -e nosuch.db
+'
+
+test_done

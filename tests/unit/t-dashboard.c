@@ -1,0 +1,157 @@
+/*
+ * core/dashboard.h: file names safe from any key, the index path, and
+ * the same page from a store that lists its keys (TK_STORE_CTRL_KEYS) and
+ * from one that does not. The page itself is tested end to end (t2204,
+ * t2205).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/dashboard.h"
+#include "core/run.h"
+#include "tests/unit/tap.h"
+
+static const struct tk_store_ops *real_ops;
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* A backend without the key list. */
+static int no_keys_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err)
+{
+	if (op == TK_STORE_CTRL_KEYS)
+		return tk_err_set(err, TK_EUSAGE, "no such operation");
+	return real_ops->ctrl(s, op, arg, err);
+}
+
+static void put(struct tk_store *s, int n, const char *key)
+{
+	struct tk_run r;
+	struct tk_err err = TK_ERR_INIT;
+	int inserted;
+
+	tk_run_init(&r);
+	snprintf(r.id, sizeof(r.id), "00000000-0000-4000-8000-%012d", n);
+	r.key = tk_xstrdup(key);
+	r.ci.branch = tk_xstrdup("main");
+	r.ci.build_number = tk_xstrdup("7");
+	r.started_at_us = (int64_t)(1767225600 + n * 3600) * 1000000;
+	r.walltime_s = 10 + n % 3;
+	r.maxrss_bytes = 1000000;
+	r.tree_rss_bytes = 2000000;
+	r.exit_code = 0;
+	r.status = TK_RUN_OK;
+	if (tk_store_put_run(s, &r, &inserted, &err))
+		diag(err.msg);
+	tk_run_release(&r);
+}
+
+static void test_fallback(void)
+{
+	char dir[] = "/tmp/t-dashboard.XXXXXX";
+	struct tk_buf path = TK_BUF_INIT, a = TK_BUF_INIT, b = TK_BUF_INIT;
+	struct tk_store_ops ops;
+	struct tk_dashboard_opts o;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_store *s = NULL;
+	int i;
+
+	if (!mkdtemp(dir)) {
+		skip(4, "no temporary directory");
+		return;
+	}
+	tk_buf_addf(&path, "%s/h.db", dir);
+	if (tk_store_open(path.buf, &s, &err)) {
+		skip(4, "cannot open a store");
+		return;
+	}
+	for (i = 0; i < 36; i++)
+		put(s, i, i % 3 == 0 ? "ocean" : i % 3 == 1 ? "amip" : "land");
+	tk_dashboard_opts_init(&o);
+	tk_buf_reset(&path);
+	tk_buf_addf(&path, "%s/a", dir);
+	is_int(tk_dashboard_write(s, path.buf, &o, &err), 0, "the dashboard, keys listed by the store");
+	is_int(o.nr_keys, 3, "three keys");
+	real_ops = s->ops;
+	ops = *s->ops;
+	ops.ctrl = no_keys_ctrl;
+	s->ops = &ops;
+	tk_buf_reset(&path);
+	tk_buf_addf(&path, "%s/b", dir);
+	is_int(tk_dashboard_write(s, path.buf, &o, &err), 0, "the dashboard, keys read from the runs");
+	s->ops = real_ops;
+	tk_buf_reset(&path);
+	tk_buf_addf(&path, "%s/a/index.html", dir);
+	tk_buf_read_file(&a, path.buf, &err);
+	tk_buf_reset(&path);
+	tk_buf_addf(&path, "%s/b/index.html", dir);
+	tk_buf_read_file(&b, path.buf, &err);
+	ok(a.len > 1000 && a.len == b.len && !memcmp(a.buf, b.buf, a.len), "the same page");
+	tk_store_close(s);
+	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	tk_buf_release(&a);
+	tk_buf_release(&b);
+	tk_buf_release(&path);
+}
+
+static int safe(const char *name)
+{
+	const char *p;
+
+	if (!*name || *name == '.')
+		return 0;
+	for (p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
+			return 0;
+	return strlen(name) <= 60 + 14;
+}
+
+int main(void)
+{
+	static const char *const keys[] = {
+		"amip", "../../etc/passwd", "<script>", "a b", ".hidden", "x/y",
+		"\xc3\xa9t\xc3\xa9", "", "index",
+	};
+	struct tk_buf a = TK_BUF_INIT, b = TK_BUF_INIT;
+	char long_key[500];
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		tk_buf_reset(&a);
+		tk_dashboard_file_name(&a, keys[i]);
+		ok(safe(a.buf), "'%s' -> %s", keys[i], a.buf);
+	}
+	tk_buf_reset(&a);
+	tk_dashboard_file_name(&a, "amip");
+	ok(!strncmp(a.buf, "amip-", 5) && strlen(a.buf) == 5 + 8 + 5, "a plain key keeps its name");
+	tk_buf_reset(&a);
+	tk_dashboard_file_name(&a, "a/b");
+	tk_dashboard_file_name(&b, "a_b");
+	ok(strcmp(a.buf, b.buf) != 0, "keys that clean to the same name differ by hash");
+	memset(long_key, 'k', sizeof(long_key) - 1);
+	long_key[sizeof(long_key) - 1] = 0;
+	tk_buf_reset(&a);
+	tk_dashboard_file_name(&a, long_key);
+	ok(safe(a.buf), "a 499-byte key gets a short name");
+	tk_buf_reset(&a);
+	tk_dashboard_file_name(&a, "");
+	ok(!strncmp(a.buf, "key-", 4), "an empty key: key-HASH");
+	ok(tk_dashboard_index_path("out/index.html"), "out/index.html");
+	ok(tk_dashboard_index_path("index.html"), "index.html");
+	ok(!tk_dashboard_index_path("out/amip.html"), "not amip.html");
+	ok(!tk_dashboard_index_path("out/myindex.html"), "not myindex.html");
+	tk_buf_release(&a);
+	tk_buf_release(&b);
+	test_fallback();
+	return done_testing();
+}

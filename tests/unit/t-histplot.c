@@ -1,0 +1,228 @@
+/*
+ * core/histplot.h (and its renderers, core/plotrender.c and
+ * core/plothtml.c): date ticks and units; the layout of a synthetic
+ * history (classes, the rolling median and band, the change point of a
+ * 2x step, scales); SVG and HTML output that escapes hostile names and is
+ * the same bytes twice.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/histplot.h"
+#include "core/plotpage.h"
+#include "tests/unit/tap.h"
+
+static double utc(int y, int mo, int d, int h)
+{
+	struct tm tm;
+
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	return (double)timegm(&tm);
+}
+
+static void test_date_ticks(void)
+{
+	double t[32];
+	char *l[32];
+	size_t n, i;
+
+	/* a year: months */
+	n = tk_plot_date_ticks(utc(2025, 11, 20, 0), utc(2026, 11, 20, 0), 9, t, l);
+	ok(n >= 4 && n <= 9, "a year: %zu ticks", n);
+	is_str(l[0], "Jan 2026", "a year ticks at quarters, starting Jan 2026");
+	ok(t[0] == utc(2026, 1, 1, 0), "at the month's start");
+	for (i = 0; i < n; i++)
+		free(l[i]);
+	/* two weeks: days or weeks (Mondays) */
+	n = tk_plot_date_ticks(utc(2026, 3, 1, 12), utc(2026, 3, 15, 12), 8, t, l);
+	ok(n >= 2 && n <= 8, "two weeks: %zu ticks", n);
+	is_str(l[0], "Mar 2", "2026-03-02 is a Monday, the first week tick");
+	for (i = 0; i < n; i++)
+		free(l[i]);
+	/* a day: hours */
+	n = tk_plot_date_ticks(utc(2026, 3, 1, 0) + 600, utc(2026, 3, 1, 23), 9, t, l);
+	ok(n >= 4, "a day: %zu ticks", n);
+	is_str(l[0], "Mar 1 03:00", "hours with the time");
+	for (i = 0; i < n; i++)
+		free(l[i]);
+	is_int(tk_plot_date_ticks(5, 1, 8, t, l), 0, "an empty range has no ticks");
+}
+
+static void test_units(void)
+{
+	double div;
+
+	is_str(tk_plot_unit(TK_METRIC_WALLTIME, 90, &div), "s", "90 s in seconds");
+	is_str(tk_plot_unit(TK_METRIC_WALLTIME, 600, &div), "min", "10 min in minutes");
+	ok(div == 60, "a minute is 60 s");
+	is_str(tk_plot_unit(TK_METRIC_WALLTIME, 3 * 3600, &div), "h", "3 h in hours");
+	is_str(tk_plot_unit(TK_METRIC_MAXRSS, 500.0 * 1048576, &div), "MiB", "500 MiB");
+	is_str(tk_plot_unit(TK_METRIC_TREE_RSS, 3.0 * 1073741824, &div), "GiB", "3 GiB");
+	ok(div == 1073741824, "a GiB");
+}
+
+/* 40 staging runs a day apart, walltime 100 s, 200 s from the 30th;
+ * a feature run; the 5th failed. */
+static void history(struct tk_plot_data *d, const char *branch2)
+{
+	struct tk_run_summary s;
+	char id[64], build[32], commit[64];
+	int i;
+
+	tk_plot_data_init(d);
+	for (i = 40; i >= 0; i--) {
+		memset(&s, 0, sizeof(s));
+		snprintf(id, sizeof(id), "00000000-0000-4000-8000-%012d", i);
+		snprintf(build, sizeof(build), "%d", 100 + i);
+		snprintf(commit, sizeof(commit), "%08xabcdef", 0xc0000000u + (unsigned)i);
+		s.run_id = id;
+		s.key = "amip";
+		s.branch = i == 20 ? branch2 : "staging";
+		s.commit = commit;
+		s.build_number = build;
+		s.pipeline = "clima";
+		s.started_at_us = (int64_t)(1767225600 + i * 86400) * 1000000;
+		s.walltime_s = (i >= 30 ? 200 : 100) * (1 + 0.01 * ((i * 7) % 5 - 2));
+		s.user_s = s.walltime_s * 0.9;
+		s.sys_s = 0.1;
+		s.maxrss_bytes = 1000000000 + i * 1000;
+		s.tree_rss_bytes = 2000000000;
+		s.cgroup_peak_bytes = -1;
+		s.status = i == 5 ? TK_RUN_FAILED : TK_RUN_OK;
+		s.exit_code = i == 5;
+		s.rank = -1;
+		s.ntasks = -1;
+		tk_plot_data_add(&s, d);
+	}
+	tk_plot_data_finish(d);
+}
+
+static void test_layout(void)
+{
+	struct tk_plot_data d;
+	struct tk_plot_layout l;
+	struct tk_plot_opts o;
+	struct tk_err err = TK_ERR_INIT;
+	const struct tk_plot_chart *c;
+	size_t i;
+
+	history(&d, "feature<x>");
+	is_int(d.nr, 1, "one key");
+	is_int(d.keys[0].nr, 41, "41 runs");
+	ok(d.keys[0].runs[0].started_at_us < d.keys[0].runs[40].started_at_us, "oldest first");
+	memset(&o, 0, sizeof(o));
+	is_int(tk_plot_layout(&d, &o, &l, &err), 0, "laid out");
+	is_int(l.nr, 2, "walltime and maxrss by default");
+	c = &l.charts[0];
+	ok(c->metric == TK_METRIC_WALLTIME && l.charts[1].metric == TK_METRIC_MAXRSS, "in order");
+	is_str(c->baseline, "staging", "the busiest branch is the baseline");
+	is_int(c->count[TK_PLOT_BASELINE], 39, "39 baseline runs");
+	is_int(c->count[TK_PLOT_CURRENT], 1, "the newest is current");
+	is_int(c->count[TK_PLOT_OTHER], 1, "one run on another branch");
+	is_int(c->nfailed, 1, "one failed run");
+	is_int(c->nband, 38, "the band over the successful baseline runs");
+	is_int(c->nchanges, 1, "one change point");
+	if (c->nchanges) {
+		is_int(d.keys[0].runs[c->changes[0].run].build, 130, "at build 130");
+		ok(fabs(c->changes[0].after / c->changes[0].before - 2) < 0.05, "a 2x step");
+		ok(strstr(c->changes[0].label, "#130 c000001e") != NULL, "labelled with build and commit: %s",
+		   c->changes[0].label);
+	}
+	is_str(c->unit, "min", "up to 200 s: minutes");
+	for (i = 1; i < c->npts; i++)
+		if (c->pts[i].px < c->pts[i - 1].px)
+			break;
+	is_int(i, c->npts, "points by x");
+	ok(c->pts[0].px >= c->x0 && c->pts[c->npts - 1].px <= c->x1, "inside the plot area");
+	ok(c->band[c->nband - 1].mid < c->band[0].mid, "the median rose (smaller y)");
+	tk_plot_layout_release(&l);
+
+	o.x = TK_PLOT_X_BUILD;
+	o.baseline_branch = "feature<x>";
+	o.current_build = "121";
+	o.metrics[0] = TK_METRIC_CPU;
+	o.nr_metrics = 1;
+	is_int(tk_plot_layout(&d, &o, &l, &err), 0, "by build, named baseline and current");
+	is_int(l.nr, 1, "one metric");
+	is_int(l.charts[0].count[TK_PLOT_BASELINE], 1, "the named baseline branch");
+	is_int(l.charts[0].count[TK_PLOT_CURRENT], 1, "build 121 is current");
+	is_str(l.current, "build #121", "named");
+	ok(l.charts[0].xlo < 100 && l.charts[0].xhi > 140, "the x axis spans the builds");
+	tk_plot_layout_release(&l);
+	tk_plot_data_release(&d);
+
+	tk_plot_data_init(&d);
+	memset(&o, 0, sizeof(o));
+	ok(tk_plot_layout(&d, &o, &l, &err) == TK_EDATA, "no runs: TK_EDATA");
+	tk_plot_data_release(&d);
+}
+
+static char *render(struct tk_plot_layout *l, enum tk_plot_format f, size_t *len)
+{
+	struct tk_err err = TK_ERR_INIT;
+	char *mem = NULL;
+	FILE *fp = open_memstream(&mem, len);
+
+	if (tk_plot_write(l, f, "index.html", fp, &err))
+		diag(err.msg);
+	fclose(fp);
+	return mem;
+}
+
+static void test_render(void)
+{
+	static const char hostile[] = "<script>x</script>&\"'\x01\xff";
+	struct tk_plot_data d;
+	struct tk_plot_layout l;
+	struct tk_plot_opts o;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_buf b = TK_BUF_INIT;
+	char *svg, *svg2, *html;
+	size_t len, len2, hlen;
+	enum tk_plot_format f;
+
+	history(&d, hostile);
+	memset(&o, 0, sizeof(o));
+	tk_plot_layout(&d, &o, &l, &err);
+	svg = render(&l, TK_PLOT_SVG, &len);
+	svg2 = render(&l, TK_PLOT_SVG, &len2);
+	ok(len == len2 && !memcmp(svg, svg2, len), "the same bytes twice");
+	ok(strstr(svg, "change at #130") != NULL, "the change point in the SVG");
+	ok(!strstr(svg, "<script"), "no markup from names in the SVG");
+	html = render(&l, TK_PLOT_HTML, &hlen);
+	ok(strstr(html, "\\u003cscript\\u003ex\\u003c/script\\u003e\\u0026\\\"'\\u0001\\ufffd") != NULL,
+	   "the hostile branch escaped in the page's JSON");
+	ok(strstr(html, "href=\"index.html\"") != NULL, "the link back");
+	free(svg);
+	free(svg2);
+	free(html);
+	tk_plot_layout_release(&l);
+	tk_plot_data_release(&d);
+
+	tk_plot_xml_text(&b, "a<b>&\"'\x01\x7f\xef\xbf\xbe\xc3", 100);
+	is_str(b.buf, "a&lt;b&gt;&amp;&quot;&#39;\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd",
+	       "XML text: escapes, controls, U+FFFE and bad UTF-8");
+	tk_buf_reset(&b);
+	tk_plot_xml_text(&b, "abcdef", 3);
+	is_str(b.buf, "abc\xe2\x80\xa6", "cut with an ellipsis");
+	tk_buf_release(&b);
+
+	ok(!tk_plot_format_of("a.PNG", &f, NULL) && f == TK_PLOT_PNG, ".PNG");
+	ok(!tk_plot_format_of("x/y.html", &f, NULL) && f == TK_PLOT_HTML, ".html");
+	ok(tk_plot_format_of("a.gif", &f, NULL) == TK_EUSAGE, ".gif is no plot format");
+}
+
+int main(void)
+{
+	test_date_ticks();
+	test_units();
+	test_layout();
+	test_render();
+	return done_testing();
+}
