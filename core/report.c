@@ -12,6 +12,7 @@
 #include "core/baseline.h"
 #include "core/check.h"
 #include "core/checkfmt.h"
+#include "core/dashboard.h"
 #include "core/demangle.h"
 #include "core/diff.h"
 #include "core/diffrender.h"
@@ -21,9 +22,11 @@
 #include "core/profile.h"
 #include "core/profstore.h"
 #include "core/report.h"
+#include "core/timeutil.h"
 #include "core/banned.h"
 
 #define DIFF_BASELINES 5
+#define DASHBOARD_DAYS 365
 #define CHART_WIDTH 640
 #define CHART_HEIGHT 160
 
@@ -358,6 +361,30 @@ static int one_key(struct tk_store *s, const struct tk_report_opts *o,
 	return 0;
 }
 
+/* The dashboard of every key (core/dashboard.h) in DIR/dashboard/. */
+static void make_dashboard(struct tk_store *s, const struct tk_report_opts *o,
+			   const struct tk_ci_context *ci, const struct tk_config *cfg,
+			   struct tk_report *out)
+{
+	struct tk_dashboard_opts d;
+	struct tk_buf dir = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	int ret;
+
+	tk_dashboard_opts_init(&d);
+	d.since_us = tk_now_us() - (int64_t)DASHBOARD_DAYS * 86400 * 1000000;
+	d.plot.baseline_branch = o->baseline_branch;
+	d.ci = ci;
+	d.cfg = cfg;
+	tk_buf_addf(&dir, "%s/%s", o->dir, TK_REPORT_DASHBOARD_DIR);
+	ret = tk_dashboard_write(s, dir.buf, &d, &err);
+	if (!ret)
+		out->dashboard = TK_REPORT_DASHBOARD_DIR "/index.html";
+	else if (ret != TK_EDATA)
+		warn(o, "no dashboard: %s", err.msg);
+	tk_buf_release(&dir);
+}
+
 int tk_report_build(struct tk_store *s, const struct tk_report_opts *o,
 		    const struct tk_ci_context *ci, const struct tk_config *cfg,
 		    struct tk_report *out, struct tk_err *err)
@@ -380,6 +407,8 @@ int tk_report_build(struct tk_store *s, const struct tk_report_opts *o,
 	for (i = 0; i < nr_keys; i++)
 		free(keys[i]);
 	free(keys);
+	if (!ret && !o->no_charts)
+		make_dashboard(s, o, ci, cfg, out);
 	if (out->nr)
 		qsort(out->keys, out->nr, sizeof(*out->keys), cmp_keys);
 	return ret;

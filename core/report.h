@@ -21,6 +21,9 @@
  *   diff     with a stored cpu profile (else alloc) of the current run
  *            and of baseline runs (core/baseline.h, up to 5):
  *            <name>-diff.html, as `tracker diff --key K` draws it.
+ *   dashboard  with the charts, the dashboard of every key with runs in
+ *            the last year (core/dashboard.h) in DIR/dashboard/, linked
+ *            from the summary.
  * where <name> is tk_report_file_name(key): the key reduced to
  * [A-Za-z0-9._-] and a hash of the key, so two keys never share files.
  *
@@ -49,6 +52,9 @@
 #include "core/store.h"
 #include "core/verdict.h"
 
+/* The dashboard's directory inside the report's. */
+#define TK_REPORT_DASHBOARD_DIR "dashboard"
+
 /* Buildkite's limit on an annotation body, bytes. */
 #define TK_REPORT_BODY_MAX 1048576
 
@@ -60,7 +66,7 @@ struct tk_report_opts {
 					(annotation links); NULL: dir */
 	size_t max_body;             /* annotation.md at most this; 0: the limit
 					above minus 1 KiB */
-	int no_charts;               /* skip the charts (tests of the table) */
+	int no_charts;               /* no charts and no dashboard */
 	void (*warn)(void *data, const char *msg);
 	void *data;
 };

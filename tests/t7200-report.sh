@@ -92,7 +92,10 @@ test_expect_success PYTHON3 'the charts are real pictures and pages, linked from
 		python3 -c "import sys; d=open(sys.argv[1],\"rb\").read(8); sys.exit(d!=b\"\\x89PNG\\r\\n\\x1a\\n\")" "$png" &&
 		grep -q "<svg" "$html" &&
 		grep -q "($(basename "$html"))" $R/summary.md || return 1
-	done
+	done &&
+	grep "^All keys: \[dashboard\](dashboard/index\.html)\.$" $R/summary.md &&
+	grep -q "beta" $R/dashboard/index.html &&
+	grep -q "regression" $R/dashboard/index.html
 '
 
 test_expect_success PYTHON3 'the annotation links the uploaded artifacts and shows the charts' '
@@ -100,6 +103,7 @@ test_expect_success PYTHON3 'the annotation links the uploaded artifacts and sho
 	grep "\[history\](artifact://tracker-artifacts/report/beta-[0-9a-f]*\.html)" $A &&
 	grep "\[!\[history of beta\](artifact://tracker-artifacts/report/beta-[0-9a-f]*\.png)\](artifact://tracker-artifacts/report/beta-[0-9a-f]*\.html)" $A &&
 	grep "<details><summary>History charts of the other keys</summary>" $A &&
+	grep "^All keys: \[dashboard\](artifact://tracker-artifacts/report/dashboard/index\.html)\.$" $A &&
 	grep "</details>" $A
 '
 
@@ -229,7 +233,8 @@ test_expect_success PYTHON3 'hostile keys and branch are escaped in markdown and
 '
 
 test_expect_success PYTHON3 'hostile names never reach the chart pages raw' '
-	! grep -l "<script>alert(1)</script>\|<img src=x" r-h/*.html
+	test -s r-h/dashboard/index.html &&
+	! grep -l "<script>alert(1)</script>\|<img src=x" r-h/*.html r-h/dashboard/*.html
 '
 
 # Many keys with long names that escaping makes longer: more than
