@@ -37,7 +37,7 @@ record() {
 	  "started_at_us": $((1767225600000000 + $4 * 3600000000 + n * 1000000)),
 	  "walltime_s": $5, "user_s": $5, "sys_s": 1.5, "maxrss_bytes": $6,
 	  "tree_rss_bytes": $6, "exit_code": 0, "signal": 0,
-	  "ci": {"provider": "buildkite", "pipeline": "climate", "branch": "$3",
+	  "ci": {"provider": "buildkite", "pipeline": "climate", "branch": $(printf '%s' "$3" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))'),
 	         "build_number": "$4", "default_branch": "main",
 	         "commit": "$(printf '%s%s' "$3" "$4" | sha1sum | cut -c1-40)"}}}
 	EOF
@@ -199,6 +199,8 @@ test_expect_success PYTHON3 'a build that recorded nothing: an empty report, sty
 '
 
 # Keys and a branch that try to break out of markdown and HTML.
+HB="f<img src=x onerror=alert(2)>
+## injected"
 test_expect_success PYTHON3 'hostile keys and branch are escaped in markdown and HTML' '
 	for b in 1 2 3 4 5; do
 		record hostile "<script>alert(1)</script>" main $b 10.$b 1000000 &&
@@ -206,12 +208,12 @@ test_expect_success PYTHON3 'hostile keys and branch are escaped in markdown and
 		record hostile "\`rm -rf /\`" main $b 10.$b 1000000 &&
 		record hostile "x](javascript:alert(1))" main $b 10.$b 1000000 || return 1
 	done &&
-	record hostile "<script>alert(1)</script>" "f<img src=x onerror=alert(2)>" 7 30 1000000 &&
-	record hostile "a|b|c" "f<img src=x onerror=alert(2)>" 7 10.1 1000000 &&
-	record hostile "\`rm -rf /\`" "f<img src=x onerror=alert(2)>" 7 10.2 1000000 &&
-	record hostile "x](javascript:alert(1))" "f<img src=x onerror=alert(2)>" 7 10.3 1000000 &&
+	record hostile "<script>alert(1)</script>" "$HB" 7 30 1000000 &&
+	record hostile "a|b|c" "$HB" 7 10.1 1000000 &&
+	record hostile "\`rm -rf /\`" "$HB" 7 10.2 1000000 &&
+	record hostile "x](javascript:alert(1))" "$HB" 7 10.3 1000000 &&
 	tracker push --db hostile.db hostile &&
-	in_build "f<img src=x onerror=alert(2)>" 7 tracker report --db hostile.db --artifacts r-h >out &&
+	in_build "$HB" 7 tracker report --db hostile.db --artifacts r-h >out &&
 	grep "^wrote the report of 4 keys" out &&
 	for f in r-h/summary.md r-h/annotation.md; do
 		! grep "<script\|<img\|](javascript" $f &&
@@ -220,7 +222,8 @@ test_expect_success PYTHON3 'hostile keys and branch are escaped in markdown and
 		grep -F "| a\|b\|c |" $f &&
 		grep -F "| \\\`rm \-rf /\\\` |" $f &&
 		grep -F "| x\]\(javascript\:alert\(1\)\) |" $f &&
-		grep -F "on f&lt;img src\=x onerror\=alert\(2\)&gt;" $f || return 1
+		grep -F "on f&lt;img src\=x onerror\=alert\(2\)&gt; \#\# injected" $f &&
+		! grep "^## injected" $f || return 1
 	done &&
 	python3 - r-h/summary.md <<-\EOF
 	import sys
