@@ -128,7 +128,7 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_ci_context ci;
 	struct tk_store *s = NULL;
 	struct tk_err err = TK_ERR_INIT;
-	int c, upload = 0, annotate = 0, ret;
+	int c, upload = 0, annotate = 0, inside, ret;
 
 	memset(&o, 0, sizeof(o));
 	opterr = 0;
@@ -156,7 +156,8 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 		cmd_resolve_artifacts(ctx, NULL, &dir);
 		tk_buf_adds(&dir, "/report");
 	}
-	tk_report_artifact_prefix(dir.buf, &prefix);
+	/* uploaded from the working directory: the name the links use */
+	inside = tk_report_artifact_prefix(dir.buf, &prefix);
 	o.dir = dir.buf;
 	o.artifact_prefix = prefix.buf;
 	o.warn = warning;
@@ -175,7 +176,7 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 		printf("wrote the report of %zu key%s to %s (%zu regression%s)\n", r.nr,
 		       r.nr == 1 ? "" : "s", dir.buf, r.count[TK_VERDICT_REGRESSION],
 		       r.count[TK_VERDICT_REGRESSION] == 1 ? "" : "s");
-		ret = publish(&r, dir.buf, prefix.buf, upload, annotate);
+		ret = publish(&r, inside ? prefix.buf : dir.buf, prefix.buf, upload, annotate);
 	}
 	tk_store_close(s);
 	tk_report_release(&r);

@@ -498,17 +498,21 @@ int tk_report_write(const struct tk_report *r, const struct tk_report_opts *o,
 	return ret;
 }
 
-void tk_report_artifact_prefix(const char *dir, struct tk_buf *out)
+int tk_report_artifact_prefix(const char *dir, struct tk_buf *out)
 {
 	char *cwd = dir[0] == '/' ? getcwd(NULL, 0) : NULL;
 	size_t n = cwd ? strlen(cwd) : 0;
+	int inside = dir[0] != '/';
 
-	if (cwd && n > 1 && !strncmp(dir, cwd, n) && dir[n] == '/')
+	if (cwd && n > 1 && !strncmp(dir, cwd, n) && dir[n] == '/') {
 		dir += n + 1;
+		inside = 1;
+	}
 	while (dir[0] == '.' && dir[1] == '/')
 		dir += 2;
 	while (*dir == '/')
 		dir++;
 	tk_buf_adds(out, *dir ? dir : ".");
 	free(cwd);
+	return inside;
 }

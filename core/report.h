@@ -159,8 +159,10 @@ void tk_report_md_text(struct tk_buf *out, const char *s, size_t max_bytes);
  * dir as a CI system names it once uploaded from the working directory:
  * relative paths as they are ("./" dropped), absolute ones under the
  * working directory made relative to it, others without the leading '/'.
+ * Returns 1 when out names dir from the working directory (the first two
+ * cases), 0 for a directory elsewhere.
  */
-void tk_report_artifact_prefix(const char *dir, struct tk_buf *out);
+int tk_report_artifact_prefix(const char *dir, struct tk_buf *out);
 
 /* A file name for key's files: [A-Za-z0-9._-] of it (at most 60 bytes,
  * never starting with '.') and 8 hex digits of its FNV-1a hash. */

@@ -79,12 +79,12 @@ struct md {
 static void add_target(struct tk_buf *out, const struct md *m, const char *file)
 {
 	if (m->links == TK_REPORT_LINKS_ARTIFACTS) {
-		tk_buf_adds(out, "artifact://");
-		if (m->prefix && *m->prefix) {
-			const char *p = m->prefix;
+		const char *p = m->prefix ? m->prefix : "";
 
-			while (*p == '/')
-				p++;
+		tk_buf_adds(out, "artifact://");
+		while (*p == '/')
+			p++;
+		if (*p) {
 			add_url_path(out, p);
 			if (p[strlen(p) - 1] != '/')
 				tk_buf_addch(out, '/');

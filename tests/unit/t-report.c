@@ -111,6 +111,10 @@ int main(void)
 	   strstr(b.buf, "</details>\n"), "the others collapsed");
 
 	tk_buf_reset(&b);
+	tk_report_markdown(&r, TK_REPORT_LINKS_ARTIFACTS, "/", 0, &b);
+	ok(strstr(b.buf, "[history](artifact://beta-") != NULL, "a prefix of only / is none");
+
+	tk_buf_reset(&b);
 	tk_report_markdown(&r, TK_REPORT_LINKS_NONE, NULL, 0, &b);
 	ok(!strstr(b.buf, "](") && strstr(b.buf, "| **regression** |  |\n"), "no links at all");
 
@@ -153,7 +157,7 @@ int main(void)
 	tk_report_release(&r);
 
 	tk_buf_reset(&b);
-	tk_report_artifact_prefix("./tracker-artifacts/report", &b);
+	is_int(tk_report_artifact_prefix("./tracker-artifacts/report", &b), 1, "relative: inside");
 	is_str(b.buf, "tracker-artifacts/report", "./ dropped");
 	cwd = getcwd(NULL, 0);
 	tk_buf_reset(&b);
@@ -161,10 +165,10 @@ int main(void)
 	{
 		struct tk_buf p = TK_BUF_INIT;
 
-		tk_report_artifact_prefix(b.buf, &p);
+		is_int(tk_report_artifact_prefix(b.buf, &p), 1, "under the working directory");
 		is_str(p.buf, "perf/rep", "absolute under the working directory: relative");
 		tk_buf_reset(&p);
-		tk_report_artifact_prefix("/elsewhere/rep", &p);
+		is_int(tk_report_artifact_prefix("/elsewhere/rep", &p), 0, "elsewhere: outside");
 		is_str(p.buf, "elsewhere/rep", "elsewhere: without the leading /");
 		tk_buf_release(&p);
 	}
