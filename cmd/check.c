@@ -221,11 +221,15 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 			ret = cmd_fail(&err);
 			goto out;
 		}
-		if (!nr_found)
+		if (!nr_found) {
+			const char *b = c.o.branch ? c.o.branch : ci.branch;
+
+			tk_buf_reset(&url);
+			if (b)
+				tk_checkfmt_escape_terminal(&url, b);
 			cmd_warning("no run to check%s%s%s (name a key with --key)",
-				    c.o.branch || ci.branch ? " on branch '" : "",
-				    c.o.branch ? c.o.branch : ci.branch ? ci.branch : "",
-				    c.o.branch || ci.branch ? "'" : "");
+				    b ? " on branch '" : "", b ? url.buf : "", b ? "'" : "");
+		}
 	}
 	res = tk_xcalloc(c.nr_keys + nr_found + 1, sizeof(*res));
 	for (i = 0; i < c.nr_keys + nr_found; i++) {

@@ -261,6 +261,13 @@ static struct tk_verdict_opts metric_opts(const struct tk_check_opts *o,
 	}
 	if (o->method_set)
 		v = o->vopts;
+	/* for the tests, a threshold is their level (as --threshold) */
+	if ((v.method == TK_VERDICT_INTERVAL || v.method == TK_VERDICT_MANNWHITNEY) &&
+	    v.threshold > 0) {
+		if (v.threshold < 0.5)
+			v.alpha = v.threshold;
+		v.threshold = 0;
+	}
 	return v;
 }
 
@@ -357,10 +364,11 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 	memset(out, 0, sizeof(*out));
 	if (!o->key)
 		return tk_err_set(err, TK_EUSAGE, "a check needs a key");
+	/* this CI build's runs, unless another branch was named */
+	if (!build && ci && !o->run_id && (!branch || (ci->branch && !strcmp(branch, ci->branch))))
+		build = ci->build_number;
 	if (!branch && ci)
 		branch = ci->branch;
-	if (!build && ci && !o->run_id)
-		build = ci->build_number;
 	if (!branch)
 		build = NULL; /* a build number means little without its branch */
 	out->key = tk_xstrdup(o->key);

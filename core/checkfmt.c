@@ -293,6 +293,8 @@ static void write_text(FILE *f, const struct tk_check_result *r, size_t nr, int 
 	struct tk_buf b = TK_BUF_INIT, cells[6];
 	size_t i, k, c, n_changes = 0;
 
+	if (!nr)
+		return;
 	for (k = 0; k < 6; k++)
 		tk_buf_init(&cells[k], 0);
 	tk_table_init(&t, 8, heads, right);
@@ -346,6 +348,10 @@ static void write_markdown(FILE *f, const struct tk_check_result *r, size_t nr, 
 	for (k = 0; k < 6; k++)
 		tk_buf_init(&cells[k], 0);
 	fprintf(f, "### Performance check\n\n");
+	if (!nr) {
+		fprintf(f, "No run to check.\n");
+		return;
+	}
 	for (i = 0; i < nr; i++) {
 		tk_buf_reset(&b);
 		header_line(&b, &r[i], 1);
