@@ -141,33 +141,6 @@ echo "tracker history over 1M runs (bench/history.sh):"
 sh bench/history.sh "$root/tracker"
 fi
 
-# ---- verdicts: how often tracker check is right, and what it costs ----
-# bench/verdicts: detection and false-alarm rates of each method on
-# synthetic histories (BENCH_VERDICT_TRIALS per cell, default 20000; a
-# fixed seed), change-point accuracy; then `tracker check --key K` on the
-# 1M-run database of bench/history.sh (built once, kept for the timing:
-# BENCH_HISTORY_DB), against the sqlite3 CLI reading the same runs.
-if want verdicts; then
-echo
-bench/verdicts "${BENCH_VERDICT_TRIALS:-20000}"
-echo
-echo "tracker check on the 1M-run database (bench/history.sh's):"
-db=${BENCH_HISTORY_DB:-$out/history-1m.db}
-BENCH_HISTORY_N=${BENCH_HISTORY_N:-3} BENCH_HISTORY_DB=$db sh bench/history.sh "$root/tracker" |
-	sed -n '/database:/p'
-if [ -s "$db" ]; then
-# check exits 1 on a regression, which timeit counts as a failure
-ck='"$0" "$@"; [ $? -le 1 ]'
-sel="SELECT run_id, branch, build_number, started_at_us, walltime_s, maxrss_bytes, status
-	FROM runs WHERE key = 'key42' AND branch = 'main' ORDER BY started_at_us DESC, run_id LIMIT 11"
-bench/timeit 11 "sqlite3 -csv (11 runs)" sqlite3 -csv "$db" "$sel" :: \
-	"check --key key42" sh -c "$ck" "$root/tracker" check --db "$db" --key key42 --branch main :: \
-	"check --history" sh -c "$ck" "$root/tracker" check --db "$db" --key key42 --branch main --history :: \
-	"check, no --key" sh -c "$ck" "$root/tracker" check --db "$db" --branch main \
-	| sed 's/^/  /'
-fi
-fi
-
 # ---- plots and the dashboard over a 1M-run database ----
 # bench/history.sh's database (100 keys x 10k runs, started 2023-11-14,
 # so --since 2023-01-01 takes every run): tracker history --plot of one
@@ -205,6 +178,33 @@ line=$(cpu_peak "$root/tracker" dashboard --db "$pdb" --since 2023-01-01 -o "$ou
 echo "  dashboard, 100 keys:        $line (target <= 2 s: $(awk '{ print $1 <= 2 ? "met" : "MISSED" }' "$out/t.txt"))"
 echo "  index.html: $(wc -c <"$out/dash/index.html" | awk '{ printf "%.0f KB", $1 / 1e3 }'), all pages: $(du -sm "$out/dash" | awk '{ print $1 }') MB"
 echo "  (load average $(cut -d" " -f1 /proc/loadavg) on $(nproc) cores: wall times grow with it, CPU times less)"
+fi
+
+# ---- verdicts: how often tracker check is right, and what it costs ----
+# bench/verdicts: detection and false-alarm rates of each method on
+# synthetic histories (BENCH_VERDICT_TRIALS per cell, default 20000; a
+# fixed seed), change-point accuracy; then `tracker check --key K` on the
+# 1M-run database of bench/history.sh (built once, kept for the timing:
+# BENCH_HISTORY_DB), against the sqlite3 CLI reading the same runs.
+if want verdicts; then
+echo
+bench/verdicts "${BENCH_VERDICT_TRIALS:-20000}"
+echo
+echo "tracker check on the 1M-run database (bench/history.sh's):"
+db=${BENCH_HISTORY_DB:-$out/history-1m.db}
+BENCH_HISTORY_N=${BENCH_HISTORY_N:-3} BENCH_HISTORY_DB=$db sh bench/history.sh "$root/tracker" |
+	sed -n '/database:/p'
+if [ -s "$db" ]; then
+# check exits 1 on a regression, which timeit counts as a failure
+ck='"$0" "$@"; [ $? -le 1 ]'
+sel="SELECT run_id, branch, build_number, started_at_us, walltime_s, maxrss_bytes, status
+	FROM runs WHERE key = 'key42' AND branch = 'main' ORDER BY started_at_us DESC, run_id LIMIT 11"
+bench/timeit 11 "sqlite3 -csv (11 runs)" sqlite3 -csv "$db" "$sel" :: \
+	"check --key key42" sh -c "$ck" "$root/tracker" check --db "$db" --key key42 --branch main :: \
+	"check --history" sh -c "$ck" "$root/tracker" check --db "$db" --key key42 --branch main --history :: \
+	"check, no --key" sh -c "$ck" "$root/tracker" check --db "$db" --branch main \
+	| sed 's/^/  /'
+fi
 fi
 
 # ---- the built-in profiler ----

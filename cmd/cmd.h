@@ -92,8 +92,8 @@ extern const char cmd_history_usage[];
 extern const char cmd_push_usage[];
 extern const char cmd_flame_usage[];
 extern const char cmd_config_usage[];
+extern const char cmd_dashboard_usage[];
 extern const char cmd_check_usage[];
 extern const char cmd_report_usage[];
-extern const char cmd_dashboard_usage[];
 
 #endif

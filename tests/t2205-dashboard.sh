@@ -2,7 +2,8 @@
 # tracker dashboard with default flags on three keys whose newest build
 # regressed (k-slow, walltime x1.5), improved (k-fast, x0.7) or did not
 # change (k-same): one page with a row per key (the change in percent
-# and the verdict of tracker check), a chart page per key, the same bytes
+# and the verdict of tracker check, the same as tracker check gives), a
+# chart page per key, the same bytes
 # twice, --key-filter, history --plot DIR/index.html as the same command,
 # sparklines of at most 200 points, and its errors.
 
@@ -19,6 +20,9 @@ test_expect_success 'three keys, the newest build differing' '
 	tracker push --db h.db rec 2>err &&
 	grep "198 stored" err
 '
+
+# tracker check exits 1 on a regression
+test_expect_code_01() { "$@"; test $? -le 1; }
 
 # row KEY: the key's row of the page, one line
 row() { tr -d '\n' <dash/index.html | sed 's/<tr /\n<tr /g' | grep ">$1</a>"; }
@@ -41,6 +45,24 @@ test_expect_success 'known answer: the page, its rows, deltas and verdicts' '
 		f=$(row $k | sed "s/.*<a href=\"\([^\"]*\)\">.*/\1/") &&
 		test -f "dash/$f" &&
 		grep -q "tracker history: $k" "dash/$f" || return 1
+	done
+'
+
+test_expect_success 'the verdicts and changes are those of tracker check' '
+	for k in k-slow k-fast k-same; do
+		test_expect_code_01 tracker check --db h.db --key $k --branch staging \
+			--baseline-branch staging --format json >$k.json || return 1
+		python3 - $k.json "$(row $k)" <<-\EOF || return 1
+		import json, re, sys
+		c = json.load(open(sys.argv[1]))["results"][0]
+		row = sys.argv[2]
+		verdict = re.search(r"<span class=\"v-[a-z-]*\">([a-z ]*)</span>", row).group(1)
+		assert verdict == c["verdict"], (verdict, c["verdict"])
+		d0 = float(re.search(r"data-d0=\"([-0-9.]*)\"", row).group(1))
+		want = [m for m in c["metrics"] if m["metric"] == "walltime"][0]["delta_pct"]
+		assert abs(d0 - want) < 0.001, (d0, want)
+		print(c["key"], verdict, d0)
+		EOF
 	done
 '
 
