@@ -235,8 +235,9 @@ fuzz/fuzz-%: fuzz/import.c $(FUZZ_OBJ)
 
 # Parsers of other inputs than profiles, one target each (fuzz/<name>.c),
 # seeded from fixtures/$(FUZZ_SEEDS_<name>)/: tracker pipeline wrap's
-# pipelines (with a dictionary) and the Buildkite API's responses.
-FUZZ_OTHER := pipewrap bkapi
+# pipelines (with a dictionary), the Buildkite API's responses and
+# sacct's output (seeded from fixtures/sacct/).
+FUZZ_OTHER := pipewrap bkapi sacct
 FUZZ_SEEDS_pipewrap := pipelines
 FUZZ_SEEDS_bkapi := buildkite-api
 $(addprefix fuzz/fuzz-,$(FUZZ_OTHER)): fuzz/fuzz-%: fuzz/%.c $(FUZZ_OBJ)

@@ -84,6 +84,7 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_fetch(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_help(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_version(int argc, char **argv, struct cmd_ctx *ctx);
+int cmd_report(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_dashboard(int argc, char **argv, struct cmd_ctx *ctx);
 
 extern const char cmd_run_usage[];
@@ -112,5 +113,6 @@ struct tk_ci_context;
 int cmd_fetch_baseline(struct tk_store *s, const struct tk_baseline_query *q,
 		       const struct tk_ci_context *ci, const struct tk_config *cfg,
 		       struct tk_err *err);
+extern const char cmd_report_usage[];
 
 #endif

@@ -39,7 +39,7 @@ const char cmd_run_usage[] =
 	"                   [--timeout DUR] [--grace DUR] [--orphan-wait DUR] [-q]\n"
 	"                   [--profile alloc,cpu] [--sample-bytes N] [--cpu-hz N]\n"
 	"                   [--profile-file PATH[:FORMAT]]... [--profile-kind KIND]\n"
-	"                   [--per-rank] [--machine-class C] -- CMD [ARG...]\n"
+	"                   [--per-rank] [--machine-class C] [--sacct] -- CMD [ARG...]\n"
 	"\n"
 	"Runs CMD (no shell), measures it, records one run in the history database\n"
 	"and as a JSON record file, and exits with CMD's status. When CMD dies by a\n"
@@ -84,6 +84,8 @@ const char cmd_run_usage[] =
 	"                     bytes -> alloc, counts -> alloc_count, else cpu)\n"
 	"  --no-demangle      keep the profiles' frame names raw (C++/Rust mangled,\n"
 	"                     name@@GLIBC_2.34); see docs/importers.md\n"
+	"  --sacct            keep sacct's figures of the job's steps (automatic inside\n"
+	"                     an allocation, except with --per-rank)\n"
 	"\n"
 	"Measured: walltime, user/sys CPU of the process tree, peak RSS of the\n"
 	"largest process (maxrss_bytes), peak RSS summed over the tree\n"
@@ -119,7 +121,7 @@ struct run_state {
  * returns 0. Outside CI it is a usage error typed on the command line:
  * the job is not started, and this returns 2.
  */
-static __attribute__((format(printf, 3, 4))) int
+static int __attribute__((format(printf, 3, 4)))
 setup_problem(const struct cmd_ctx *ctx, const struct run_state *st, const char *fmt, ...)
 {
 	struct tk_buf msg = TK_BUF_INIT;
@@ -180,14 +182,13 @@ static void reraise(int sig)
 
 static void warning(void *data, const char *msg)
 {
-	(void)data;
 	cmd_warning("%s", msg);
 }
 
 enum { OPT_KEY = 256, OPT_DB, OPT_ARTIFACTS, OPT_TAG, OPT_TIMEOUT, OPT_GRACE,
        OPT_ORPHAN_WAIT, OPT_PROFILE_FILE, OPT_PROFILE_KIND, OPT_PROFILE, OPT_SAMPLE_BYTES,
        OPT_CPU_HZ, OPT_CPU_SAMPLER, OPT_UNWIND, OPT_PROFILE_LINES, OPT_PER_RANK,
-       OPT_NO_DEMANGLE, OPT_MACHINE_CLASS };
+       OPT_NO_DEMANGLE, OPT_MACHINE_CLASS, OPT_SACCT };
 
 static const struct option run_options[] = {
 	{ "key", required_argument, NULL, OPT_KEY },
@@ -209,6 +210,7 @@ static const struct option run_options[] = {
 	{ "per-rank", no_argument, NULL, OPT_PER_RANK },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "machine-class", required_argument, NULL, OPT_MACHINE_CLASS },
+	{ "sacct", no_argument, NULL, OPT_SACCT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -244,7 +246,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_buf db = TK_BUF_INIT, derived = TK_BUF_INIT, from = TK_BUF_INIT;
 	double timeout = -1, v;
-	int c, i, li = 0, exec_errno, per_rank = 0, ret = 0, lost = 0;
+	int c, i, li = 0, exec_errno, per_rank = 0, ret = 0, lost = 0, sacct = 0;
 
 	memset(&jo, 0, sizeof(jo));
 	memset(&st, 0, sizeof(st));
@@ -310,7 +312,8 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 				ret = setup_problem(ctx, &st, "%s", err.msg);
 			break;
 		case OPT_PER_RANK:
-			per_rank = 1;
+		case OPT_SACCT:
+			*(c == OPT_SACCT ? &sacct : &per_rank) = 1;
 			break;
 		case OPT_NO_DEMANGLE:
 			st.profiler.no_demangle = 1;
@@ -375,20 +378,14 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	st.run.key = tk_xstrdup(key);
 	st.run.tracker_version = tk_xstrdup(TRACKER_VERSION);
-	st.run.argv = tk_xcalloc((size_t)(argc - optind + 1), sizeof(char *));
-	for (i = optind; i < argc; i++)
-		st.run.argv[i - optind] = tk_xstrdup(argv[i]);
+	tk_run_set_argv(&st.run, argv + optind);
 	kc = tk_config_key(&ctx->config, key);
 	if (kc) {
-		size_t t;
-
-		for (t = 0; t < kc->tags.nr; t++)
-			tk_kvlist_set(&st.run.tags, kc->tags.items[t].key, kc->tags.items[t].value);
+		tk_kvlist_merge(&st.run.tags, &kc->tags);
 		if (timeout < 0 && kc->timeout_s > 0)
 			timeout = kc->timeout_s;
 	}
-	for (i = 0; (size_t)i < cli_tags.nr; i++)
-		tk_kvlist_set(&st.run.tags, cli_tags.items[i].key, cli_tags.items[i].value);
+	tk_kvlist_merge(&st.run.tags, &cli_tags);
 	if (tk_ci_collect(&tk_env_process, &st.run.ci, &err))
 		cmd_warning("incomplete CI context: %s", err.msg);
 	st.run.machine_class = tk_machine_class_for(opt_machine_class, &ctx->config, key, &st.run.ci);
@@ -418,6 +415,9 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	tk_job_result_to_run(&jr, &st.run);
 	st.run.partial = 0;
 	tk_profiler_finish(&st.profiler);
+	if ((sacct || !per_rank) && !st.no_record &&
+	    tk_sacct_for_run(&st.run, sacct, &tk_env_process, &from) && !st.quiet)
+		fprintf(stderr, "tracker: note: %s\n", from.buf);
 	if (!st.no_record) {
 		tk_bundle_take(&st.bundle, st.profiler.profiles, st.profiler.have,
 			       TK_RAW_NVALUES);

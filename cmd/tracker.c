@@ -44,6 +44,8 @@ static const struct cmd_entry commands[] = {
 	  cmd_check_usage },
 	{ "fetch", cmd_fetch, 0, "fill the history with the records of Buildkite builds",
 	  cmd_fetch_usage },
+	{ "report", cmd_report, 0, "write this build's charts, diffs and verdicts, and publish them",
+	  cmd_report_usage },
 	{ "config", cmd_config, CMD_NO_CONFIG, "check a .tracker.yml file",
 	  cmd_config_usage },
 	{ "help", cmd_help, CMD_NO_CONFIG, "show help for tracker or one command", help_usage },

@@ -113,6 +113,17 @@ const char *tk_ci_key(const struct tk_env *env, const char *explicit_key)
 	return nonempty(tk_env_get(env, "BUILDKITE_STEP_KEY"));
 }
 
+const struct tk_ci_provider *tk_ci_system(const struct tk_env *env)
+{
+	const struct tk_ci_provider *p;
+	size_t i;
+
+	for (i = 0; (p = tk_ci_provider_at(i)); i++)
+		if (p->step_var && p->detect(env))
+			return p;
+	return NULL;
+}
+
 int tk_ci_detected(const struct tk_env *env)
 {
 	const struct tk_ci_provider *p;

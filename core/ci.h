@@ -13,6 +13,7 @@
  * checkout fills a branch or commit that no CI variable gave.
  */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/err.h"
 #include "core/run.h"
@@ -51,8 +52,28 @@ static inline int tk_env_each(const struct tk_env *env,
 	return env->each ? env->each(env->data, fn, arg) : 0;
 }
 
-/* 2: step_var and step_what */
-#define TK_CI_PROVIDER_VERSION 2
+/* 2: step_var and step_what; 3: publish */
+#define TK_CI_PROVIDER_VERSION 3
+
+/*
+ * What tracker report hands a CI provider to publish: the report's
+ * directory and the texts made of it (core/report.h). The provider puts
+ * them where its CI shows them.
+ */
+struct tk_ci_report {
+	const char *dir;         /* the report directory, as given */
+	const char *annotation;  /* markdown for a build page, links as
+				    artifact:// URLs (Buildkite) */
+	const char *summary;     /* the same table without links (a step
+				    summary that cannot reach artifacts) */
+	const char *style;       /* "success", "warning" or "error" */
+	int upload;              /* upload the directory's files */
+	int annotate;            /* show the summary on the build's page */
+};
+
+/* publish returns this when it did nothing but say on log what it would
+ * have done (its tool is not there): not an error. */
+#define TK_CI_PUBLISH_DRY 1
 
 struct tk_ci_provider {
 	int version; /* TK_CI_PROVIDER_VERSION */
@@ -70,6 +91,15 @@ struct tk_ci_provider {
 	 */
 	const char *step_var;
 	const char *step_what;
+	/*
+	 * Optional (NULL: the CI system has no place for a report): publishes
+	 * rep as asked (upload, annotate), saying on log what it does, one
+	 * line each ("uploaded ..."). Programs it runs are exec'd on an argv.
+	 * Returns 0, TK_CI_PUBLISH_DRY, or TK_EUNAVAIL when its tool fails
+	 * (err names the command and what it said).
+	 */
+	int (*publish)(const struct tk_env *env, const struct tk_ci_report *rep, FILE *log,
+		       struct tk_err *err);
 };
 
 /*
@@ -127,6 +157,10 @@ void tk_ci_slug(const char *name, struct tk_buf *out);
 
 /* 1 when s is a full hexadecimal object name (40: SHA-1, 64: SHA-256). */
 int tk_ci_is_sha(const char *s);
+
+/* The first provider of a CI system (one with a step_var) that detects
+ * itself in env, the one that publishes reports; NULL outside CI. */
+const struct tk_ci_provider *tk_ci_system(const struct tk_env *env);
 
 /* The registry's lookup (plugins/registry.c): the i-th provider in
  * detection order (the first to detect itself names the CI), NULL past

@@ -56,6 +56,14 @@ const char *tk_kvlist_get(const struct tk_kvlist *l, const char *key)
 	return NULL;
 }
 
+void tk_kvlist_merge(struct tk_kvlist *dst, const struct tk_kvlist *src)
+{
+	size_t i;
+
+	for (i = 0; i < src->nr; i++)
+		tk_kvlist_set(dst, src->items[i].key, src->items[i].value);
+}
+
 void tk_kvlist_release(struct tk_kvlist *l)
 {
 	size_t i;
@@ -150,6 +158,7 @@ void tk_run_init(struct tk_run *r)
 	r->wrapper_rss_bytes = -1;
 	r->exit_code = -1;
 	r->rank = -1;
+	tk_sacct_init(&r->slurm);
 }
 
 void tk_run_add_profile(struct tk_run *r, const char *kind, const char *unit,
@@ -165,9 +174,31 @@ void tk_run_add_profile(struct tk_run *r, const char *kind, const char *unit,
 	p->file = tk_xstrdup(file);
 }
 
-void tk_run_release(struct tk_run *r)
+static void free_argv(char **argv)
 {
 	char **a;
+
+	if (!argv)
+		return;
+	for (a = argv; *a; a++)
+		free(*a);
+	free(argv);
+}
+
+void tk_run_set_argv(struct tk_run *r, char *const *argv)
+{
+	size_t i, n = 0;
+
+	free_argv(r->argv);
+	while (argv[n])
+		n++;
+	r->argv = tk_xcalloc(n + 1, sizeof(char *));
+	for (i = 0; i < n; i++)
+		r->argv[i] = tk_xstrdup(argv[i]);
+}
+
+void tk_run_release(struct tk_run *r)
+{
 	size_t i;
 
 	for (i = 0; i < r->nr_profiles; i++) {
@@ -179,15 +210,12 @@ void tk_run_release(struct tk_run *r)
 	free(r->profiles);
 	free(r->key);
 	tk_ci_context_release(&r->ci);
-	if (r->argv) {
-		for (a = r->argv; *a; a++)
-			free(*a);
-		free(r->argv);
-	}
+	free_argv(r->argv);
 	free(r->maxrss_source);
 	tk_kvlist_release(&r->tags);
 	free(r->tracker_version);
 	free(r->rank_group);
+	tk_sacct_release(&r->slurm);
 	free(r->machine_class);
 	tk_run_init(r);
 }
@@ -338,6 +366,33 @@ static json_t *ci_json(const struct tk_ci_context *c)
 	put_int(o, "slurm_cpus_per_task", c->slurm_cpus_per_task);
 	put_str(o, "slurm_nodelist", c->slurm_nodelist);
 	put_str(o, "slurm_partition", c->slurm_partition);
+	return o;
+}
+
+static json_t *slurm_json(const struct tk_sacct *s)
+{
+	json_t *o = json_object(), *a = json_array();
+	size_t i;
+
+	put_int(o, "maxrss_bytes", s->maxrss_bytes);
+	put_str(o, "maxrss_step", s->maxrss_step);
+	for (i = 0; i < s->nr; i++) {
+		const struct tk_sacct_step *st = &s->steps[i];
+		json_t *e = json_object();
+
+		put_str(e, "job_id", st->job_id);
+		put_str(e, "name", st->name);
+		put_str(e, "kind", tk_sacct_kind_name(st->kind));
+		put_str(e, "state", st->state);
+		put_str(e, "exit_code", st->exit_code);
+		put_real(e, "elapsed_s", st->elapsed_s);
+		put_int(e, "maxrss_bytes", st->maxrss_bytes);
+		put_int(e, "averss_bytes", st->averss_bytes);
+		put_str(e, "tres_usage_in_tot", st->tres_in_tot);
+		put_str(e, "tres_usage_in_max", st->tres_in_max);
+		json_array_append_new(a, e);
+	}
+	json_object_set_new(o, "steps", a);
 	return o;
 }
 
@@ -538,6 +593,39 @@ static void jw_ci(struct jw *w, const struct tk_ci_context *c)
 	jw_close(w, '}');
 }
 
+/* slurm_json's members, in its order. */
+static void jw_slurm(struct jw *w, const struct tk_sacct *s)
+{
+	size_t i;
+
+	jw_key(w, "slurm");
+	jw_open(w, '{');
+	jw_int(w, "maxrss_bytes", s->maxrss_bytes);
+	jw_str(w, "maxrss_step", s->maxrss_step);
+	jw_key(w, "steps");
+	jw_open(w, '[');
+	for (i = 0; i < s->nr; i++) {
+		const struct tk_sacct_step *st = &s->steps[i];
+
+		if (!w->first)
+			tk_buf_addch(w->b, ',');
+		jw_open(w, '{');
+		jw_str(w, "job_id", st->job_id);
+		jw_str(w, "name", st->name);
+		jw_str(w, "kind", tk_sacct_kind_name(st->kind));
+		jw_str(w, "state", st->state);
+		jw_str(w, "exit_code", st->exit_code);
+		jw_real(w, "elapsed_s", st->elapsed_s);
+		jw_int(w, "maxrss_bytes", st->maxrss_bytes);
+		jw_int(w, "averss_bytes", st->averss_bytes);
+		jw_str(w, "tres_usage_in_tot", st->tres_in_tot);
+		jw_str(w, "tres_usage_in_max", st->tres_in_max);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+	jw_close(w, '}');
+}
+
 /* The members and their order are tk_run_to_json's. */
 static void write_compact(const struct tk_run *r, struct tk_buf *out)
 {
@@ -603,6 +691,8 @@ static void write_compact(const struct tk_run *r, struct tk_buf *out)
 		}
 		jw_close(&w, ']');
 	}
+	if (r->slurm.nr)
+		jw_slurm(&w, &r->slurm);
 	jw_str(&w, "tracker_version", r->tracker_version);
 	jw_close(&w, '}');
 	jw_close(&w, '}');
@@ -673,6 +763,8 @@ int tk_run_to_json_flags(const struct tk_run *r, unsigned flags, struct tk_buf *
 		}
 		json_object_set_new(o, "profiles", a);
 	}
+	if (r->slurm.nr)
+		json_object_set_new(o, "slurm", slurm_json(&r->slurm));
 	put_str(o, "tracker_version", r->tracker_version);
 
 	json_object_set_new(doc, "format", json_string("tracker-run"));
@@ -850,6 +942,62 @@ static void read_profiles(struct reader *rd, json_t *o, struct tk_run *r)
 	}
 }
 
+static void read_slurm_step(struct reader *rd, json_t *e, struct tk_sacct *s)
+{
+	struct tk_sacct_step st;
+	char *kind = NULL;
+
+	memset(&st, 0, sizeof(st));
+	st.elapsed_s = -1;
+	st.maxrss_bytes = -1;
+	st.averss_bytes = -1;
+	get_str(rd, e, "job_id", &st.job_id);
+	get_str(rd, e, "name", &st.name);
+	get_str(rd, e, "kind", &kind);
+	get_str(rd, e, "state", &st.state);
+	get_str(rd, e, "exit_code", &st.exit_code);
+	get_real(rd, e, "elapsed_s", &st.elapsed_s);
+	get_int(rd, e, "maxrss_bytes", &st.maxrss_bytes);
+	get_int(rd, e, "averss_bytes", &st.averss_bytes);
+	get_str(rd, e, "tres_usage_in_tot", &st.tres_in_tot);
+	get_str(rd, e, "tres_usage_in_max", &st.tres_in_max);
+	if (!rd->failed && (!st.job_id || !*st.job_id || !kind ||
+			    tk_sacct_kind_parse(kind, &st.kind)))
+		bad_field(rd, "slurm", "steps with a job_id and a kind");
+	if (!rd->failed)
+		tk_sacct_add(s, &st);
+	free(st.job_id);
+	free(st.name);
+	free(kind);
+	free(st.state);
+	free(st.exit_code);
+	free(st.tres_in_tot);
+	free(st.tres_in_max);
+}
+
+/* The steps; the largest step is worked out again from them. */
+static void read_slurm(struct reader *rd, json_t *o, struct tk_run *r)
+{
+	json_t *v = json_object_get(o, "slurm"), *a;
+	size_t i;
+
+	if (!v || json_is_null(v))
+		return;
+	a = json_is_object(v) ? json_object_get(v, "steps") : NULL;
+	if (!json_is_array(a) || json_array_size(a) > TK_SACCT_STEPS_MAX) {
+		bad_field(rd, "slurm", "an object with an array of at most 4096 steps");
+		return;
+	}
+	for (i = 0; i < json_array_size(a) && !rd->failed; i++) {
+		if (!json_is_object(json_array_get(a, i))) {
+			bad_field(rd, "slurm", "an object whose steps are objects");
+			break;
+		}
+		read_slurm_step(rd, json_array_get(a, i), &r->slurm);
+	}
+	tk_sacct_finish(&r->slurm);
+}
+
 static void read_argv(struct reader *rd, json_t *o, struct tk_run *r)
 {
 	json_t *a = json_object_get(o, "argv");
@@ -947,6 +1095,7 @@ int tk_run_from_json(const char *text, size_t len, const char *name,
 	get_kv(&rd, o, "tags", &r->tags);
 	read_ci(&rd, json_object_get(o, "ci"), &r->ci);
 	read_profiles(&rd, o, r);
+	read_slurm(&rd, o, r);
 	get_str(&rd, o, "tracker_version", &r->tracker_version);
 	json_decref(doc);
 	return rd.failed ? TK_EDATA : 0;

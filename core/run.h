@@ -13,6 +13,7 @@
 
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/sacct.h"
 
 struct tk_kv {
 	char *key;
@@ -30,6 +31,8 @@ void tk_kvlist_set(struct tk_kvlist *l, const char *key, const char *value);
  * without a key or '=', l unchanged. */
 int tk_kvlist_set_pair(struct tk_kvlist *l, const char *pair);
 const char *tk_kvlist_get(const struct tk_kvlist *l, const char *key);
+/* Sets every pair of src in dst, in src's order. */
+void tk_kvlist_merge(struct tk_kvlist *dst, const struct tk_kvlist *src);
 void tk_kvlist_release(struct tk_kvlist *l);
 
 /*
@@ -134,6 +137,12 @@ struct tk_run {
 	char *tracker_version;
 	struct tk_run_profile *profiles;
 	size_t nr_profiles, alloc_profiles;
+	/*
+	 * SLURM's accounting of the job's steps (tracker run inside an
+	 * allocation, core/sacct.h), the record's "slurm" object; no steps
+	 * when there was none. slurm.maxrss_bytes is the run's SLURM memory.
+	 */
+	struct tk_sacct slurm;
 };
 
 /* Appends a profile attachment (copies of the strings). */
@@ -142,6 +151,8 @@ void tk_run_add_profile(struct tk_run *r, const char *kind, const char *unit,
 
 void tk_run_init(struct tk_run *r);
 void tk_run_release(struct tk_run *r);
+/* Replaces r->argv with a copy of the NULL-terminated argv. */
+void tk_run_set_argv(struct tk_run *r, char *const *argv);
 
 /*
  * The one rule for a run's key, kept by everything that makes or takes a

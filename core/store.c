@@ -125,6 +125,7 @@ void tk_run_summarize(const struct tk_run *r, struct tk_run_summary *out)
 	out->rank = r->rank >= 0 && r->rank_group ? r->rank : -1;
 	out->rank_group = out->rank >= 0 ? r->rank_group : NULL;
 	out->ntasks = r->ci.slurm_ntasks;
+	out->slurm_maxrss_bytes = r->slurm.maxrss_bytes;
 }
 
 struct copy {

@@ -89,6 +89,8 @@ struct tk_run_summary {
 	const char *rank_group; /* NULL when rank is -1 */
 	int ntasks;             /* SLURM_NTASKS of the job, -1 unknown */
 	const char *machine_class; /* NULL: unknown (matches any class) */
+	/* the largest MaxRSS of the job's SLURM steps (run->slurm), -1 unknown */
+	int64_t slurm_maxrss_bytes;
 };
 
 void tk_run_summarize(const struct tk_run *r, struct tk_run_summary *out);

@@ -6,9 +6,11 @@
  * queue tag reads back as queue=... and a slurm_ntasks tag as slurm_ntasks.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/subproc.h"
 #include "plugins/plugins.h"
 #include "core/banned.h"
 
@@ -97,6 +99,85 @@ static int collect(const struct tk_env *env, struct tk_ci_context *ctx,
 	return 0;
 }
 
+#define AGENT "buildkite-agent"
+#define AGENT_TIMEOUT_S 300.0
+
+/* Runs the agent on argv, body on its standard input; its failure in err. */
+static int agent(const char *const *argv, const char *body, struct tk_err *err)
+{
+	struct tk_subproc p;
+	struct tk_buf out = TK_BUF_INIT, errout = TK_BUF_INIT;
+	int status, ret;
+
+	memset(&p, 0, sizeof(p));
+	p.argv = argv;
+	p.in = body;
+	p.in_len = body ? strlen(body) : 0;
+	p.out_cap = 64 * 1024;
+	p.timeout_s = AGENT_TIMEOUT_S;
+	ret = tk_subproc_run(&p, &out, &errout, &status, err);
+	if (!ret && status) {
+		const struct tk_buf *said = errout.len ? &errout : &out;
+		size_t n = 0;
+
+		while (n < said->len && n < 200 && said->buf[n] != '\n' &&
+		       isprint((unsigned char)said->buf[n]))
+			n++;
+		ret = tk_err_set(err, TK_EUNAVAIL, "'%s %s' exited %d%s%.*s", AGENT, argv[1],
+				 status, n ? ": " : "", (int)n, said->buf);
+	}
+	tk_buf_release(&out);
+	tk_buf_release(&errout);
+	return ret;
+}
+
+/*
+ * The report's files as artifacts (the annotation's artifact:// links
+ * point at them, so they go first), then the annotation, its body on
+ * standard input. Without the agent, what would have been run.
+ */
+static int publish(const struct tk_env *env, const struct tk_ci_report *rep, FILE *log,
+		   struct tk_err *err)
+{
+	struct tk_buf glob = TK_BUF_INIT;
+	size_t len = strlen(rep->dir);
+	int ret = 0;
+
+	while (len > 1 && rep->dir[len - 1] == '/')
+		len--;
+	tk_buf_add(&glob, rep->dir, len);
+	tk_buf_adds(&glob, "/**/*");
+	if (!tk_subproc_on_path(AGENT)) {
+		if (rep->upload)
+			fprintf(log, "%s is not on PATH; would run: %s artifact upload '%s'\n",
+				AGENT, AGENT, glob.buf);
+		if (rep->annotate)
+			fprintf(log, "%s is not on PATH; would run: %s annotate --context tracker "
+				"--style %s, with %s/annotation.md (%zu bytes) on its input\n",
+				AGENT, AGENT, rep->style, rep->dir, strlen(rep->annotation));
+		tk_buf_release(&glob);
+		return TK_CI_PUBLISH_DRY;
+	}
+	if (rep->upload) {
+		const char *argv[] = { AGENT, "artifact", "upload", glob.buf, NULL };
+
+		ret = agent(argv, NULL, err);
+		if (!ret)
+			fprintf(log, "uploaded '%s' as artifacts\n", glob.buf);
+	}
+	if (!ret && rep->annotate) {
+		const char *argv[] = { AGENT, "annotate", "--context", "tracker", "--style",
+				       rep->style, NULL };
+
+		ret = agent(argv, rep->annotation, err);
+		if (!ret)
+			fprintf(log, "annotated the build (style %s, %zu bytes)\n", rep->style,
+				strlen(rep->annotation));
+	}
+	tk_buf_release(&glob);
+	return ret;
+}
+
 const struct tk_ci_provider tk_ci_buildkite = {
 	.version = TK_CI_PROVIDER_VERSION,
 	.name = "buildkite",
@@ -104,4 +185,5 @@ const struct tk_ci_provider tk_ci_buildkite = {
 	.collect = collect,
 	.step_var = "BUILDKITE_LABEL",
 	.step_what = "the Buildkite label",
+	.publish = publish,
 };

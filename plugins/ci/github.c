@@ -7,6 +7,8 @@
  * GITHUB_EVENT_PATH. The payload is optional: when it is missing, too big
  * or not what we expect, GITHUB_SHA stands and nothing fails.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,6 +130,38 @@ static int collect(const struct tk_env *env, struct tk_ci_context *ctx,
 	return 0;
 }
 
+/*
+ * The summary goes to the job's step summary, a markdown file GitHub shows
+ * on the run's page; it is appended to, as every step of a job shares
+ * it. Artifacts are uploaded by the workflow (actions/upload-artifact),
+ * not by a tool a step can call.
+ */
+static int publish(const struct tk_env *env, const struct tk_ci_report *rep, FILE *log,
+		   struct tk_err *err)
+{
+	const char *path = tk_env_get(env, "GITHUB_STEP_SUMMARY");
+	FILE *f;
+	int ret = TK_CI_PUBLISH_DRY;
+
+	if (rep->upload)
+		fprintf(log, "GitHub Actions uploads artifacts with actions/upload-artifact: "
+			"give it path: %s\n", rep->dir);
+	if (!rep->annotate)
+		return ret;
+	if (!path || !*path)
+		return tk_err_set(err, TK_EUNAVAIL, "GITHUB_STEP_SUMMARY is not set: "
+				  "no step summary to write to");
+	f = fopen(path, "a");
+	if (!f)
+		return tk_err_set(err, TK_EUNAVAIL, "cannot open the step summary '%s': %s",
+				  path, strerror(errno));
+	fputs(rep->summary, f);
+	if (ferror(f) | fclose(f))
+		return tk_err_set(err, TK_EUNAVAIL, "cannot write the step summary '%s'", path);
+	fprintf(log, "wrote the summary to the step summary (%zu bytes)\n", strlen(rep->summary));
+	return 0;
+}
+
 const struct tk_ci_provider tk_ci_github = {
 	.version = TK_CI_PROVIDER_VERSION,
 	.name = "github",
@@ -135,4 +169,5 @@ const struct tk_ci_provider tk_ci_github = {
 	.collect = collect,
 	.step_var = "GITHUB_JOB",
 	.step_what = "the GitHub job",
+	.publish = publish,
 };

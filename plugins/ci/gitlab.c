@@ -6,6 +6,7 @@
  * merge commit GitLab made, and CI_MERGE_REQUEST_SOURCE_BRANCH_SHA the
  * commit the author pushed, which is the one we record (as on GitHub).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "plugins/plugins.h"
@@ -48,6 +49,24 @@ static int collect(const struct tk_env *env, struct tk_ci_context *ctx,
 	return 0;
 }
 
+/*
+ * GitLab shows what a job declares in .gitlab-ci.yml: its artifacts
+ * (artifacts: paths:) and a metrics report (artifacts: reports: metrics:),
+ * which merge requests compare with the target branch's. The report
+ * directory has both; this says how to declare them.
+ */
+static int publish(const struct tk_env *env, const struct tk_ci_report *rep, FILE *log,
+		   struct tk_err *err)
+{
+	if (rep->upload)
+		fprintf(log, "GitLab CI uploads what the job declares: add %s to artifacts: "
+			"paths:\n", rep->dir);
+	if (rep->annotate)
+		fprintf(log, "GitLab CI shows the metrics report %s/metrics.txt when the job "
+			"declares it under artifacts: reports: metrics:\n", rep->dir);
+	return TK_CI_PUBLISH_DRY;
+}
+
 const struct tk_ci_provider tk_ci_gitlab = {
 	.version = TK_CI_PROVIDER_VERSION,
 	.name = "gitlab",
@@ -55,4 +74,5 @@ const struct tk_ci_provider tk_ci_gitlab = {
 	.collect = collect,
 	.step_var = "CI_JOB_NAME",
 	.step_what = "the GitLab job name",
+	.publish = publish,
 };

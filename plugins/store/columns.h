@@ -98,6 +98,8 @@ static const struct run_column run_columns[] = {
 	  "json_extract(record, '$.run.ci.slurm_ntasks')" },
 	{ "machine_class", COL_TEXT, SUM(machine_class), 1, 5,
 	  "json_extract(record, '$.run.machine_class')" },
+	{ "slurm_maxrss_bytes", COL_I64, SUM(slurm_maxrss_bytes), 1, 6,
+	  "json_extract(record, '$.run.slurm.maxrss_bytes')" },
 };
 
 #define NR_RUN_COLUMNS (sizeof(run_columns) / sizeof(run_columns[0]))

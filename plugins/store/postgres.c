@@ -104,6 +104,8 @@ static const char *const migrations[] = {
 	"CREATE INDEX runs_key_started ON runs (key, started_at_us DESC, run_id);",
 	/* 5: the run's machine class (its column only) */
 	"",
+	/* 6: the largest SLURM step's MaxRSS (its column only) */
+	"",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

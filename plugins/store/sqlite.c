@@ -124,6 +124,8 @@ static const char *const migrations[] = {
 	"CREATE INDEX runs_key_started ON runs (key, started_at_us DESC, run_id);",
 	/* 5: the run's machine class (generated from run_columns[]) */
 	"",
+	/* 6: the job's memory as SLURM accounted it (run_columns[]) */
+	"",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -795,6 +797,19 @@ static int summarize_run(const struct tk_run *r, void *data)
 	return sz->fn(&sum, sz->data);
 }
 
+/* A column the database does not have yet: unknown, as tk_run_init has it. */
+static void unknown_column(const struct run_column *c, struct run_row *row)
+{
+	char *p = (char *)row + c->offset;
+
+	if (c->type == COL_I64)
+		*(int64_t *)(void *)p = -1;
+	else if (c->type == COL_INT)
+		*(int *)(void *)p = -1;
+	else if (c->type == COL_REAL)
+		*(double *)(void *)p = -1;
+}
+
 static int sqlite_query_summaries(struct tk_store *s, const struct tk_run_query *q,
 				  tk_summary_fn fn, void *data, struct tk_err *err)
 {
@@ -826,6 +841,9 @@ static int sqlite_query_summaries(struct tk_store *s, const struct tk_run_query 
 	}
 	bind_query(stmt, q);
 	memset(&row, 0, sizeof(row));
+	for (i = 0; i < NR_RUN_COLUMNS; i++)
+		if (run_columns[i].summary && run_columns[i].since > st->schema)
+			unknown_column(&run_columns[i], &row);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		for (i = 0; i < n; i++)
 			read_column(stmt, (int)i, cols[i], &row);

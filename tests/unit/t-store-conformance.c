@@ -69,6 +69,18 @@ static void make_run(struct tk_run *r, int n, const char *key, const char *branc
 	tk_kvlist_set(&r->tags, "resolution", "1deg");
 	r->tracker_version = tk_xstrdup("0.1.0");
 	r->machine_class = n % 2 ? tk_xstrdup("gpu") : NULL;
+	if (n % 2) { /* SLURM accounting on every other run */
+		struct tk_sacct_step st = { "777.0", "julia", TK_SACCT_STEP, "COMPLETED", "0:0",
+					    61.5, 5000000 + n, 4000000, "cpu=00:01:02,mem=9",
+					    "cpu=00:00:31,mem=5" };
+
+		tk_sacct_add(&r->slurm, &st);
+		st.job_id = "777.extern";
+		st.kind = TK_SACCT_EXTERN;
+		st.maxrss_bytes = 90000000;
+		tk_sacct_add(&r->slurm, &st);
+		tk_sacct_finish(&r->slurm);
+	}
 }
 
 /* Every field of a summary as text, to compare two in one assertion. */
@@ -76,7 +88,7 @@ static void summary_text(struct tk_buf *b, const struct tk_run_summary *s)
 {
 #define S(f) (s->f ? s->f : "(null)")
 	tk_buf_addf(b, "%s|%s|%s|%s|%s|%lld|%.17g|%.17g|%.17g|%lld|%lld|%lld|%s|%lld|%lld|"
-		    "%d|%d|%s|%d|%s|%s|%s|%s|%s|%d|%s|%d|%s\n",
+		    "%d|%d|%s|%d|%s|%s|%s|%s|%s|%d|%s|%d|%s|%lld\n",
 		    S(run_id), S(key), S(branch), S(commit), S(build_number),
 		    (long long)s->started_at_us, s->walltime_s, s->user_s, s->sys_s,
 		    (long long)s->maxrss_bytes, (long long)s->tree_rss_bytes,
@@ -84,7 +96,8 @@ static void summary_text(struct tk_buf *b, const struct tk_run_summary *s)
 		    (long long)s->wrapper_rss_bytes, (long long)s->tree_samples,
 		    s->exit_code, s->term_signal, tk_run_status_name(s->status), s->partial,
 		    S(provider), S(pipeline), S(build_url), S(host), S(tracker_version),
-		    s->rank, S(rank_group), s->ntasks, S(machine_class));
+		    s->rank, S(rank_group), s->ntasks, S(machine_class),
+		    (long long)s->slurm_maxrss_bytes);
 #undef S
 }
 

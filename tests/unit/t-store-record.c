@@ -140,6 +140,33 @@ static void rnd_run(struct tk_run *r)
 	n = rnd(3);
 	for (i = 0; i < n; i++)
 		tk_run_add_profile(r, "cpu", "samples", rnd(2) ? "folded" : NULL, "p.tkpf");
+	n = rnd(4);
+	for (i = 0; i < n; i++) {
+		struct tk_sacct_step st;
+
+		st.job_id = rnd_str();
+		if (!st.job_id || !*st.job_id) { /* a record's steps name their job */
+			free(st.job_id);
+			st.job_id = tk_xstrdup("1.0");
+		}
+		st.name = rnd_str();
+		st.kind = (enum tk_sacct_kind)rnd(6);
+		st.state = rnd_str();
+		st.exit_code = rnd_str();
+		st.elapsed_s = rnd_real();
+		st.maxrss_bytes = rnd_int();
+		st.averss_bytes = rnd_int();
+		st.tres_in_tot = rnd_str();
+		st.tres_in_max = rnd_str();
+		tk_sacct_add(&r->slurm, &st);
+		free(st.job_id);
+		free(st.name);
+		free(st.state);
+		free(st.exit_code);
+		free(st.tres_in_tot);
+		free(st.tres_in_max);
+	}
+	tk_sacct_finish(&r->slurm);
 	r->tracker_version = rnd_str();
 }
 

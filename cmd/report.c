@@ -1,0 +1,188 @@
+/*
+ * tracker report: this build's charts, diffs, verdicts and summary in a
+ * directory (core/report.h), published where the CI system shows them
+ * through the provider's publish operation (core/ci.h). The verdicts do
+ * not set the exit status: `tracker check` is the gate.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/ci.h"
+#include "core/report.h"
+#include "core/timeutil.h"
+#include "core/banned.h"
+
+const char cmd_report_usage[] =
+	"usage: tracker report [--artifacts DIR] [--upload] [--annotate] [--db URL]\n"
+	"                      [--branch B] [--baseline-branch B] [--no-charts]\n"
+	"\n"
+	"Writes the report of the current build into DIR: for every key recorded\n"
+	"in it, its history chart (KEY.png, KEY.html), its diff flame graph against\n"
+	"the baseline when both have profiles (KEY-diff.html), and the verdicts of\n"
+	"tracker check (verdicts.txt); a markdown summary table (summary.md), the\n"
+	"body for the CI's build page (annotation.md) and an OpenMetrics file\n"
+	"(metrics.txt), and the dashboard of every key (dashboard/index.html).\n"
+	"The current build is the CI context's; outside CI, the\n"
+	"newest runs of each key on the current branch (its last 24 hours).\n"
+	"\n"
+	"Options:\n"
+	"  --artifacts DIR     where the report goes (default: the artifacts\n"
+	"                      directory, $TRACKER_ARTIFACTS or artifacts: in\n"
+	"                      .tracker.yml or tracker-artifacts, then /report)\n"
+	"  --upload            upload DIR's files as the CI's artifacts (Buildkite:\n"
+	"                      buildkite-agent artifact upload 'DIR/**/*')\n"
+	"  --annotate          show the summary on the build's page (Buildkite:\n"
+	"                      buildkite-agent annotate --context tracker; GitHub:\n"
+	"                      the step summary)\n"
+	"  --db URL            the database (default: $TRACKER_DB, db: in\n"
+	"                      .tracker.yml, else ~/.local/share/tracker/history.db)\n"
+	"  --branch B          the current branch (default: the CI context's)\n"
+	"  --baseline-branch B compare with B (default: as tracker check)\n"
+	"  --no-charts         no history charts nor dashboard (faster with\n"
+	"                      thousands of keys)\n"
+	"\n"
+	"Without the CI's tool (buildkite-agent not on PATH, or not under CI),\n"
+	"the files are written and tracker says what it would have uploaded and\n"
+	"annotated.\n"
+	"\n"
+	"Examples:\n"
+	"  tracker report --upload --annotate\n"
+	"  tracker report --artifacts perf-report --baseline-branch main\n"
+	"\n"
+	"Exit status: 0 the report was written (whatever its verdicts), 2 usage\n"
+	"error, 65 a stored run cannot be read, 69 the database is unavailable or\n"
+	"the CI's tool failed, 70 internal error.\n";
+
+enum { OPT_ARTIFACTS = 256, OPT_UPLOAD, OPT_ANNOTATE, OPT_DB, OPT_BRANCH, OPT_BASELINE,
+       OPT_NO_CHARTS };
+
+static const struct option options[] = {
+	{ "artifacts", required_argument, NULL, OPT_ARTIFACTS },
+	{ "upload", no_argument, NULL, OPT_UPLOAD },
+	{ "annotate", no_argument, NULL, OPT_ANNOTATE },
+	{ "db", required_argument, NULL, OPT_DB },
+	{ "branch", required_argument, NULL, OPT_BRANCH },
+	{ "baseline-branch", required_argument, NULL, OPT_BASELINE },
+	{ "no-charts", no_argument, NULL, OPT_NO_CHARTS },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void warning(void *data, const char *msg)
+{
+	cmd_warning("%s", msg);
+}
+
+/*
+ * Hands the report to the CI system's provider; outside CI, or for a CI
+ * system with no place for reports, says what was asked and where the
+ * files are.
+ */
+static int publish(const struct tk_report *r, const char *dir, const char *prefix,
+		   int upload, int annotate)
+{
+	const struct tk_ci_provider *p = tk_ci_system(&tk_env_process);
+	struct tk_buf annotation = TK_BUF_INIT, summary = TK_BUF_INIT;
+	struct tk_ci_report rep;
+	struct tk_err err = TK_ERR_INIT;
+	int ret = 0;
+
+	if (!upload && !annotate)
+		return 0;
+	if (!p || !p->publish) {
+		printf("%s%s: the report stays in %s; would have%s%s%s (style %s, the body "
+		       "is %s/annotation.md)\n", p ? p->name : "not under CI",
+		       p ? " shows no reports" : "", dir, upload ? " uploaded its files" : "",
+		       upload && annotate ? " and" : "", annotate ? " annotated the build" : "",
+		       tk_report_style(r), dir);
+		return 0;
+	}
+	tk_report_markdown(r, TK_REPORT_LINKS_ARTIFACTS, prefix, TK_REPORT_BODY_MAX - 1024,
+			   &annotation);
+	tk_report_markdown(r, TK_REPORT_LINKS_NONE, NULL, TK_REPORT_BODY_MAX - 1024, &summary);
+	memset(&rep, 0, sizeof(rep));
+	rep.dir = dir;
+	rep.annotation = annotation.buf;
+	rep.summary = summary.buf;
+	rep.style = tk_report_style(r);
+	rep.upload = upload;
+	rep.annotate = annotate;
+	ret = p->publish(&tk_env_process, &rep, stdout, &err);
+	if (ret < 0)
+		ret = cmd_fail(&err);
+	else
+		ret = 0;
+	tk_buf_release(&annotation);
+	tk_buf_release(&summary);
+	return ret;
+}
+
+int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	const char *opt_dir = NULL, *opt_db = NULL;
+	struct tk_buf dir = TK_BUF_INIT, db = TK_BUF_INIT, prefix = TK_BUF_INIT;
+	struct tk_report_opts o;
+	struct tk_report r;
+	struct tk_ci_context ci;
+	struct tk_store *s = NULL;
+	struct tk_err err = TK_ERR_INIT;
+	int c, upload = 0, annotate = 0, inside, ret;
+
+	memset(&o, 0, sizeof(o));
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+		switch (c) {
+		case OPT_ARTIFACTS: opt_dir = optarg; break;
+		case OPT_UPLOAD: upload = 1; break;
+		case OPT_ANNOTATE: annotate = 1; break;
+		case OPT_DB: opt_db = optarg; break;
+		case OPT_BRANCH: o.branch = optarg; break;
+		case OPT_BASELINE: o.baseline_branch = optarg; break;
+		case OPT_NO_CHARTS: o.no_charts = 1; break;
+		case ':':
+			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cmd_usage_error(ctx, "unexpected argument '%s'", argv[optind]);
+	if (opt_dir && *opt_dir) {
+		tk_buf_adds(&dir, opt_dir);
+	} else {
+		cmd_resolve_artifacts(ctx, NULL, &dir);
+		tk_buf_adds(&dir, "/report");
+	}
+	/* uploaded from the working directory: the name the links use */
+	inside = tk_report_artifact_prefix(dir.buf, &prefix);
+	o.dir = dir.buf;
+	o.artifact_prefix = prefix.buf;
+	o.warn = warning;
+	cmd_resolve_db(ctx, opt_db, &db);
+	tk_ci_context_init(&ci);
+	tk_ci_collect(&tk_env_process, &ci, NULL);
+	tk_report_init(&r);
+	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
+	if (!ret)
+		ret = tk_report_build(s, &o, &ci, &ctx->config, &r, &err);
+	if (!ret)
+		ret = tk_report_write(&r, &o, &err);
+	if (ret) {
+		ret = cmd_fail(&err);
+	} else {
+		printf("wrote the report of %zu key%s to %s (%zu regression%s)\n", r.nr,
+		       r.nr == 1 ? "" : "s", dir.buf, r.count[TK_VERDICT_REGRESSION],
+		       r.count[TK_VERDICT_REGRESSION] == 1 ? "" : "s");
+		ret = publish(&r, inside ? prefix.buf : dir.buf, prefix.buf, upload, annotate);
+	}
+	tk_store_close(s);
+	tk_report_release(&r);
+	tk_ci_context_release(&ci);
+	tk_buf_release(&dir);
+	tk_buf_release(&db);
+	tk_buf_release(&prefix);
+	return ret;
+}

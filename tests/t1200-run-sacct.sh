@@ -1,0 +1,173 @@
+#!/bin/sh
+# tracker run inside a SLURM allocation keeps sacct's accounting of the
+# job's steps beside its own figures. sacct is a small stand-in on PATH
+# (bin/sacct) that records its argv and prints real `sacct -P -n
+# --noconvert` output (fixtures/sacct/), lagging, failing or garbled as a
+# test asks.
+
+. "$(dirname "$0")/test-lib.sh"
+
+command -v jq >/dev/null 2>&1 && test_set_prereq JQ
+command -v sacct >/dev/null 2>&1 || test_set_prereq NO_REAL_SACCT
+
+mkdir bin
+# FAKE_SACCT: a file of output, one per call in order (the last repeats);
+# FAKE_SACCT_FAIL: exit 1 with a message as Slurm words it.
+cat >bin/sacct <<'EOF'
+#!/bin/sh
+n=$(cat sacct.calls 2>/dev/null || echo 0)
+n=$((n + 1))
+echo $n >sacct.calls
+printf '%s\n' "$@" >sacct.argv
+if [ -n "$FAKE_SACCT_FAIL" ]; then
+	echo "sacct: error: Problem talking to the database: Connection refused" >&2
+	exit 1
+fi
+set -- $FAKE_SACCT
+while [ $n -gt 1 ] && [ $# -gt 1 ]; do shift; n=$((n - 1)); done
+cat "$1"
+EOF
+chmod +x bin/sacct
+: >empty.txt
+FIX="$FIXTURES/sacct"
+
+# in_job CMD...: CMD inside allocation 4471 with the stand-in sacct first on PATH
+in_job() {
+	rm -f sacct.calls sacct.argv
+	env PATH="$PWD/bin:$PATH" SLURM_JOB_ID=4471 SLURM_JOB_NAME=climate \
+		SLURM_NTASKS=1 TRACKER_SACCT_WAIT=${WAIT:-5} "$@"
+}
+
+field() { jq -r ".run.$1" art/*.json; }
+
+test_expect_success JQ 'a finished job: every step stored, the srun step is the job memory' '
+	rm -rf art &&
+	FAKE_SACCT="$FIX/finished-job.txt" in_job \
+		tracker run --key climate --artifacts art --db h.db -- sh -c "exit 3" 2>err;
+	test $? = 3 &&
+	cat >argv.want <<-\EOF &&
+	-j
+	4471
+	-P
+	-n
+	--noconvert
+	--format=JobID,JobName,MaxRSS,AveRSS,TRESUsageInTot,TRESUsageInMax,Elapsed,State,ExitCode
+	EOF
+	test_cmp argv.want sacct.argv &&
+	test "$(cat sacct.calls)" = 1 &&
+	test "$(field "slurm.steps | length")" = 4 &&
+	test "$(field "slurm.steps | map(.kind) | join(\",\")")" = job,batch,extern,step &&
+	test "$(field slurm.maxrss_bytes)" = 12869238784 &&
+	test "$(field slurm.maxrss_step)" = 4471.0 &&
+	test "$(field "slurm.steps[3].averss_bytes")" = 3217309696 &&
+	test "$(field "slurm.steps[3].elapsed_s")" = 93779 &&
+	test "$(field "slurm.steps[3].tres_usage_in_max")" = \
+		"cpu=1-00:17:33,energy=0,fs/disk=268435456,mem=12869238784,pages=1,vmem=15032385536" &&
+	test "$(field "slurm.steps[1].maxrss_bytes")" = 10702848 &&
+	test "$(field exit_code)" = 3 &&
+	test "$(field maxrss_bytes)" -lt 12869238784 &&
+	! grep note err
+'
+
+test_expect_success JQ 'history --format json shows the SLURM figures' '
+	tracker history --db h.db --format json >h.json &&
+	test "$(jq -r ".[0].slurm.maxrss_bytes" h.json)" = 12869238784 &&
+	test "$(jq -r ".[0].slurm.steps[2].kind" h.json)" = extern
+'
+
+test_expect_success SQLITE3 'the database keeps the job memory in a column' '
+	test "$(sqlite3 h.db "SELECT slurm_maxrss_bytes FROM runs")" = 12869238784
+'
+
+test_expect_success JQ 'a pushed record keeps its steps' '
+	tracker push --db pushed.db art/*.json &&
+	tracker history --db pushed.db --format json >p.json &&
+	test "$(jq -r ".[0].slurm.maxrss_step" p.json)" = 4471.0
+'
+
+test_expect_success JQ 'lagging accounting: asked again until the srun step has ended' '
+	rm -rf art &&
+	FAKE_SACCT="empty.txt $FIX/srun-running-batch.txt $FIX/finished-job.txt" \
+	in_job tracker run --key climate --artifacts art -- true 2>err &&
+	test "$(cat sacct.calls)" = 2 &&
+	test "$(field slurm.maxrss_step)" = 812345.0 &&
+	test "$(field slurm.maxrss_bytes)" = 2147483648 &&
+	test "$(field "slurm.steps[1].state")" = RUNNING &&
+	! grep note err
+'
+
+test_expect_success JQ 'a running srun step is waited for until it ends' '
+	rm -rf art &&
+	sed "s/|00:01:02|COMPLETED|/|00:01:02|RUNNING|/" "$FIX/srun-running-batch.txt" >running.txt &&
+	FAKE_SACCT="running.txt running.txt $FIX/srun-running-batch.txt" \
+	in_job tracker run --key climate --artifacts art -- true 2>err &&
+	test "$(cat sacct.calls)" = 3 &&
+	test "$(field "slurm.steps[3].state")" = COMPLETED
+'
+
+test_expect_success JQ 'no accounting at all: a note, the run recorded, the status kept' '
+	rm -rf art &&
+	FAKE_SACCT=empty.txt WAIT=0.6 in_job \
+		tracker run --key climate --artifacts art -- sh -c "exit 7" 2>err;
+	test $? = 7 &&
+	grep "tracker: note: no SLURM accounting for job 4471: no accounting records for job 4471 after 0.6 s" err &&
+	test "$(cat sacct.calls)" -ge 2 &&
+	test "$(field slurm)" = null &&
+	test "$(field exit_code)" = 7
+'
+
+test_expect_success JQ 'sacct failing: its message in the note, the run recorded' '
+	rm -rf art &&
+	FAKE_SACCT_FAIL=1 in_job tracker run --key climate --artifacts art -- true 2>err &&
+	grep "note: no SLURM accounting for job 4471: sacct exited 1: sacct: error: Problem talking to the database" err &&
+	test "$(field status)" = ok &&
+	test "$(field slurm)" = null
+'
+
+test_expect_success JQ 'garbage from sacct: a note naming the line, the run recorded' '
+	rm -rf art &&
+	FAKE_SACCT="$FIX/garbage.txt" in_job \
+		tracker run --key climate --artifacts art -- sh -c "exit 4" 2>err;
+	test $? = 4 &&
+	grep "note: no SLURM accounting for job 4471: cannot parse sacct output line 1" err &&
+	test "$(field slurm)" = null
+'
+
+test_expect_success NO_REAL_SACCT,JQ 'sacct not on PATH: a note, the run recorded' '
+	rm -rf art &&
+	env SLURM_JOB_ID=4471 tracker run --key climate --artifacts art -- sh -c "exit 5" 2>err;
+	test $? = 5 &&
+	grep "note: no SLURM accounting for job 4471: cannot run .sacct.: not found" err &&
+	test "$(field exit_code)" = 5
+'
+
+test_expect_success '-q: no note' '
+	rm -rf art &&
+	FAKE_SACCT=empty.txt WAIT=0 in_job tracker run -q --key climate --artifacts art -- true 2>err &&
+	! test -s err
+'
+
+test_expect_success 'outside an allocation sacct is not asked; --sacct says why not' '
+	rm -f sacct.calls &&
+	env PATH="$PWD/bin:$PATH" FAKE_SACCT="$FIX/finished-job.txt" \
+		tracker run --key k --artifacts art2 -- true 2>err &&
+	! test -f sacct.calls &&
+	! grep note err &&
+	env PATH="$PWD/bin:$PATH" FAKE_SACCT="$FIX/finished-job.txt" \
+		tracker run --sacct --key k --artifacts art2 -- true 2>err &&
+	! test -f sacct.calls &&
+	grep "note: --sacct: not inside a SLURM allocation" err
+'
+
+test_expect_success JQ 'one rank of many (--per-rank) leaves sacct alone, unless --sacct' '
+	rm -rf art &&
+	FAKE_SACCT="$FIX/finished-job.txt" in_job env SLURM_STEP_ID=0 SLURM_PROCID=0 \
+		tracker run --per-rank --key climate --artifacts art -- true &&
+	! test -f sacct.calls &&
+	rm -rf art &&
+	FAKE_SACCT="$FIX/finished-job.txt" in_job env SLURM_STEP_ID=0 SLURM_PROCID=0 \
+		tracker run --per-rank --sacct --key climate --artifacts art -- true &&
+	test "$(field slurm.maxrss_step)" = 4471.0
+'
+
+test_done

@@ -1,0 +1,44 @@
+#!/bin/sh
+# tracker report draws the diff flame graph of a key whose runs have
+# profiles: real runs of the bundled toy model (examples/workload model),
+# which writes the time of its phases as folded stacks, recorded as six
+# builds of main and one of a feature branch.
+
+. "$(dirname "$0")/test-lib.sh"
+
+# in_build BRANCH NUMBER CMD...: CMD as a Buildkite job of that build
+in_build() {
+	b=$1 n=$2
+	shift 2
+	env BUILDKITE=true BUILDKITE_BRANCH="$b" BUILDKITE_BUILD_NUMBER="$n" \
+		BUILDKITE_PIPELINE_DEFAULT_BRANCH=main BUILDKITE_PULL_REQUEST=false \
+		BUILDKITE_STEP_KEY=model BUILDKITE_LABEL=model "$@"
+}
+
+test_expect_success 'runs with profiles: six builds of main, one of feature' '
+	for n in 1 2 3 4 5 6; do
+		in_build main $n tracker run -q --db h.db --artifacts art \
+			--profile-file model.folded -- "$WORKLOAD" model 4 8 model.folded || return 1
+	done &&
+	in_build feature 7 tracker run -q --db h.db --artifacts art \
+		--profile-file model.folded -- "$WORKLOAD" model 4 16 model.folded &&
+	in_build feature 7 env BUILDKITE_STEP_KEY=plain tracker run -q --db h.db \
+		--artifacts art -- "$WORKLOAD" sleep 0
+'
+
+test_expect_success 'the report has the diff of the keyed run against main, linked from its row' '
+	in_build feature 7 env BUILDKITE_LABEL=report tracker report --db h.db --no-charts >out 2>err &&
+	cat out err &&
+	! test -s err &&
+	R=tracker-artifacts/report &&
+	diff=$(ls $R/model-*-diff.html) &&
+	grep -qi "<!doctype html>" "$diff" &&
+	grep -q "allocate_fields" "$diff" &&
+	grep -q "feature #7" "$diff" &&
+	grep -q "main" "$diff" &&
+	grep "^| model | .* | \[cpu diff\]($(basename "$diff")) |$" $R/summary.md &&
+	grep "^| plain | [0-9.]* [mu]*s | no baseline | .* | insufficient data |  |$" $R/summary.md &&
+	! ls $R/plain-*-diff.html 2>/dev/null
+'
+
+test_done
