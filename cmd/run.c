@@ -31,6 +31,7 @@
 #include "core/store.h"
 #include "core/timeutil.h"
 #include "core/profstore.h"
+#include "core/recorder.h"
 #include "core/banned.h"
 
 const char cmd_run_usage[] =
@@ -105,7 +106,7 @@ struct run_state {
 	const char *profile_kind;
 	struct tk_profiler profiler;
 	struct tk_buf artifacts;
-	struct tk_buf record_path;
+	struct tk_recorder rec;
 	int quiet;
 	int in_ci;       /* problems before the start are warnings */
 	int no_record;   /* no run id: run the job, record nothing */
@@ -136,31 +137,6 @@ static int setup_problem(const struct cmd_ctx *ctx, const struct run_state *st,
 		ret = cmd_usage_error(ctx, "%s", msg.buf);
 	tk_buf_release(&msg);
 	return ret;
-}
-
-static void write_record(struct run_state *st)
-{
-	struct tk_err err = TK_ERR_INIT;
-
-	tk_buf_reset(&st->record_path);
-	if (tk_bundle_write_record(&st->run, st->artifacts.buf, &st->record_path, &err))
-		cmd_warning("cannot write the run record: %s", err.msg);
-}
-
-/* The first TERM/INT/HUP: leave a partial record before anything can kill us. */
-static void on_cancel(const struct tk_job_result *so_far, void *data)
-{
-	struct run_state *st = data;
-
-	tk_job_result_to_run(so_far, &st->run);
-	st->run.status = TK_RUN_CANCELLED;
-	st->run.partial = so_far->running;
-	if (st->no_record)
-		return;
-	write_record(st);
-	if (!st->quiet)
-		cmd_warning("cancelled by signal %d; partial record written to '%s'",
-			    so_far->cancel_signal, st->record_path.buf);
 }
 
 /* Die the way the job died. Core dumps stay the job's: ours are off. */
@@ -218,7 +194,7 @@ static void release_state(struct run_state *st)
 	tk_profiler_release(&st->profiler);
 	tk_run_release(&st->run);
 	tk_buf_release(&st->artifacts);
-	tk_buf_release(&st->record_path);
+	tk_recorder_release(&st->rec);
 }
 
 /* 1 when "--" is among argv[from..argc). */
@@ -254,7 +230,8 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	st.bundle.warn = warning;
 	tk_run_init(&st.run);
 	tk_buf_init(&st.artifacts, 0);
-	tk_buf_init(&st.record_path, 0);
+	tk_recorder_init(&st.rec);
+	st.rec.warn = warning;
 	jo.grace_s = 5;
 	jo.orphan_wait_s = 10;
 	st.in_ci = tk_ci_detected(&tk_env_process);
@@ -399,18 +376,33 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 
 	jo.argv = argv + optind;
 	jo.timeout_s = timeout > 0 ? timeout : 0;
-	jo.on_cancel = on_cancel;
-	jo.data = &st;
+	st.rec.dir = st.artifacts.buf;
+	st.rec.db = db.buf;
+	st.rec.quiet = st.quiet;
+	if (!st.no_record)
+		tk_recorder_hook(&st.rec, &st.run, &jo);
 	st.profiler.quiet = st.quiet;
 	tk_profiler_start(&st.profiler, argv + optind);
 	tk_profiler_hook(&st.profiler, &jo);
 	fflush(NULL);
 	if (tk_job_run(&jo, &jr, &exec_errno, &err)) {
 		cmd_error("%s", err.msg);
-		ret = exec_errno ? (exec_errno == ENOENT ? 127 : 126) : EXIT_INTERNAL;
+		if (!exec_errno) {
+			ret = EXIT_INTERNAL;
+			goto out;
+		}
+		/* it could not start: that is recorded too, as a shell's 126/127 */
+		st.rec.cancel = cmd_catch_cancel();
+		tk_job_result_to_run(&jr, &st.run);
+		st.run.status = TK_RUN_ERROR;
+		if (!st.no_record)
+			tk_recorder_finish(&st.rec, NULL, &st.run);
+		ret = jr.exit_code;
 		goto out;
 	}
-	/* From here on, tracker's own troubles never change the exit status. */
+	/* From here on, tracker's own troubles never change the exit status;
+	 * a CI cancel now ends the wait for the database. */
+	st.rec.cancel = cmd_catch_cancel();
 	tk_job_result_to_run(&jr, &st.run);
 	st.run.partial = 0;
 	tk_profiler_finish(&st.profiler);
@@ -419,8 +411,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 			       TK_RAW_NVALUES);
 		tk_bundle_import(&st.bundle, &st.run, st.artifacts.buf, st.profile_kind,
 				 st.profiler.no_demangle);
-		write_record(&st);
-		tk_bundle_store_run(&st.bundle, &st.run, db.buf, st.record_path.buf);
+		tk_recorder_finish(&st.rec, &st.bundle, &st.run);
 	}
 	if (jr.orphans_left && !st.quiet)
 		cmd_warning("%d process(es) the job started are still running; "

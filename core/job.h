@@ -43,9 +43,10 @@
  * leaves them blocked when it returns, so that a late TERM cannot
  * interrupt the recording of the run; the caller exits without unblocking
  * them (pending signals die with the process) or unblocks only the signal
- * it re-raises. It sets SIGCHLD to its default and ignores SIGPIPE from
- * then on (a vanished log reader must not kill tracker); the job gets the
- * dispositions the caller had. A stopped job (Ctrl-Z) stops tracker too
+ * it re-raises. It sets SIGCHLD to its default and ignores SIGPIPE and
+ * SIGXFSZ from then on (a vanished log reader or a file size limit must
+ * not kill tracker: a write past `ulimit -f` fails with EFBIG instead);
+ * the job gets the dispositions the caller had. A stopped job (Ctrl-Z) stops tracker too
  * when the job has the terminal, and is continued with it. The job gets
  * PR_SET_PDEATHSIG = SIGKILL: killed outright, tracker takes it along.
  * Not reentrant: it owns SIGCHLD and the subreaper flag of the process.
@@ -82,6 +83,10 @@ struct tk_job_opts {
 	double timeout_s;     /* 0: none */
 	double grace_s;       /* TERM -> KILL */
 	double orphan_wait_s;
+	/* Called once when the job's exec has succeeded, before its
+	 * supervision starts (started_at_us is set): keep it short, the
+	 * job's signals and samples wait for it. */
+	void (*on_start)(const struct tk_job_result *so_far, void *data);
 	/* Called once, on the first forwarded TERM/INT/HUP, with the
 	 * measurements so far. */
 	void (*on_cancel)(const struct tk_job_result *so_far, void *data);
@@ -116,9 +121,15 @@ void tk_job_result_to_run(const struct tk_job_result *r, struct tk_run *run);
 
 /*
  * Returns 0 when the job ran (whatever its status); TK_EUNAVAIL when it
- * could not be started (err names the command; exec_errno says why:
- * ENOENT -> the caller exits 127, others 126, as shells do), TK_EINTERNAL
- * when fork or signal setup failed.
+ * could not be started, failing as bash does: err says why ("cannot run
+ * 'x': command not found"), exec_errno holds the errno, and r holds the
+ * start time, the walltime until the failure and exit_code 127 (not
+ * found: no such file, not in PATH, or a #! interpreter that does not
+ * exist) or 126 (found but not runnable: no permission, a directory, a
+ * binary file of the wrong format). PATH is searched as bash does
+ * (directories and unsearchable PATH entries are skipped), and a text
+ * file without a #! line is run by /bin/sh. TK_EINTERNAL when fork or
+ * signal setup failed.
  */
 int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	       int *exec_errno, struct tk_err *err);

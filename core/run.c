@@ -115,6 +115,7 @@ static const char *const status_names[] = {
 	[TK_RUN_CANCELLED] = "cancelled",
 	[TK_RUN_TIMEOUT] = "timeout",
 	[TK_RUN_ERROR] = "error",
+	[TK_RUN_STARTED] = "started",
 };
 
 const char *tk_run_status_name(enum tk_run_status s)

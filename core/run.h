@@ -78,6 +78,7 @@ enum tk_run_status {
 	TK_RUN_CANCELLED, /* tracker was asked to stop it (TERM/INT/HUP) */
 	TK_RUN_TIMEOUT,   /* --timeout expired */
 	TK_RUN_ERROR,     /* could not be started */
+	TK_RUN_STARTED,   /* partial: written as the job started, not ended yet */
 };
 
 const char *tk_run_status_name(enum tk_run_status s);
@@ -114,7 +115,8 @@ struct tk_run {
 	int exit_code;   /* 0..255, or -1 when it died by a signal */
 	int term_signal; /* 0 when it exited */
 	enum tk_run_status status;
-	int partial;     /* 1: written while the job was still being stopped */
+	int partial;     /* 1: written before the job ended (status started, or
+			  * cancelled while it was being stopped) */
 	/*
 	 * One rank of a parallel job (tracker run --per-rank): rank is the
 	 * process's rank (SLURM_PROCID), -1 for a run that is not a rank;
