@@ -361,8 +361,17 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		if (timeout < 0 && kc->timeout_s > 0)
 			timeout = kc->timeout_s;
 	}
-	for (i = 0; (size_t)i < cli_tags.nr; i++)
-		tk_kvlist_set(&st.run.tags, cli_tags.items[i].key, cli_tags.items[i].value);
+	for (i = 0; (size_t)i < cli_tags.nr; i++) {
+		const struct tk_kv *t = &cli_tags.items[i];
+
+		if (!tk_run_check_tag(t->key, t->value, &err)) {
+			tk_kvlist_set(&st.run.tags, t->key, t->value);
+			continue;
+		}
+		ret = setup_problem(ctx, &st, "%s; the tag is dropped", err.msg);
+		if (ret)
+			goto out;
+	}
 	if (tk_ci_collect(&tk_env_process, &st.run.ci, &err))
 		cmd_warning("incomplete CI context: %s", err.msg);
 	if (per_rank && tk_ranks_setup(&st.run, &err)) {

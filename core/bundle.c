@@ -5,6 +5,7 @@
 #include "core/bundle.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,12 +123,56 @@ int tk_bundle_store(struct tk_store *s, const char *path, const struct tk_run *r
 	return store_profiles(s, path, run, err);
 }
 
+int tk_bundle_recover_tmp(const char *path, long pid, int remove_bad, struct tk_buf *final_path,
+			  struct tk_err *err)
+{
+	struct tk_run tmp_run, final_run;
+	struct tk_buf final = TK_BUF_INIT;
+	const char *t = strstr(path, ".tmp.");
+	int ret;
+
+	if (kill((pid_t)pid, 0) == 0 || errno == EPERM)
+		return 1;
+	while (t && strstr(t + 1, ".tmp."))
+		t = strstr(t + 1, ".tmp.");
+	if (!t)
+		return tk_err_set(err, TK_EDATA, "'%s' is no temporary record file", path);
+	tk_buf_add(&final, path, (size_t)(t - path));
+	tk_run_init(&tmp_run);
+	tk_run_init(&final_run);
+	ret = tk_bundle_read_record(path, &tmp_run, err);
+	if (ret) {
+		tk_err_prefix(err, "temporary record '%s' of a tracker that is gone is incomplete%s",
+			      path, remove_bad ? "; removed" : "");
+		err->code = ret = TK_EDATA;
+		if (remove_bad)
+			unlink(path);
+		goto out;
+	}
+	if (!tk_bundle_read_record(final.buf, &final_run, NULL) && !final_run.partial)
+		ret = unlink(path);
+	else
+		ret = rename(path, final.buf);
+	if (ret) {
+		ret = tk_err_set(err, TK_EUNAVAIL, "cannot recover '%s': %s", path,
+				 strerror(errno));
+		goto out;
+	}
+	tk_buf_add(final_path, final.buf, final.len);
+out:
+	tk_run_release(&tmp_run);
+	tk_run_release(&final_run);
+	tk_buf_release(&final);
+	return ret;
+}
+
 static int remove_one(const char *file, void (*warn)(void *data, const char *msg),
 		      void *data)
 {
 	struct tk_buf msg = TK_BUF_INIT;
 
-	if (!unlink(file))
+	/* gone already: another `push --remove` took it */
+	if (!unlink(file) || errno == ENOENT)
 		return 0;
 	if (warn) {
 		tk_buf_addf(&msg, "cannot remove '%s': %s", file, strerror(errno));

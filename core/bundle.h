@@ -114,6 +114,22 @@ int tk_bundle_read_record(const char *path, struct tk_run *run, struct tk_err *e
 int tk_bundle_store(struct tk_store *s, const char *path, const struct tk_run *run,
 		    int *inserted, struct tk_err *err);
 /*
+ * A temporary record file at path, written by process pid
+ * (tk_tmpfile_name_parse), that was never renamed to its record's name
+ * because its writer was killed in between. Returns 1, leaving it alone,
+ * while pid still runs (the write may be under way); else, when it holds
+ * a whole record, renames it to the record's name (the path without
+ * ".tmp.PID.HEX", appended to final_path) unless that file holds a
+ * complete record already (then the temporary copy is removed), and
+ * returns 0; TK_EDATA when it holds no whole record (err says so, naming
+ * it; it is removed when remove_bad). Records are written whole before
+ * the rename (core/fsutil.h), so only a temporary file cut short by a
+ * full disk or a crash of the machine holds half of one.
+ */
+int tk_bundle_recover_tmp(const char *path, long pid, int remove_bad, struct tk_buf *final_path,
+			  struct tk_err *err);
+
+/*
  * Removes the record file path and the profile files it lists. A file
  * that cannot be removed is reported to warn ("cannot remove 'F': why")
  * and the others are still removed; returns the number of such files.

@@ -20,6 +20,7 @@ extern char **environ;
 #include "core/buf.h"
 #include "core/proctree.h"
 #include "core/timeutil.h"
+#include "core/watchdog.h"
 #include "core/banned.h"
 
 #define CGROUP2_MAGIC 0x63677270
@@ -27,6 +28,8 @@ extern char **environ;
 #define MAX_INTERVAL_S 1.0
 #define AGE_FRACTION 0.05
 #define COST_FACTOR 200.0
+/* samples before the sampled peak may replace an inherited ru_maxrss */
+#define MIN_TRUSTED_SAMPLES 3
 
 struct job {
 	const struct tk_job_opts *o;
@@ -40,6 +43,7 @@ struct job {
 	double sample_cost_total;
 	struct tk_proctree tree;
 	struct tk_buf cgroup; /* the job's cgroup v2 directory, empty if none */
+	struct tk_watchdog wd;
 };
 
 /* ---- cgroup v2 ---- */
@@ -154,6 +158,7 @@ static double sample(struct job *j, double now)
 	double cost, interval;
 
 	if (tk_proctree_sample(&j->tree, &s) == 0) {
+		tk_watchdog_pids(&j->wd, j->tree.pids, j->tree.nr);
 		if (s.rss_bytes > j->r->tree_rss_bytes)
 			j->r->tree_rss_bytes = s.rss_bytes;
 		if (s.max_proc_rss_bytes > j->sampled_max_proc)
@@ -190,7 +195,10 @@ static void finish_measurements(struct job *j)
 
 	r->maxrss_source = "wait4";
 	if (r->maxrss_bytes <= r->wrapper_rss_at_fork) {
-		if (j->sampled_max_proc > 0) {
+		/* A sample of a job that just started may catch it in the
+		 * middle of its exec, with a fraction of its pages: a few
+		 * samples in, it runs its own code. */
+		if (j->sampled_max_proc > 0 && r->tree_samples >= MIN_TRUSTED_SAMPLES) {
 			r->maxrss_bytes = j->sampled_max_proc;
 			r->maxrss_source = "sampled";
 		} else {
@@ -564,6 +572,9 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	take_signals(&saved, &set);
 	if (sigprocmask(SIG_BLOCK, &set, &old))
 		return tk_err_set(err, TK_EINTERNAL, "cannot block signals: %s", strerror(errno));
+	/* before the subreaper flag: the watchdog must not be our descendant */
+	if (tk_watchdog_start(&j.wd, err))
+		tk_err_clear(err); /* the job runs; PR_SET_PDEATHSIG still holds */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		return tk_err_set(err, TK_EINTERNAL, "cannot become a child subreaper: %s",
 				  strerror(errno));
@@ -594,6 +605,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		}
 		tk_proctree_release(&j.tree);
 		tk_buf_release(&j.cgroup);
+		tk_watchdog_done(&j.wd);
 		return tk_err_set(err, TK_EINTERNAL, "cannot fork: %s", strerror(e));
 	}
 	if (j.pid == 0) {
@@ -627,6 +639,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	}
 	/* Both sides set the group, so it exists before we signal it. */
 	setpgid(j.pid, j.pid);
+	tk_watchdog_group(&j.wd, j.pid);
 	close(errpipe[1]);
 	if (gopipe[0] >= 0) {
 		close(gopipe[0]);
@@ -643,6 +656,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		waitpid(j.pid, &status, 0);
 		r->walltime_s = tk_mono_s() - j.t0;
 		r->exit_code = failure.code;
+		tk_watchdog_done(&j.wd);
 		restore_terminal(tty);
 		tk_proctree_release(&j.tree);
 		tk_buf_release(&j.cgroup);
@@ -653,6 +667,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	if (o->on_start)
 		o->on_start(r, o->data);
 	supervise(&j, &set);
+	tk_watchdog_done(&j.wd);
 	restore_terminal(tty);
 	finish_measurements(&j);
 	tk_proctree_release(&j.tree);

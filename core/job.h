@@ -27,8 +27,10 @@
  *   into it (at most the wrapper's RSS at fork) and carries it across
  *   exec, so a value at or below the wrapper's RSS at fork may not be the
  *   job's own: then the largest single-process RSS seen by the sampler is
- *   used (source "sampled"), or, with no sample, the value is kept and
- *   marked "upper-bound";
+ *   used (source "sampled") when the tree was sampled at least 3 times
+ *   (a single early sample may catch the job in the middle of its exec,
+ *   with a fraction of its pages), else the value is kept and marked
+ *   "upper-bound";
  * - tree_rss_bytes: the peak over samples of the RSS summed over the tree,
  *   and at least maxrss_bytes (the tree was at least that large when its
  *   largest process peaked). Samples are taken every 10 ms at first; the

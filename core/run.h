@@ -150,6 +150,20 @@ void tk_run_release(struct tk_run *r);
 #define TK_RUN_KEY_MAX 200
 int tk_run_check_key(const char *key, struct tk_err *err);
 
+/*
+ * The rule for a tag (tracker run's --tag and .tracker.yml's tags, tracker
+ * push's records): a name of 1 to TK_RUN_KEY_MAX bytes without '=', a
+ * value of at most TK_RUN_TAG_VALUE_MAX bytes, both valid UTF-8 without
+ * control characters. Returns 0, or TK_EDATA "invalid tag 'NAME=VALUE'
+ * (...)", shown as tk_run_check_key shows a key.
+ */
+#define TK_RUN_TAG_VALUE_MAX 1024
+int tk_run_check_tag(const char *name, const char *value, struct tk_err *err);
+
+/* What tracker run would refuse in r: its key (tk_run_check_key), then
+ * its tags (tk_run_check_tag); the first problem's TK_EDATA, else 0. */
+int tk_run_check(const struct tk_run *r, struct tk_err *err);
+
 /* Appends the one-line account of a finished run that tracker run prints:
  * "amip: ok, wall 1m 02s, max RSS 2.10 GiB, tree RSS 3.20 GiB, exit 0
  * (run 8c1d2e3f)". */
