@@ -66,7 +66,8 @@ static int write_file(struct tk_recorder *rec, const struct tk_run *run, unsigne
 		ret = tk_write_file_atomic_flags(path.buf, json.buf, json.len, flags, &err);
 	}
 	tk_buf_reset(&rec->record_path);
-	if (ret)
+	/* the started record's trouble is the final one's too: said once */
+	if (ret && !(flags & TK_WRITE_NO_FSYNC))
 		warn(rec, "cannot write the run record: %s", err.msg);
 	else
 		tk_buf_add(&rec->record_path, path.buf, path.len);
