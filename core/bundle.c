@@ -141,6 +141,10 @@ int tk_bundle_recover_tmp(const char *path, long pid, int remove_bad, struct tk_
 	tk_run_init(&tmp_run);
 	tk_run_init(&final_run);
 	ret = tk_bundle_read_record(path, &tmp_run, err);
+	if (ret && access(path, F_OK) && errno == ENOENT) {
+		ret = tk_err_set(err, TK_EUNAVAIL, "cannot recover '%s': it is gone", path);
+		goto out;
+	}
 	if (ret) {
 		tk_err_prefix(err, "temporary record '%s' of a tracker that is gone is incomplete%s",
 			      path, remove_bad ? "; removed" : "");

@@ -122,7 +122,8 @@ int tk_bundle_store(struct tk_store *s, const char *path, const struct tk_run *r
  * ".tmp.PID.HEX", appended to final_path) unless that file holds a
  * complete record already (then the temporary copy is removed), and
  * returns 0; TK_EDATA when it holds no whole record (err says so, naming
- * it; it is removed when remove_bad). Records are written whole before
+ * it; it is removed when remove_bad); TK_EUNAVAIL when it vanished (another
+ * push took it) or cannot be renamed. Records are written whole before
  * the rename (core/fsutil.h), so only a temporary file cut short by a
  * full disk or a crash of the machine holds half of one.
  */
