@@ -674,30 +674,3 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	tk_buf_release(&j.cgroup);
 	return 0;
 }
-
-void tk_job_result_to_run(const struct tk_job_result *r, struct tk_run *run)
-{
-	run->started_at_us = r->started_at_us;
-	run->walltime_s = r->walltime_s;
-	run->user_s = r->user_s;
-	run->sys_s = r->sys_s;
-	run->maxrss_bytes = r->maxrss_bytes;
-	free(run->maxrss_source);
-	run->maxrss_source = r->maxrss_source ? tk_xstrdup(r->maxrss_source) : NULL;
-	run->wrapper_rss_bytes = r->wrapper_rss_at_fork;
-	run->tree_rss_bytes = r->tree_rss_bytes;
-	run->tree_samples = r->tree_samples;
-	run->cgroup_peak_bytes = r->cgroup_peak_bytes;
-	run->exit_code = r->exit_code;
-	run->term_signal = r->term_signal;
-	if (r->timed_out)
-		run->status = TK_RUN_TIMEOUT;
-	else if (r->cancel_signal)
-		run->status = TK_RUN_CANCELLED;
-	else if (r->term_signal)
-		run->status = TK_RUN_SIGNALED;
-	else if (r->exit_code)
-		run->status = TK_RUN_FAILED;
-	else
-		run->status = TK_RUN_OK;
-}

@@ -117,9 +117,6 @@ struct tk_job_opts {
 
 #define TK_JOB_TICK_S 0.1
 
-/* Copies the measurements into run and sets its status from how the job
- * ended: timeout, cancelled, signaled, failed or ok, in that order. */
-void tk_job_result_to_run(const struct tk_job_result *r, struct tk_run *run);
 
 /*
  * Returns 0 when the job ran (whatever its status); TK_EUNAVAIL when it

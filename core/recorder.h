@@ -54,6 +54,10 @@ struct tk_recorder {
 	struct tk_run *run; /* tk_recorder_hook's */
 };
 
+/* Copies the measurements into run and sets its status from how the job
+ * ended: timeout, cancelled, signaled, failed or ok, in that order. */
+void tk_job_result_to_run(const struct tk_job_result *r, struct tk_run *run);
+
 void tk_recorder_init(struct tk_recorder *rec);
 void tk_recorder_release(struct tk_recorder *rec);
 
