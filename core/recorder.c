@@ -82,11 +82,9 @@ static void *bg_main(void *data)
 	struct tk_store_opts o = { 0, &bg->stop };
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_store *s = NULL;
-	sigset_t all;
 
-	/* Signals are the main thread's (it forwards them to the job). */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	/* Signals are the main thread's (it forwards them to the job): the
+	 * thread was created with all of them blocked. */
 	if (tk_store_open_opts(bg->db, &o, &s, &err))
 		s = NULL;
 	pthread_mutex_lock(&bg->mu);
@@ -130,12 +128,20 @@ static void bg_submit(struct tk_recorder *rec, const struct tk_run *run)
 		return;
 	}
 	if (!bg) {
+		sigset_t all, old;
+		int failed;
+
 		bg = tk_xcalloc(1, sizeof(*bg));
 		pthread_mutex_init(&bg->mu, NULL);
 		pthread_cond_init(&bg->cv, NULL);
 		bg->db = rec->db;
 		bg->pending = tk_buf_detach(&json, NULL);
-		if (pthread_create(&bg->thread, NULL, bg_main, bg)) {
+		/* the thread starts with every signal blocked: they are ours */
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		failed = pthread_create(&bg->thread, NULL, bg_main, bg);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (failed) {
 			free(bg->pending);
 			free(bg);
 			return; /* finish stores the run */
