@@ -137,6 +137,8 @@ static void push_tmp(struct push *p, const char *path, long pid)
 	if (ret == 0) {
 		fprintf(stderr, "%-15s %s -> %s\n", "recovered", path, final.buf);
 		push_file(p, final.buf, 1);
+	} else if (ret == 2) {
+		fprintf(stderr, "%-15s %s%s\n", "empty", path, p->remove ? " (removed)" : "");
 	} else if (ret < 0 && !(ret == TK_EUNAVAIL && vanished(p, path, 1))) {
 		cmd_error("%s", err.msg);
 		p->bad++;

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/fsutil.h"
@@ -129,6 +130,7 @@ int tk_bundle_recover_tmp(const char *path, long pid, int remove_bad, struct tk_
 	struct tk_run tmp_run, final_run;
 	struct tk_buf final = TK_BUF_INIT;
 	const char *t = strstr(path, ".tmp.");
+	struct stat sb;
 	int ret;
 
 	if (kill((pid_t)pid, 0) == 0 || errno == EPERM)
@@ -140,6 +142,13 @@ int tk_bundle_recover_tmp(const char *path, long pid, int remove_bad, struct tk_
 	tk_buf_add(&final, path, (size_t)(t - path));
 	tk_run_init(&tmp_run);
 	tk_run_init(&final_run);
+	/* killed right after creating it: nothing was written, nothing lost */
+	if (!stat(path, &sb) && sb.st_size == 0) {
+		if (remove_bad)
+			unlink(path);
+		ret = 2;
+		goto out;
+	}
 	ret = tk_bundle_read_record(path, &tmp_run, err);
 	if (ret && access(path, F_OK) && errno == ENOENT) {
 		ret = tk_err_set(err, TK_EUNAVAIL, "cannot recover '%s': it is gone", path);
@@ -348,31 +357,6 @@ void tk_bundle_store_profiles(struct tk_bundle *b, struct tk_store *s, const cha
 			warn(b, "could not store the %s profile in '%s': %s", pf->kind, db,
 			     err.msg);
 	}
-}
-
-int tk_bundle_store_run(struct tk_bundle *b, const struct tk_run *run, const char *db,
-			const char *record_path)
-{
-	struct tk_err err = TK_ERR_INIT;
-	struct tk_store *s = NULL;
-	int inserted = 0, ret;
-
-	ret = tk_store_open(db, &s, &err);
-	if (!ret)
-		ret = tk_store_put_run(s, run, &inserted, &err);
-	if (ret) {
-		warn(b, "could not record the run in '%s': %s", db, err.msg);
-		if (record_path && *record_path)
-			warn(b, "the record is kept in '%s'; store it later with: "
-			     "tracker push --db '%s' '%s'", record_path, db, record_path);
-	} else {
-		if (s->warning[0])
-			warn(b, "%s", s->warning);
-		tk_bundle_store_profiles(b, s, run->id, db);
-	}
-	if (s)
-		tk_store_close(s);
-	return ret;
 }
 
 void tk_bundle_release(struct tk_bundle *b)

@@ -73,14 +73,6 @@ void tk_bundle_import(struct tk_bundle *b, struct tk_run *run, const char *dir,
  * the warnings. */
 void tk_bundle_store_profiles(struct tk_bundle *b, struct tk_store *s, const char *run_id,
 			      const char *db);
-/*
- * Stores run and then b's imported profiles in the store at db. When the
- * run cannot be stored, warns so, and names the tracker push command
- * that stores record_path later (when record_path is not empty); returns
- * that error's code, else 0 (a profile the store refuses is a warning).
- */
-int tk_bundle_store_run(struct tk_bundle *b, const struct tk_run *run, const char *db,
-			const char *record_path);
 void tk_bundle_release(struct tk_bundle *b);
 
 /*
@@ -121,7 +113,9 @@ int tk_bundle_store(struct tk_store *s, const char *path, const struct tk_run *r
  * a whole record, renames it to the record's name (the path without
  * ".tmp.PID.HEX", appended to final_path) unless that file holds a
  * complete record already (then the temporary copy is removed), and
- * returns 0; TK_EDATA when it holds no whole record (err says so, naming
+ * returns 0; 2 when it is empty (its writer was killed before writing:
+ * nothing is lost; removed when remove_bad); TK_EDATA when it holds no
+ * whole record (err says so, naming
  * it; it is removed when remove_bad); TK_EUNAVAIL when it vanished (another
  * push took it) or cannot be renamed. Records are written whole before
  * the rename (core/fsutil.h), so only a temporary file cut short by a

@@ -3,8 +3,9 @@
 # renaming it leaves a whole record under a temporary name
 # (NAME.json.tmp.PID.XXXXXXXXXXXX). tracker push recovers it once its
 # writer is gone: renamed to the record's name and stored. A temporary
-# file of a writer still running is left alone; one cut short is
-# reported (exit 65) and removed by --remove.
+# file of a writer still running is left alone; an empty one (killed
+# right after creating it: nothing lost) is said and removed by --remove;
+# one cut short is reported (exit 65) and removed by --remove.
 
 . "$(dirname "$0")/test-lib.sh"
 
@@ -16,7 +17,8 @@ test_expect_success 'setup: a pid that is gone, and one that runs (this script)'
 	rec="$FIXTURES/records/amip-staging-101.json" &&
 	cp "$rec" art/amip-whole.json.tmp.$dead.0123456789ab &&
 	cp "$rec" art/amip-live.json.tmp.$(cat live.pid).0123456789ab &&
-	head -c 300 "$rec" >art/amip-cut.json.tmp.$dead.0123456789ac
+	head -c 300 "$rec" >art/amip-cut.json.tmp.$dead.0123456789ac &&
+	: >art/amip-empty.json.tmp.$dead.0123456789ad
 '
 
 test_expect_success 'push: the whole one recovered and stored, the cut one reported' '
@@ -24,6 +26,8 @@ test_expect_success 'push: the whole one recovered and stored, the cut one repor
 	grep "^recovered .*amip-whole.json.tmp.* -> art/amip-whole.json" err &&
 	grep "^stored .*art/amip-whole.json" err &&
 	grep "amip-cut.json.tmp.*incomplete" err &&
+	grep "^empty .*amip-empty.json.tmp" err &&
+	grep "1 stored, 0 already stored, 1 failed" err &&
 	tracker history --db db.sqlite --format csv >out &&
 	test $(wc -l <out) = 2 &&
 	test -f art/amip-whole.json &&
@@ -35,9 +39,10 @@ test_expect_success 'the live writer'"'"'s file is left alone' '
 	! grep "amip-live" err
 '
 
-test_expect_success 'push --remove: the cut one is removed, the record too' '
+test_expect_success 'push --remove: the cut and the empty one are removed, the record too' '
 	test_expect_code 65 tracker push --db db.sqlite --remove art 2>err &&
 	grep "incomplete; removed" err &&
+	grep "^empty .*amip-empty.json.tmp.* (removed)" err &&
 	ls art >left &&
 	grep "amip-live.json.tmp" left &&
 	test $(wc -l <left) = 1 &&
