@@ -574,7 +574,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		return tk_err_set(err, TK_EINTERNAL, "cannot block signals: %s", strerror(errno));
 	/* before the subreaper flag: the watchdog must not be our descendant */
 	if (tk_watchdog_start(&j.wd, err))
-		tk_err_clear(err); /* the job runs; PR_SET_PDEATHSIG still holds */
+		tk_err_clear(err); /* the job runs, with PR_SET_PDEATHSIG instead */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		return tk_err_set(err, TK_EINTERNAL, "cannot become a child subreaper: %s",
 				  strerror(errno));
@@ -609,12 +609,21 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		return tk_err_set(err, TK_EINTERNAL, "cannot fork: %s", strerror(e));
 	}
 	if (j.pid == 0) {
-		/* If tracker is killed outright (the CI's KILL after its grace
-		 * period), the job, in a group of its own, must not run on. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		/*
+		 * If tracker is killed outright (the CI's KILL after its grace
+		 * period), the job, in a group of its own, must not run on: the
+		 * watchdog kills its tree. The job itself tells it its group,
+		 * before tracker could die unnoticed. Only without a watchdog
+		 * is the job taken along by PR_SET_PDEATHSIG: that kills the
+		 * main process at once, and its children, reparented, would
+		 * no longer be found by their parent.
+		 */
+		if (j.wd.fd < 0)
+			prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		if (getppid() != parent)
 			_exit(126);
 		setpgid(0, 0);
+		tk_watchdog_group(&j.wd, getpid());
 		if (tty) {
 			signal(SIGTTOU, SIG_IGN);
 			tcsetpgrp(STDIN_FILENO, getpid());
@@ -624,13 +633,15 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (gopipe[0] >= 0) {
 			/* Wait for before_exec: EOF when tracker closes its end
-			 * (or dies, and PR_SET_PDEATHSIG follows). */
+			 * (or dies: then no job). */
 			char c;
 
 			close(gopipe[1]);
 			while (read(gopipe[0], &c, 1) < 0 && errno == EINTR)
 				;
 			close(gopipe[0]);
+			if (getppid() != parent)
+				_exit(126);
 		}
 		exec_job(o, &failure);
 		if (write(errpipe[1], &failure, sizeof(failure)) < 0)

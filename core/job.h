@@ -50,7 +50,9 @@
  * not kill tracker: a write past `ulimit -f` fails with EFBIG instead);
  * the job gets the dispositions the caller had. A stopped job (Ctrl-Z) stops tracker too
  * when the job has the terminal, and is continued with it. The job gets
- * PR_SET_PDEATHSIG = SIGKILL: killed outright, tracker takes it along.
+ * Killed outright, tracker takes the job's tree along: the watchdog
+ * (core/watchdog.h) kills it, or, when no watchdog could be started, the
+ * job's main process has PR_SET_PDEATHSIG = SIGKILL.
  * Not reentrant: it owns SIGCHLD and the subreaper flag of the process.
  */
 #include <stdint.h>
