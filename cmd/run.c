@@ -218,6 +218,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_kvlist cli_tags = { NULL, 0, 0 };
 	struct tk_job_opts jo;
 	struct tk_job_result jr;
+	struct tk_watchdog wd;
 	struct run_state st;
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_buf db = TK_BUF_INIT, derived = TK_BUF_INIT, from = TK_BUF_INIT;
@@ -226,6 +227,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 
 	memset(&jo, 0, sizeof(jo));
 	memset(&st, 0, sizeof(st));
+	jo.watchdog = tk_watchdog_start(&wd, &err) ? NULL : &wd;
 	tk_profiler_init(&st.profiler);
 	st.profiler.warn = warning;
 	st.profiler.libdir = TRACKER_LIBDIR;
@@ -398,10 +400,9 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	fflush(NULL);
 	if (tk_job_run(&jo, &jr, &exec_errno, &err)) {
 		cmd_error("%s", err.msg);
-		if (!exec_errno) {
-			ret = EXIT_INTERNAL;
+		ret = EXIT_INTERNAL;
+		if (!exec_errno)
 			goto out;
-		}
 		/* it could not start: that is recorded too, as a shell's 126/127 */
 		st.rec.cancel = cmd_catch_cancel();
 		tk_job_result_to_run(&jr, &st.run);
@@ -411,8 +412,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		ret = jr.exit_code;
 		goto out;
 	}
-	/* From here on, tracker's own troubles never change the exit status;
-	 * a CI cancel now ends the wait for the database. */
+	/* From here on, tracker's troubles never change the exit status. */
 	st.rec.cancel = cmd_catch_cancel();
 	tk_job_result_to_run(&jr, &st.run);
 	st.run.partial = 0;
@@ -439,6 +439,8 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	else
 		ret = jr.exit_code;
 out:
+	if (jo.watchdog)
+		tk_watchdog_done(&wd);
 	tk_kvlist_release(&cli_tags);
 	release_state(&st);
 	tk_buf_release(&db);

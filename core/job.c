@@ -43,7 +43,8 @@ struct job {
 	double sample_cost_total;
 	struct tk_proctree tree;
 	struct tk_buf cgroup; /* the job's cgroup v2 directory, empty if none */
-	struct tk_watchdog wd;
+	struct tk_watchdog own_wd;
+	struct tk_watchdog *wd;
 };
 
 /* ---- cgroup v2 ---- */
@@ -158,7 +159,7 @@ static double sample(struct job *j, double now)
 	double cost, interval;
 
 	if (tk_proctree_sample(&j->tree, &s) == 0) {
-		tk_watchdog_pids(&j->wd, j->tree.pids, j->tree.nr);
+		tk_watchdog_pids(j->wd, j->tree.pids, j->tree.nr);
 		if (s.rss_bytes > j->r->tree_rss_bytes)
 			j->r->tree_rss_bytes = s.rss_bytes;
 		if (s.max_proc_rss_bytes > j->sampled_max_proc)
@@ -573,8 +574,13 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	if (sigprocmask(SIG_BLOCK, &set, &old))
 		return tk_err_set(err, TK_EINTERNAL, "cannot block signals: %s", strerror(errno));
 	/* before the subreaper flag: the watchdog must not be our descendant */
-	if (tk_watchdog_start(&j.wd, err))
-		tk_err_clear(err); /* the job runs, with PR_SET_PDEATHSIG instead */
+	j.wd = o->watchdog;
+	if (!j.wd) {
+		j.wd = &j.own_wd;
+		if (tk_watchdog_start(j.wd, err))
+			tk_err_clear(err); /* the job runs, with PR_SET_PDEATHSIG instead */
+	}
+	tk_watchdog_ready(j.wd);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		return tk_err_set(err, TK_EINTERNAL, "cannot become a child subreaper: %s",
 				  strerror(errno));
@@ -605,7 +611,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		}
 		tk_proctree_release(&j.tree);
 		tk_buf_release(&j.cgroup);
-		tk_watchdog_done(&j.wd);
+		tk_watchdog_done(j.wd);
 		return tk_err_set(err, TK_EINTERNAL, "cannot fork: %s", strerror(e));
 	}
 	if (j.pid == 0) {
@@ -618,12 +624,12 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		 * main process at once, and its children, reparented, would
 		 * no longer be found by their parent.
 		 */
-		if (j.wd.fd < 0)
+		if (j.wd->fd < 0)
 			prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		if (getppid() != parent)
 			_exit(126);
 		setpgid(0, 0);
-		tk_watchdog_group(&j.wd, getpid());
+		tk_watchdog_group(j.wd, getpid());
 		if (tty) {
 			signal(SIGTTOU, SIG_IGN);
 			tcsetpgrp(STDIN_FILENO, getpid());
@@ -650,7 +656,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	}
 	/* Both sides set the group, so it exists before we signal it. */
 	setpgid(j.pid, j.pid);
-	tk_watchdog_group(&j.wd, j.pid);
+	tk_watchdog_group(j.wd, j.pid);
 	close(errpipe[1]);
 	if (gopipe[0] >= 0) {
 		close(gopipe[0]);
@@ -667,7 +673,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		waitpid(j.pid, &status, 0);
 		r->walltime_s = tk_mono_s() - j.t0;
 		r->exit_code = failure.code;
-		tk_watchdog_done(&j.wd);
+		tk_watchdog_done(j.wd);
 		restore_terminal(tty);
 		tk_proctree_release(&j.tree);
 		tk_buf_release(&j.cgroup);
@@ -678,7 +684,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	if (o->on_start)
 		o->on_start(r, o->data);
 	supervise(&j, &set);
-	tk_watchdog_done(&j.wd);
+	tk_watchdog_done(j.wd);
 	restore_terminal(tty);
 	finish_measurements(&j);
 	tk_proctree_release(&j.tree);

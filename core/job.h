@@ -60,6 +60,7 @@
 
 #include "core/err.h"
 #include "core/run.h"
+#include "core/watchdog.h"
 
 struct tk_job_result {
 	int64_t started_at_us;
@@ -113,6 +114,12 @@ struct tk_job_opts {
 	 * has been reaped (its last records are complete then).
 	 */
 	int (*before_exec)(pid_t child, void *hook_data);
+	/*
+	 * A watchdog the caller started early (tk_watchdog_start), so that
+	 * its start overlaps the caller's own setup; tk_job_run makes it
+	 * ready and says goodbye to it. NULL: tk_job_run starts one.
+	 */
+	struct tk_watchdog *watchdog;
 	void (*tick)(void *hook_data);
 	void *hook_data;
 };

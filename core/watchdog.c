@@ -245,7 +245,7 @@ static void __attribute__((noreturn)) become_watchdog(int fd)
 
 int tk_watchdog_start(struct tk_watchdog *w, struct tk_err *err)
 {
-	int fds[2], status, e;
+	int fds[2], e;
 	pid_t mid;
 
 	memset(w, 0, sizeof(*w));
@@ -267,11 +267,21 @@ int tk_watchdog_start(struct tk_watchdog *w, struct tk_err *err)
 		_exit(0);
 	}
 	close(fds[0]);
-	while (waitpid(mid, &status, 0) < 0 && errno == EINTR)
-		;
+	w->mid = mid;
 	fcntl(fds[1], F_SETFL, O_NONBLOCK);
 	w->fd = fds[1];
 	return 0;
+}
+
+void tk_watchdog_ready(struct tk_watchdog *w)
+{
+	int status;
+
+	if (w->mid <= 0)
+		return;
+	while (waitpid(w->mid, &status, 0) < 0 && errno == EINTR)
+		;
+	w->mid = 0;
 }
 
 /* 0 when the message went into the pipe (whole: it is at most PIPE_BUF). */
@@ -320,6 +330,7 @@ void tk_watchdog_done(struct tk_watchdog *w)
 {
 	int32_t msg = MSG_DONE;
 
+	tk_watchdog_ready(w);
 	/* this one must arrive, or the watchdog takes the end of file for
 	 * tracker's death: wait for room */
 	if (w->fd >= 0)

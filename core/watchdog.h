@@ -36,18 +36,27 @@
 
 struct tk_watchdog {
 	int fd;    /* the write end; -1 when there is no watchdog */
+	pid_t mid; /* the first fork, until tk_watchdog_ready reaps it */
 	pid_t *sent;
 	size_t nr_sent, alloc_sent;
 };
 
-/* Starts the watchdog; TK_EINTERNAL when it cannot (w->fd is then -1 and
- * the other calls do nothing). Call before becoming a child subreaper. */
+/*
+ * Starts the watchdog; TK_EINTERNAL when it cannot (w->fd is then -1 and
+ * the other calls do nothing). It returns at once: the caller may do
+ * other work while the watchdog gets going, and must call
+ * tk_watchdog_ready before becoming a child subreaper (or the watchdog
+ * would be its child) and before reaping children of its own.
+ */
 int tk_watchdog_start(struct tk_watchdog *w, struct tk_err *err);
+/* Reaps the first fork: from now on the watchdog is no child of ours. */
+void tk_watchdog_ready(struct tk_watchdog *w);
 /* The job's process group. */
 void tk_watchdog_group(struct tk_watchdog *w, pid_t pgid);
 /* The tree's pids as last sampled; sent only when they changed. */
 void tk_watchdog_pids(struct tk_watchdog *w, const pid_t *pids, size_t n);
-/* Goodbye: the watchdog exits without killing anything. */
+/* Goodbye: the watchdog exits without killing anything (ready is
+ * implied). */
 void tk_watchdog_done(struct tk_watchdog *w);
 
 #endif
