@@ -127,7 +127,8 @@ int tk_bundle_recover_tmp(const char *path, long pid, int remove_bad, struct tk_
 /*
  * Removes the record file path and the profile files it lists. A file
  * that cannot be removed is reported to warn ("cannot remove 'F': why")
- * and the others are still removed; returns the number of such files.
+ * and the others are still removed; returns the number of such files. A
+ * file already gone (another push --remove took it) is no failure.
  */
 int tk_bundle_remove(const char *path, const struct tk_run *run,
 		     void (*warn)(void *data, const char *msg), void *data);
