@@ -72,6 +72,15 @@ void cmd_resolve_artifacts(const struct cmd_ctx *ctx, const char *opt, struct tk
 typedef int (*cmd_write_fn)(FILE *out, void *data, struct tk_err *err);
 int cmd_write_output(const char *path, cmd_write_fn fn, void *data);
 
+/*
+ * From now on TERM, INT and HUP (those not ignored, which stay so) only
+ * set the returned flag, and are unblocked: a command hands the flag to
+ * the store (core/cancel.h) so that a CI cancel ends a wait for the
+ * database at once, without interrupting what it writes.
+ */
+#include <signal.h>
+const volatile sig_atomic_t *cmd_catch_cancel(void);
+
 int cmd_run(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_import(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx);

@@ -2,6 +2,7 @@
  * Lookups shared by the commands: where the database and the artifacts are.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/fsutil.h"
 #include "core/banned.h"
 
 static const char *nonempty(const char *s)
@@ -53,21 +55,15 @@ int cmd_write_output(const char *path, cmd_write_fn fn, void *data)
 {
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_buf tmp = TK_BUF_INIT;
-	mode_t mask;
 	FILE *out;
 	int fd, ret, closed;
 
-	tk_buf_addf(&tmp, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp.buf);
+	fd = tk_tmpfile_beside(path, &tmp, &err);
 	if (fd < 0) {
-		cmd_error("cannot write '%s': %s", path, strerror(errno));
+		cmd_error("cannot write '%s': %s", path, err.msg);
 		tk_buf_release(&tmp);
 		return EXIT_UNAVAILABLE;
 	}
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask))
-		cmd_warning("cannot set the mode of '%s': %s", tmp.buf, strerror(errno));
 	out = fdopen(fd, "w");
 	if (!out) {
 		close(fd);
@@ -99,4 +95,32 @@ fail:
 	unlink(tmp.buf);
 	tk_buf_release(&tmp);
 	return ret;
+}
+
+static volatile sig_atomic_t cancel_flag;
+
+static void on_cancel_signal(int sig)
+{
+	(void)sig;
+	cancel_flag = 1;
+}
+
+const volatile sig_atomic_t *cmd_catch_cancel(void)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	struct sigaction sa, cur;
+	sigset_t set;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_cancel_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!sigaction(sigs[i], NULL, &cur) && cur.sa_handler != SIG_IGN) {
+			sigaction(sigs[i], &sa, NULL);
+			sigaddset(&set, sigs[i]);
+		}
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	return &cancel_flag;
 }

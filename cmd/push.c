@@ -15,6 +15,7 @@
 
 #include "cmd/cmd.h"
 #include "core/bundle.h"
+#include "core/fsutil.h"
 #include "core/banned.h"
 
 const char cmd_push_usage[] =
@@ -25,12 +26,17 @@ const char cmd_push_usage[] =
 	"writes under its artifacts directory (<key>-<run id>.json) when it runs, so\n"
 	"a run whose database was unreachable, or a record carried over as a CI\n"
 	"artifact, can be stored later. A directory argument pushes every *.json\n"
-	"file directly in it. Pushing is idempotent by run id: a run already stored\n"
+	"file directly in it, and recovers the temporary record files\n"
+	"(NAME.json.tmp.PID.XXXXXXXXXXXX) of a tracker killed while writing one.\n"
+	"Pushing is idempotent by run id: a run already stored\n"
 	"is left alone (\"already stored\"), except that a complete record replaces\n"
 	"a partial one.\n"
 	"\n"
-	"Each file is reported on standard error as stored, already stored, or the\n"
-	"reason it was not; a bad file does not stop the others.\n"
+	"Each file is reported on standard error as stored, already stored, gone\n"
+	"(listed, then pushed and removed by another push --remove), or the reason\n"
+	"it was not; a bad file does not stop the others. A record is refused as\n"
+	"tracker run would refuse it: a key or tag with a control character, or\n"
+	"not UTF-8.\n"
 	"\n"
 	"With --from, every run and profile of another database is stored instead,\n"
 	"the same way (idempotent: pushing twice stores everything once), for\n"
@@ -49,16 +55,26 @@ const char cmd_push_usage[] =
 	"  tracker push --from sqlite:history.db --db postgresql://ci@db.example/tracker\n"
 	"\n"
 	"Exit status: 0 every file stored or already stored, 2 usage error,\n"
-	"65 a file is not a valid record, or has a key tracker run refuses (it is\n"
-	"kept; the others are still stored),\n"
+	"65 a file is not a valid record, or has a key or tag tracker run refuses\n"
+	"(it is kept; the others are still stored),\n"
 	"69 the database is unavailable (files are kept).\n";
 
 struct push {
 	struct tk_store *store;
 	int remove;
-	size_t stored, already, bad;
+	size_t stored, already, bad, gone;
 	int unavailable;
 };
+
+/* The file vanished after it was listed: another `push --remove` took it. */
+static int vanished(struct push *p, const char *path, int listed)
+{
+	if (!listed || !access(path, F_OK) || errno != ENOENT)
+		return 0;
+	fprintf(stderr, "%-15s %s\n", "gone", path);
+	p->gone++;
+	return 1;
+}
 
 static void warn_cb(void *data, const char *msg)
 {
@@ -66,7 +82,7 @@ static void warn_cb(void *data, const char *msg)
 	cmd_warning("%s", msg);
 }
 
-static void push_file(struct push *p, const char *path)
+static void push_file(struct push *p, const char *path, int listed)
 {
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_run run;
@@ -75,18 +91,23 @@ static void push_file(struct push *p, const char *path)
 	tk_run_init(&run);
 	ret = tk_bundle_read_record(path, &run, &err);
 	if (ret) {
+		if (vanished(p, path, listed))
+			goto out;
 		cmd_error("%s", err.msg);
 		p->bad++;
 		goto out;
 	}
 	/* tracker run would not have made this record: the file is kept */
-	if (tk_run_check_key(run.key, &err)) {
+	if (tk_run_check(&run, &err)) {
 		cmd_error("cannot push '%s': %s", path, err.msg);
 		p->bad++;
 		goto out;
 	}
 	ret = tk_bundle_store(p->store, path, &run, &inserted, &err);
 	if (ret) {
+		/* its profiles went with it */
+		if (ret == TK_EDATA && vanished(p, path, listed))
+			goto out;
 		cmd_error("%s", err.msg);
 		if (ret == TK_EDATA)
 			p->bad++;
@@ -110,11 +131,35 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every *.json directly in dir, in name order so the output is stable. */
+/*
+ * A temporary record left by a tracker killed before its rename: pushed
+ * under its record's name once its writer is gone (tk_bundle_recover_tmp).
+ */
+static void push_tmp(struct push *p, const char *path, long pid)
+{
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_buf final = TK_BUF_INIT;
+	int ret = tk_bundle_recover_tmp(path, pid, p->remove, &final, &err);
+
+	if (ret == 0) {
+		fprintf(stderr, "%-15s %s -> %s\n", "recovered", path, final.buf);
+		push_file(p, final.buf, 1);
+	} else if (ret == 2) {
+		fprintf(stderr, "%-15s %s%s\n", "empty", path, p->remove ? " (removed)" : "");
+	} else if (ret < 0 && !(ret == TK_EUNAVAIL && vanished(p, path, 1))) {
+		cmd_error("%s", err.msg);
+		p->bad++;
+	}
+	tk_buf_release(&final);
+}
+
+/* Every *.json directly in dir (and the temporary records of killed
+ * writers), in name order so the output is stable. */
 static void push_dir(struct push *p, const char *dir)
 {
 	char **names = NULL;
 	size_t nr = 0, alloc = 0, i;
+	long pid;
 	struct dirent *de;
 	DIR *d = opendir(dir);
 
@@ -131,7 +176,9 @@ static void push_dir(struct push *p, const char *dir)
 		if (!de)
 			break;
 		len = strlen(de->d_name);
-		if (de->d_name[0] == '.' || len < 6 || strcmp(de->d_name + len - 5, ".json"))
+		if (de->d_name[0] == '.' ||
+		    ((len < 6 || strcmp(de->d_name + len - 5, ".json")) &&
+		     !tk_tmpfile_name_parse(de->d_name, NULL, &pid)))
 			continue;
 		TK_ALLOC_GROW(names, nr + 1, alloc);
 		names[nr++] = tk_xstrdup(de->d_name);
@@ -152,7 +199,10 @@ static void push_dir(struct push *p, const char *dir)
 			while (len > 1 && dir[len - 1] == '/')
 				len--;
 			tk_buf_addf(&path, "%.*s/%s", (int)len, dir, names[i]);
-			push_file(p, path.buf);
+			if (tk_tmpfile_name_parse(names[i], NULL, &pid))
+				push_tmp(p, path.buf, pid);
+			else
+				push_file(p, path.buf, 1);
 		}
 		tk_buf_release(&path);
 		free(names[i]);
@@ -167,7 +217,7 @@ static void push_arg(struct push *p, const char *arg)
 	if (!stat(arg, &sb) && S_ISDIR(sb.st_mode))
 		push_dir(p, arg);
 	else
-		push_file(p, arg);
+		push_file(p, arg, 0);
 }
 
 /* push --from: the whole history of src, into the open store dst. */
@@ -247,8 +297,11 @@ int cmd_push(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	for (i = optind; i < argc && !p.unavailable; i++)
 		push_arg(&p, argv[i]);
-	fprintf(stderr, "%zu stored, %zu already stored, %zu failed\n",
-		p.stored, p.already, p.bad);
+	fprintf(stderr, "%zu stored, %zu already stored, %zu failed", p.stored, p.already,
+		p.bad);
+	if (p.gone)
+		fprintf(stderr, ", %zu gone (pushed by another)", p.gone);
+	fputc('\n', stderr);
 	if (p.unavailable) {
 		cmd_error("database unavailable; the remaining record files are unchanged");
 		ret = EXIT_UNAVAILABLE;

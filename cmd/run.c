@@ -32,6 +32,7 @@
 #include "core/store.h"
 #include "core/timeutil.h"
 #include "core/profstore.h"
+#include "core/recorder.h"
 #include "core/banned.h"
 
 const char cmd_run_usage[] =
@@ -90,13 +91,15 @@ const char cmd_run_usage[] =
 	"Measured: walltime, user/sys CPU of the process tree, peak RSS of the\n"
 	"largest process (maxrss_bytes), peak RSS summed over the tree\n"
 	"(tree_rss_bytes), cgroup v2 memory.peak when the job has its own cgroup.\n"
+	"The record (file and database row) exists from the start, as \"started\".\n"
 	"TERM, INT and HUP are forwarded to the job; the first writes a partial\n"
-	"record marked cancelled at once.\n"
+	"record marked cancelled at once. Killed outright, tracker takes the job's\n"
+	"process tree along (docs/reliability.md).\n"
 	"\n"
 	"Exit status: the job's status; 124 on --timeout; 126/127 when CMD cannot\n"
-	"be run; 2 when no CMD is given, or outside CI on a usage error (unknown\n"
-	"option, bad option value, no key, invalid key, --per-rank outside srun):\n"
-	"the job is not started.\n"
+	"be run, as bash (recorded, status error); 2 when no CMD is given, or\n"
+	"outside CI on a usage error (unknown option, bad option value, no key,\n"
+	"invalid key or tag, --per-rank outside srun): the job is not started.\n"
 	"Under CI (a CI provider or $CI=true) those are warnings and the job runs.\n"
 	"\n"
 	"Example:\n"
@@ -109,7 +112,7 @@ struct run_state {
 	const char *profile_kind;
 	struct tk_profiler profiler;
 	struct tk_buf artifacts;
-	struct tk_buf record_path;
+	struct tk_recorder rec;
 	int quiet;
 	int in_ci;       /* problems before the start are warnings */
 	int no_record;   /* no run id: run the job, record nothing */
@@ -137,31 +140,6 @@ setup_problem(const struct cmd_ctx *ctx, const struct run_state *st, const char 
 		ret = cmd_usage_error(ctx, "%s", msg.buf);
 	tk_buf_release(&msg);
 	return ret;
-}
-
-static void write_record(struct run_state *st)
-{
-	struct tk_err err = TK_ERR_INIT;
-
-	tk_buf_reset(&st->record_path);
-	if (tk_bundle_write_record(&st->run, st->artifacts.buf, &st->record_path, &err))
-		cmd_warning("cannot write the run record: %s", err.msg);
-}
-
-/* The first TERM/INT/HUP: leave a partial record before anything can kill us. */
-static void on_cancel(const struct tk_job_result *so_far, void *data)
-{
-	struct run_state *st = data;
-
-	tk_job_result_to_run(so_far, &st->run);
-	st->run.status = TK_RUN_CANCELLED;
-	st->run.partial = so_far->running;
-	if (st->no_record)
-		return;
-	write_record(st);
-	if (!st->quiet)
-		cmd_warning("cancelled by signal %d; partial record written to '%s'",
-			    so_far->cancel_signal, st->record_path.buf);
 }
 
 /* Die the way the job died. Core dumps stay the job's: ours are off. */
@@ -220,7 +198,7 @@ static void release_state(struct run_state *st)
 	tk_profiler_release(&st->profiler);
 	tk_run_release(&st->run);
 	tk_buf_release(&st->artifacts);
-	tk_buf_release(&st->record_path);
+	tk_recorder_release(&st->rec);
 }
 
 /* 1 when "--" is among argv[from..argc). */
@@ -242,21 +220,25 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_kvlist cli_tags = { NULL, 0, 0 };
 	struct tk_job_opts jo;
 	struct tk_job_result jr;
+	struct tk_watchdog wd;
 	struct run_state st;
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_buf db = TK_BUF_INIT, derived = TK_BUF_INIT, from = TK_BUF_INIT;
 	double timeout = -1, v;
+	size_t n;
 	int c, i, li = 0, exec_errno, per_rank = 0, ret = 0, lost = 0, sacct = 0;
 
 	memset(&jo, 0, sizeof(jo));
 	memset(&st, 0, sizeof(st));
+	jo.watchdog = tk_watchdog_start(&wd, &err) ? NULL : &wd;
 	tk_profiler_init(&st.profiler);
 	st.profiler.warn = warning;
 	st.profiler.libdir = TRACKER_LIBDIR;
 	st.bundle.warn = warning;
 	tk_run_init(&st.run);
 	tk_buf_init(&st.artifacts, 0);
-	tk_buf_init(&st.record_path, 0);
+	tk_recorder_init(&st.rec);
+	st.rec.warn = warning;
 	jo.grace_s = 5;
 	jo.orphan_wait_s = 10;
 	st.in_ci = tk_ci_detected(&tk_env_process);
@@ -385,7 +367,10 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		if (timeout < 0 && kc->timeout_s > 0)
 			timeout = kc->timeout_s;
 	}
-	tk_kvlist_merge(&st.run.tags, &cli_tags);
+	n = tk_run_add_tags(&st.run, &cli_tags, &err);
+	if (n && (ret = setup_problem(ctx, &st, "%s; %s dropped", err.msg,
+				      n > 1 ? "it and the other refused tags are" : "the tag is")))
+		goto out;
 	if (tk_ci_collect(&tk_env_process, &st.run.ci, &err))
 		cmd_warning("incomplete CI context: %s", err.msg);
 	st.run.machine_class = tk_machine_class_for(opt_machine_class, &ctx->config, key, &st.run.ci);
@@ -400,18 +385,31 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 
 	jo.argv = argv + optind;
 	jo.timeout_s = timeout > 0 ? timeout : 0;
-	jo.on_cancel = on_cancel;
-	jo.data = &st;
+	st.rec.dir = st.artifacts.buf;
+	st.rec.db = db.buf;
+	st.rec.quiet = st.quiet;
+	if (!st.no_record)
+		tk_recorder_hook(&st.rec, &st.run, &jo);
 	st.profiler.quiet = st.quiet;
 	tk_profiler_start(&st.profiler, argv + optind);
 	tk_profiler_hook(&st.profiler, &jo);
 	fflush(NULL);
 	if (tk_job_run(&jo, &jr, &exec_errno, &err)) {
 		cmd_error("%s", err.msg);
-		ret = exec_errno ? (exec_errno == ENOENT ? 127 : 126) : EXIT_INTERNAL;
+		ret = EXIT_INTERNAL;
+		if (!exec_errno)
+			goto out;
+		/* it could not start: that is recorded too, as a shell's 126/127 */
+		st.rec.cancel = cmd_catch_cancel();
+		tk_job_result_to_run(&jr, &st.run);
+		st.run.status = TK_RUN_ERROR;
+		if (!st.no_record)
+			tk_recorder_finish(&st.rec, NULL, &st.run);
+		ret = jr.exit_code;
 		goto out;
 	}
-	/* From here on, tracker's own troubles never change the exit status. */
+	/* From here on, tracker's troubles never change the exit status. */
+	st.rec.cancel = cmd_catch_cancel();
 	tk_job_result_to_run(&jr, &st.run);
 	st.run.partial = 0;
 	tk_profiler_finish(&st.profiler);
@@ -423,8 +421,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 			       TK_RAW_NVALUES);
 		tk_bundle_import(&st.bundle, &st.run, st.artifacts.buf, st.profile_kind,
 				 st.profiler.no_demangle);
-		write_record(&st);
-		tk_bundle_store_run(&st.bundle, &st.run, db.buf, st.record_path.buf);
+		tk_recorder_finish(&st.rec, &st.bundle, &st.run);
 	}
 	if (jr.orphans_left && !st.quiet)
 		cmd_warning("%d process(es) the job started are still running; "
@@ -441,6 +438,8 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	else
 		ret = jr.exit_code;
 out:
+	if (jo.watchdog)
+		tk_watchdog_done(&wd);
 	tk_kvlist_release(&cli_tags);
 	release_state(&st);
 	tk_buf_release(&db);

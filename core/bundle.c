@@ -5,9 +5,11 @@
 #include "core/bundle.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/fsutil.h"
@@ -122,12 +124,68 @@ int tk_bundle_store(struct tk_store *s, const char *path, const struct tk_run *r
 	return store_profiles(s, path, run, err);
 }
 
+int tk_bundle_recover_tmp(const char *path, long pid, int remove_bad, struct tk_buf *final_path,
+			  struct tk_err *err)
+{
+	struct tk_run tmp_run, final_run;
+	struct tk_buf final = TK_BUF_INIT;
+	const char *t = strstr(path, ".tmp.");
+	struct stat sb;
+	int ret;
+
+	if (kill((pid_t)pid, 0) == 0 || errno == EPERM)
+		return 1;
+	while (t && strstr(t + 1, ".tmp."))
+		t = strstr(t + 1, ".tmp.");
+	if (!t)
+		return tk_err_set(err, TK_EDATA, "'%s' is no temporary record file", path);
+	tk_buf_add(&final, path, (size_t)(t - path));
+	tk_run_init(&tmp_run);
+	tk_run_init(&final_run);
+	/* killed right after creating it: nothing was written, nothing lost */
+	if (!stat(path, &sb) && sb.st_size == 0) {
+		if (remove_bad)
+			unlink(path);
+		ret = 2;
+		goto out;
+	}
+	ret = tk_bundle_read_record(path, &tmp_run, err);
+	if (ret && access(path, F_OK) && errno == ENOENT) {
+		ret = tk_err_set(err, TK_EUNAVAIL, "cannot recover '%s': it is gone", path);
+		goto out;
+	}
+	if (ret) {
+		tk_err_prefix(err, "temporary record '%s' of a tracker that is gone is incomplete%s",
+			      path, remove_bad ? "; removed" : "");
+		err->code = ret = TK_EDATA;
+		if (remove_bad)
+			unlink(path);
+		goto out;
+	}
+	if (!tk_bundle_read_record(final.buf, &final_run, NULL) && !final_run.partial)
+		ret = unlink(path);
+	else
+		ret = rename(path, final.buf);
+	if (ret) {
+		ret = tk_err_set(err, TK_EUNAVAIL, "cannot recover '%s': %s", path,
+				 strerror(errno));
+		goto out;
+	}
+	tk_buf_add(final_path, final.buf, final.len);
+out:
+	tk_run_release(&tmp_run);
+	tk_run_release(&final_run);
+	tk_buf_release(&final);
+	return ret;
+}
+
 static int remove_one(const char *file, void (*warn)(void *data, const char *msg),
 		      void *data)
 {
 	struct tk_buf msg = TK_BUF_INIT;
 
-	if (!unlink(file))
+	/* gone already: another `push --remove` took it */
+	if (!unlink(file) || errno == ENOENT)
 		return 0;
 	if (warn) {
 		tk_buf_addf(&msg, "cannot remove '%s': %s", file, strerror(errno));
@@ -299,34 +357,6 @@ void tk_bundle_store_profiles(struct tk_bundle *b, struct tk_store *s, const cha
 			warn(b, "could not store the %s profile in '%s': %s", pf->kind, db,
 			     err.msg);
 	}
-}
-
-int tk_bundle_store_run(struct tk_bundle *b, const struct tk_run *run, const char *db,
-			const char *record_path)
-{
-	struct tk_buf shown = TK_BUF_INIT; /* db without its password */
-	struct tk_err err = TK_ERR_INIT;
-	struct tk_store *s = NULL;
-	int inserted = 0, ret;
-
-	tk_store_redact_url(db, &shown);
-	ret = tk_store_open(db, &s, &err);
-	if (!ret)
-		ret = tk_store_put_run(s, run, &inserted, &err);
-	if (ret) {
-		warn(b, "could not record the run in '%s': %s", shown.buf, err.msg);
-		if (record_path && *record_path)
-			warn(b, "the record is kept in '%s'; store it later with: "
-			     "tracker push --db '%s' '%s'", record_path, shown.buf, record_path);
-	} else {
-		if (s->warning[0])
-			warn(b, "%s", s->warning);
-		tk_bundle_store_profiles(b, s, run->id, shown.buf);
-	}
-	if (s)
-		tk_store_close(s);
-	tk_buf_release(&shown);
-	return ret;
 }
 
 void tk_bundle_release(struct tk_bundle *b)

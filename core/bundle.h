@@ -73,14 +73,6 @@ void tk_bundle_import(struct tk_bundle *b, struct tk_run *run, const char *dir,
  * the warnings. */
 void tk_bundle_store_profiles(struct tk_bundle *b, struct tk_store *s, const char *run_id,
 			      const char *db);
-/*
- * Stores run and then b's imported profiles in the store at db. When the
- * run cannot be stored, warns so, and names the tracker push command
- * that stores record_path later (when record_path is not empty); returns
- * that error's code, else 0 (a profile the store refuses is a warning).
- */
-int tk_bundle_store_run(struct tk_bundle *b, const struct tk_run *run, const char *db,
-			const char *record_path);
 void tk_bundle_release(struct tk_bundle *b);
 
 /*
@@ -114,9 +106,29 @@ int tk_bundle_read_record(const char *path, struct tk_run *run, struct tk_err *e
 int tk_bundle_store(struct tk_store *s, const char *path, const struct tk_run *run,
 		    int *inserted, struct tk_err *err);
 /*
+ * A temporary record file at path, written by process pid
+ * (tk_tmpfile_name_parse), that was never renamed to its record's name
+ * because its writer was killed in between. Returns 1, leaving it alone,
+ * while pid still runs (the write may be under way); else, when it holds
+ * a whole record, renames it to the record's name (the path without
+ * ".tmp.PID.HEX", appended to final_path) unless that file holds a
+ * complete record already (then the temporary copy is removed), and
+ * returns 0; 2 when it is empty (its writer was killed before writing:
+ * nothing is lost; removed when remove_bad); TK_EDATA when it holds no
+ * whole record (err says so, naming
+ * it; it is removed when remove_bad); TK_EUNAVAIL when it vanished (another
+ * push took it) or cannot be renamed. Records are written whole before
+ * the rename (core/fsutil.h), so only a temporary file cut short by a
+ * full disk or a crash of the machine holds half of one.
+ */
+int tk_bundle_recover_tmp(const char *path, long pid, int remove_bad, struct tk_buf *final_path,
+			  struct tk_err *err);
+
+/*
  * Removes the record file path and the profile files it lists. A file
  * that cannot be removed is reported to warn ("cannot remove 'F': why")
- * and the others are still removed; returns the number of such files.
+ * and the others are still removed; returns the number of such files. A
+ * file already gone (another push --remove took it) is no failure.
  */
 int tk_bundle_remove(const char *path, const struct tk_run *run,
 		     void (*warn)(void *data, const char *msg), void *data);

@@ -27,6 +27,7 @@
 
 #include "core/buf.h"
 #include "core/ci.h"
+#include "core/run.h"
 #include "core/timeutil.h"
 #include "core/suggest.h"
 #include "core/metric.h"
@@ -573,6 +574,7 @@ static int read_tags(struct doc *d, const struct entry *e, struct tk_kvlist *tag
 {
 	const struct node *v = deref(d, e->value);
 	struct entries list = { NULL, 0, 0 };
+	struct tk_err terr = TK_ERR_INIT;
 	size_t i;
 	int ret;
 
@@ -591,6 +593,8 @@ static int read_tags(struct doc *d, const struct entry *e, struct tk_kvlist *tag
 		else if (val->kind != NODE_SCALAR)
 			ret = warn(d, list.items[i].value, "tag '%s' must be a string, not %s; "
 				   "ignored", k->value, kind_name(val->kind));
+		else if (tk_run_check_tag(k->value, is_null(val) ? "" : val->value, &terr))
+			ret = warn(d, list.items[i].key_at, "%s; ignored", terr.msg);
 		else
 			tk_kvlist_set(tags, k->value, is_null(val) ? "" : val->value);
 	}

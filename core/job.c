@@ -9,14 +9,18 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+extern char **environ;
+
 #include "core/buf.h"
 #include "core/proctree.h"
 #include "core/timeutil.h"
+#include "core/watchdog.h"
 #include "core/banned.h"
 
 #define CGROUP2_MAGIC 0x63677270
@@ -24,6 +28,8 @@
 #define MAX_INTERVAL_S 1.0
 #define AGE_FRACTION 0.05
 #define COST_FACTOR 200.0
+/* samples before the sampled peak may replace an inherited ru_maxrss */
+#define MIN_TRUSTED_SAMPLES 3
 
 struct job {
 	const struct tk_job_opts *o;
@@ -37,6 +43,8 @@ struct job {
 	double sample_cost_total;
 	struct tk_proctree tree;
 	struct tk_buf cgroup; /* the job's cgroup v2 directory, empty if none */
+	struct tk_watchdog own_wd;
+	struct tk_watchdog *wd;
 };
 
 /* ---- cgroup v2 ---- */
@@ -151,6 +159,7 @@ static double sample(struct job *j, double now)
 	double cost, interval;
 
 	if (tk_proctree_sample(&j->tree, &s) == 0) {
+		tk_watchdog_pids(j->wd, j->tree.pids, j->tree.nr);
 		if (s.rss_bytes > j->r->tree_rss_bytes)
 			j->r->tree_rss_bytes = s.rss_bytes;
 		if (s.max_proc_rss_bytes > j->sampled_max_proc)
@@ -187,7 +196,10 @@ static void finish_measurements(struct job *j)
 
 	r->maxrss_source = "wait4";
 	if (r->maxrss_bytes <= r->wrapper_rss_at_fork) {
-		if (j->sampled_max_proc > 0) {
+		/* A sample of a job that just started may catch it in the
+		 * middle of its exec, with a fraction of its pages: a few
+		 * samples in, it runs its own code. */
+		if (j->sampled_max_proc > 0 && r->tree_samples >= MIN_TRUSTED_SAMPLES) {
 			r->maxrss_bytes = j->sampled_max_proc;
 			r->maxrss_source = "sampled";
 		} else {
@@ -360,11 +372,14 @@ static void restore_terminal(int had_tty)
  * - SIGCHLD at its default, or the kernel reaps the job behind our back;
  * - SIGPIPE ignored, so a vanished log reader cannot kill tracker while it
  *   still has a job and a record to look after;
+ * - SIGXFSZ ignored, so a file size limit (ulimit -f) that the job may
+ *   well live with makes tracker's own writes fail with EFBIG, a write
+ *   error it reports, instead of killing it with the job's status lost;
  * - TERM, INT and HUP that arrived ignored (nohup, `cmd &` in sh) stay
  *   ignored and are not forwarded: they are not meant for the job.
  */
 struct saved_signals {
-	struct sigaction chld, pipe;
+	struct sigaction chld, pipe, xfsz;
 };
 
 static void take_signals(struct saved_signals *saved, sigset_t *set)
@@ -379,6 +394,7 @@ static void take_signals(struct saved_signals *saved, sigset_t *set)
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGCHLD, &dfl, &saved->chld);
 	sigaction(SIGPIPE, &ign, &saved->pipe);
+	sigaction(SIGXFSZ, &ign, &saved->xfsz);
 	sigemptyset(set);
 	sigaddset(set, SIGCHLD);
 	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
@@ -391,6 +407,147 @@ static void give_back_signals(const struct saved_signals *saved)
 {
 	sigaction(SIGCHLD, &saved->chld, NULL);
 	sigaction(SIGPIPE, &saved->pipe, NULL);
+	sigaction(SIGXFSZ, &saved->xfsz, NULL);
+}
+
+/* ---- starting the job as bash would ---- */
+
+/* Why the exec failed, beyond errno: told to the parent with errno. */
+enum exec_why { WHY_ERRNO, WHY_NOT_FOUND, WHY_BINARY, WHY_DIRECTORY };
+
+struct exec_failure {
+	int err;  /* errno */
+	int code; /* 126 or 127 */
+	int why;  /* enum exec_why */
+};
+
+static const char *env_path(char *const *envp)
+{
+	for (; envp && *envp; envp++)
+		if (!strncmp(*envp, "PATH=", 5))
+			return *envp + 5;
+	return "/usr/local/bin:/usr/bin:/bin";
+}
+
+/*
+ * bash's search: the first executable regular file named name in a PATH
+ * directory (an empty entry is "."), else the first non-executable one
+ * (exec then fails with EACCES: 126), else none (127). Directories, and
+ * PATH directories that cannot be searched, are skipped, where execvp
+ * would report EACCES (126) for them.
+ */
+static int find_in_path(const char *name, const char *path, struct tk_buf *out)
+{
+	struct tk_buf cand = TK_BUF_INIT;
+	const char *p = path, *end;
+	int found = 0;
+
+	for (;; p = end + 1) {
+		struct stat sb;
+		size_t len;
+
+		end = strchr(p, ':');
+		len = end ? (size_t)(end - p) : strlen(p);
+		tk_buf_reset(&cand);
+		if (len)
+			tk_buf_addf(&cand, "%.*s/%s", (int)len, p, name);
+		else
+			tk_buf_addf(&cand, "./%s", name);
+		if (!stat(cand.buf, &sb) && !S_ISDIR(sb.st_mode)) {
+			if (!access(cand.buf, X_OK)) {
+				tk_buf_reset(out);
+				tk_buf_add(out, cand.buf, cand.len);
+				found = 2;
+				break;
+			}
+			if (!found) {
+				tk_buf_add(out, cand.buf, cand.len);
+				found = 1;
+			}
+		}
+		if (!end)
+			break;
+	}
+	tk_buf_release(&cand);
+	return found ? 0 : -1;
+}
+
+/* bash's test: a NUL byte in the first line of the first 80 bytes. */
+static int binary_file(const char *path)
+{
+	char sample[80];
+	ssize_t n, i;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, sample, sizeof(sample));
+	close(fd);
+	for (i = 0; i < n; i++) {
+		if (sample[i] == '\n')
+			return 0;
+		if (sample[i] == '\0')
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * In the child: execs the job, failing as bash does. A text file without
+ * a #! line (ENOEXEC) is run by /bin/sh, as POSIX shells and execvp do,
+ * but a binary one is refused (126) rather than handed to the shell.
+ * Returns only on failure.
+ */
+static void exec_job(const struct tk_job_opts *o, struct exec_failure *f)
+{
+	char *const *envp = o->envp ? o->envp : environ;
+	const char *name = o->argv[0];
+	struct tk_buf path = TK_BUF_INIT;
+	struct stat sb;
+	size_t n;
+	char **shargv;
+
+	memset(f, 0, sizeof(*f));
+	if (!strchr(name, '/') && find_in_path(name, env_path(envp), &path)) {
+		f->err = ENOENT;
+		f->code = 127;
+		f->why = WHY_NOT_FOUND;
+		return;
+	}
+	if (!path.len)
+		tk_buf_adds(&path, name);
+	execve(path.buf, o->argv, envp);
+	f->err = errno;
+	if (f->err == ENOEXEC && !binary_file(path.buf)) {
+		for (n = 0; o->argv[n]; n++)
+			;
+		shargv = tk_xcalloc(n + 2, sizeof(*shargv));
+		shargv[0] = (char *)"/bin/sh";
+		shargv[1] = path.buf;
+		if (n > 1)
+			memcpy(shargv + 2, o->argv + 1, (n - 1) * sizeof(*shargv));
+		execve("/bin/sh", shargv, envp);
+		f->err = errno;
+	}
+	f->code = f->err == ENOENT ? 127 : 126;
+	if (f->err == ENOEXEC)
+		f->why = WHY_BINARY;
+	else if (f->err == EACCES && !stat(path.buf, &sb) && S_ISDIR(sb.st_mode))
+		f->why = WHY_DIRECTORY;
+}
+
+static int exec_error(const struct tk_job_opts *o, const struct exec_failure *f,
+		      struct tk_err *err)
+{
+	const char *why = strerror(f->err);
+
+	if (f->why == WHY_NOT_FOUND)
+		why = "command not found";
+	else if (f->why == WHY_BINARY)
+		why = "cannot execute binary file: Exec format error";
+	else if (f->why == WHY_DIRECTORY)
+		why = "Is a directory";
+	return tk_err_set(err, TK_EUNAVAIL, "cannot run '%s': %s", o->argv[0], why);
 }
 
 int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
@@ -399,6 +556,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	struct job j;
 	sigset_t set, old;
 	struct saved_signals saved;
+	struct exec_failure failure;
 	int errpipe[2], gopipe[2] = { -1, -1 }, e = 0, tty;
 	pid_t parent = getpid();
 	ssize_t n;
@@ -415,6 +573,14 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	take_signals(&saved, &set);
 	if (sigprocmask(SIG_BLOCK, &set, &old))
 		return tk_err_set(err, TK_EINTERNAL, "cannot block signals: %s", strerror(errno));
+	/* before the subreaper flag: the watchdog must not be our descendant */
+	j.wd = o->watchdog;
+	if (!j.wd) {
+		j.wd = &j.own_wd;
+		if (tk_watchdog_start(j.wd, err))
+			tk_err_clear(err); /* the job runs, with PR_SET_PDEATHSIG instead */
+	}
+	tk_watchdog_ready(j.wd);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		return tk_err_set(err, TK_EINTERNAL, "cannot become a child subreaper: %s",
 				  strerror(errno));
@@ -445,15 +611,25 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		}
 		tk_proctree_release(&j.tree);
 		tk_buf_release(&j.cgroup);
+		tk_watchdog_done(j.wd);
 		return tk_err_set(err, TK_EINTERNAL, "cannot fork: %s", strerror(e));
 	}
 	if (j.pid == 0) {
-		/* If tracker is killed outright (the CI's KILL after its grace
-		 * period), the job, in a group of its own, must not run on. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		/*
+		 * If tracker is killed outright (the CI's KILL after its grace
+		 * period), the job, in a group of its own, must not run on: the
+		 * watchdog kills its tree. The job itself tells it its group,
+		 * before tracker could die unnoticed. Only without a watchdog
+		 * is the job taken along by PR_SET_PDEATHSIG: that kills the
+		 * main process at once, and its children, reparented, would
+		 * no longer be found by their parent.
+		 */
+		if (j.wd->fd < 0)
+			prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		if (getppid() != parent)
 			_exit(126);
 		setpgid(0, 0);
+		tk_watchdog_group(j.wd, getpid());
 		if (tty) {
 			signal(SIGTTOU, SIG_IGN);
 			tcsetpgrp(STDIN_FILENO, getpid());
@@ -463,25 +639,24 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (gopipe[0] >= 0) {
 			/* Wait for before_exec: EOF when tracker closes its end
-			 * (or dies, and PR_SET_PDEATHSIG follows). */
+			 * (or dies: then no job). */
 			char c;
 
 			close(gopipe[1]);
 			while (read(gopipe[0], &c, 1) < 0 && errno == EINTR)
 				;
 			close(gopipe[0]);
+			if (getppid() != parent)
+				_exit(126);
 		}
-		if (o->envp)
-			execvpe(o->argv[0], o->argv, o->envp);
-		else
-			execvp(o->argv[0], o->argv);
-		e = errno;
-		if (write(errpipe[1], &e, sizeof(e)) < 0)
+		exec_job(o, &failure);
+		if (write(errpipe[1], &failure, sizeof(failure)) < 0)
 			_exit(126);
-		_exit(e == ENOENT ? 127 : 126);
+		_exit(failure.code);
 	}
 	/* Both sides set the group, so it exists before we signal it. */
 	setpgid(j.pid, j.pid);
+	tk_watchdog_group(j.wd, j.pid);
 	close(errpipe[1]);
 	if (gopipe[0] >= 0) {
 		close(gopipe[0]);
@@ -489,52 +664,30 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		close(gopipe[1]);
 	}
 	do
-		n = read(errpipe[0], &e, sizeof(e));
+		n = read(errpipe[0], &failure, sizeof(failure));
 	while (n < 0 && errno == EINTR);
 	close(errpipe[0]);
-	if (n == (ssize_t)sizeof(e)) {
+	if (n == (ssize_t)sizeof(failure)) {
 		int status;
 
 		waitpid(j.pid, &status, 0);
+		r->walltime_s = tk_mono_s() - j.t0;
+		r->exit_code = failure.code;
+		tk_watchdog_done(j.wd);
 		restore_terminal(tty);
 		tk_proctree_release(&j.tree);
 		tk_buf_release(&j.cgroup);
-		*exec_errno = e;
-		return tk_err_set(err, TK_EUNAVAIL, "cannot run '%s': %s", o->argv[0],
-				  strerror(e));
+		*exec_errno = failure.err;
+		return exec_error(o, &failure, err);
 	}
 
+	if (o->on_start)
+		o->on_start(r, o->data);
 	supervise(&j, &set);
+	tk_watchdog_done(j.wd);
 	restore_terminal(tty);
 	finish_measurements(&j);
 	tk_proctree_release(&j.tree);
 	tk_buf_release(&j.cgroup);
 	return 0;
-}
-
-void tk_job_result_to_run(const struct tk_job_result *r, struct tk_run *run)
-{
-	run->started_at_us = r->started_at_us;
-	run->walltime_s = r->walltime_s;
-	run->user_s = r->user_s;
-	run->sys_s = r->sys_s;
-	run->maxrss_bytes = r->maxrss_bytes;
-	free(run->maxrss_source);
-	run->maxrss_source = r->maxrss_source ? tk_xstrdup(r->maxrss_source) : NULL;
-	run->wrapper_rss_bytes = r->wrapper_rss_at_fork;
-	run->tree_rss_bytes = r->tree_rss_bytes;
-	run->tree_samples = r->tree_samples;
-	run->cgroup_peak_bytes = r->cgroup_peak_bytes;
-	run->exit_code = r->exit_code;
-	run->term_signal = r->term_signal;
-	if (r->timed_out)
-		run->status = TK_RUN_TIMEOUT;
-	else if (r->cancel_signal)
-		run->status = TK_RUN_CANCELLED;
-	else if (r->term_signal)
-		run->status = TK_RUN_SIGNALED;
-	else if (r->exit_code)
-		run->status = TK_RUN_FAILED;
-	else
-		run->status = TK_RUN_OK;
 }

@@ -27,8 +27,10 @@
  *   into it (at most the wrapper's RSS at fork) and carries it across
  *   exec, so a value at or below the wrapper's RSS at fork may not be the
  *   job's own: then the largest single-process RSS seen by the sampler is
- *   used (source "sampled"), or, with no sample, the value is kept and
- *   marked "upper-bound";
+ *   used (source "sampled") when the tree was sampled at least 3 times
+ *   (a single early sample may catch the job in the middle of its exec,
+ *   with a fraction of its pages), else the value is kept and marked
+ *   "upper-bound";
  * - tree_rss_bytes: the peak over samples of the RSS summed over the tree,
  *   and at least maxrss_bytes (the tree was at least that large when its
  *   largest process peaked). Samples are taken every 10 ms at first; the
@@ -43,11 +45,14 @@
  * leaves them blocked when it returns, so that a late TERM cannot
  * interrupt the recording of the run; the caller exits without unblocking
  * them (pending signals die with the process) or unblocks only the signal
- * it re-raises. It sets SIGCHLD to its default and ignores SIGPIPE from
- * then on (a vanished log reader must not kill tracker); the job gets the
- * dispositions the caller had. A stopped job (Ctrl-Z) stops tracker too
+ * it re-raises. It sets SIGCHLD to its default and ignores SIGPIPE and
+ * SIGXFSZ from then on (a vanished log reader or a file size limit must
+ * not kill tracker: a write past `ulimit -f` fails with EFBIG instead);
+ * the job gets the dispositions the caller had. A stopped job (Ctrl-Z) stops tracker too
  * when the job has the terminal, and is continued with it. The job gets
- * PR_SET_PDEATHSIG = SIGKILL: killed outright, tracker takes it along.
+ * Killed outright, tracker takes the job's tree along: the watchdog
+ * (core/watchdog.h) kills it, or, when no watchdog could be started, the
+ * job's main process has PR_SET_PDEATHSIG = SIGKILL.
  * Not reentrant: it owns SIGCHLD and the subreaper flag of the process.
  */
 #include <stdint.h>
@@ -55,6 +60,7 @@
 
 #include "core/err.h"
 #include "core/run.h"
+#include "core/watchdog.h"
 
 struct tk_job_result {
 	int64_t started_at_us;
@@ -82,6 +88,10 @@ struct tk_job_opts {
 	double timeout_s;     /* 0: none */
 	double grace_s;       /* TERM -> KILL */
 	double orphan_wait_s;
+	/* Called once when the job's exec has succeeded, before its
+	 * supervision starts (started_at_us is set): keep it short, the
+	 * job's signals and samples wait for it. */
+	void (*on_start)(const struct tk_job_result *so_far, void *data);
 	/* Called once, on the first forwarded TERM/INT/HUP, with the
 	 * measurements so far. */
 	void (*on_cancel)(const struct tk_job_result *so_far, void *data);
@@ -104,21 +114,30 @@ struct tk_job_opts {
 	 * has been reaped (its last records are complete then).
 	 */
 	int (*before_exec)(pid_t child, void *hook_data);
+	/*
+	 * A watchdog the caller started early (tk_watchdog_start), so that
+	 * its start overlaps the caller's own setup; tk_job_run makes it
+	 * ready and says goodbye to it. NULL: tk_job_run starts one.
+	 */
+	struct tk_watchdog *watchdog;
 	void (*tick)(void *hook_data);
 	void *hook_data;
 };
 
 #define TK_JOB_TICK_S 0.1
 
-/* Copies the measurements into run and sets its status from how the job
- * ended: timeout, cancelled, signaled, failed or ok, in that order. */
-void tk_job_result_to_run(const struct tk_job_result *r, struct tk_run *run);
 
 /*
  * Returns 0 when the job ran (whatever its status); TK_EUNAVAIL when it
- * could not be started (err names the command; exec_errno says why:
- * ENOENT -> the caller exits 127, others 126, as shells do), TK_EINTERNAL
- * when fork or signal setup failed.
+ * could not be started, failing as bash does: err says why ("cannot run
+ * 'x': command not found"), exec_errno holds the errno, and r holds the
+ * start time, the walltime until the failure and exit_code 127 (not
+ * found: no such file, not in PATH, or a #! interpreter that does not
+ * exist) or 126 (found but not runnable: no permission, a directory, a
+ * binary file of the wrong format). PATH is searched as bash does
+ * (directories and unsearchable PATH entries are skipped), and a text
+ * file without a #! line is run by /bin/sh. TK_EINTERNAL when fork or
+ * signal setup failed.
  */
 int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	       int *exec_errno, struct tk_err *err);

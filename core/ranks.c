@@ -270,6 +270,7 @@ int tk_run_status_severity(enum tk_run_status s)
 	case TK_RUN_CANCELLED:
 		return 1;
 	case TK_RUN_TIMEOUT:
+	case TK_RUN_STARTED: /* never ended: killed with tracker (a timeout's KILL) */
 		return 2;
 	case TK_RUN_FAILED:
 		return 3;

@@ -123,6 +123,7 @@ static const char *const status_names[] = {
 	[TK_RUN_CANCELLED] = "cancelled",
 	[TK_RUN_TIMEOUT] = "timeout",
 	[TK_RUN_ERROR] = "error",
+	[TK_RUN_STARTED] = "started",
 };
 
 const char *tk_run_status_name(enum tk_run_status s)
@@ -220,34 +221,99 @@ void tk_run_release(struct tk_run *r)
 	tk_run_init(r);
 }
 
-int tk_run_check_key(const char *key, struct tk_err *err)
+/* 1 when s (len bytes) is valid UTF-8 without control characters. */
+static int clean_text(const char *s, size_t len)
 {
-	size_t len = strlen(key), i, seq;
-	const unsigned char *p = (const unsigned char *)key;
-	struct tk_buf shown = TK_BUF_INIT;
-	int ok = len > 0 && len <= TK_RUN_KEY_MAX && tk_utf8_valid(key, len), ret;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i;
 
-	for (i = 0; ok && i < len; i++)
-		if (p[i] < 0x20 || p[i] == 0x7f)
-			ok = 0;
-	if (ok)
+	if (!tk_utf8_valid(s, len))
 		return 0;
-	/* The key goes into a terminal: show what is wrong with it, safely. */
-	for (i = 0; i < len && shown.len < 80; i += seq) {
+	for (i = 0; i < len; i++)
+		if (p[i] < 0x20 || p[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* The text goes into a terminal: control characters and invalid bytes as
+ * \xNN, cut short after 80 bytes. */
+static void show_text(struct tk_buf *shown, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i, seq;
+
+	for (i = 0; i < len && shown->len < 80; i += seq) {
 		seq = tk_utf8_seqlen(p + i, len - i);
 		if (!seq || p[i] < 0x20 || p[i] == 0x7f) {
-			tk_buf_addf(&shown, "\\x%02x", p[i]);
+			tk_buf_addf(shown, "\\x%02x", p[i]);
 			seq = 1;
 		} else {
-			tk_buf_add(&shown, key + i, seq);
+			tk_buf_add(shown, s + i, seq);
 		}
 	}
 	if (i < len)
-		tk_buf_adds(&shown, "...");
+		tk_buf_adds(shown, "...");
+}
+
+int tk_run_check_key(const char *key, struct tk_err *err)
+{
+	size_t len = strlen(key);
+	struct tk_buf shown = TK_BUF_INIT;
+	int ret;
+
+	if (len > 0 && len <= TK_RUN_KEY_MAX && clean_text(key, len))
+		return 0;
+	show_text(&shown, key, len);
 	ret = tk_err_set(err, TK_EDATA, "invalid key '%s' (%zu bytes; a key is 1-%d bytes of "
 			 "UTF-8 text without control characters)", shown.buf, len,
 			 TK_RUN_KEY_MAX);
 	tk_buf_release(&shown);
+	return ret;
+}
+
+int tk_run_check_tag(const char *name, const char *value, struct tk_err *err)
+{
+	size_t nlen = strlen(name), vlen = strlen(value);
+	struct tk_buf shown = TK_BUF_INIT;
+	int ret;
+
+	if (nlen > 0 && nlen <= TK_RUN_KEY_MAX && !strchr(name, '=') &&
+	    clean_text(name, nlen) && vlen <= TK_RUN_TAG_VALUE_MAX && clean_text(value, vlen))
+		return 0;
+	show_text(&shown, name, nlen);
+	tk_buf_adds(&shown, "=");
+	show_text(&shown, value, vlen);
+	ret = tk_err_set(err, TK_EDATA, "invalid tag '%s' (a tag's name is 1-%d bytes, its "
+			 "value at most %d, of UTF-8 text without control characters; "
+			 "the name without '=')", shown.buf, TK_RUN_KEY_MAX,
+			 TK_RUN_TAG_VALUE_MAX);
+	tk_buf_release(&shown);
+	return ret;
+}
+
+size_t tk_run_add_tags(struct tk_run *r, const struct tk_kvlist *tags, struct tk_err *err)
+{
+	struct tk_err ignored = TK_ERR_INIT;
+	size_t i, refused = 0;
+
+	for (i = 0; i < tags->nr; i++) {
+		const struct tk_kv *t = &tags->items[i];
+
+		if (!tk_run_check_tag(t->key, t->value, refused ? &ignored : err))
+			tk_kvlist_set(&r->tags, t->key, t->value);
+		else
+			refused++;
+	}
+	return refused;
+}
+
+int tk_run_check(const struct tk_run *r, struct tk_err *err)
+{
+	size_t i;
+	int ret = tk_run_check_key(r->key ? r->key : "", err);
+
+	for (i = 0; !ret && i < r->tags.nr; i++)
+		ret = tk_run_check_tag(r->tags.items[i].key, r->tags.items[i].value, err);
 	return ret;
 }
 

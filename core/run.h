@@ -81,6 +81,7 @@ enum tk_run_status {
 	TK_RUN_CANCELLED, /* tracker was asked to stop it (TERM/INT/HUP) */
 	TK_RUN_TIMEOUT,   /* --timeout expired */
 	TK_RUN_ERROR,     /* could not be started */
+	TK_RUN_STARTED,   /* partial: written as the job started, not ended yet */
 };
 
 const char *tk_run_status_name(enum tk_run_status s);
@@ -117,7 +118,8 @@ struct tk_run {
 	int exit_code;   /* 0..255, or -1 when it died by a signal */
 	int term_signal; /* 0 when it exited */
 	enum tk_run_status status;
-	int partial;     /* 1: written while the job was still being stopped */
+	int partial;     /* 1: written before the job ended (status started, or
+			  * cancelled while it was being stopped) */
 	/*
 	 * One rank of a parallel job (tracker run --per-rank): rank is the
 	 * process's rank (SLURM_PROCID), -1 for a run that is not a rank;
@@ -164,6 +166,26 @@ void tk_run_set_argv(struct tk_run *r, char *const *argv);
  */
 #define TK_RUN_KEY_MAX 200
 int tk_run_check_key(const char *key, struct tk_err *err);
+
+/*
+ * The rule for a tag (tracker run's --tag and .tracker.yml's tags, tracker
+ * push's records): a name of 1 to TK_RUN_KEY_MAX bytes without '=', a
+ * value of at most TK_RUN_TAG_VALUE_MAX bytes, both valid UTF-8 without
+ * control characters. Returns 0, or TK_EDATA "invalid tag 'NAME=VALUE'
+ * (...)", shown as tk_run_check_key shows a key.
+ */
+#define TK_RUN_TAG_VALUE_MAX 1024
+int tk_run_check_tag(const char *name, const char *value, struct tk_err *err);
+
+/*
+ * Sets each tag of tags that passes tk_run_check_tag in r->tags; returns
+ * how many were refused, with err naming the first of them.
+ */
+size_t tk_run_add_tags(struct tk_run *r, const struct tk_kvlist *tags, struct tk_err *err);
+
+/* What tracker run would refuse in r: its key (tk_run_check_key), then
+ * its tags (tk_run_check_tag); the first problem's TK_EDATA, else 0. */
+int tk_run_check(const struct tk_run *r, struct tk_err *err);
 
 /* Appends the one-line account of a finished run that tracker run prints:
  * "amip: ok, wall 1m 02s, max RSS 2.10 GiB, tree RSS 3.20 GiB, exit 0

@@ -57,8 +57,8 @@ void tk_store_redact_url(const char *url, struct tk_buf *out)
 	tk_buf_adds(out, p);
 }
 
-int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,
-			struct tk_err *err)
+int tk_store_open_opts(const char *url, const struct tk_store_opts *o,
+		       struct tk_store **out, struct tk_err *err)
 {
 	const struct tk_store_ops *b;
 	struct tk_store *s = NULL;
@@ -70,9 +70,10 @@ int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,
 	b = tk_store_backend_for(url);
 	if (!b)
 		return no_backend(url, err);
-	ret = b->open(url, flags, &s, err);
+	ret = b->open(url, o, &s, err);
 	if (ret)
 		return ret;
+	s->cancel = o->cancel;
 	ret = s->ops->migrate(s, err);
 	if (ret) {
 		s->ops->close(s);
@@ -80,6 +81,14 @@ int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,
 	}
 	*out = s;
 	return 0;
+}
+
+int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,
+			struct tk_err *err)
+{
+	struct tk_store_opts o = { flags, NULL };
+
+	return tk_store_open_opts(url, &o, out, err);
 }
 
 int tk_store_open(const char *url, struct tk_store **out, struct tk_err *err)

@@ -13,6 +13,7 @@
  * the busy timeout, or written; TK_EDATA when the data is not acceptable;
  * TK_EUSAGE for a URL no backend accepts.
  */
+#include <signal.h>
 #include <stdint.h>
 
 #include "core/buf.h"
@@ -99,23 +100,33 @@ void tk_run_summarize(const struct tk_run *r, struct tk_run_summary *out);
  * query and is returned by query_summaries. */
 typedef int (*tk_summary_fn)(const struct tk_run_summary *s, void *data);
 
-/* 2: query_summaries */
-#define TK_STORE_OPS_VERSION 2
+/* 2: query_summaries; 3: open takes struct tk_store_opts (cancel) */
+#define TK_STORE_OPS_VERSION 3
+
+struct tk_store_opts;
 
 struct tk_store_ops {
 	int version; /* TK_STORE_OPS_VERSION */
 	const char *name;
 	/* 1 if this backend handles url. */
 	int (*accepts)(const char *url);
-	/* flags: TK_STORE_* below. */
-	int (*open)(const char *url, unsigned flags, struct tk_store **out,
+	/*
+	 * o->flags: TK_STORE_* below. o->cancel (may be NULL) is the caller's
+	 * cancel flag (core/cancel.h): the backend copies it to the base's
+	 * `cancel` and checks that, there and in every later call, between
+	 * the attempts of any wait that may last (lock and connection
+	 * retries), giving up with tk_cancel_err once it is set.
+	 */
+	int (*open)(const char *url, const struct tk_store_opts *o, struct tk_store **out,
 		    struct tk_err *err);
 	/* Brings the schema to the newest version (idempotent). */
 	int (*migrate)(struct tk_store *s, struct tk_err *err);
 	/*
 	 * Stores one run in one transaction, idempotent by run id: a run
 	 * already stored is left alone (*inserted = 0), except that a stored
-	 * partial run is replaced by a complete one (*inserted = 1).
+	 * partial run is replaced by a complete one, and a stored "started"
+	 * run (status TK_RUN_STARTED, written when the job started) by any
+	 * record of it that is not "started" (*inserted = 1).
 	 */
 	int (*put_run)(struct tk_store *s, const struct tk_run *run,
 		       int *inserted, struct tk_err *err);
@@ -190,9 +201,12 @@ struct tk_store {
 	/* A warning the backend wants shown once (e.g. WAL unavailable on a
 	 * network filesystem); empty when none. */
 	char warning[256];
+	/* The caller's cancel flag (core/cancel.h), NULL: never cancelled.
+	 * Set from tk_store_opts by open; the caller may change it later. */
+	const volatile sig_atomic_t *cancel;
 };
 
-/* Flags of tk_store_open_flags and ops->open. */
+/* Flags of tk_store_open_flags and tk_store_opts. */
 enum tk_store_flags {
 	/*
 	 * For commands that only read: a database that does not exist yet is
@@ -217,6 +231,11 @@ enum tk_store_flags {
 const struct tk_store_ops *tk_store_backend_for(const char *url);
 const struct tk_store_ops *tk_store_backend_at(size_t i);
 
+struct tk_store_opts {
+	unsigned flags;                      /* enum tk_store_flags */
+	const volatile sig_atomic_t *cancel; /* NULL: never cancelled */
+};
+
 int tk_store_open(const char *url, struct tk_store **out, struct tk_err *err);
 
 /*
@@ -225,6 +244,10 @@ int tk_store_open(const char *url, struct tk_store **out, struct tk_err *err);
  * every message that names a database prints.
  */
 void tk_store_redact_url(const char *url, struct tk_buf *out);
+/* With the caller's cancel flag: a wait given up because it is set fails
+ * with TK_EUNAVAIL "cancelled while waiting for ..." (core/cancel.h). */
+int tk_store_open_opts(const char *url, const struct tk_store_opts *o,
+		       struct tk_store **out, struct tk_err *err);
 int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,
 			struct tk_err *err);
 /*

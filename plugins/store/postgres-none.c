@@ -14,7 +14,7 @@ static int none_accepts(const char *url)
 	return url && (!strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11));
 }
 
-static int none_open(const char *url, unsigned flags, struct tk_store **out,
+static int none_open(const char *url, const struct tk_store_opts *o, struct tk_store **out,
 		     struct tk_err *err)
 {
 	*out = NULL;

@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/cancel.h"
 #include "core/store.h"
 #include "core/timeutil.h"
 #include "plugins/plugins.h"
@@ -236,11 +237,15 @@ static struct pg_store *from_base(struct tk_store *s)
 	return (struct pg_store *)s;
 }
 
-/* A TERM, INT or HUP waiting for the process: stop waiting for the server. */
-static int cancelled(void)
+/* The caller's cancel flag is set (tracker run's handlers: core/cancel.h),
+ * or a TERM, INT or HUP waits for the process (blocked): stop waiting for
+ * the server. */
+static int cancelled(const struct pg_store *st)
 {
 	sigset_t set;
 
+	if (tk_cancelled(st->base.cancel))
+		return 1;
 	if (sigpending(&set))
 		return 0;
 	return sigismember(&set, SIGTERM) == 1 || sigismember(&set, SIGINT) == 1 ||
@@ -305,7 +310,7 @@ static void drop_conn(struct pg_store *st)
 }
 
 /* Waits for the socket, POLL_MS at a time; 1 ready, 0 deadline, -1 cancelled. */
-static int wait_socket(PGconn *conn, int write, double deadline)
+static int wait_socket(const struct pg_store *st, PGconn *conn, int write, double deadline)
 {
 	struct pollfd pfd;
 
@@ -314,7 +319,7 @@ static int wait_socket(PGconn *conn, int write, double deadline)
 	for (;;) {
 		int n;
 
-		if (cancelled())
+		if (cancelled(st))
 			return -1;
 		if (deadline > 0 && tk_mono_s() > deadline)
 			return 0;
@@ -366,7 +371,7 @@ static int connect_once(struct pg_store *st, struct tk_err *err)
 	limit = connect_timeout(st->conn);
 	deadline = limit > 0 ? tk_mono_s() + limit : 0;
 	while (ps != PGRES_POLLING_OK && ps != PGRES_POLLING_FAILED) {
-		int w = wait_socket(st->conn, ps == PGRES_POLLING_WRITING, deadline);
+		int w = wait_socket(st, st->conn, ps == PGRES_POLLING_WRITING, deadline);
 
 		if (w < 0) {
 			drop_conn(st);
@@ -530,12 +535,12 @@ static int run_sql(struct pg_store *st, const char *sql, struct params *p, int b
 			goto broken;
 		if (f == 0)
 			break;
-		if (wait_socket(st->conn, 1, 0) < 0)
+		if (wait_socket(st, st->conn, 1, 0) < 0)
 			goto cancel;
 	}
 	for (;;) {
 		while (PQisBusy(st->conn)) {
-			if (wait_socket(st->conn, 0, 0) < 0)
+			if (wait_socket(st, st->conn, 0, 0) < 0)
 				goto cancel;
 			if (!PQconsumeInput(st->conn))
 				goto broken;
@@ -591,7 +596,7 @@ static void backoff(struct pg_store *st, int attempt)
 	double until = tk_mono_s() + ms / 1000.0;
 
 	/* in small steps, to notice a signal at once */
-	while (!cancelled() && tk_mono_s() < until) {
+	while (!cancelled(st) && tk_mono_s() < until) {
 		struct timespec ts = { 0, 20 * 1000000L };
 
 		nanosleep(&ts, NULL);
@@ -615,13 +620,13 @@ static int with_retry(struct pg_store *st, int (*fn)(struct pg_store *, void *, 
 			ret = fn(st, arg, err);
 		if (ret != TRANSIENT)
 			return ret;
-		if (cancelled() || tk_mono_s() >= deadline)
+		if (cancelled(st) || tk_mono_s() >= deadline)
 			break;
 		backoff(st, attempt++);
-		if (cancelled())
+		if (cancelled(st))
 			break;
 	}
-	if (cancelled())
+	if (cancelled(st))
 		tk_err_prefix(err, "gave up (a signal arrived)");
 	else if (attempt)
 		tk_err_prefix(err, "gave up after %d attempts in %.0f s", attempt + 1,
@@ -761,7 +766,8 @@ static void pg_close(struct tk_store *s)
 	free(st);
 }
 
-static int pg_open(const char *url, unsigned flags, struct tk_store **out, struct tk_err *err)
+static int pg_open(const char *url, const struct tk_store_opts *o, struct tk_store **out,
+		   struct tk_err *err)
 {
 	struct tk_buf shown = TK_BUF_INIT;
 	struct pg_store *st;
@@ -776,7 +782,8 @@ static int pg_open(const char *url, unsigned flags, struct tk_store **out, struc
 	st->url = tk_xstrdup(url);
 	tk_store_redact_url(url, &shown);
 	st->shown = tk_buf_detach(&shown, NULL);
-	st->flags = flags;
+	st->flags = o->flags;
+	st->base.cancel = o->cancel;
 	st->retry_s = env && *env ? strtod(env, NULL) : RETRY_S;
 	if (st->retry_s < 0)
 		st->retry_s = 0;

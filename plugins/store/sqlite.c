@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/cancel.h"
 #include "core/fsutil.h"
 #include "core/store.h"
 #include "core/timeutil.h"
@@ -196,29 +197,60 @@ static struct sqlite_store *from_base(struct tk_store *s)
 	return (struct sqlite_store *)s;
 }
 
-static int db_error(struct sqlite_store *st, struct tk_err *err, const char *what)
-{
-	return tk_err_set(err, TK_EUNAVAIL, "cannot %s database '%s': %s",
-			  what, st->path, sqlite3_errmsg(st->db));
-}
-
 static int is_busy(int rc)
 {
 	rc &= 0xff;
 	return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
 }
 
-/* Sleeps 1..2^attempt ms (capped at 200 ms), so colliding writers spread out. */
-static void backoff(struct sqlite_store *st, int attempt)
+/* A wait the caller's cancel flag ended says so; else SQLite's message. */
+static int db_error(struct sqlite_store *st, struct tk_err *err, const char *what)
+{
+	struct tk_buf w = TK_BUF_INIT;
+	int ret;
+
+	if (!tk_cancelled(st->base.cancel) || !is_busy(sqlite3_errcode(st->db)))
+		return tk_err_set(err, TK_EUNAVAIL, "cannot %s database '%s': %s",
+				  what, st->path, sqlite3_errmsg(st->db));
+	tk_buf_addf(&w, "database '%s'", st->path);
+	ret = tk_cancel_err(err, w.buf);
+	tk_buf_release(&w);
+	return ret;
+}
+
+/*
+ * Sleeps 1..2^attempt ms (capped at 200 ms), so colliding writers spread
+ * out. Returns 1 when the caller's cancel flag is set.
+ */
+static int backoff(struct sqlite_store *st, int attempt)
 {
 	long max_ms = attempt < 8 ? 1L << attempt : 200;
 	long ms = 1 + (long)(rand_r(&st->retry_seed) % (unsigned)max_ms);
-	struct timespec ts;
 
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+	return tk_cancel_sleep(st->base.cancel, (double)ms / 1000.0);
+}
+
+/*
+ * SQLite's busy handler: sqlite3_busy_timeout's waits (1, 2, 5, ... 100
+ * ms, BUSY_TIMEOUT_MS in all), but a CI cancel (the caller's cancel
+ * flag) ends the wait at once.
+ */
+static int busy_wait(void *data, int count)
+{
+	static const int delays[] = { 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100 };
+	const int n = (int)(sizeof(delays) / sizeof(delays[0]));
+	struct sqlite_store *st = data;
+	long waited = 0;
+	int i, delay;
+
+	for (i = 0; i < count && i < n; i++)
+		waited += delays[i];
+	if (count >= n)
+		waited += (long)(count - n) * delays[n - 1];
+	delay = count < n ? delays[count] : delays[n - 1];
+	if (waited + delay > BUSY_TIMEOUT_MS)
+		return 0;
+	return !tk_cancel_sleep(st->base.cancel, delay / 1000.0);
 }
 
 /* Runs sql (no parameters, no rows wanted), retrying while busy. */
@@ -229,9 +261,8 @@ static int exec_retry(struct sqlite_store *st, const char *sql)
 
 	for (;;) {
 		rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
-		if (!is_busy(rc) || tk_mono_s() > deadline)
+		if (!is_busy(rc) || tk_mono_s() > deadline || backoff(st, attempt++))
 			return rc;
-		backoff(st, attempt++);
 	}
 }
 
@@ -430,9 +461,8 @@ static int read_journal_mode(struct sqlite_store *st, const char *sql, struct tk
 			return 0;
 		}
 		sqlite3_finalize(stmt);
-		if (!is_busy(rc) || tk_mono_s() > deadline)
+		if (!is_busy(rc) || tk_mono_s() > deadline || backoff(st, attempt++))
 			return db_error(st, err, "set up");
-		backoff(st, attempt++);
 	}
 }
 
@@ -468,15 +498,17 @@ static void sqlite_close(struct tk_store *s)
 	free(st);
 }
 
-static int sqlite_open(const char *url, unsigned flags, struct tk_store **out,
-		       struct tk_err *err)
+static int sqlite_open(const char *url, const struct tk_store_opts *o,
+		       struct tk_store **out, struct tk_err *err)
 {
 	struct sqlite_store *st;
+	unsigned flags = o->flags;
 	int rc, ret, oflags;
 
 	*out = NULL;
 	st = tk_xcalloc(1, sizeof(*st));
 	st->base.ops = &tk_store_sqlite;
+	st->base.cancel = o->cancel;
 	st->path = tk_xstrdup(url_path(url));
 	st->retry_seed = (unsigned)getpid() ^ (unsigned)tk_now_us();
 	st->flags = flags;
@@ -497,7 +529,7 @@ static int sqlite_open(const char *url, unsigned flags, struct tk_store **out,
 		goto fail;
 	}
 	sqlite3_extended_result_codes(st->db, 1);
-	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	sqlite3_busy_handler(st->db, busy_wait, st);
 	ret = setup_journal(st, flags, err);
 	if (ret)
 		goto fail;
@@ -521,7 +553,8 @@ static void bind_text(sqlite3_stmt *stmt, int i, const char *v)
 }
 
 /* "INSERT ... ON CONFLICT": a stored partial run is replaced by a complete
- * one, anything else stored is kept (see put_run in core/store.h). */
+ * one, a stored "started" one by any later record of it, anything else
+ * stored is kept (see put_run in core/store.h). */
 static void build_put_sql(struct tk_buf *sql)
 {
 	size_t i;
@@ -536,7 +569,8 @@ static void build_put_sql(struct tk_buf *sql)
 	for (i = 1; i < NR_RUN_COLUMNS; i++)
 		tk_buf_addf(sql, "%s%s = excluded.%s", i > 1 ? ", " : "",
 			    run_columns[i].name, run_columns[i].name);
-	tk_buf_adds(sql, " WHERE runs.partial = 1 AND excluded.partial = 0");
+	tk_buf_adds(sql, " WHERE runs.partial = 1 AND (excluded.partial = 0 OR "
+		    "(runs.status = 'started' AND excluded.status <> 'started'))");
 }
 
 /* Unknown measurements are -1 in the structs and NULL in the table. */

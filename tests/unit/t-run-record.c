@@ -15,7 +15,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/run.h"
-#include "core/job.h"
+#include "core/recorder.h"
 #include "tests/unit/tap.h"
 #include "core/banned.h"
 

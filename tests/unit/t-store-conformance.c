@@ -9,7 +9,8 @@
  * PostgreSQL, say) does not disturb it; it never deletes anything.
  *
  * Covered: opening migrates an empty database; put and read back every
- * field; put is idempotent by run id; a complete run replaces a partial
+ * field; put is idempotent by run id; a partial run replaces a started
+ * one; a complete run replaces a partial
  * one and nothing else replaces anything; the filters (keys, branch,
  * since, run id, rank group, profile kind), limit and order; the summary
  * query agrees with the full query field by field on every filter; and
@@ -252,11 +253,17 @@ static void test_partial(struct tk_store *s)
 
 	make_run(&r, 2, keys[2], "main", 1700000001000000LL);
 	r.partial = 1;
+	r.status = TK_RUN_STARTED;
+	r.walltime_s = -1;
+	is_int(tk_store_put_run(s, &r, &inserted, &err), 0, "put a started run");
+	is_int(inserted, 1, "inserted");
+	is_int(tk_store_put_run(s, &r, &inserted, &err), 0, "put the started run again");
+	is_int(inserted, 0, "a started run does not replace a started run");
 	r.status = TK_RUN_CANCELLED;
 	r.walltime_s = 1.0;
 	r.tree_samples = 3;
 	is_int(tk_store_put_run(s, &r, &inserted, &err), 0, "put a partial run");
-	is_int(inserted, 1, "inserted");
+	is_int(inserted, 1, "a partial run (cancelled) replaces the started one");
 	is_int(tk_store_put_run(s, &r, &inserted, &err), 0, "put the partial run again");
 	is_int(inserted, 0, "a partial run does not replace a partial run");
 	r.partial = 0;
