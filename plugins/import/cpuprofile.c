@@ -249,8 +249,9 @@ static int add_samples(struct cp *c, struct tk_profile *p, json_t *root, json_t 
 			tk_json_number(json_object_get(json_array_get(nodes, i), "hitCount"), &hits);
 			if (hits < 0)
 				return bad(c, "nodes[%zu].hitCount is negative", i);
-			if (hits > 0)
-				tk_profile_add_self(p, c->nodes[i].pnode, hits);
+			if (hits > 0 && tk_profile_add_self(p, c->nodes[i].pnode, hits))
+				return bad(c, "nodes[%zu].hitCount %g %s", i, hits,
+					   tk_profile_weight_error(p, hits));
 		}
 		return 0;
 	}
@@ -287,8 +288,9 @@ static int add_samples(struct cp *c, struct tk_profile *p, json_t *root, json_t 
 				w = 0;
 			w *= 1000;
 		}
-		if (w > 0)
-			tk_profile_add_self(p, c->nodes[k].pnode, w);
+		if (w > 0 && tk_profile_add_self(p, c->nodes[k].pnode, w))
+			return bad(c, "samples[%zu]: the time %g %s", i, w,
+				   tk_profile_weight_error(p, w));
 	}
 	return 0;
 }

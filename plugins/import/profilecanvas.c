@@ -196,8 +196,8 @@ static int walk(struct pc *c, struct tk_profile *p, json_t *node, uint32_t paren
 		if (ret)
 			return ret;
 	}
-	if (!top && self > 0)
-		tk_profile_add_self(p, me, self);
+	if (!top && self > 0 && tk_profile_add_self(p, me, self))
+		return bad(c, "a count of %g %s", self, tk_profile_weight_error(p, self));
 	return 0;
 }
 
