@@ -48,7 +48,8 @@ static void add(struct tk_profile *p, const char *a, size_t alen, const char *b,
 	uint32_t names[2];
 
 	names[0] = tk_profile_intern(p, a, alen);
-	names[1] = tk_profile_intern(p, b, blen);
+	if (b)
+		names[1] = tk_profile_intern(p, b, blen);
 	tk_profile_add_stack(p, names, b ? 2 : 1, w);
 }
 
