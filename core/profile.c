@@ -318,6 +318,21 @@ int tk_profile_add_stack(struct tk_profile *p, const uint32_t *names, size_t dep
 	return tk_profile_add_self(p, node, weight);
 }
 
+uint32_t tk_profile_depth(const struct tk_profile *p)
+{
+	uint32_t *depth = tk_xcalloc(p->nr_nodes ? p->nr_nodes : 1, sizeof(*depth));
+	uint32_t i, max = 0;
+
+	/* a child's id is always above its parent's */
+	for (i = 1; i < p->nr_nodes; i++) {
+		depth[i] = depth[p->nodes[i].parent] + 1;
+		if (depth[i] > max)
+			max = depth[i];
+	}
+	free(depth);
+	return max;
+}
+
 void tk_profile_finish(struct tk_profile *p)
 {
 	uint32_t i;

@@ -139,6 +139,9 @@ static inline int tk_profile_add_self(struct tk_profile *p, uint32_t node, doubl
 	return 0;
 }
 
+/* The number of frames on the deepest stack (0 for an empty profile). */
+uint32_t tk_profile_depth(const struct tk_profile *p);
+
 /* Computes totals. Idempotent; cheap when nothing changed. */
 void tk_profile_finish(struct tk_profile *p);
 
