@@ -10,7 +10,7 @@
 # BENCH_N sets the repetitions of the short jobs (default 31),
 # BENCH_PROFILE_N those of the built-in profiler section (default 3);
 # BENCH_ONLY="SECTION..." runs only those sections: wrapper, flame, diff,
-# history, profiler, unwind (default: all).
+# history, profiler, import, unwind (default: all).
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -241,6 +241,12 @@ fi
 # samples were unwound and how much stack the walks needed. A Python
 # interpreter (deep C stacks) also runs with 32 KiB copies, to show how
 # much of its stack an 8 KiB copy misses.
+if want import; then
+echo
+echo "Importer memory per inflated input byte (bench/import-memory.sh):"
+sh bench/import-memory.sh
+fi
+
 want unwind || exit 0
 echo
 echo "CPU call paths, stack copies unwound with CFI (bench/unwind-cost, $np runs each):"
