@@ -233,6 +233,12 @@ done
 fi
 
 # ---- CPU call paths: stack copies unwound with CFI (core/unwind) ----
+if want import; then
+echo
+echo "Importer memory per inflated input byte (bench/import-memory.sh):"
+sh bench/import-memory.sh
+fi
+
 # bench/unwind-cost runs a program unprofiled, sampled by perf_event_open
 # with frame-pointer chains only, and sampled with stack copies unwound by
 # CFI (what --profile cpu does by default), interleaved, BENCH_PROFILE_N
@@ -241,12 +247,6 @@ fi
 # samples were unwound and how much stack the walks needed. A Python
 # interpreter (deep C stacks) also runs with 32 KiB copies, to show how
 # much of its stack an 8 KiB copy misses.
-if want import; then
-echo
-echo "Importer memory per inflated input byte (bench/import-memory.sh):"
-sh bench/import-memory.sh
-fi
-
 want unwind || exit 0
 echo
 echo "CPU call paths, stack copies unwound with CFI (bench/unwind-cost, $np runs each):"
