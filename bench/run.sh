@@ -232,13 +232,13 @@ for prog in alloc-heavy compute; do
 done
 fi
 
-# ---- CPU call paths: stack copies unwound with CFI (core/unwind) ----
 if want import; then
 echo
 echo "Importer memory per inflated input byte (bench/import-memory.sh):"
 sh bench/import-memory.sh
 fi
 
+# ---- CPU call paths: stack copies unwound with CFI (core/unwind) ----
 # bench/unwind-cost runs a program unprofiled, sampled by perf_event_open
 # with frame-pointer chains only, and sampled with stack copies unwound by
 # CFI (what --profile cpu does by default), interleaved, BENCH_PROFILE_N
