@@ -31,6 +31,16 @@ within_bound() {
 	test "$kb" -le "$limit"
 }
 
+# refused_early FILE: the last import was refused before the tree was
+# built: its peak RSS is within twice the inflated size (the text).
+refused_early() {
+	test_have_prereq RSS || return 0
+	n=$(gzip -dc -f "$1" | wc -c)
+	limit=$((own + 24 * 1024 + 2 * n / 1024))
+	echo "peak $kb KiB, inflated $n bytes, refused early within $limit KiB"
+	test "$kb" -le "$limit"
+}
+
 test_expect_success PYTHON3 'generate the hostile profiles' '
 	python3 "$TRACKER_ROOT/tests/helpers/hostile-profiles.py" h &&
 	printf "main 1\n" >one.folded &&
@@ -38,24 +48,27 @@ test_expect_success PYTHON3 'generate the hostile profiles' '
 '
 own=$(tail -1 own.txt 2>/dev/null || echo 0)
 
-test_expect_success PYTHON3 'a 117 KB gzip of one-frame stacks (120 MB of JSON) is refused within the bound' '
+test_expect_success PYTHON3 'a 117 KB gzip of one-frame stacks (120 MB of JSON) is refused before parsing' '
 	test $(wc -c <h/speedscope-bomb-120m.json.gz) -lt 200000 &&
 	imports h/speedscope-bomb-120m.json.gz &&
 	test $rc = 65 &&
 	grep "speedscope-bomb-120m.json.gz.*would take about [0-9]* MiB in memory" err &&
-	within_bound h/speedscope-bomb-120m.json.gz
+	within_bound h/speedscope-bomb-120m.json.gz &&
+	refused_early h/speedscope-bomb-120m.json.gz
 '
 
-test_expect_success PYTHON3 'the same shape at 12 MB is refused too' '
+test_expect_success PYTHON3 'the same shape at 12 MB is refused before parsing too' '
 	imports h/speedscope-bomb.json.gz &&
 	test $rc = 65 && grep "speedscope-bomb.json.gz" err &&
-	within_bound h/speedscope-bomb.json.gz
+	within_bound h/speedscope-bomb.json.gz &&
+	refused_early h/speedscope-bomb.json.gz
 '
 
-test_expect_success PYTHON3 'a ProfileCanvas page of empty arrays is refused within the bound' '
+test_expect_success PYTHON3 'a ProfileCanvas page of empty arrays is refused before parsing' '
 	imports h/profilecanvas-bomb.html.gz &&
 	test $rc = 65 && grep "profilecanvas-bomb.html.gz" err &&
-	within_bound h/profilecanvas-bomb.html.gz
+	within_bound h/profilecanvas-bomb.html.gz &&
+	refused_early h/profilecanvas-bomb.html.gz
 '
 
 test_expect_success PYTHON3 'a dense ordinary speedscope profile imports within the bound (known answer)' '
@@ -74,10 +87,11 @@ test_expect_success PYTHON3 'a cpuprofile one chain of 70000 nodes: exit 65 at t
 	within_bound h/cpuprofile-deep.cpuprofile
 '
 
-test_expect_success PYTHON3 'a gzipped cpuprofile a million nodes deep is refused within the bound' '
+test_expect_success PYTHON3 'a gzipped cpuprofile a million nodes deep is refused before parsing' '
 	imports h/cpuprofile-1m-deep.cpuprofile.gz &&
 	test $rc = 65 && grep "cpuprofile-1m-deep.cpuprofile.gz" err &&
-	within_bound h/cpuprofile-1m-deep.cpuprofile.gz
+	within_bound h/cpuprofile-1m-deep.cpuprofile.gz &&
+	refused_early h/cpuprofile-1m-deep.cpuprofile.gz
 '
 
 test_expect_success PYTHON3 'folded stacks 4096 deep, a new path per line, import within the bound' '
