@@ -122,8 +122,12 @@ tests/helpers/%: tests/helpers/%.c
 bench/%: bench/%.c $(LIB)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LIBS)
 
+# The example workloads are jobs the profiler runs (the demo profiles
+# them with LD_PRELOAD): never sanitized, as the ASan runtime must come
+# first in a sanitized program and the preload library would not.
+EXAMPLE_CFLAGS := $(filter-out -fsanitize=% -fno-sanitize-recover=all,$(ALL_CFLAGS))
 examples/%: examples/%.c
-	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
+	$(QUIET_LINK)$(CC) $(EXAMPLE_CFLAGS) $(LDFLAGS) -o $@ $<
 
 # Programs the profiler runs on: frame pointers, no sanitizer (it would
 # take malloc from the preload library), and a static build of the
