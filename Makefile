@@ -131,8 +131,12 @@ tests/helpers/%: tests/helpers/%.c
 bench/%: bench/%.c $(LIB)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LIBS)
 
+# The example workloads are jobs the profiler runs (the demo profiles
+# them with LD_PRELOAD): never sanitized, as the ASan runtime must come
+# first in a sanitized program and the preload library would not.
+EXAMPLE_CFLAGS := $(filter-out -fsanitize=% -fno-sanitize-recover=all,$(ALL_CFLAGS))
 examples/%: examples/%.c
-	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
+	$(QUIET_LINK)$(CC) $(EXAMPLE_CFLAGS) $(LDFLAGS) -o $@ $<
 
 # Programs the profiler runs on: frame pointers, no sanitizer (it would
 # take malloc from the preload library), and a static build of the
@@ -182,10 +186,12 @@ $(BROWSER_DEPS): tests/browser/package-lock.json
 	fi
 browser-deps: $(BROWSER_DEPS)
 
-# The whole suite: C unit tests and shell end-to-end tests, all TAP, by prove.
-check: build-tests $(BROWSER_DEPS)
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
-		prove -j2 --timer $(PROVE_FLAGS) $(UNIT_BIN) tests/t[0-9]*.sh
+# The whole suite: C unit tests and shell end-to-end tests, all TAP, by
+# prove; the unit tests twice, the second time built with sanitizers
+# (build-san/, see below), and t0100 runs the importer tests on the
+# sanitized tracker.
+check: build-tests san-build $(BROWSER_DEPS)
+	$(SAN_ENV) prove -j2 --timer $(PROVE_FLAGS) $(UNIT_BIN) $(SAN_UNIT) tests/t[0-9]*.sh
 
 # The README's test command on a fresh clone of the committed tree, in a
 # temporary directory (with ../shared beside it when this tree has one),
@@ -209,13 +215,20 @@ clean:
 	$(RM) $(PRELOAD_LIB) $(PRELOAD_OBJ) $(PRELOAD_OBJ:.o=.d)
 	$(RM) tracker $(LIB) $(LIB_OBJ) $(CMD_OBJ) $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN) $(BENCH_BIN)
 	$(RM) $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(HELPER_BIN:=.d) $(EXAMPLE_BIN:=.d) $(BENCH_BIN:=.d)
-	$(RM) -r tests/trash.* fuzz/out fuzz/obj $(addprefix fuzz/fuzz-,$(FUZZ_FORMATS) $(FUZZ_OTHER))
+	$(RM) -r tests/trash.* fuzz/out fuzz/obj $(SAN_DIR) fuzz/fuzz-*
 
-# Fuzzing: one libFuzzer binary per importer, built with clang from the
-# library sources (not libtracker.a, which is built with $(CC)). The
-# library is compiled once into fuzz/obj/ and each target links it with
-# its own fuzz/import.c: building nine targets costs one compile.
+# Fuzzing (fuzz/README): every fuzz/<name>.c is a libFuzzer target,
+# fuzz/fuzz-<name>, seeded from fixtures/<name>/ and fuzz/seeds/<name>/
+# (those that exist; pipewrap from fixtures/pipelines/, bkapi from
+# fixtures/buildkite-api/), with fuzz/<name>.dict when there is one;
+# fuzz/import.c is built once per importer format
+# instead, as import-<format>, seeded from fixtures/<format>/. Built
+# with clang from the library sources (not libtracker.a, which is built
+# with $(CC)): the library is compiled once into fuzz/obj/ and every
+# target links it with its own .c.
 FUZZ_FORMATS ?= folded perf gperftools-heap gperftools-cpu nsys pprof speedscope cpuprofile profilecanvas dtrace
+FUZZ_TARGETS ?= $(addprefix import-,$(FUZZ_FORMATS)) \
+	$(filter-out import,$(basename $(notdir $(wildcard fuzz/*.c))))
 FUZZ_SECONDS ?= 20
 FUZZ_CC ?= clang
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -229,42 +242,75 @@ fuzz/obj/%.o: %.c
 	$(QUIET_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP \
 		-c -o $@ $<
 
-fuzz/fuzz-%: fuzz/import.c $(FUZZ_OBJ)
+fuzz/fuzz-import-%: fuzz/import.c $(FUZZ_OBJ)
 	$(QUIET_LINK)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer \
 		-DFUZZ_FORMAT='"$*"' -o $@ $< $(FUZZ_OBJ) $(LIBS)
 
-# Parsers of other inputs than profiles, one target each (fuzz/<name>.c),
-# seeded from fixtures/$(FUZZ_SEEDS_<name>)/: tracker pipeline wrap's
-# pipelines (with a dictionary), the Buildkite API's responses and
-# sacct's output (seeded from fixtures/sacct/).
-FUZZ_OTHER := pipewrap bkapi sacct
-FUZZ_SEEDS_pipewrap := pipelines
-FUZZ_SEEDS_bkapi := buildkite-api
-$(addprefix fuzz/fuzz-,$(FUZZ_OTHER)): fuzz/fuzz-%: fuzz/%.c $(FUZZ_OBJ)
+fuzz/fuzz-%: fuzz/%.c $(FUZZ_OBJ)
 	$(QUIET_LINK)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer \
 		-o $@ $< $(FUZZ_OBJ) $(LIBS)
 
-# Runs each target for FUZZ_SECONDS, seeded from fixtures/<format>/; new
-# corpus entries go to fuzz/out/<format>/ (not committed).
-fuzz: $(addprefix fuzz/fuzz-,$(FUZZ_FORMATS) $(FUZZ_OTHER))
-	@for f in $(FUZZ_FORMATS) $(FUZZ_OTHER); do \
-		case $$f in \
-		pipewrap) seeds="-dict=fuzz/pipewrap.dict fixtures/$(FUZZ_SEEDS_pipewrap)" ;; \
-		bkapi) seeds=fixtures/$(FUZZ_SEEDS_bkapi) ;; \
-		*) seeds=fixtures/$$f ;; \
-		esac; \
-		mkdir -p fuzz/out/$$f; \
-		echo "fuzz: $$f for $(FUZZ_SECONDS) s"; \
-		./fuzz/fuzz-$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=1024 \
-			-print_final_stats=0 -artifact_prefix=fuzz/out/$$f- fuzz/out/$$f $$seeds \
-			>fuzz/out/$$f.log 2>&1 || \
-			{ grep -A30 "ERROR:\|abort\|differs\|does not parse\|refused" fuzz/out/$$f.log | head -40; \
-			  tail -3 fuzz/out/$$f.log; exit 1; }; \
-		tail -1 fuzz/out/$$f.log; \
+fuzz-build: $(addprefix fuzz/fuzz-,$(FUZZ_TARGETS))
+
+# Runs each target for FUZZ_SECONDS on its seeds; new corpus entries go
+# to fuzz/out/<target>/, crashes to fuzz/out/<target>-crash-* (not
+# committed). An input that takes over 10 s or 2 GiB is a finding too.
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+		s=$${t#import-}; mkdir -p fuzz/out/$$t; \
+		case $$t in pipewrap) s=pipelines ;; bkapi) s=buildkite-api ;; esac; \
+		seeds=$$(for d in fixtures/$$s fuzz/seeds/$$t; do [ -d $$d ] && echo $$d; done); \
+		[ -f fuzz/$$t.dict ] && seeds="-dict=fuzz/$$t.dict $$seeds"; \
+		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+		./fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 \
+			-timeout=10 -print_final_stats=1 -artifact_prefix=fuzz/out/$$t- \
+			fuzz/out/$$t $$seeds >fuzz/out/$$t.log 2>&1 || \
+			{ grep -A30 "ERROR:\|==ERROR\|runtime error" fuzz/out/$$t.log | head -40; \
+			  tail -3 fuzz/out/$$t.log; exit 1; }; \
+		grep "stat::number_of_executed_units" fuzz/out/$$t.log; \
 	done
 
-.PHONY: all check check-fresh browser-deps bench demo install clean build-tests fuzz
+# The sanitized half of `make check`: the library, tracker and the unit
+# tests built again with SANITIZE_CHECK into build-san/ (the normal
+# objects are untouched); check runs those unit tests, and
+# tests/t0100-sanitized.sh runs the importer and input-safety shell
+# tests (t5xxx, t82xx) against build-san/tracker. The preload library and
+# the programs the profiler runs on are never sanitized (see the rules
+# above), so the profiler's shell tests run in the plain half only.
+SANITIZE_CHECK ?= address,undefined
+SAN_DIR := build-san
+SAN_CFLAGS := $(filter-out -fsanitize=% -fno-sanitize-recover=all,$(ALL_CFLAGS)) -O1 \
+	-fsanitize=$(SANITIZE_CHECK) -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN_LDFLAGS := $(LDFLAGS) -fsanitize=$(SANITIZE_CHECK)
+SAN_LIB := $(SAN_DIR)/libtracker.a
+SAN_UNIT := $(addprefix $(SAN_DIR)/,$(UNIT_BIN))
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp
+$(SAN_DIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) $(SAN_CFLAGS) -c -o $@ $<
+
+$(SAN_LIB): $(addprefix $(SAN_DIR)/,$(LIB_OBJ))
+	$(RM) $@
+	$(AR) rcs $@ $^
+
+$(SAN_DIR)/tracker: $(addprefix $(SAN_DIR)/,$(CMD_OBJ)) $(SAN_LIB)
+	$(QUIET_LINK)$(CC) $(SAN_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(SAN_DIR)/tests/unit/t-%: tests/unit/t-%.c $(SAN_LIB) tests/unit/tap.h
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)$(CC) $(SAN_CFLAGS) $(SAN_LDFLAGS) -o $@ $< $(SAN_LIB) $(LIBS)
+
+san-build: $(SAN_DIR)/tracker $(SAN_UNIT)
+
+# Only the sanitized half, for a quick look.
+check-sanitized: san-build build-tests
+	$(SAN_ENV) prove -j2 --timer $(PROVE_FLAGS) $(SAN_UNIT) tests/t0100-sanitized.sh
+
+.PHONY: all check check-fresh browser-deps bench demo install clean build-tests fuzz fuzz-build \
+	san-build check-sanitized
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(HELPER_BIN:=.d) $(EXAMPLE_BIN:=.d) $(BENCH_BIN:=.d) $(PRELOAD_OBJ:.o=.d)
 -include $(wildcard fuzz/obj/*/*.d fuzz/obj/*/*/*.d)
+-include $(wildcard $(SAN_DIR)/*/*.d $(SAN_DIR)/*/*/*.d $(SAN_DIR)/tests/unit/*.d)

@@ -13,7 +13,6 @@
 # BENCH_N sets the repetitions of the short jobs (default 31),
 # BENCH_PROFILE_N those of the built-in profiler section (default 3);
 # BENCH_ONLY="SECTION..." runs only those sections: wrapper, flame, diff,
-# history, plots, verdicts, stores, profiler, unwind (default: all).
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -306,6 +305,12 @@ for prog in alloc-heavy compute; do
 		fi
 	fi
 done
+fi
+
+if want import; then
+echo
+echo "Importer memory per inflated input byte (bench/import-memory.sh):"
+sh bench/import-memory.sh
 fi
 
 # ---- CPU call paths: stack copies unwound with CFI (core/unwind) ----

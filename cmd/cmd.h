@@ -49,6 +49,9 @@ struct cmd_entry {
 /* Prints "tracker: <msg>" to stderr. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cmd_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "tracker: MESSAGE" on stderr, for what is neither an error nor a
+ * warning. All three escape control characters (core/table.h). */
+void cmd_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the message of err and returns its exit code. */
 int cmd_fail(const struct tk_err *err);
 /* Prints a usage error and the command's synopsis; returns 2. */

@@ -12,6 +12,7 @@
 #include "cmd/cmd.h"
 #include "core/ci.h"
 #include "core/config.h"
+#include "core/table.h"
 #include "core/banned.h"
 
 const char cmd_config_usage[] =
@@ -32,7 +33,7 @@ const char cmd_config_usage[] =
 
 static int check(const char *file)
 {
-	struct tk_buf path = TK_BUF_INIT;
+	struct tk_buf path = TK_BUF_INIT, shown = TK_BUF_INIT;
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_config c;
 	size_t i;
@@ -55,10 +56,11 @@ static int check(const char *file)
 		if (c.nr_warnings)
 			ret = EXIT_DATA;
 		else
-			printf("%s: ok\n", path.buf);
+			printf("%s: ok\n", tk_text_shown(&shown, path.buf));
 	}
 	tk_config_release(&c);
 	tk_buf_release(&path);
+	tk_buf_release(&shown);
 	return ret;
 }
 

@@ -21,6 +21,7 @@
 #include "core/demangle.h"
 #include "core/diff.h"
 #include "core/diffrender.h"
+#include "core/table.h"
 #include "core/diffsum.h"
 #include "core/import.h"
 #include "core/normalize.h"
@@ -298,7 +299,7 @@ static int choose_runs(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_store 
 static void describe(struct diff_cmd *d)
 {
 	const struct tk_baseline *r = &d->runs;
-	struct tk_buf full = TK_BUF_INIT;
+	struct tk_buf full = TK_BUF_INIT, shown = TK_BUF_INIT;
 	size_t i;
 
 	tk_run_label(&d->new_label, &r->new_run);
@@ -308,17 +309,19 @@ static void describe(struct diff_cmd *d)
 			tk_buf_adds(&full, ", ");
 		tk_run_label(&full, &r->base[i]);
 	}
-	fprintf(stderr, "tracker: new:      %s\n", d->new_label.buf);
+	fprintf(stderr, "tracker: new:      %s\n", tk_text_shown(&shown, d->new_label.buf));
 	if (r->nr_base > 1)
-		fprintf(stderr, "tracker: baseline: mean of %zu runs: %s\n", r->nr_base, full.buf);
+		fprintf(stderr, "tracker: baseline: mean of %zu runs: %s\n", r->nr_base,
+			tk_text_shown(&shown, full.buf));
 	else
-		fprintf(stderr, "tracker: baseline: %s\n", full.buf);
+		fprintf(stderr, "tracker: baseline: %s\n", tk_text_shown(&shown, full.buf));
 	if (r->nr_base < (size_t)d->nr_baselines)
 		fprintf(stderr, "tracker: %zu baseline run%s of the %ld asked for exist%s%s\n",
 			r->nr_base, r->nr_base == 1 ? "" : "s", d->nr_baselines,
 			r->nr_base == 1 ? "s" : "",
 			r->nr_base == 1 ? "; with one there is no noise floor" : "");
 	tk_buf_release(&full);
+	tk_buf_release(&shown);
 }
 
 /* ---- loading and rendering ---- */

@@ -125,8 +125,8 @@ int cmd_import(int argc, char **argv, struct cmd_ctx *ctx)
 		goto out;
 	}
 	tk_format_weight(&total, tk_profile_total(&p));
-	fprintf(stderr, "tracker: stored the %s profile of '%s' (%u frames, %s %s) with run %s\n",
-		kind, argv[optind], p.nr_nodes - 1, total.buf, tk_unit_name(p.unit), id);
+	cmd_note("stored the %s profile of '%s' (%u frames, %s %s) with run %s", kind,
+		 argv[optind], p.nr_nodes - 1, total.buf, tk_unit_name(p.unit), id);
 out:
 	tk_store_close(s);
 	tk_profile_release(&p);

@@ -11,6 +11,7 @@
 #include "core/ci.h"
 #include "core/config.h"
 #include "core/suggest.h"
+#include "core/table.h"
 #include "core/unwind.h"
 #include "core/banned.h"
 
@@ -71,12 +72,18 @@ static const char main_usage_tail[] =
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 
+/* Messages quote keys, branches, paths and names: one line each, with
+ * no control character reaching the terminal (core/table.h). */
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
+	struct tk_buf msg = TK_BUF_INIT, shown = TK_BUF_INIT;
+
+	tk_buf_vaddf(&msg, fmt, ap);
+	tk_text_escape(&shown, msg.buf, msg.len);
 	fflush(stdout);
-	fprintf(stderr, "tracker: %s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "tracker: %s%s\n", prefix, shown.buf);
+	tk_buf_release(&msg);
+	tk_buf_release(&shown);
 }
 
 void cmd_error(const char *fmt, ...)
@@ -94,6 +101,15 @@ void cmd_warning(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void cmd_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
 	va_end(ap);
 }
 

@@ -148,7 +148,8 @@ static void take_warnings(struct doc *d, struct tk_config *c)
 {
 	size_t i;
 
-	qsort(d->warnings, d->nr_warnings, sizeof(*d->warnings), by_position);
+	if (d->nr_warnings)
+		qsort(d->warnings, d->nr_warnings, sizeof(*d->warnings), by_position);
 	for (i = 0; i < d->nr_warnings; i++) {
 		TK_ALLOC_GROW(c->warnings, c->nr_warnings + 1, c->alloc_warnings);
 		c->warnings[c->nr_warnings++] = d->warnings[i].msg;

@@ -141,6 +141,7 @@ static void rebuild(struct tk_profile *p, struct tk_profile *q, const uint32_t *
 	tk_profile_reserve(q, p->nr_nodes);
 	nmap[0] = TK_PROFILE_ROOT;
 	q->nodes[0].self = p->nodes[0].self;
+	q->sum = p->sum;
 	for (i = 1; i < p->nr_nodes; i++) {
 		const struct tk_profile_node *n = &p->nodes[i];
 

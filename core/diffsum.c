@@ -7,6 +7,7 @@
  * sorted at the end.
  */
 #include "core/diffsum.h"
+#include "core/table.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -287,7 +288,7 @@ void tk_diff_add_totals(struct tk_buf *b, const struct tk_diff *d,
 
 void tk_diff_add_name(struct tk_buf *b, const char *s, size_t len)
 {
-	size_t i, n;
+	size_t n;
 
 	if (!len)
 		len = strlen(s);
@@ -298,11 +299,7 @@ void tk_diff_add_name(struct tk_buf *b, const char *s, size_t len)
 		while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
 			n--;
 	}
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		tk_buf_addch(b, c < 0x20 || c == 0x7f ? ' ' : (char)c);
-	}
+	tk_text_escape(b, s, n);
 	if (n < len)
 		tk_buf_adds(b, "...");
 }

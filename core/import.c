@@ -45,6 +45,11 @@ static int import(struct tk_reader *r, const char *format,
 	}
 	if (ret)
 		return ret;
+	/* Every importer's stacks, under the one cap: the layout, the
+	 * renderers and the stored form walk them. */
+	if (tk_profile_depth(out) > TK_PROFILE_MAX_DEPTH)
+		return tk_err_set(err, TK_EDATA, "cannot import '%s': a stack is deeper than %d frames",
+				  r->name, TK_PROFILE_MAX_DEPTH);
 	if (!opts->no_demangle)
 		tk_profile_demangle(out, imp->demangle);
 	tk_profile_finish(out);

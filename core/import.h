@@ -13,7 +13,10 @@
  *   TK_EDATA         corrupt input, the message naming the file and the
  *                    line (text formats) or byte offset (binary ones).
  * Importers cap names, depths and sizes (core/profile.h limits), never
- * crash on hostile input, and set the profile's unit. They keep names as
+ * crash on hostile input, and set the profile's unit. Whatever the
+ * importer, tk_import_file and tk_import_mem refuse (TK_EDATA) a profile
+ * with a stack deeper than TK_PROFILE_MAX_DEPTH; the importers that can
+ * check it sooner do, naming the line or offset. They keep names as
  * the input has them: tk_import_file and tk_import_mem then make them
  * readable (core/demangle.h) unless opts->no_demangle is set.
  *

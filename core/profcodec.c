@@ -207,7 +207,10 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 				ret = bad(&d, "too many nodes");
 				break;
 			}
-			tk_profile_add_self(out, map[i], w);
+			if (tk_profile_add_self(out, map[i], w)) {
+				ret = bad(&d, "a weight that is negative, not a number or too large");
+				break;
+			}
 		}
 		free(map);
 	}

@@ -112,11 +112,34 @@ static void grow_names(struct tk_profile *p)
 	p->name_mask = n - 1;
 }
 
+/* Names are C strings to every writer: a NUL would cut one short. */
+static uint32_t intern_nul(struct tk_profile *p, const char *s, size_t len)
+{
+	struct tk_buf b = TK_BUF_INIT;
+	uint32_t id;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (s[i])
+			tk_buf_addch(&b, s[i]);
+		else
+			tk_buf_add(&b, "\\0", 2);
+	id = tk_profile_intern(p, b.buf, b.len);
+	tk_buf_release(&b);
+	return id;
+}
+
 uint32_t tk_profile_intern(struct tk_profile *p, const char *s, size_t len)
 {
-	uint64_t h = tk_hash_bytes(s, len), tag = h & 0xffffffff00000000ull;
-	size_t slot = h & p->name_mask;
+	uint64_t h, tag;
+	size_t slot;
 	uint32_t id;
+
+	if (len && memchr(s, '\0', len))
+		return intern_nul(p, s, len);
+	h = tk_hash_bytes(s, len);
+	tag = h & 0xffffffff00000000ull;
+	slot = h & p->name_mask;
 
 	for (;;) {
 		uint64_t v = p->name_slots[slot];
@@ -266,19 +289,48 @@ uint32_t tk_profile_child(struct tk_profile *p, uint32_t parent, uint32_t name)
 	return id;
 }
 
+const char *tk_profile_weight_error(const struct tk_profile *p, double w)
+{
+	if (w != w)
+		return "is not a number";
+	if (w < 0)
+		return "is negative";
+	if (w > TK_PROFILE_MAX_WEIGHT)
+		return "is too large";
+	if (p->sum + w > TK_PROFILE_MAX_WEIGHT)
+		return "makes the total too large";
+	return NULL;
+}
+
 int tk_profile_add_stack(struct tk_profile *p, const uint32_t *names, size_t depth,
 			 double weight)
 {
 	uint32_t node = TK_PROFILE_ROOT;
 	size_t i;
 
+	if (tk_profile_weight_error(p, weight))
+		return TK_EDATA;
 	for (i = 0; i < depth; i++) {
 		node = tk_profile_child(p, node, names[i]);
 		if (!node)
 			return TK_EDATA;
 	}
-	tk_profile_add_self(p, node, weight);
-	return 0;
+	return tk_profile_add_self(p, node, weight);
+}
+
+uint32_t tk_profile_depth(const struct tk_profile *p)
+{
+	uint32_t *depth = tk_xcalloc(p->nr_nodes ? p->nr_nodes : 1, sizeof(*depth));
+	uint32_t i, max = 0;
+
+	/* a child's id is always above its parent's */
+	for (i = 1; i < p->nr_nodes; i++) {
+		depth[i] = depth[p->nodes[i].parent] + 1;
+		if (depth[i] > max)
+			max = depth[i];
+	}
+	free(depth);
+	return max;
 }
 
 void tk_profile_finish(struct tk_profile *p)

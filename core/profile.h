@@ -13,7 +13,9 @@
  *
  * Weights are doubles: fractional sample counts (flamegraph.pl accepts
  * them) and scaled diffs need them, and a double counts integers exactly
- * up to 2^53.
+ * up to 2^53. A weight is finite and not negative, and all of them add
+ * up to at most TK_PROFILE_MAX_WEIGHT (tk_profile_weight_error): every total and every
+ * ratio of totals a renderer computes is then a finite number.
  *
  * Limits that protect against hostile input (importers turn them into
  * TK_EDATA errors naming the place): TK_PROFILE_MAX_NAME bytes per name,
@@ -29,6 +31,8 @@
 #define TK_PROFILE_MAX_DEPTH 65536
 #define TK_PROFILE_MAX_NODES (1u << 28)
 #define TK_PROFILE_ROOT 0u
+/* Far below DBL_MAX: diffs scale and add totals without overflowing. */
+#define TK_PROFILE_MAX_WEIGHT 1e300
 
 enum tk_unit {
 	TK_UNIT_SAMPLES,
@@ -72,6 +76,9 @@ struct tk_profile {
 	uint8_t *child_indexed; /* per node, alloc_nodes long */
 	uint32_t nr_indexed;    /* nodes in child_slots */
 	int finished;
+	/* The sum of every weight added so far: a weight whose addition
+	 * would make it infinite is refused, so every total is finite. */
+	double sum;
 	/* Something the importer wants the user told (skipped lines...);
 	 * empty when none. */
 	char warning[256];
@@ -80,7 +87,8 @@ struct tk_profile {
 void tk_profile_init(struct tk_profile *p, enum tk_unit unit);
 void tk_profile_release(struct tk_profile *p);
 
-/* The id of name s[0..len), interning it on first sight. */
+/* The id of name s[0..len), interning it on first sight. A NUL byte in
+ * it becomes the two characters "\0": every name is a C string. */
 uint32_t tk_profile_intern(struct tk_profile *p, const char *s, size_t len);
 
 /* The child of parent with name id `name`, created on first sight.
@@ -101,16 +109,38 @@ void tk_profile_reserve(struct tk_profile *p, size_t nodes);
 
 /*
  * Adds weight to the leaf of a stack given root-first as name ids.
- * Returns 0, or TK_EDATA when the node limit is reached.
+ * Returns 0, or TK_EDATA when the node limit is reached or the weight is
+ * refused (tk_profile_weight_error; checked first, so nothing is added).
  */
 int tk_profile_add_stack(struct tk_profile *p, const uint32_t *names, size_t depth,
 			 double weight);
 
-static inline void tk_profile_add_self(struct tk_profile *p, uint32_t node, double w)
+/*
+ * Why w cannot be added to p as a weight: "is not a number", "is
+ * negative", "is too large" (over TK_PROFILE_MAX_WEIGHT, infinities
+ * included) or "makes the total too large" (the sum of all weights would
+ * pass TK_PROFILE_MAX_WEIGHT); NULL when it can. Importers call it first
+ * to name the place in their message; the add functions refuse the same
+ * weights, so no profile ever holds one.
+ */
+const char *tk_profile_weight_error(const struct tk_profile *p, double w);
+
+/*
+ * Adds w to node's self weight. TK_EDATA, the node unchanged, for a
+ * weight tk_profile_weight_error refuses.
+ */
+static inline int tk_profile_add_self(struct tk_profile *p, uint32_t node, double w)
 {
+	if (!(w >= 0 && w <= TK_PROFILE_MAX_WEIGHT && p->sum + w <= TK_PROFILE_MAX_WEIGHT))
+		return TK_EDATA;
 	p->nodes[node].self += w;
+	p->sum += w;
 	p->finished = 0;
+	return 0;
 }
+
+/* The number of frames on the deepest stack (0 for an empty profile). */
+uint32_t tk_profile_depth(const struct tk_profile *p);
 
 /* Computes totals. Idempotent; cheap when nothing changed. */
 void tk_profile_finish(struct tk_profile *p);

@@ -29,8 +29,11 @@ int tk_profile_merge(struct tk_profile *into, const struct tk_profile *from,
 		names[i] = tk_profile_intern(into, from->names[i], from->name_lens[i]);
 	map = tk_realloc_array(NULL, from->nr_nodes, sizeof(*map));
 	map[TK_PROFILE_ROOT] = TK_PROFILE_ROOT;
-	tk_profile_add_self(into, TK_PROFILE_ROOT, from->nodes[TK_PROFILE_ROOT].self);
-	for (i = 1; i < from->nr_nodes; i++) {
+	if (tk_profile_weight_error(into, from->sum))
+		ret = tk_err_set(err, TK_EDATA, "cannot add profiles: the total is too large");
+	else
+		tk_profile_add_self(into, TK_PROFILE_ROOT, from->nodes[TK_PROFILE_ROOT].self);
+	for (i = 1; !ret && i < from->nr_nodes; i++) {
 		const struct tk_profile_node *n = &from->nodes[i];
 
 		if (n->parent >= i) {
@@ -44,8 +47,10 @@ int tk_profile_merge(struct tk_profile *into, const struct tk_profile *from,
 					 "nodes", TK_PROFILE_MAX_NODES);
 			break;
 		}
-		if (n->self != 0)
-			tk_profile_add_self(into, map[i], n->self);
+		if (n->self != 0 && tk_profile_add_self(into, map[i], n->self)) {
+			ret = tk_err_set(err, TK_EDATA, "cannot add profiles: the total is too large");
+			break;
+		}
 	}
 	into->finished = 0;
 	free(names);

@@ -17,10 +17,59 @@ static int cmp_line(const void *a, const void *b, void *arg)
 	return (x->len > y->len) - (x->len < y->len);
 }
 
-static void add_name(struct tk_buf *b, const char *s)
+static int is_hex(char c)
 {
-	for (; *s; s++)
-		tk_buf_addch(b, *s == '\n' || *s == '\r' ? ' ' : *s);
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static int count_like(char c)
+{
+	return c == ' ' || c == '\t' || c == '.' || (c >= '0' && c <= '9');
+}
+
+static void add_escaped(struct tk_buf *b, unsigned char c)
+{
+	static const char hex[] = "0123456789abcdef";
+	char e[4] = { '\\', 'x', hex[c >> 4], hex[c & 15] };
+
+	tk_buf_add(b, e, 4);
+}
+
+/* Appends s[0..len) as the contract in stacks.h says: first when it
+ * starts the path; tail, the start of a count-like tail when it may end
+ * it (len when it does not). */
+static void add_name(struct tk_buf *b, const char *s, size_t len, int first, size_t tail)
+{
+	size_t i, plain = 0;
+
+	for (i = 0; i < len; i++) {
+		char c = s[i];
+		int esc = c == ';' || c == '\n' || c == '\r' || c == '\0' ||
+			  (c == '\\' && i + 3 < len && s[i + 1] == 'x' && is_hex(s[i + 2]) &&
+			   is_hex(s[i + 3])) ||
+			  (c == '#' && first && !i) || ((c == ' ' || c == '\t') && i >= tail);
+
+		if (!esc)
+			continue;
+		tk_buf_add(b, s + plain, i - plain);
+		add_escaped(b, (unsigned char)c);
+		plain = i + 1;
+	}
+	tk_buf_add(b, s + plain, len - plain);
+}
+
+/* Where the tail of s[0..len) made of count-like bytes starts, when a
+ * space or tab is in it; len when the name cannot pass for a count. */
+static size_t count_tail(const char *s, size_t len)
+{
+	size_t i = len;
+	int blank = 0;
+
+	while (i && count_like(s[i - 1])) {
+		i--;
+		blank |= s[i] == ' ' || s[i] == '\t';
+	}
+	return blank ? i : len;
 }
 
 /* Depth-first with an explicit stack (profiles can be 65536 deep),
@@ -40,18 +89,30 @@ void tk_stack_list_build(const struct tk_profile *p, tk_stack_keep_fn keep, void
 		uint32_t n = stack[--sp], c, d = depth_of[n];
 
 		if (n != TK_PROFILE_ROOT) {
+			const char *name = tk_profile_name(p, n);
+			size_t len = p->name_lens[p->nodes[n].name], start;
+
 			TK_ALLOC_GROW(plen, d + 1, plen_alloc);
 			tk_buf_setlen(&path, d > 1 ? plen[d - 1] : 0);
 			if (d > 1)
 				tk_buf_addch(&path, ';');
-			add_name(&path, tk_profile_name(p, n));
+			start = path.len;
+			add_name(&path, name, len, d == 1, len);
 			plen[d] = path.len;
 			if (keep(p, n, data)) {
+				size_t tail = count_tail(name, len);
+
 				TK_ALLOC_GROW(out->lines, out->nr + 1, out->alloc);
 				out->lines[out->nr].off = out->text.len;
-				out->lines[out->nr].len = path.len;
 				out->lines[out->nr].node = n;
-				tk_buf_add(&out->text, path.buf, path.len);
+				if (tail == len) {
+					tk_buf_add(&out->text, path.buf, path.len);
+				} else {
+					/* the last name: its tail must not read as a count */
+					tk_buf_add(&out->text, path.buf, start);
+					add_name(&out->text, name, len, d == 1, tail);
+				}
+				out->lines[out->nr].len = out->text.len - out->lines[out->nr].off;
 				out->nr++;
 			}
 		}

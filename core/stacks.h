@@ -3,8 +3,17 @@
 /*
  * A profile's call paths as text, for the folded outputs: for every node
  * that keep() accepts, the names from the root joined by ';', sorted by
- * the bytes of the path. A '\n' or '\r' in a name becomes a space, so a
- * path always fits on one line of a folded file.
+ * the bytes of the path.
+ *
+ * A path always reads back as the same frames (plugins/import/folded.c
+ * decodes it): a byte that would split or end the line, or be taken for
+ * a comment or a count, is written as "\xHH" (two lower-case hex digits):
+ *   - ';', '\n', '\r' and NUL anywhere in a name;
+ *   - '\' when "xHH" follows it (so a literal "\x41" survives);
+ *   - '#' as the first byte of the path (a comment line otherwise);
+ *   - a space or tab in the tail of the last name made only of spaces,
+ *     tabs, digits and dots ("f 12" would be read as a count).
+ * Any other byte, invalid UTF-8 included, is written as it is.
  */
 #include <stddef.h>
 #include <stdint.h>

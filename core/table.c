@@ -17,10 +17,48 @@ void tk_table_init(struct tk_table *t, size_t ncols, const char *const *headers,
 	t->right = right;
 }
 
+static int is_control(const unsigned char *s, size_t i, size_t len)
+{
+	return s[i] < 0x20 || s[i] == 0x7f ||
+	       (s[i] == 0xc2 && i + 1 < len && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f);
+}
+
+void tk_text_escape(struct tk_buf *out, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i, plain = 0;
+
+	for (i = 0; i < len; i++) {
+		if (!is_control(u, i, len))
+			continue;
+		tk_buf_add(out, s + plain, i - plain);
+		if (u[i] == 0xc2) {
+			tk_buf_addf(out, "\\xc2\\x%02x", u[i + 1]);
+			i++;
+		} else {
+			tk_buf_addf(out, "\\x%02x", u[i]);
+		}
+		plain = i + 1;
+	}
+	tk_buf_add(out, s + plain, len - plain);
+}
+
+const char *tk_text_shown(struct tk_buf *tmp, const char *s)
+{
+	tk_buf_reset(tmp);
+	if (!s)
+		s = "-";
+	tk_text_escape(tmp, s, strlen(s));
+	return tmp->buf;
+}
+
 void tk_table_add(struct tk_table *t, const char *cell)
 {
+	struct tk_buf b = TK_BUF_INIT;
+
 	TK_ALLOC_GROW(t->cells, t->nr_cells + 1, t->alloc);
-	t->cells[t->nr_cells++] = tk_xstrdup(cell ? cell : "-");
+	tk_text_shown(&b, cell);
+	t->cells[t->nr_cells++] = tk_buf_detach(&b, NULL);
 }
 
 size_t tk_table_rows(const struct tk_table *t)

@@ -1,20 +1,34 @@
 #!/bin/sh
-# A short libFuzzer run of every importer (make fuzz), seeded from
-# fixtures/: a crash, a sanitizer report, a leak or a timeout fails it.
-# FUZZ_SECONDS (default 2 here, to keep make check short; make fuzz
-# alone runs 20) is per importer. Longer runs: make fuzz FUZZ_SECONDS=600.
+# A short libFuzzer run of every fuzz target (make fuzz: each importer,
+# the .tracker.yml reader, the run records, and any fuzz/<name>.c),
+# seeded from fixtures/: a crash, a sanitizer report, a leak or a
+# timeout fails it. FUZZ_SECONDS (default 2 here, to keep make check
+# short; make fuzz alone runs 20) is per target. Longer runs:
+# make fuzz FUZZ_SECONDS=600. Without clang's libFuzzer it skips, except
+# under CI (CI=true), where it fails: CI must fuzz.
 
 . "$(dirname "$0")/test-lib.sh"
 
 if command -v clang >/dev/null 2>&1 &&
    echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' >probe.c &&
-   clang -fsanitize=fuzzer probe.c -o probe >/dev/null 2>&1; then
+   clang -fsanitize=fuzzer,address,undefined probe.c -o probe >/dev/null 2>&1; then
 	test_set_prereq LIBFUZZER
+elif [ "$TEST_UNDER_CI" = true ]; then
+	test_expect_success 'libFuzzer is there under CI' '
+		echo "clang with libFuzzer is missing: ci/install-deps.sh test installs it"; false
+	'
 fi
 
-test_expect_success LIBFUZZER 'every importer survives a short fuzz run' '
+test_expect_success LIBFUZZER 'every fuzz target survives a short run' '
 	make -s -C "$TRACKER_ROOT" -j2 fuzz FUZZ_SECONDS=${FUZZ_SECONDS:-2} >fuzz.log 2>&1 ||
 	{ cat fuzz.log; false; }
+'
+
+test_expect_success LIBFUZZER 'the run covered the importers, the config and the records' '
+	for t in import-folded import-pprof import-speedscope import-nsys config records; do
+		grep -q "^fuzz: $t for" fuzz.log || { echo "$t did not run"; return 1; }
+	done &&
+	test $(grep -c "^stat::number_of_executed_units: [1-9]" fuzz.log) -ge 12
 '
 
 test_done

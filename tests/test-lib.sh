@@ -20,13 +20,20 @@
 TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 TRACKER_ROOT=$(cd "$TEST_DIRECTORY/.." && pwd)
 TEST_NAME=$(basename "$0" .sh)
-TRASH_DIRECTORY="$TEST_DIRECTORY/trash.$TEST_NAME"
+# (a run against another build gets its own: both may run at once)
+TRASH_DIRECTORY="$TEST_DIRECTORY/trash.$TEST_NAME${TRACKER_TEST_BIN_DIR:+.$(basename "$TRACKER_TEST_BIN_DIR")}"
 SHARED_DIRECTORY=${TRACKER_SHARED:-$(cd "$TRACKER_ROOT/.." && pwd)/shared}
 FIXTURES="$TRACKER_ROOT/fixtures"
 WORKLOAD="$TRACKER_ROOT/examples/workload"
 
-PATH="$TRACKER_ROOT:$PATH"
+# The tracker under test: ./tracker, or the one in the directory
+# TRACKER_TEST_BIN_DIR names (the sanitized build of make check).
+TEST_BIN_DIR=${TRACKER_TEST_BIN_DIR:-$TRACKER_ROOT}
+PATH="$TEST_BIN_DIR:$TRACKER_ROOT:$PATH"
 export PATH
+# Whether the suite runs under CI (CI=true): what CI must run, a test
+# does not skip there (CI itself is unset below).
+TEST_UNDER_CI=${CI:-}
 
 # A clean environment: no CI variables, no tracker settings from outside.
 for v in $(env | sed -n 's/^\(BUILDKITE[A-Z0-9_]*\|GITHUB_[A-Z0-9_]*\|GITLAB_[A-Z0-9_]*\|CI_[A-Z0-9_]*\|SLURM_[A-Z0-9_]*\|TRACKER_[A-Z0-9_]*\)=.*/\1/p'); do

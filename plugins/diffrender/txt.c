@@ -80,7 +80,8 @@ static int txt_render(const struct tk_diff *d, const struct tk_flame *fl,
 	}
 	tk_diff_summarize(d, dopts, o->render.top_n, &s);
 
-	tk_buf_addf(&b, "%s\n", o->render.title ? o->render.title : "diff");
+	tk_diff_add_name(&b, o->render.title ? o->render.title : "diff", 0);
+	tk_buf_addch(&b, '\n');
 	tk_diff_add_totals(&b, d, dopts, o->quantity);
 	tk_buf_adds(&b, "\nbase: ");
 	tk_diff_add_name(&b, o->base_label ? o->base_label : "baseline", 0);

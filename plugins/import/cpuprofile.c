@@ -38,6 +38,7 @@ struct cnode {
 	size_t index;     /* in nodes[] */
 	size_t parent;    /* index, NO_NODE for none */
 	uint32_t pnode;   /* profile node, valid when resolved */
+	uint32_t depth;   /* frames from the root, valid when resolved */
 	int resolved;
 };
 
@@ -216,6 +217,12 @@ static int resolve(struct cp *c, struct tk_profile *p, json_t *nodes)
 			if (parent == NO_NODE && is_root(n)) {
 				c->nodes[k].pnode = TK_PROFILE_ROOT;
 			} else {
+				c->nodes[k].depth = (parent == NO_NODE ? 0 : c->nodes[parent].depth) + 1;
+				if (c->nodes[k].depth > TK_PROFILE_MAX_DEPTH) {
+					ret = bad(c, "node %lld is deeper than %d frames",
+						  (long long)c->nodes[k].id, TK_PROFILE_MAX_DEPTH);
+					break;
+				}
 				ret = frame_name(c, p, n, k, &tmp, &name);
 				if (ret)
 					break;
@@ -249,8 +256,9 @@ static int add_samples(struct cp *c, struct tk_profile *p, json_t *root, json_t 
 			tk_json_number(json_object_get(json_array_get(nodes, i), "hitCount"), &hits);
 			if (hits < 0)
 				return bad(c, "nodes[%zu].hitCount is negative", i);
-			if (hits > 0)
-				tk_profile_add_self(p, c->nodes[i].pnode, hits);
+			if (hits > 0 && tk_profile_add_self(p, c->nodes[i].pnode, hits))
+				return bad(c, "nodes[%zu].hitCount %g %s", i, hits,
+					   tk_profile_weight_error(p, hits));
 		}
 		return 0;
 	}
@@ -287,8 +295,9 @@ static int add_samples(struct cp *c, struct tk_profile *p, json_t *root, json_t 
 				w = 0;
 			w *= 1000;
 		}
-		if (w > 0)
-			tk_profile_add_self(p, c->nodes[k].pnode, w);
+		if (w > 0 && tk_profile_add_self(p, c->nodes[k].pnode, w))
+			return bad(c, "samples[%zu]: the time %g %s", i, w,
+				   tk_profile_weight_error(p, w));
 	}
 	return 0;
 }

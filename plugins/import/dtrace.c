@@ -193,6 +193,12 @@ static int dtrace_parse(struct tk_reader *in, struct tk_profile *p,
 				ids[i] = ids[j];
 				ids[j] = t;
 			}
+			if (tk_profile_weight_error(p, count)) {
+				ret = tk_err_set(err, TK_EDATA, "'%s' line %llu: the count %g %s",
+						 in->name, (unsigned long long)in->line_no, count,
+						 tk_profile_weight_error(p, count));
+				break;
+			}
 			if (tk_profile_add_stack(p, ids, nr, count)) {
 				ret = tk_err_set(err, TK_EDATA, "'%s' line %llu: too many stacks",
 						 in->name, (unsigned long long)in->line_no);

@@ -7,7 +7,9 @@
  * may be fractional. The differential form "stack BEFORE AFTER" is
  * accepted; the profile takes AFTER, as flamegraph.pl draws widths from
  * it. Frame names keep every byte (spaces, '<', '&', invalid UTF-8):
- * renderers escape them. As in flamegraph.pl, lines that do not end in a
+ * renderers escape them. "\xHH" (two hex digits) is the byte HH: the
+ * escape tracker's folded outputs write for ';', line breaks, NUL and
+ * the rest core/stacks.h lists, so they read back as the same frames. As in flamegraph.pl, lines that do not end in a
  * count are skipped (blank lines and '#' comments silently, others
  * counted in the profile's warning); a file with no valid line is not
  * folded.
@@ -94,7 +96,42 @@ static int folded_probe(const char *head, size_t len)
 	return 0;
 }
 
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The id of frame s[0..len), "\xHH" escapes decoded (tmp is scratch). */
+static uint32_t intern_frame(struct tk_profile *p, const char *s, size_t len,
+			     struct tk_buf *tmp)
+{
+	size_t i;
+
+	if (!memchr(s, '\\', len))
+		return tk_profile_intern(p, s, len);
+	tk_buf_reset(tmp);
+	for (i = 0; i < len; i++) {
+		int hi, lo;
+
+		if (s[i] == '\\' && i + 3 < len && s[i + 1] == 'x' &&
+		    (hi = hex_value(s[i + 2])) >= 0 && (lo = hex_value(s[i + 3])) >= 0) {
+			tk_buf_addch(tmp, (char)(hi << 4 | lo));
+			i += 3;
+		} else {
+			tk_buf_addch(tmp, s[i]);
+		}
+	}
+	return tk_profile_intern(p, tmp->buf, tmp->len);
+}
+
 struct prefix {
+	struct tk_buf name;    /* scratch for decoding escapes */
 	struct tk_buf stack;   /* previous line's stack text */
 	size_t *end;           /* end offset of each frame */
 	uint32_t *node;        /* node of each frame */
@@ -148,7 +185,7 @@ static int add_line(struct tk_reader *in, struct tk_profile *p, struct prefix *p
 		    (end == len) == (end == pf->stack.len)) {
 			node = pf->node[depth];
 		} else {
-			node = tk_profile_child(p, node, tk_profile_intern(p, stack + pos, end - pos));
+			node = tk_profile_child(p, node, intern_frame(p, stack + pos, end - pos, &pf->name));
 			if (!node)
 				return tk_err_set(err, TK_EDATA, "'%s' line %llu: more than %u distinct stacks",
 						  in->name, (unsigned long long)in->line_no,
@@ -163,8 +200,7 @@ static int add_line(struct tk_reader *in, struct tk_profile *p, struct prefix *p
 	pf->depth = depth;
 	tk_buf_reset(&pf->stack);
 	tk_buf_add(&pf->stack, stack, len);
-	tk_profile_add_self(p, node, weight);
-	return 0;
+	return tk_profile_add_self(p, node, weight);
 }
 
 static int folded_parse(struct tk_reader *in, struct tk_profile *p,
@@ -178,6 +214,7 @@ static int folded_parse(struct tk_reader *in, struct tk_profile *p,
 
 	memset(&pf, 0, sizeof(pf));
 	tk_buf_init(&pf.stack, 0);
+	tk_buf_init(&pf.name, 0);
 	p->unit = TK_UNIT_SAMPLES;
 	while ((ret = tk_reader_line(in, &line, &len, err)) > 0) {
 		double count, before;
@@ -192,12 +229,19 @@ static int folded_parse(struct tk_reader *in, struct tk_profile *p,
 		}
 		/* A second count: the differential form; keep the last. */
 		take_count(line, &n, &before);
+		if (tk_profile_weight_error(p, count)) {
+			ret = tk_err_set(err, TK_EDATA, "'%s' line %llu: the count %g %s", in->name,
+					 (unsigned long long)in->line_no, count,
+					 tk_profile_weight_error(p, count));
+			break;
+		}
 		ret = add_line(in, p, &pf, line, n, count, err);
 		if (ret)
 			break;
 		stacks++;
 	}
 	tk_buf_release(&pf.stack);
+	tk_buf_release(&pf.name);
 	free(pf.end);
 	free(pf.node);
 	if (ret < 0)

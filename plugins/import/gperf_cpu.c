@@ -445,7 +445,11 @@ static int build(struct cpu_state *st, const char *name, struct tk_profile *p,
 		TK_ALLOC_GROW(path, r->depth, alloc);
 		for (k = 0; k < r->depth; k++)
 			path[r->depth - 1 - k] = name_of(st, p, st->pcs[r->first + k], &tmp);
-		if (tk_profile_add_stack(p, path, r->depth, r->count * period_ns))
+		if (tk_profile_weight_error(p, r->count * period_ns))
+			ret = tk_err_set(err, TK_EDATA, "'%s' byte offset %zu: the weight %g %s",
+					 name, r->offset, r->count * period_ns,
+					 tk_profile_weight_error(p, r->count * period_ns));
+		else if (tk_profile_add_stack(p, path, r->depth, r->count * period_ns))
 			ret = tk_err_set(err, TK_EDATA,
 					 "'%s' byte offset %zu: more than %u distinct frames",
 					 name, r->offset, TK_PROFILE_MAX_NODES);

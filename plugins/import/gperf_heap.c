@@ -288,6 +288,10 @@ static int record(struct heap_state *st, struct tk_reader *in, const char *s, si
 		st->path[i - 1] = tk_profile_intern(&st->raw, q, (size_t)(p - q));
 	}
 	st->records++;
+	if (tk_profile_weight_error(&st->raw, (double)w))
+		return tk_err_set(err, TK_EDATA, "'%s' line %llu: the weight %g %s", in->name,
+				  (unsigned long long)in->line_no, (double)w,
+				  tk_profile_weight_error(&st->raw, (double)w));
 	if (tk_profile_add_stack(&st->raw, st->path, depth, (double)w))
 		return tk_err_set(err, TK_EDATA, "'%s' line %llu: more than %u distinct stacks",
 				  in->name, (unsigned long long)in->line_no, TK_PROFILE_MAX_NODES);

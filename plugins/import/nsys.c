@@ -241,6 +241,7 @@ static int add_kernels(struct nsys_state *st, struct tk_reader *in, struct tk_pr
 		return ret;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		sqlite3_int64 start = sqlite3_column_int64(q, 0), end = sqlite3_column_int64(q, 1);
+		sqlite3_int64 dur;
 		size_t depth = 0, i, keep;
 		uint32_t kernel;
 
@@ -248,6 +249,12 @@ static int add_kernels(struct nsys_state *st, struct tk_reader *in, struct tk_pr
 		    end < start) {
 			st->skipped++;
 			continue;
+		}
+		if (__builtin_sub_overflow(end, start, &dur)) {
+			ret = tk_err_set(err, TK_EDATA,
+					 "'%s': a kernel's duration (end %lld - start %lld) overflows",
+					 in->name, (long long)end, (long long)start);
+			break;
 		}
 		ret = intern_text(p, in, q, 2, "kernel", &kernel, err);
 		if (ret)
@@ -284,7 +291,7 @@ static int add_kernels(struct nsys_state *st, struct tk_reader *in, struct tk_pr
 		for (i = 0; i < depth; i++)
 			st->path[i] = st->ranges[st->active[i]].name;
 		st->path[depth] = kernel;
-		if (tk_profile_add_stack(p, st->path, depth + 1, (double)(end - start))) {
+		if (tk_profile_add_stack(p, st->path, depth + 1, (double)dur)) {
 			ret = tk_err_set(err, TK_EDATA, "'%s': more than %u distinct stacks",
 					 in->name, TK_PROFILE_MAX_NODES);
 			break;

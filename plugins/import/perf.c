@@ -264,6 +264,10 @@ static int end_sample(struct perf_state *st, struct tk_reader *in, struct tk_pro
 	for (i = 0; i < n; i++)
 		st->path[i + 1] = st->frames[n - 1 - i];
 	st->samples++;
+	if (tk_profile_weight_error(p, st->weight))
+		return tk_err_set(err, TK_EDATA, "'%s' line %llu: the sample's period %g %s",
+				  in->name, (unsigned long long)in->line_no, st->weight,
+				  tk_profile_weight_error(p, st->weight));
 	if (tk_profile_add_stack(p, st->path, n + 1, st->weight))
 		return tk_err_set(err, TK_EDATA, "'%s' line %llu: more than %u distinct stacks",
 				  in->name, (unsigned long long)in->line_no, TK_PROFILE_MAX_NODES);

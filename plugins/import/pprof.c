@@ -508,6 +508,13 @@ static int resolve_locations(struct tk_profile *p, struct pprof *pp, struct tk_e
 			fn = find_id(pp->functions, pp->nr_functions, sizeof(*fn), fid);
 			if (!fn)
 				continue;
+			if (fn->name >= pp->nr_strings || fn->system_name >= pp->nr_strings)
+				return tk_err_set(err, TK_EDATA,
+						  "cannot parse '%s' at byte %zu: function %llu names string %llu of %zu",
+						  pp->name, pb_off(&b), (unsigned long long)fn->id,
+						  (unsigned long long)(fn->name >= pp->nr_strings ?
+								       fn->name : fn->system_name),
+						  pp->nr_strings);
 			s = string_at(pp, fn->name, &len);
 			if (!s || !len)
 				s = string_at(pp, fn->system_name, &len);
@@ -672,8 +679,16 @@ static int add_sample(struct tk_profile *p, struct pprof *pp, struct pb *b, size
 		return tk_err_set(b->err, TK_EDATA,
 				  "cannot parse '%s' at byte %zu: sample has %zu values for %zu sample types",
 				  pp->name, at, st->nr_values, pp->nr_types);
+	if (st->values[vi] < 0)
+		return tk_err_set(b->err, TK_EDATA,
+				  "cannot parse '%s' at byte %zu: sample value %lld is negative",
+				  pp->name, at, (long long)st->values[vi]);
 	if (!st->values[vi])
 		return 0;
+	if (tk_profile_weight_error(p, (double)st->values[vi] * scale))
+		return tk_err_set(b->err, TK_EDATA, "cannot parse '%s' at byte %zu: sample value %s",
+				  pp->name, at,
+				  tk_profile_weight_error(p, (double)st->values[vi] * scale));
 	for (i = st->nr_locs; i-- > 0;) {
 		const struct location *loc = find_id(pp->locations, pp->nr_locations,
 						     sizeof(*loc), st->locs[i]);

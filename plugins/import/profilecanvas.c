@@ -108,8 +108,11 @@ static int find_viewers(struct pc *c, const struct tk_buf *html, struct viewer *
 {
 	const char *s = html->buf;
 	size_t len = html->len, at = 0;
+	int ret0 = tk_json_check_cost(c->name, s, len, c->err);
 
 	*nr = 0;
+	if (ret0)
+		return ret0;
 	for (;;) {
 		const char *hit = memmem(s + at, len - at, CALL, sizeof(CALL) - 1);
 		size_t i, used = 0;
@@ -196,8 +199,8 @@ static int walk(struct pc *c, struct tk_profile *p, json_t *node, uint32_t paren
 		if (ret)
 			return ret;
 	}
-	if (!top && self > 0)
-		tk_profile_add_self(p, me, self);
+	if (!top && self > 0 && tk_profile_add_self(p, me, self))
+		return bad(c, "a count of %g %s", self, tk_profile_weight_error(p, self));
 	return 0;
 }
 

@@ -130,8 +130,11 @@ static int add_sampled(struct ss *s, struct tk_profile *p, json_t *prof, size_t 
 		double w = 1;
 		size_t depth;
 
-		if (weights && (!tk_json_number(json_array_get(weights, i), &w) || w < 0))
-			return bad(s, "profiles[%zu].weights[%zu] is not a non-negative number", pi, i);
+		if (weights && !tk_json_number(json_array_get(weights, i), &w))
+			return bad(s, "profiles[%zu].weights[%zu] is not a number", pi, i);
+		if (tk_profile_weight_error(p, w * scale))
+			return bad(s, "profiles[%zu].weights[%zu] %s", pi, i,
+				   tk_profile_weight_error(p, w * scale));
 		if (!json_is_array(stack))
 			return bad(s, "profiles[%zu].samples[%zu] is not an array", pi, i);
 		depth = json_array_size(stack);
@@ -179,8 +182,11 @@ static int add_evented(struct ss *s, struct tk_profile *p, json_t *prof, size_t 
 			ret = bad(s, "profiles[%zu].events[%zu]: time goes backwards", pi, i);
 			break;
 		}
-		if (depth)
-			tk_profile_add_self(p, nodes[depth - 1], (at - last) * scale);
+		if (depth && tk_profile_add_self(p, nodes[depth - 1], (at - last) * scale)) {
+			ret = bad(s, "profiles[%zu].events[%zu]: the time since the last event %s", pi,
+				  i, tk_profile_weight_error(p, (at - last) * scale));
+			break;
+		}
 		last = at;
 		if (type[0] == 'O') {
 			uint32_t parent = depth ? nodes[depth - 1] : TK_PROFILE_ROOT;

@@ -7,6 +7,7 @@
 
 #include "core/buf.h"
 #include "core/render.h"
+#include "core/table.h"
 #include "core/timeutil.h"
 #include "core/banned.h"
 
@@ -113,12 +114,7 @@ static void print_top(struct tk_buf *b, const struct tk_profile *p, struct agg *
 		add_value(b, p, agg[i].total);
 		tk_buf_addf(b, " %6.2f%%  ", total ? 100 * agg[i].total / total : 0);
 		/* One line per frame, whatever the name holds. */
-		{
-			const char *s = p->names[agg[i].name];
-
-			for (; *s; s++)
-				tk_buf_addch(b, *s == '\n' || *s == '\r' ? ' ' : *s);
-		}
+		tk_text_escape(b, p->names[agg[i].name], p->name_lens[agg[i].name]);
 		tk_buf_addch(b, '\n');
 	}
 }
@@ -132,7 +128,8 @@ static int txt_render(const struct tk_profile *p, const struct tk_flame *f,
 	int ret = 0;
 
 	aggregate(p, agg);
-	tk_buf_addf(&b, "%s: ", o->title ? o->title : "profile");
+	tk_text_escape(&b, o->title ? o->title : "profile", strlen(o->title ? o->title : "profile"));
+	tk_buf_adds(&b, ": ");
 	tk_format_weight(&b, tk_profile_total(p));
 	tk_buf_addf(&b, " %s in %u frames (%u distinct names)\n\n",
 		    o->count_name ? o->count_name : tk_unit_name(p->unit),

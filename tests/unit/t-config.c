@@ -18,14 +18,22 @@
 
 static struct tk_buf fixtures = TK_BUF_INIT;
 
-/* The test runs from anywhere: fixtures are found relative to argv[0]. */
+/* The test runs from anywhere: fixtures are found under $TRACKER_ROOT,
+ * else relative to argv[0], else in the working directory (a build of
+ * the tests in a subdirectory, build-san/). */
 static void find_fixtures(const char *argv0)
 {
-	const char *p = strstr(argv0, "tests/unit/");
+	const char *p = strstr(argv0, "tests/unit/"), *root = getenv("TRACKER_ROOT");
 
-	if (p)
+	if (root && *root)
+		tk_buf_addf(&fixtures, "%s/", root);
+	else if (p)
 		tk_buf_add(&fixtures, argv0, (size_t)(p - argv0));
 	tk_buf_adds(&fixtures, "fixtures/config/");
+	if (access(fixtures.buf, F_OK)) {
+		tk_buf_reset(&fixtures);
+		tk_buf_adds(&fixtures, "fixtures/config/");
+	}
 }
 
 static int load_fixture(const char *name, struct tk_config *c, struct tk_err *err)

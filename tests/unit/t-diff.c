@@ -492,8 +492,9 @@ static void test_renderers(void)
 	memset(&err, 0, sizeof(err));
 	is_int(tk_diff_build(bp, 1, &new, &o, &d, &err), 0, "diff of hand-built profiles");
 	s = render(&d, &o, "x.folded", NULL);
-	is_str(s, "main;evil name  10 30\nmain;evil name ;leaf 0 7\nmain;gone 5 0\n",
-	       ".folded: one line per stack whatever the names hold");
+	is_str(s, "main;evil\\x0aname\\x0d\\0 10 30\nmain;evil\\x0aname\\x0d\\0;leaf 0 7\n"
+	       "main;gone 5 0\n",
+	       ".folded: one line per stack whatever the names hold, escaped");
 	free(s);
 	tk_diff_render_opts_init(&ro);
 	ro.base_label = "main #41 3f2a9c1e";
@@ -502,15 +503,15 @@ static void test_renderers(void)
 	ok(s && strstr(s, "Graph\nsamples 15 -> 37 (+146.7%)\nbase: ") &&
 	   strstr(s, "main #41 3f2a9c1e") && !strstr(s, "scaled"),
 	   ".txt: the totals first, then the labels; nothing scaled");
-	/* the name holds a NUL too (11 bytes): it shows as a space */
-	ok(s && strstr(s, "+20  +200.0%  evil name   <- main\n") &&
-	   strstr(s, "+7      new  leaf <- evil name   <- main\n") &&
+	/* the name holds a NUL too (11 bytes): interned as "\0" */
+	ok(s && strstr(s, "+20  +200.0%  evil\\x0aname\\x0d\\0 <- main\n") &&
+	   strstr(s, "+7      new  leaf <- evil\\x0aname\\x0d\\0 <- main\n") &&
 	   strstr(s, "-5  -100.0%  gone <- main\n"),
 	   ".txt: increases and decreases with base, new, delta, delta%% and the path");
 	ok(s && !strstr(s, "evil\n") && !strstr(s, "\r") && !strstr(s, "#42\n"),
 	   ".txt: no raw newline from a name or label");
 	ok(s && strstr(s, "self increases") && strstr(s, "self decreases") &&
-	   strstr(s, "evil name   <- main") < strstr(s, "leaf <- evil"),
+	   strstr(s, "evil\\x0aname\\x0d\\0 <- main") < strstr(s, "leaf <- evil"),
 	   ".txt: increases ranked by absolute delta");
 	free(s);
 	tk_diff_release(&d);

@@ -30,6 +30,53 @@ static int import(struct tk_profile *p, const char *text, struct tk_err *err)
 	return tk_import_mem("test.folded", text, strlen(text), NULL, NULL, p, err);
 }
 
+/* Weights a profile refuses, and what it keeps when it does. */
+static void test_weights(void)
+{
+	struct tk_profile p;
+	uint32_t names[1], n;
+
+	tk_profile_init(&p, TK_UNIT_SAMPLES);
+	names[0] = tk_profile_intern(&p, "f", 1);
+	is_int(tk_profile_add_stack(&p, names, 1, 2.5), 0, "a finite weight is added");
+	n = tk_profile_child(&p, TK_PROFILE_ROOT, names[0]);
+	is_int(tk_profile_add_self(&p, n, 0.0 / 0.0), TK_EDATA, "NaN is refused");
+	is_int(tk_profile_add_self(&p, n, -1), TK_EDATA, "a negative weight is refused");
+	is_int(tk_profile_add_self(&p, n, 1.0 / 0.0), TK_EDATA, "infinity is refused");
+	is_int(tk_profile_add_stack(&p, names, 1, -0.5), TK_EDATA, "add_stack refuses too");
+	ok(p.nodes[n].self == 2.5, "the node keeps its weight");
+	is_str(tk_profile_weight_error(&p, 0.0 / 0.0), "is not a number", "NaN: why");
+	is_str(tk_profile_weight_error(&p, -3), "is negative", "negative: why");
+	is_str(tk_profile_weight_error(&p, 2e300), "is too large", "2e300: why");
+	ok(tk_profile_weight_error(&p, 0) == NULL, "0 is a weight");
+	is_int(tk_profile_add_self(&p, n, 6e299), 0, "6e299 is a weight");
+	is_str(tk_profile_weight_error(&p, 6e299), "makes the total too large",
+	       "a second 6e299 would pass the limit");
+	is_int(tk_profile_add_self(&p, n, 6e299), TK_EDATA, "and is refused");
+	tk_profile_finish(&p);
+	ok(tk_profile_total(&p) <= TK_PROFILE_MAX_WEIGHT, "the total stays finite");
+	tk_profile_release(&p);
+}
+
+static void test_depth_and_nul(void)
+{
+	struct tk_profile p;
+	uint32_t names[3];
+
+	tk_profile_init(&p, TK_UNIT_SAMPLES);
+	is_int(tk_profile_depth(&p), 0, "an empty profile has depth 0");
+	names[0] = tk_profile_intern(&p, "a", 1);
+	names[1] = tk_profile_intern(&p, "b\0c", 3);
+	names[2] = tk_profile_intern(&p, "a", 1);
+	tk_profile_add_stack(&p, names, 3, 1);
+	tk_profile_add_stack(&p, names, 1, 1);
+	is_int(tk_profile_depth(&p), 3, "the deepest stack");
+	is_str(p.names[names[1]], "b\\0c", "a NUL in a name becomes \\0");
+	is_int(p.name_lens[names[1]], 4, "its length counts both characters");
+	is_int(tk_profile_intern(&p, "b\\0c", 4), names[1], "and is that name");
+	tk_profile_release(&p);
+}
+
 int main(void)
 {
 	struct tk_profile p;
@@ -97,5 +144,7 @@ int main(void)
 		is_int(p.nr_nodes, 7, "7 nodes");
 	}
 	tk_profile_release(&p);
+	test_weights();
+	test_depth_and_nul();
 	return done_testing();
 }

@@ -1,0 +1,65 @@
+/*
+ * core/table: aligned tables, CSV fields, and the terminal escape every
+ * text sink of user strings uses (tk_text_escape).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/table.h"
+#include "tests/unit/tap.h"
+#include "core/banned.h"
+
+static char *escaped(const char *s, size_t len)
+{
+	struct tk_buf b = TK_BUF_INIT;
+
+	tk_text_escape(&b, s, len);
+	return tk_buf_detach(&b, NULL);
+}
+
+#define is_escaped(in, want, ...) do { \
+		char *got_ = escaped(in, sizeof(in) - 1); \
+		is_str(got_, want, __VA_ARGS__); \
+		free(got_); \
+	} while (0)
+
+int main(void)
+{
+	static const char *const headers[] = { "KEY", "BRANCH" };
+	struct tk_table t;
+	struct tk_buf b = TK_BUF_INIT, csv = TK_BUF_INIT;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	is_escaped("plain text, ünïcode", "plain text, ünïcode", "printable text is kept");
+	is_escaped("a\033[2Jb", "a\\x1b[2Jb", "ESC");
+	is_escaped("t\033]0;title\007", "t\\x1b]0;title\\x07", "an OSC sequence with BEL");
+	is_escaped("cr\rlf\ntab\t", "cr\\x0dlf\\x0atab\\x09", "CR, LF, TAB");
+	is_escaped("del\177", "del\\x7f", "DEL");
+	is_escaped("nul\0x", "nul\\x00x", "NUL inside the length");
+	is_escaped("c1\302\233[31m", "c1\\xc2\\x9b[31m", "the C1 CSI (U+009B)");
+	is_escaped("nbsp\302\240", "nbsp\302\240", "U+00A0 is not a control");
+	is_escaped("bad\377\302", "bad\377\302", "invalid UTF-8 is kept, a lone C2 too");
+	is_str(tk_text_shown(&b, NULL), "-", "tk_text_shown: NULL is -");
+	is_str(tk_text_shown(&b, "x\ny"), "x\\x0ay", "tk_text_shown escapes");
+
+	tk_table_init(&t, 2, headers, NULL);
+	tk_table_add(&t, "k");
+	tk_table_add(&t, "evil\033[31m\nline");
+	f = open_memstream(&text, &len);
+	tk_table_print(&t, f);
+	fclose(f);
+	is_str(text, "KEY  BRANCH\nk    evil\\x1b[31m\\x0aline\n",
+	       "a table cell is escaped and aligned by its escaped width");
+	free(text);
+	tk_table_release(&t);
+
+	tk_csv_text(&csv, "evil\033[31m\nline");
+	is_str(csv.buf, "\"evil\033[31m\nline\"", "CSV keeps the exact value, quoted");
+	tk_buf_release(&csv);
+	tk_buf_release(&b);
+	return done_testing();
+}
