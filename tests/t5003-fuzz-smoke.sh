@@ -24,8 +24,8 @@ test_expect_success LIBFUZZER 'every fuzz target survives a short run' '
 	{ cat fuzz.log; false; }
 '
 
-test_expect_success LIBFUZZER 'the run covered the importers, the config and the records' '
-	for t in import-folded import-pprof import-speedscope import-nsys config records; do
+test_expect_success LIBFUZZER 'the run covered the importers, the config, the records, pipeline wrap, the Buildkite API and sacct' '
+	for t in import-folded import-pprof import-speedscope import-nsys config records pipewrap bkapi sacct; do
 		grep -q "^fuzz: $t for" fuzz.log || { echo "$t did not run"; return 1; }
 	done &&
 	test $(grep -c "^stat::number_of_executed_units: [1-9]" fuzz.log) -ge 12
