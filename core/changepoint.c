@@ -289,7 +289,8 @@ int tk_changepoints(const double *x, size_t n, const struct tk_changepoint_opts 
 		stack[nstack++] = k;
 		stack[nstack++] = b;
 	}
-	qsort(cps, ncp, sizeof(*cps), cmp_size);
+	if (ncp)
+		qsort(cps, ncp, sizeof(*cps), cmp_size);
 
 	/* each split to its best place between its neighbours */
 	for (i = 0; i < ncp; i++) {

@@ -821,7 +821,10 @@ static void build_put_sql(struct tk_buf *sql)
 	for (i = 1; i < NR_RUN_COLUMNS; i++)
 		tk_buf_addf(sql, "%s%s = excluded.%s", i > 1 ? ", " : "",
 			    run_columns[i].name, run_columns[i].name);
-	tk_buf_adds(sql, " WHERE runs.partial = 1 AND excluded.partial = 0");
+	/* as in the SQLite store: a partial run gives way to the complete
+	 * one, a "started" one to any later record of the run */
+	tk_buf_adds(sql, " WHERE runs.partial = 1 AND (excluded.partial = 0 OR "
+		    "(runs.status = 'started' AND excluded.status <> 'started'))");
 }
 
 /* Unknown measurements are -1 in the structs and NULL in the table. */
