@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/baseline.h"
+#include "core/check.h"
 #include "core/ci.h"
 #include "core/report.h"
 #include "core/timeutil.h"
@@ -18,6 +20,7 @@
 const char cmd_report_usage[] =
 	"usage: tracker report [--artifacts DIR] [--upload] [--annotate] [--db URL]\n"
 	"                      [--branch B] [--baseline-branch B] [--no-charts]\n"
+	"                      [--fetch-baseline]\n"
 	"\n"
 	"Writes the report of the current build into DIR: for every key recorded\n"
 	"in it, its history chart (KEY.png, KEY.html), its diff flame graph against\n"
@@ -43,6 +46,10 @@ const char cmd_report_usage[] =
 	"  --baseline-branch B compare with B (default: as tracker check)\n"
 	"  --no-charts         no history charts nor dashboard (faster with\n"
 	"                      thousands of keys)\n"
+	"  --fetch-baseline    first fetch from Buildkite the baseline runs the\n"
+	"                      history lacks for each key of the build (as tracker\n"
+	"                      diff --fetch-baseline; BUILDKITE_API_TOKEN, in a\n"
+	"                      Buildkite job)\n"
 	"\n"
 	"Without the CI's tool (buildkite-agent not on PATH, or not under CI),\n"
 	"the files are written and tracker says what it would have uploaded and\n"
@@ -51,13 +58,14 @@ const char cmd_report_usage[] =
 	"Examples:\n"
 	"  tracker report --upload --annotate\n"
 	"  tracker report --artifacts perf-report --baseline-branch main\n"
+	"  tracker report --fetch-baseline --upload --annotate   # no shared database\n"
 	"\n"
 	"Exit status: 0 the report was written (whatever its verdicts), 2 usage\n"
 	"error, 65 a stored run cannot be read, 69 the database is unavailable or\n"
 	"the CI's tool failed, 70 internal error.\n";
 
 enum { OPT_ARTIFACTS = 256, OPT_UPLOAD, OPT_ANNOTATE, OPT_DB, OPT_BRANCH, OPT_BASELINE,
-       OPT_NO_CHARTS };
+       OPT_NO_CHARTS, OPT_FETCH_BASELINE };
 
 static const struct option options[] = {
 	{ "artifacts", required_argument, NULL, OPT_ARTIFACTS },
@@ -67,12 +75,40 @@ static const struct option options[] = {
 	{ "branch", required_argument, NULL, OPT_BRANCH },
 	{ "baseline-branch", required_argument, NULL, OPT_BASELINE },
 	{ "no-charts", no_argument, NULL, OPT_NO_CHARTS },
+	{ "fetch-baseline", no_argument, NULL, OPT_FETCH_BASELINE },
 	{ NULL, 0, NULL, 0 },
 };
 
 static void warning(void *data, const char *msg)
 {
 	cmd_warning("%s", msg);
+}
+
+/*
+ * --fetch-baseline: for each key of this build, the baseline runs the
+ * store lacks, from Buildkite (cmd_fetch_baseline, as tracker diff).
+ */
+static int fetch_baselines(struct tk_store *s, const struct tk_report_opts *o,
+			   const struct tk_ci_context *ci, const struct tk_config *cfg,
+			   struct tk_err *err)
+{
+	struct tk_baseline_query q;
+	char **keys = NULL;
+	size_t i, nr = 0;
+	int ret = tk_check_default_keys(s, ci, o->branch, &keys, &nr, err);
+
+	for (i = 0; !ret && i < nr; i++) {
+		memset(&q, 0, sizeof(q));
+		q.key = keys[i];
+		q.branch = o->branch;
+		q.baseline_branch = o->baseline_branch;
+		q.nr_baselines = TK_CHECK_WINDOW_DEFAULT;
+		ret = cmd_fetch_baseline(s, &q, ci, cfg, err);
+	}
+	for (i = 0; i < nr; i++)
+		free(keys[i]);
+	free(keys);
+	return ret;
 }
 
 /*
@@ -128,7 +164,7 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_ci_context ci;
 	struct tk_store *s = NULL;
 	struct tk_err err = TK_ERR_INIT;
-	int c, upload = 0, annotate = 0, inside, ret;
+	int c, upload = 0, annotate = 0, fetch = 0, inside, ret;
 
 	memset(&o, 0, sizeof(o));
 	opterr = 0;
@@ -142,6 +178,7 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 		case OPT_BRANCH: o.branch = optarg; break;
 		case OPT_BASELINE: o.baseline_branch = optarg; break;
 		case OPT_NO_CHARTS: o.no_charts = 1; break;
+		case OPT_FETCH_BASELINE: fetch = 1; break;
 		case ':':
 			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -166,6 +203,8 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 	tk_ci_collect(&tk_env_process, &ci, NULL);
 	tk_report_init(&r);
 	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
+	if (!ret && fetch)
+		ret = fetch_baselines(s, &o, &ci, &ctx->config, &err);
 	if (!ret)
 		ret = tk_report_build(s, &o, &ci, &ctx->config, &r, &err);
 	if (!ret)

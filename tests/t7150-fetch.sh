@@ -298,6 +298,24 @@ test_expect_success 'diff --fetch-baseline with an empty history, in a PR build'
 	test_cmp expect d2.folded
 '
 
+test_expect_success 'report --fetch-baseline: the baseline of each key of the build, from Buildkite' '
+	bk_env="BUILDKITE=true BUILDKITE_BRANCH=feature BUILDKITE_BUILD_NUMBER=9
+		BUILDKITE_PULL_REQUEST=7 BUILDKITE_PULL_REQUEST_BASE_BRANCH=main
+		BUILDKITE_ORGANIZATION_SLUG=clima BUILDKITE_PIPELINE_SLUG=coupler
+		TRACKER_BUILDKITE_API=$API" &&
+	env $bk_env tracker run -q --key amip --db rep.db --artifacts rep-art -- true &&
+	env $bk_env tracker report --db rep.db --artifacts rep --no-charts 2>err0 &&
+	! grep "fetched from Buildkite" err0 &&
+	test "$(tracker history --db rep.db --key amip --branch main --format csv | sed 1d | wc -l)" = 0 &&
+	env $bk_env tracker report --db rep.db --artifacts rep --no-charts --fetch-baseline 2>err &&
+	grep "fetched from Buildkite: .* 3 stored" err &&
+	test "$(tracker history --db rep.db --key amip --branch main --format csv | sed 1d | wc -l)" = 3 &&
+	grep "amip" rep/summary.md &&
+	env $bk_env tracker report --db rep.db --artifacts rep --no-charts --fetch-baseline 2>err2 &&
+	grep "fetched from Buildkite: .* 0 stored, 3 already stored" err2 &&
+	test "$(tracker history --db rep.db --key amip --branch main --format csv | sed 1d | wc -l)" = 3
+'
+
 test_expect_success 'diff --fetch-baseline without the pipeline says what to set' '
 	test_expect_code 2 tracker diff --key amip --db empty2.db --branch feature \
 		--baseline-branch main --fetch-baseline -o d.folded 2>err &&
