@@ -106,6 +106,8 @@ static const char *const migrations[] = {
 	"",
 	/* 6: the largest SLURM step's MaxRSS (its column only) */
 	"",
+	/* 7: one key's summaries from an index alone (cover_index_sql) */
+	"",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -696,6 +698,8 @@ static int migrate_unit(struct pg_store *st, void *data, struct tk_err *err)
 			continue;
 		tk_buf_reset(&sql);
 		add_columns(target, &sql);
+		if (target == COVER_VERSION)
+			cover_index_sql(&sql, 1);
 		tk_buf_adds(&sql, migrations[target - 1]);
 		ret = exec_simple(st, sql.buf, err);
 		if (ret)

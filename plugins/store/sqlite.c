@@ -126,6 +126,8 @@ static const char *const migrations[] = {
 	"",
 	/* 6: the job's memory as SLURM accounted it (run_columns[]) */
 	"",
+	/* 7: one key's summaries from an index alone (cover_index_sql) */
+	"",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -326,6 +328,8 @@ static int sqlite_migrate(struct tk_store *s, struct tk_err *err)
 		snprintf(set, sizeof(set), "PRAGMA user_version = %d", target);
 		tk_buf_reset(&sql);
 		add_columns_sql(target, &sql);
+		if (target == COVER_VERSION)
+			cover_index_sql(&sql, 0);
 		tk_buf_adds(&sql, migrations[target - 1]);
 		if (sqlite3_exec(st->db, sql.buf, NULL, NULL, NULL) != SQLITE_OK ||
 		    sqlite3_exec(st->db, set, NULL, NULL, NULL) != SQLITE_OK) {
