@@ -137,6 +137,22 @@ static inline void cover_index_sql(struct tk_buf *sql, int include)
 	tk_buf_adds(sql, ");");
 }
 
+/* Whether a chart needs column c (tk_run_query.chart_only). */
+static inline int chart_column(const struct run_column *c)
+{
+	static const char *const names[] = {
+		"run_id", "key", "branch", "\"commit\"", "build_number", "started_at_us",
+		"walltime_s", "user_s", "sys_s", "maxrss_bytes", "tree_rss_bytes", "status",
+		"partial", "pipeline", "build_url",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(c->name, names[i]))
+			return 1;
+	return 0;
+}
+
 #define FIELD(row, c, type) ((type *)(void *)((char *)(row) + (c)->offset))
 #define CFIELD(row, c, type) ((const type *)(const void *)((const char *)(row) + (c)->offset))
 
