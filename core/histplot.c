@@ -804,7 +804,12 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 		c->pts[i].px = sx(&s, c->pts[i].px);
 		c->pts[i].py = sy(&s, c->pts[i].v);
 	}
-	qsort(c->pts, c->npts, sizeof(*c->pts), cmp_point);
+	/* runs come oldest first: on a time axis the points are mostly in
+	 * order already */
+	for (i = 1; i < c->npts && cmp_point(&c->pts[i - 1], &c->pts[i]) <= 0; i++)
+		;
+	if (i < c->npts)
+		qsort(c->pts, c->npts, sizeof(*c->pts), cmp_point);
 	for (i = 0; i < c->nband; i++) {
 		c->band[i].px = sx(&s, c->band[i].px);
 		c->band[i].mid = sy(&s, c->band[i].mid);
