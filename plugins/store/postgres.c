@@ -1086,10 +1086,10 @@ static int pg_query_summaries(struct tk_store *s, const struct tk_run_query *q,
 {
 	struct pg_store *st = from_base(s);
 	struct tk_buf select = TK_BUF_INIT;
-	const struct run_column *cols[NR_RUN_COLUMNS];
+	const struct run_column *cols[NR_RUN_COLUMNS], *skipped[NR_RUN_COLUMNS];
 	PGresult *res = NULL;
 	struct run_row row;
-	size_t j, n = 0;
+	size_t j, n = 0, nskip = 0;
 	int i, rows, ret;
 
 	if (st->schema < SCHEMA_VERSION) {
@@ -1101,6 +1101,10 @@ static int pg_query_summaries(struct tk_store *s, const struct tk_run_query *q,
 	for (j = 0; j < NR_RUN_COLUMNS; j++) {
 		if (!run_columns[j].summary)
 			continue;
+		if (q->chart_only && !chart_column(&run_columns[j])) {
+			skipped[nskip++] = &run_columns[j];
+			continue;
+		}
 		tk_buf_addf(&select, "%s%s", n ? ", " : "", run_columns[j].name);
 		cols[n++] = &run_columns[j];
 	}
@@ -1113,6 +1117,17 @@ static int pg_query_summaries(struct tk_store *s, const struct tk_run_query *q,
 		memset(&row, 0, sizeof(row));
 		row.sum.wrapper_rss_bytes = row.sum.maxrss_bytes = -1;
 		row.sum.rank = row.sum.ntasks = -1;
+		for (j = 0; j < nskip; j++) {
+			/* not read (chart_only): unknown */
+			char *p = (char *)&row + skipped[j]->offset;
+
+			if (skipped[j]->type == COL_I64)
+				*(int64_t *)(void *)p = -1;
+			else if (skipped[j]->type == COL_INT)
+				*(int *)(void *)p = -1;
+			else if (skipped[j]->type == COL_REAL)
+				*(double *)(void *)p = -1;
+		}
 		for (j = 0; j < n; j++)
 			read_column(res, i, (int)j, cols[j], &row);
 		if (row.sum.rank < 0 || !row.sum.rank_group) {
