@@ -9,6 +9,7 @@
 #include <ftw.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <jansson.h>
 
 #include "core/buf.h"
 #include "core/dashboard.h"
@@ -148,6 +149,29 @@ static void test_thinned(void)
 	for (p = page.len ? page.buf : "", i = 0; (p = strstr(p, "[17")); p++)
 		i++;
 	is_int(i, (int)shown, "only the runs shown are in the page's data");
+	/* every point a tooltip can name is a run of the page's data */
+	{
+		const char *start = page.len ? strstr(page.buf, "id=\"tk-data\">") : NULL;
+		const char *end = start ? strstr(start, "</script>") : NULL;
+		json_t *root = NULL, *runs, *charts, *c, *pts;
+		size_t ci, j, bad = 0, npts = 0;
+
+		if (start && end) {
+			start += strlen("id=\"tk-data\">");
+			root = json_loadb(start, (size_t)(end - start), 0, NULL);
+		}
+		runs = json_object_get(json_array_get(json_object_get(root, "keys"), 0), "runs");
+		charts = json_object_get(root, "charts");
+		is_int((int)json_array_size(runs), 1000, "the page's data has a place for each run");
+		json_array_foreach(charts, ci, c) {
+			pts = json_object_get(c, "p");
+			for (j = 2; j < json_array_size(pts); j += 3, npts++)
+				bad += !json_is_array(json_array_get(runs,
+					(size_t)json_integer_value(json_array_get(pts, j))));
+		}
+		ok(npts > 0 && !bad, "each of the %zu points names a run in the data", npts);
+		json_decref(root);
+	}
 	tk_store_close(s);
 	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 	tk_buf_release(&page);
