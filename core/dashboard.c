@@ -343,6 +343,8 @@ static int dash_key(struct dash *d, const char *key, struct tk_err *err)
 		po.baseline_branch = tk_baseline_branch(NULL, o->ci, o->cfg, key);
 	if (o->ci)
 		po.current_build = o->ci->build_number;
+	if (!po.max_points)
+		po.max_points = TK_DASHBOARD_MAX_POINTS;
 	ret = tk_plot_layout(&pd, &po, &l, err);
 	if (ret) {
 		tk_plot_data_release(&pd);

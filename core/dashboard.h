@@ -16,6 +16,12 @@
  * most runs; the current run and the verdict are tk_check_key's with the
  * same baseline branch and metrics.
  *
+ * Each key's chart page is thinned as o->plot.max_points says (0:
+ * TK_DASHBOARD_MAX_POINTS): a chart of more runs keeps, of the baseline
+ * branch's successful runs, each pixel column's lowest, median and
+ * highest, and every other run; the page then says "N runs shown of M".
+ * tracker history --plot draws every run.
+ *
  * Sparklines show the baseline branch's successful runs, at most
  * o->spark_points points (a run's value per bucket of runs: the bucket's
  * median), so a page of 100 keys with a year of runs each stays small.
@@ -35,6 +41,8 @@
 #include "core/err.h"
 #include "core/histplot.h"
 #include "core/store.h"
+
+#define TK_DASHBOARD_MAX_POINTS 2000
 
 struct tk_dashboard_opts {
 	const char *key_filter;        /* fnmatch(3) pattern; NULL: every key */

@@ -136,7 +136,11 @@ void tk_plot_data_finish(struct tk_plot_data *d)
 int tk_plot_data_load(struct tk_plot_data *d, struct tk_store *s, const struct tk_run_query *q,
 		      struct tk_err *err)
 {
-	int ret = tk_store_query_summaries(s, q, tk_plot_data_add, d, err);
+	struct tk_run_query cq = *q;
+	int ret;
+
+	cq.chart_only = 1;
+	ret = tk_store_query_summaries(s, &cq, tk_plot_data_add, d, err);
 
 	if (ret < 0)
 		return ret;
@@ -572,6 +576,66 @@ static void place_labels(struct tk_plot_chart *c)
 	}
 }
 
+static int is_change(const struct tk_plot_chart *c, uint32_t run)
+{
+	size_t i;
+
+	for (i = 0; i < c->nchanges; i++)
+		if (c->changes[i].run == run)
+			return 1;
+	return 0;
+}
+
+static int cmp_py(const void *a, const void *b, void *pts)
+{
+	const struct tk_plot_point *p = pts;
+	double x = p[*(const size_t *)a].py, y = p[*(const size_t *)b].py;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Thins c's successful baseline points to the lowest, median and highest
+ * of each pixel column, and its band to the first and last of each
+ * column (see max_points). c's points are in pixels, sorted by x. */
+static void thin_chart(struct tk_plot_chart *c)
+{
+	unsigned char *keep = tk_xcalloc(c->npts ? c->npts : 1, 1);
+	size_t *col = tk_xmalloc((c->npts ? c->npts : 1) * sizeof(*col));
+	size_t i, j, n;
+
+	for (i = 0; i < c->npts;) {
+		double px = floor(c->pts[i].px);
+
+		for (n = 0, j = i; j < c->npts && floor(c->pts[j].px) == px; j++) {
+			const struct tk_plot_point *p = &c->pts[j];
+
+			if (p->cls != TK_PLOT_BASELINE || p->flags || is_change(c, p->run))
+				keep[j] = 1;
+			else
+				col[n++] = j;
+		}
+		if (n) {
+			qsort_r(col, n, sizeof(*col), cmp_py, c->pts);
+			keep[col[0]] = keep[col[n / 2]] = keep[col[n - 1]] = 1;
+		}
+		i = j;
+	}
+	for (i = n = 0; i < c->npts; i++)
+		if (keep[i])
+			c->pts[n++] = c->pts[i];
+	c->npts = n;
+	for (i = n = 0; i < c->nband; i++) {
+		double px = floor(c->band[i].px);
+
+		if (i == 0 || i + 1 == c->nband || floor(c->band[i - 1].px) != px ||
+		    floor(c->band[i + 1].px) != px)
+			c->band[n++] = c->band[i];
+	}
+	c->nband = n;
+	free(col);
+	free(keep);
+}
+
 static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, enum tk_metric m,
 			 const struct tk_plot_opts *o, const char *base, double width, double h,
 			 double top, struct tk_err *err)
@@ -740,7 +804,12 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 		c->pts[i].px = sx(&s, c->pts[i].px);
 		c->pts[i].py = sy(&s, c->pts[i].v);
 	}
-	qsort(c->pts, c->npts, sizeof(*c->pts), cmp_point);
+	/* runs come oldest first: on a time axis the points are mostly in
+	 * order already */
+	for (i = 1; i < c->npts && cmp_point(&c->pts[i - 1], &c->pts[i]) <= 0; i++)
+		;
+	if (i < c->npts)
+		qsort(c->pts, c->npts, sizeof(*c->pts), cmp_point);
 	for (i = 0; i < c->nband; i++) {
 		c->band[i].px = sx(&s, c->band[i].px);
 		c->band[i].mid = sy(&s, c->band[i].mid);
@@ -749,6 +818,9 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 	}
 	for (i = 0; i < c->nchanges; i++)
 		c->changes[i].px = sx(&s, c->changes[i].px);
+	c->nall = c->npts;
+	if (o->max_points && c->npts > o->max_points)
+		thin_chart(c);
 	place_labels(c);
 	return 0;
 }
@@ -788,6 +860,8 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 			ret = lay_out_chart(&out->charts[out->nr], k, metrics[j], o, base, width, h,
 					    out->nr * h, err);
 			out->nr++;
+			if (!ret && out->charts[out->nr - 1].npts < out->charts[out->nr - 1].nall)
+				out->thinned = 1;
 			if (ret) {
 				tk_plot_layout_release(out);
 				return ret;

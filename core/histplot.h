@@ -110,6 +110,15 @@ struct tk_plot_opts {
 	size_t window;               /* the rolling median's runs; 0: 10 */
 	double width;                /* pixels; 0: 1000 */
 	double chart_height;         /* pixels per chart; 0: 340 */
+	/*
+	 * 0: every run is a point. Else, in a chart of more points than this,
+	 * the successful baseline runs are thinned: of those falling in one
+	 * pixel column only the lowest, the median and the highest stay (and
+	 * of the band, the first and last of each column); every other run
+	 * (other branches, current, failed, partial, change points) stays.
+	 * Rolling medians and change points are still found over all runs.
+	 */
+	size_t max_points;
 };
 
 /* One tick of an axis: its position (pixels) and label. */
@@ -162,6 +171,7 @@ struct tk_plot_chart {
 	size_t nband;
 	struct tk_plot_change *changes;
 	size_t nchanges;
+	size_t nall;                  /* points before thinning (max_points) */
 };
 
 struct tk_plot_layout {
@@ -175,6 +185,7 @@ struct tk_plot_layout {
 					  "newest run" */
 	char *date;                    /* the newest run's start, ISO 8601 UTC: the
 					  PDF's date */
+	int thinned;                   /* some chart shows fewer points than runs */
 };
 
 /*

@@ -320,13 +320,49 @@ static void json_value(struct tk_buf *b, enum tk_metric m, double v)
 		tk_html_json_int(b, (int64_t)(v + 0.5));
 }
 
-/* The page's data: keys with their runs, the charts with their points. */
+/*
+ * How many runs some chart of l shows as a point; with shown non-NULL,
+ * *shown[k] marks key k's runs so (the caller frees each and the array).
+ */
+static size_t shown_runs(const struct tk_plot_layout *l, unsigned char ***shown)
+{
+	const struct tk_plot_data *d = l->data;
+	unsigned char **mark = tk_xcalloc(d->nr ? d->nr : 1, sizeof(*mark));
+	size_t i, j, n = 0;
+
+	for (i = 0; i < d->nr; i++)
+		mark[i] = tk_xcalloc(d->keys[i].nr ? d->keys[i].nr : 1, 1);
+	for (i = 0; i < l->nr; i++) {
+		const struct tk_plot_chart *c = &l->charts[i];
+		unsigned char *m = mark[c->key - d->keys];
+
+		for (j = 0; j < c->npts; j++) {
+			n += !m[c->pts[j].run];
+			m[c->pts[j].run] = 1;
+		}
+	}
+	if (shown) {
+		*shown = mark;
+	} else {
+		for (i = 0; i < d->nr; i++)
+			free(mark[i]);
+		free(mark);
+	}
+	return n;
+}
+
+/* The page's data: keys with their runs, the charts with their points;
+ * in a thinned layout, a run no chart shows is 0, to keep the page small. */
 static void write_data(struct tk_htmlout *w, const struct tk_plot_layout *l)
 {
 	const struct tk_plot_data *d = l->data;
 	struct tk_buf *b = &w->b;
 	const char **branches = NULL;
+	unsigned char **shown = NULL;
 	size_t nbr = 0, alloc = 0, i, j, m;
+
+	if (l->thinned)
+		shown_runs(l, &shown);
 
 	tk_buf_adds(b, "{\"x\":");
 	tk_buf_adds(b, l->x == TK_PLOT_X_BUILD ? "\"build\"" : "\"time\"");
@@ -357,6 +393,10 @@ static void write_data(struct tk_htmlout *w, const struct tk_plot_layout *l)
 			const struct tk_plot_run *r = &k->runs[j];
 			size_t bi;
 
+			if (shown && !shown[i][j]) {
+				tk_buf_adds(b, j ? ",0" : "0");
+				continue;
+			}
 			/* [t, build, branch, commit, url, flags, class, run id, values...] */
 			tk_buf_adds(b, j ? ",[" : "[");
 			tk_html_json_int(b, r->started_at_us / 1000000);
@@ -395,7 +435,10 @@ static void write_data(struct tk_htmlout *w, const struct tk_plot_layout *l)
 			tk_htmlout_flush(w);
 		}
 		tk_buf_adds(b, "]}");
+		if (shown)
+			free(shown[i]);
 	}
+	free(shown);
 	tk_buf_adds(b, "],\"branches\":[");
 	for (i = 0; i < nbr; i++) {
 		if (i)
@@ -454,7 +497,12 @@ int tk_plot_html(const struct tk_plot_layout *l, const char *back, FILE *out, st
 		tk_buf_addf(&title, " and %zu more", d->nr - 8);
 	for (i = 0; i < d->nr; i++)
 		runs += d->keys[i].nr;
-	tk_buf_addf(&sub, "%zu runs", runs);
+	if (l->thinned)
+		tk_buf_addf(&sub, "%zu runs shown of %zu (of the baseline's successful runs, "
+			    "each pixel column's lowest, median and highest)", shown_runs(l, NULL),
+			    runs);
+	else
+		tk_buf_addf(&sub, "%zu runs", runs);
 	if (l->nr && l->charts[0].baseline[0])
 		tk_buf_addf(&sub, "; baseline branch %s", l->charts[0].baseline);
 	tk_buf_addf(&sub, "; current: %s", l->current);

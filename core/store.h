@@ -31,6 +31,13 @@ struct tk_run_query {
 	const char *run_id;
 	const char *profile_kind; /* only runs with a stored profile of this kind */
 	const char *rank_group;   /* only the ranks of this job (run->rank_group) */
+	/*
+	 * query_summaries only, a hint: the caller reads only what a chart
+	 * shows (tk_plot_data_add: run id, key, branch, commit, build number
+	 * and URL, start, status, partial, pipeline, walltime, CPU, RSS), so
+	 * a store may leave the other fields unknown (SQLite does).
+	 */
+	int chart_only;
 };
 
 /* A stored profile: the encoded blob (core/profcodec.h) and what it is. */

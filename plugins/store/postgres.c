@@ -107,6 +107,8 @@ static const char *const migrations[] = {
 	"",
 	/* 6: the largest SLURM step's MaxRSS (its column only) */
 	"",
+	/* 7: one key's summaries from an index alone (cover_index_sql) */
+	"",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -701,6 +703,8 @@ static int migrate_unit(struct pg_store *st, void *data, struct tk_err *err)
 			continue;
 		tk_buf_reset(&sql);
 		add_columns(target, &sql);
+		if (target == COVER_VERSION)
+			cover_index_sql(&sql, 1);
 		tk_buf_adds(&sql, migrations[target - 1]);
 		ret = exec_simple(st, sql.buf, err);
 		if (ret)
@@ -1092,10 +1096,10 @@ static int pg_query_summaries(struct tk_store *s, const struct tk_run_query *q,
 {
 	struct pg_store *st = from_base(s);
 	struct tk_buf select = TK_BUF_INIT;
-	const struct run_column *cols[NR_RUN_COLUMNS];
+	const struct run_column *cols[NR_RUN_COLUMNS], *skipped[NR_RUN_COLUMNS];
 	PGresult *res = NULL;
 	struct run_row row;
-	size_t j, n = 0;
+	size_t j, n = 0, nskip = 0;
 	int i, rows, ret;
 
 	if (st->schema < SCHEMA_VERSION) {
@@ -1107,6 +1111,10 @@ static int pg_query_summaries(struct tk_store *s, const struct tk_run_query *q,
 	for (j = 0; j < NR_RUN_COLUMNS; j++) {
 		if (!run_columns[j].summary)
 			continue;
+		if (q->chart_only && !chart_column(&run_columns[j])) {
+			skipped[nskip++] = &run_columns[j];
+			continue;
+		}
 		tk_buf_addf(&select, "%s%s", n ? ", " : "", run_columns[j].name);
 		cols[n++] = &run_columns[j];
 	}
@@ -1119,6 +1127,17 @@ static int pg_query_summaries(struct tk_store *s, const struct tk_run_query *q,
 		memset(&row, 0, sizeof(row));
 		row.sum.wrapper_rss_bytes = row.sum.maxrss_bytes = -1;
 		row.sum.rank = row.sum.ntasks = -1;
+		for (j = 0; j < nskip; j++) {
+			/* not read (chart_only): unknown */
+			char *p = (char *)&row + skipped[j]->offset;
+
+			if (skipped[j]->type == COL_I64)
+				*(int64_t *)(void *)p = -1;
+			else if (skipped[j]->type == COL_INT)
+				*(int *)(void *)p = -1;
+			else if (skipped[j]->type == COL_REAL)
+				*(double *)(void *)p = -1;
+		}
 		for (j = 0; j < n; j++)
 			read_column(res, i, (int)j, cols[j], &row);
 		if (row.sum.rank < 0 || !row.sum.rank_group) {

@@ -127,6 +127,8 @@ static const char *const migrations[] = {
 	"",
 	/* 6: the job's memory as SLURM accounted it (run_columns[]) */
 	"",
+	/* 7: one key's summaries from an index alone (cover_index_sql) */
+	"",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -357,6 +359,8 @@ static int sqlite_migrate(struct tk_store *s, struct tk_err *err)
 		snprintf(set, sizeof(set), "PRAGMA user_version = %d", target);
 		tk_buf_reset(&sql);
 		add_columns_sql(target, &sql);
+		if (target == COVER_VERSION)
+			cover_index_sql(&sql, 0);
 		tk_buf_adds(&sql, migrations[target - 1]);
 		if (sqlite3_exec(st->db, sql.buf, NULL, NULL, NULL) != SQLITE_OK ||
 		    sqlite3_exec(st->db, set, NULL, NULL, NULL) != SQLITE_OK) {
@@ -786,7 +790,10 @@ out:
 static void read_column(sqlite3_stmt *stmt, int i, const struct run_column *c,
 			struct run_row *row)
 {
-	int null = sqlite3_column_type(stmt, i) == SQLITE_NULL;
+	/* text is NULL for NULL: only numbers need the type (one call less
+	 * per text column, which is most of a summary) */
+	int null = c->type != COL_TEXT && c->type != COL_STATUS && c->type != COL_RECORD &&
+		   sqlite3_column_type(stmt, i) == SQLITE_NULL;
 	const char *text;
 
 	switch (c->type) {
@@ -863,7 +870,8 @@ static int sqlite_query_summaries(struct tk_store *s, const struct tk_run_query 
 	}
 	for (i = 0; i < NR_RUN_COLUMNS; i++) {
 		/* a read-only database older than a column: it stays unknown */
-		if (!run_columns[i].summary || run_columns[i].since > st->schema)
+		if (!run_columns[i].summary || run_columns[i].since > st->schema ||
+		    (q->chart_only && !chart_column(&run_columns[i])))
 			continue;
 		tk_buf_addf(&select, "%s%s", n ? ", " : "", run_columns[i].name);
 		cols[n++] = &run_columns[i];
@@ -876,7 +884,8 @@ static int sqlite_query_summaries(struct tk_store *s, const struct tk_run_query 
 	bind_query(stmt, q);
 	memset(&row, 0, sizeof(row));
 	for (i = 0; i < NR_RUN_COLUMNS; i++)
-		if (run_columns[i].summary && run_columns[i].since > st->schema)
+		if (run_columns[i].summary && (run_columns[i].since > st->schema ||
+		    (q->chart_only && !chart_column(&run_columns[i]))))
 			unknown_column(&run_columns[i], &row);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		for (i = 0; i < n; i++)

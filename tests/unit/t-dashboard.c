@@ -9,6 +9,7 @@
 #include <ftw.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <jansson.h>
 
 #include "core/buf.h"
 #include "core/dashboard.h"
@@ -103,6 +104,81 @@ static void test_fallback(void)
 	tk_buf_release(&path);
 }
 
+/* A key of more runs than its chart has pixel columns: its page is
+ * thinned and says how many runs it shows. */
+static void test_thinned(void)
+{
+	char dir[] = "/tmp/t-dashboard.XXXXXX";
+	struct tk_buf path = TK_BUF_INIT, page = TK_BUF_INIT, name = TK_BUF_INIT;
+	struct tk_dashboard_opts o;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_store *s = NULL;
+	const char *p;
+	long shown = 0;
+	int i;
+
+	if (!mkdtemp(dir)) {
+		skip(4, "no temporary directory");
+		return;
+	}
+	tk_buf_addf(&path, "%s/h.db", dir);
+	if (tk_store_open(path.buf, &s, &err)) {
+		skip(4, "cannot open a store");
+		return;
+	}
+	for (i = 0; i < 1000; i++)
+		put(s, i, "big");
+	tk_dashboard_opts_init(&o);
+	o.plot.width = 300;
+	o.plot.max_points = 100;
+	tk_buf_reset(&path);
+	tk_buf_addf(&path, "%s/d", dir);
+	is_int(tk_dashboard_write(s, path.buf, &o, &err), 0, "the dashboard of a 1000-run key");
+	tk_dashboard_file_name(&name, "big");
+	tk_buf_addf(&path, "/%s", name.buf);
+	tk_buf_read_file(&page, path.buf, &err);
+	p = page.len ? strstr(page.buf, " runs shown of 1000 ") : NULL;
+	ok(p != NULL, "the key's page says how many of its 1000 runs it shows");
+	if (p) {
+		while (p > page.buf && p[-1] >= '0' && p[-1] <= '9')
+			p--;
+		shown = strtol(p, NULL, 10);
+	}
+	ok(shown > 0 && shown < 1000, "fewer runs shown (%ld)", shown);
+	/* each run in the page's data starts with its time: [1767225600, ... */
+	for (p = page.len ? page.buf : "", i = 0; (p = strstr(p, "[17")); p++)
+		i++;
+	is_int(i, (int)shown, "only the runs shown are in the page's data");
+	/* every point a tooltip can name is a run of the page's data */
+	{
+		const char *start = page.len ? strstr(page.buf, "id=\"tk-data\">") : NULL;
+		const char *end = start ? strstr(start, "</script>") : NULL;
+		json_t *root = NULL, *runs, *charts, *c, *pts;
+		size_t ci, j, bad = 0, npts = 0;
+
+		if (start && end) {
+			start += strlen("id=\"tk-data\">");
+			root = json_loadb(start, (size_t)(end - start), 0, NULL);
+		}
+		runs = json_object_get(json_array_get(json_object_get(root, "keys"), 0), "runs");
+		charts = json_object_get(root, "charts");
+		is_int((int)json_array_size(runs), 1000, "the page's data has a place for each run");
+		json_array_foreach(charts, ci, c) {
+			pts = json_object_get(c, "p");
+			for (j = 2; j < json_array_size(pts); j += 3, npts++)
+				bad += !json_is_array(json_array_get(runs,
+					(size_t)json_integer_value(json_array_get(pts, j))));
+		}
+		ok(npts > 0 && !bad, "each of the %zu points names a run in the data", npts);
+		json_decref(root);
+	}
+	tk_store_close(s);
+	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	tk_buf_release(&page);
+	tk_buf_release(&name);
+	tk_buf_release(&path);
+}
+
 static int safe(const char *name)
 {
 	const char *p;
@@ -153,5 +229,6 @@ int main(void)
 	tk_buf_release(&a);
 	tk_buf_release(&b);
 	test_fallback();
+	test_thinned();
 	return done_testing();
 }

@@ -69,9 +69,16 @@ static void test_ddl(void)
 	for (v = 1; v <= SCHEMA_VERSION; v++) {
 		tk_buf_reset(&b);
 		add_columns(v, &b);
-		ok(migrations[v - 1][0] != '\0' || b.len,
-		   "version %d changes the schema (its own SQL or its columns)", v);
+		if (v == COVER_VERSION)
+			cover_index_sql(&b, 1);
+		tk_buf_adds(&b, migrations[v - 1]);
+		ok(b.len > 0, "version %d has SQL", v);
 	}
+	tk_buf_reset(&b);
+	cover_index_sql(&b, 1);
+	ok(strstr(b.buf, "ON runs (key, started_at_us DESC, run_id) INCLUDE (branch, ") &&
+	   strstr(b.buf, ", slurm_maxrss_bytes);") && !strstr(b.buf, "record"),
+	   "version 7: one key's summary columns in an index, the record not");
 	tk_buf_release(&b);
 }
 

@@ -122,7 +122,7 @@ static void test_open_and_migrate(const char *url)
 		exit(1);
 	}
 	is_int(s->ops->ctrl(s, TK_STORE_CTRL_SCHEMA_VERSION, &v, &err), 0, "schema version ctrl");
-	is_int(v, 6, "schema version is 6");
+	is_int(v, 7, "schema version is 7");
 	is_int(s->ops->ctrl(s, TK_STORE_CTRL_JOURNAL_MODE, &mode, &err), 0, "journal mode ctrl");
 	is_str(mode, "wal", "local disk uses WAL");
 	is_str(s->warning, "", "no warning on a local disk");
@@ -131,7 +131,7 @@ static void test_open_and_migrate(const char *url)
 	is_int(tk_store_open(url, &s, &err), 0, "reopening migrates idempotently");
 	v = 0;
 	s->ops->ctrl(s, TK_STORE_CTRL_SCHEMA_VERSION, &v, &err);
-	is_int(v, 6, "still schema version 6");
+	is_int(v, 7, "still schema version 7");
 	tk_store_close(s);
 }
 
@@ -363,6 +363,39 @@ static void test_concurrent(const char *url)
 	tk_buf_release(&c.json);
 }
 
+static int keep_summary(const struct tk_run_summary *sum, void *data)
+{
+	struct tk_buf *b = data;
+
+	tk_buf_addf(b, "%s %s %.6f %.2f %lld %lld %s %s %lld %s", sum->key,
+		    sum->branch ? sum->branch : "-", sum->walltime_s, sum->user_s + sum->sys_s,
+		    (long long)sum->maxrss_bytes, (long long)sum->tree_rss_bytes,
+		    tk_run_status_name(sum->status), sum->tracker_version ? sum->tracker_version : "-",
+		    (long long)sum->cgroup_peak_bytes, sum->maxrss_source ? sum->maxrss_source : "-");
+	return 0;
+}
+
+/* chart_only: what a chart shows, the rest unknown. */
+static void test_chart_only(struct tk_store *s)
+{
+	const char *keys[] = { "roundtrip", NULL };
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_buf b = TK_BUF_INIT;
+	struct tk_run_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.keys = keys;
+	is_int(tk_store_query_summaries(s, &q, keep_summary, &b, &err), 0, "summaries");
+	is_str(b.buf, "roundtrip main 13.345678 10.75 1000001 3000001 ok 0.1.0 4000000 wait4",
+	       "every summary column");
+	tk_buf_reset(&b);
+	q.chart_only = 1;
+	is_int(tk_store_query_summaries(s, &q, keep_summary, &b, &err), 0, "chart_only summaries");
+	is_str(b.buf, "roundtrip main 13.345678 10.75 1000001 3000001 ok - -1 -",
+	       "a chart's columns, the others unknown");
+	tk_buf_release(&b);
+}
+
 int main(void)
 {
 	struct tk_err err = TK_ERR_INIT;
@@ -387,6 +420,7 @@ int main(void)
 		return done_testing();
 	}
 	test_roundtrip(s);
+	test_chart_only(s);
 	test_partial(s);
 	test_filters(s);
 	tk_store_close(s);
