@@ -88,6 +88,22 @@ test_expect_success JOBCG 'a normal end: the orphan survives, outside the remove
 	wait_for gone daemon.pid
 '
 
+test_expect_success JOBCG '--timeout, TERM ignored: the KILL after --grace takes a setsid daemon too' '
+	rm -f daemon.pid cg.path &&
+	cat >stubborn.sh <<-\SCRIPT &&
+	trap "" TERM
+	grep "^0::" /proc/self/cgroup | sed "s/^0:://" >cg.path
+	sh -c "setsid sh -c \"trap \\\"\\\" TERM; echo \\\$\\\$ >daemon.tmp; mv daemon.tmp daemon.pid; exec sleep 300\" &"
+	sleep 300
+	SCRIPT
+	{ tracker run -q --timeout 1s --grace 0.2s --key cg --db db.sqlite --artifacts art -- sh stubborn.sh; echo $? >status; } &&
+	test "$(cat status)" = 124 &&
+	test -s daemon.pid &&
+	wait_for gone daemon.pid &&
+	cg=$(cat cg.path) &&
+	test ! -d "$mnt$cg"
+'
+
 test_expect_success 'the job'"'"'s exit status and signal pass through' '
 	test_expect_code 7 tracker run -q --key cg --db db.sqlite --artifacts art -- sh -c "exit 7" &&
 	{ tracker run -q --key cg --db db.sqlite --artifacts art -- sh -c "kill -KILL \$\$"; echo $? >status; } &&
