@@ -562,7 +562,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	sigset_t set, old;
 	struct saved_signals saved;
 	struct exec_failure failure;
-	int errpipe[2], gopipe[2] = { -1, -1 }, e = 0, tty;
+	int errpipe[2], gopipe[2] = { -1, -1 }, e = 0, tty, placed = 0;
 	pid_t parent = getpid();
 	ssize_t n;
 
@@ -607,7 +607,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 
 	r->started_at_us = tk_now_us();
 	j.t0 = tk_mono_s();
-	j.pid = fork();
+	j.pid = tk_jobcg_fork(&j.jobcg, &placed);
 	if (j.pid < 0) {
 		e = errno;
 		close(errpipe[0]);
@@ -639,7 +639,8 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		setpgid(0, 0);
 		tk_watchdog_group(j.wd, getpid());
 		/* everything the job starts is in its cgroup (if any) */
-		tk_jobcg_enter(&j.jobcg);
+		if (!placed)
+			tk_jobcg_enter(&j.jobcg);
 		if (tty) {
 			signal(SIGTTOU, SIG_IGN);
 			tcsetpgrp(STDIN_FILENO, getpid());

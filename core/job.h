@@ -52,7 +52,7 @@
  * when the job has the terminal, and is continued with it. The job gets
  * Killed outright, tracker takes the job's tree along: the watchdog
  * (core/watchdog.h) kills it (through the job's own cgroup, core/jobcg.h,
- * where one is delegated: the job enters it before its exec, a KILL after
+ * where one is delegated: the job is forked into it, a KILL after
  * --timeout or --grace uses its cgroup.kill too, and at the end orphans
  * left running go back to our cgroup and the job's is removed), or, when no watchdog could be started, the
  * job's main process has PR_SET_PDEATHSIG = SIGKILL.

@@ -3,10 +3,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -135,6 +138,39 @@ int tk_jobcg_create(struct tk_jobcg *cg)
 fail:
 	cg->dir[0] = cg->parent[0] = cg->procs[0] = '\0';
 	return -1;
+}
+
+/* struct clone_args of linux/sched.h, up to its cgroup field */
+struct clone3_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls,
+		set_tid, set_tid_size, cgroup;
+};
+#define INTO_CGROUP 0x200000000ULL /* CLONE_INTO_CGROUP */
+
+pid_t tk_jobcg_fork(const struct tk_jobcg *cg, int *placed)
+{
+	*placed = 0;
+#ifdef SYS_clone3
+	if (cg && cg->dir[0]) {
+		struct clone3_args a;
+		int fd = open(cg->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		long pid;
+
+		if (fd >= 0) {
+			memset(&a, 0, sizeof(a));
+			a.flags = INTO_CGROUP;
+			a.exit_signal = SIGCHLD;
+			a.cgroup = (uint64_t)fd;
+			pid = syscall(SYS_clone3, &a, sizeof(a));
+			close(fd);
+			if (pid >= 0) {
+				*placed = 1;
+				return (pid_t)pid;
+			}
+		}
+	}
+#endif
+	return fork();
 }
 
 void tk_jobcg_enter(const struct tk_jobcg *cg)

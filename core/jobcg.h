@@ -24,6 +24,8 @@
  * retrying for up to wait_s while it is populated (the watchdog uses it
  * after cgroup.kill).
  */
+#include <sys/types.h>
+
 /* the longest cgroup directory path, plus one */
 #define TK_JOBCG_PATH 4000
 
@@ -34,6 +36,16 @@ struct tk_jobcg {
 };
 
 int tk_jobcg_create(struct tk_jobcg *cg);
+/*
+ * fork(), but with a cgroup the child starts in it (clone3 with
+ * CLONE_INTO_CGROUP, Linux 5.7+), which costs nothing, where moving a
+ * process by writing cgroup.procs waits for an RCU grace period (about
+ * 20 ms). *placed says whether it did; when not (no cgroup, or clone3
+ * refused), the child calls tk_jobcg_enter itself. The child must then
+ * do only what is safe after fork in a process that may have threads,
+ * and no atfork handlers run.
+ */
+pid_t tk_jobcg_fork(const struct tk_jobcg *cg, int *placed);
 /* Async-signal-safe: moves the calling process into cg (if any). */
 void tk_jobcg_enter(const struct tk_jobcg *cg);
 /* Kills every process in cgroup dir; 0 when cgroup.kill took it. */
