@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -147,26 +148,46 @@ struct clone3_args {
 };
 #define INTO_CGROUP 0x200000000ULL /* CLONE_INTO_CGROUP */
 
+#ifdef SYS_clone3
+static long clone_into(int fd)
+{
+	struct clone3_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.flags = INTO_CGROUP;
+	a.exit_signal = SIGCHLD;
+	a.cgroup = (uint64_t)fd;
+	return syscall(SYS_clone3, &a, sizeof(a));
+}
+#endif
+
 pid_t tk_jobcg_fork(const struct tk_jobcg *cg, int *placed)
 {
 	*placed = 0;
 #ifdef SYS_clone3
 	if (cg && cg->dir[0]) {
-		struct clone3_args a;
-		int fd = open(cg->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int fd = open(cg->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), status = 0;
 		long pid;
 
-		if (fd >= 0) {
-			memset(&a, 0, sizeof(a));
-			a.flags = INTO_CGROUP;
-			a.exit_signal = SIGCHLD;
-			a.cgroup = (uint64_t)fd;
-			pid = syscall(SYS_clone3, &a, sizeof(a));
+		/*
+		 * Some kernels (seen on 6.18) KILL a child cloned into a
+		 * cgroup whose cgroup.kill count differs from the parent's
+		 * cgroup's (one that was ever killed): a probe that only
+		 * exits tells, before the job is risked.
+		 */
+		pid = fd >= 0 ? clone_into(fd) : -1;
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0) {
+			while (waitpid((pid_t)pid, &status, 0) < 0 && errno == EINTR)
+				;
+			pid = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? clone_into(fd) : -1;
+		}
+		if (fd >= 0)
 			close(fd);
-			if (pid >= 0) {
-				*placed = 1;
-				return (pid_t)pid;
-			}
+		if (pid >= 0) {
+			*placed = 1;
+			return (pid_t)pid;
 		}
 	}
 #endif

@@ -72,7 +72,7 @@ int main(void)
 	struct stat st;
 	char self[4200], line[4200], want[4200];
 	pid_t a, b;
-	int status;
+	int status, diag_status = 0;
 
 	memset(&none, 0, sizeof(none));
 	tk_jobcg_enter(&none);
@@ -88,6 +88,23 @@ int main(void)
 	ok(strstr(cg.dir, "/tracker-job-") != NULL, "named tracker-job-...");
 	ok(!strncmp(cg.dir, cg.parent, strlen(cg.parent)), "a child of our own cgroup");
 
+	{
+		int placed;
+		pid_t c = tk_jobcg_fork(&cg, &placed);
+
+		if (c == 0) {
+			char mine[4200];
+
+			v2_of(getpid(), mine, sizeof(mine));
+			_exit(strstr(mine, "/tracker-job-") ? 0 : 1);
+		}
+		waitpid(c, &status, 0);
+		diag_status = status;
+		ok(c > 0 && WIFEXITED(status) && WEXITSTATUS(status) == (placed ? 0 : 1),
+		   "tk_jobcg_fork: the child starts in the cgroup (placed %d)", placed);
+		ok(placed, "through clone3 CLONE_INTO_CGROUP (status %#x)", diag_status);
+	}
+
 	a = sleeper(&cg);
 	v2_of(a, line, sizeof(line));
 	snprintf(want, sizeof(want), "0::%s", strrchr(cg.dir, '/'));
@@ -97,6 +114,25 @@ int main(void)
 	ok(tk_jobcg_kill(&cg) == 0, "cgroup.kill written");
 	waitpid(a, &status, 0);
 	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "and it was killed");
+
+	{
+		/* the cgroup was killed once: a child forked now must live */
+		int placed;
+		pid_t c = tk_jobcg_fork(&cg, &placed);
+
+		if (c == 0) {
+			char mine[4200];
+
+			if (!placed)
+				tk_jobcg_enter(&cg);
+			v2_of(getpid(), mine, sizeof(mine));
+			_exit(strstr(mine, "/tracker-job-") ? 0 : 1);
+		}
+		waitpid(c, &status, 0);
+		ok(c > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "after a cgroup.kill a forked child lives, in the cgroup (status %#x, placed %d)",
+		   status, placed);
+	}
 
 	b = sleeper(&cg);
 	snprintf(want, sizeof(want), "%s", cg.dir);
