@@ -20,6 +20,7 @@ extern char **environ;
 #include "core/buf.h"
 #include "core/proctree.h"
 #include "core/timeutil.h"
+#include "core/jobcg.h"
 #include "core/watchdog.h"
 #include "core/banned.h"
 
@@ -45,6 +46,7 @@ struct job {
 	struct tk_buf cgroup; /* the job's cgroup v2 directory, empty if none */
 	struct tk_watchdog own_wd;
 	struct tk_watchdog *wd;
+	struct tk_jobcg jobcg; /* the job's own cgroup; dir "" if none */
 };
 
 /* ---- cgroup v2 ---- */
@@ -183,6 +185,7 @@ static void kill_all(struct job *j)
 {
 	size_t i;
 
+	tk_jobcg_kill(&j->jobcg);
 	kill(-j->pid, SIGKILL);
 	if (tk_proctree_list(&j->tree))
 		return;
@@ -222,6 +225,8 @@ static void signal_tree(struct job *j, int sig)
 {
 	size_t i;
 
+	if (sig == SIGKILL)
+		tk_jobcg_kill(&j->jobcg);
 	kill(-j->pid, sig);
 	if (tk_proctree_list(&j->tree) == 0)
 		for (i = 0; i < j->tree.nr; i++)
@@ -557,7 +562,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	sigset_t set, old;
 	struct saved_signals saved;
 	struct exec_failure failure;
-	int errpipe[2], gopipe[2] = { -1, -1 }, e = 0, tty;
+	int errpipe[2], gopipe[2] = { -1, -1 }, e = 0, tty, placed = 0;
 	pid_t parent = getpid();
 	ssize_t n;
 
@@ -593,6 +598,8 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		return tk_err_set(err, TK_EINTERNAL, "cannot create a pipe: %s", strerror(e));
 	}
 	cgroup_detect(&j);
+	if (tk_jobcg_create(&j.jobcg) == 0)
+		tk_watchdog_cgroup(j.wd, j.jobcg.dir);
 	tk_proctree_init(&j.tree, getpid());
 	tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 	j.tty = tty;
@@ -600,7 +607,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 
 	r->started_at_us = tk_now_us();
 	j.t0 = tk_mono_s();
-	j.pid = fork();
+	j.pid = tk_jobcg_fork(&j.jobcg, &placed);
 	if (j.pid < 0) {
 		e = errno;
 		close(errpipe[0]);
@@ -611,6 +618,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		}
 		tk_proctree_release(&j.tree);
 		tk_buf_release(&j.cgroup);
+		tk_jobcg_release(&j.jobcg);
 		tk_watchdog_done(j.wd);
 		return tk_err_set(err, TK_EINTERNAL, "cannot fork: %s", strerror(e));
 	}
@@ -630,6 +638,9 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 			_exit(126);
 		setpgid(0, 0);
 		tk_watchdog_group(j.wd, getpid());
+		/* everything the job starts is in its cgroup (if any) */
+		if (!placed)
+			tk_jobcg_enter(&j.jobcg);
 		if (tty) {
 			signal(SIGTTOU, SIG_IGN);
 			tcsetpgrp(STDIN_FILENO, getpid());
@@ -673,6 +684,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		waitpid(j.pid, &status, 0);
 		r->walltime_s = tk_mono_s() - j.t0;
 		r->exit_code = failure.code;
+		tk_jobcg_release(&j.jobcg);
 		tk_watchdog_done(j.wd);
 		restore_terminal(tty);
 		tk_proctree_release(&j.tree);
@@ -684,6 +696,8 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	if (o->on_start)
 		o->on_start(r, o->data);
 	supervise(&j, &set);
+	/* orphans left running on purpose go back to our cgroup */
+	tk_jobcg_release(&j.jobcg);
 	tk_watchdog_done(j.wd);
 	restore_terminal(tty);
 	finish_measurements(&j);

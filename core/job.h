@@ -51,7 +51,10 @@
  * the job gets the dispositions the caller had. A stopped job (Ctrl-Z) stops tracker too
  * when the job has the terminal, and is continued with it. The job gets
  * Killed outright, tracker takes the job's tree along: the watchdog
- * (core/watchdog.h) kills it, or, when no watchdog could be started, the
+ * (core/watchdog.h) kills it (through the job's own cgroup, core/jobcg.h,
+ * where one is delegated: the job is forked into it, a KILL after
+ * --timeout or --grace uses its cgroup.kill too, and at the end orphans
+ * left running go back to our cgroup and the job's is removed), or, when no watchdog could be started, the
  * job's main process has PR_SET_PDEATHSIG = SIGKILL.
  * Not reentrant: it owns SIGCHLD and the subreaper flag of the process.
  */

@@ -3,7 +3,8 @@
  *
  * The pipe carries int32 words: {-2, pgid} names the job's group,
  * {n, pid...} (0 <= n <= TK_WATCHDOG_MAX_PIDS) is the tree as sampled,
- * {-1} is the goodbye. Each message is one write of at most PIPE_BUF
+ * {-3, n} followed by n bytes (padded to whole words) names the job's
+ * cgroup directory, {-1} is the goodbye. Each message is one write of at most PIPE_BUF
  * bytes, so it arrives whole or (pipe full, O_NONBLOCK) not at all.
  */
 #include "core/watchdog.h"
@@ -22,10 +23,14 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/jobcg.h"
 #include "core/banned.h"
 
 #define MSG_DONE (-1)
 #define MSG_GROUP (-2)
+#define MSG_CGROUP (-3)
+/* a cgroup path is sent whole in one write of at most PIPE_BUF bytes */
+#define MAX_CGROUP_PATH 4000
 
 /* ---- the watchdog's side ---- */
 
@@ -162,6 +167,7 @@ static void __attribute__((noreturn)) watch(int fd)
 	int32_t *pids = tk_xcalloc(TK_WATCHDOG_MAX_PIDS, sizeof(*pids));
 	size_t nknown = 0, i;
 	pid_t pgid = 0;
+	char cgroup[MAX_CGROUP_PATH + 4] = "";
 
 	for (;;) {
 		int32_t word;
@@ -176,6 +182,13 @@ static void __attribute__((noreturn)) watch(int fd)
 			pgid = (pid_t)word;
 			continue;
 		}
+		if (word == MSG_CGROUP) {
+			if (read_words(fd, &word, 1) || word < 0 || word > MAX_CGROUP_PATH ||
+			    read_words(fd, (int32_t *)(void *)cgroup, ((size_t)word + 3) / 4))
+				break;
+			cgroup[word] = '\0';
+			continue;
+		}
 		if (word < 0 || word > TK_WATCHDOG_MAX_PIDS || read_words(fd, pids, (size_t)word))
 			break;
 		nknown = 0;
@@ -188,7 +201,12 @@ static void __attribute__((noreturn)) watch(int fd)
 			known[nknown++].start = f.start;
 		}
 	}
+	/* cgroup.kill takes everything in the job's cgroup, daemons that
+	 * no tree sample saw included; then the group and the pids as
+	 * before, for what is outside it */
+	tk_jobcg_kill_dir(cgroup);
 	kill_tree(pgid, known, nknown);
+	tk_jobcg_remove(cgroup, 5.0);
 	_exit(0);
 }
 
@@ -302,6 +320,20 @@ void tk_watchdog_group(struct tk_watchdog *w, pid_t pgid)
 	int32_t msg[2] = { MSG_GROUP, (int32_t)pgid };
 
 	send_words(w, msg, 2);
+}
+
+void tk_watchdog_cgroup(struct tk_watchdog *w, const char *dir)
+{
+	int32_t msg[2 + (MAX_CGROUP_PATH + 3) / 4];
+	size_t len = dir ? strlen(dir) : 0;
+
+	if (w->fd < 0 || len == 0 || len > MAX_CGROUP_PATH)
+		return;
+	memset(msg, 0, sizeof(msg));
+	msg[0] = MSG_CGROUP;
+	msg[1] = (int32_t)len;
+	memcpy(msg + 2, dir, len);
+	send_words(w, msg, 2 + (len + 3) / 4);
 }
 
 void tk_watchdog_pids(struct tk_watchdog *w, const pid_t *pids, size_t n)

@@ -22,7 +22,10 @@
  * After tk_watchdog_done (the job and what it left are finished, or left
  * running on purpose after --orphan-wait) it exits doing nothing.
  *
- * A descendant that left the job's process group (setsid) and started
+ * When the job has a cgroup of its own (core/jobcg.h, told with
+ * tk_watchdog_cgroup), the watchdog first kills everything in it through
+ * cgroup.kill, and removes the directory after the kill. Without one, a
+ * descendant that left the job's process group (setsid) and started
  * after the last tree sample (10 ms into the job, at most 1 s later on)
  * escapes. Writes to the pipe never block tracker: an update the pipe
  * has no room for is skipped. Nothing here prints.
@@ -53,6 +56,9 @@ int tk_watchdog_start(struct tk_watchdog *w, struct tk_err *err);
 void tk_watchdog_ready(struct tk_watchdog *w);
 /* The job's process group. */
 void tk_watchdog_group(struct tk_watchdog *w, pid_t pgid);
+/* The job's cgroup directory (core/jobcg.h): on tracker's death the
+ * watchdog first writes 1 to its cgroup.kill, and last removes it. */
+void tk_watchdog_cgroup(struct tk_watchdog *w, const char *dir);
 /* The tree's pids as last sampled; sent only when they changed. */
 void tk_watchdog_pids(struct tk_watchdog *w, const pid_t *pids, size_t n);
 /* Goodbye: the watchdog exits without killing anything (ready is

@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/jobcg.h"
 #include "core/watchdog.h"
 #include "tests/unit/tap.h"
 #include "core/banned.h"
@@ -65,7 +67,11 @@ static int wait_gone(pid_t pid)
  * member sleeping in the group and a loner in its own session, sends the
  * pids and reports them through a pipe, then sleeps (or says goodbye).
  */
-static int start(struct fake *f, int goodbye)
+/*
+ * With a cgroup (cg non-NULL), the loner enters it and the watchdog is
+ * told the cgroup but not the loner's pid.
+ */
+static int start(struct fake *f, int goodbye, struct tk_jobcg *cg)
 {
 	int p[2];
 	pid_t got[2];
@@ -90,6 +96,7 @@ static int start(struct fake *f, int goodbye)
 		setpgid(job, job);
 		loner = fork();
 		if (loner == 0) {
+			tk_jobcg_enter(cg);
 			setsid();
 			execlp("sleep", "sleep", "301", (char *)NULL);
 			_exit(127);
@@ -98,7 +105,9 @@ static int start(struct fake *f, int goodbye)
 		tk_watchdog_group(&w, job);
 		pids[0] = job;
 		pids[1] = loner;
-		tk_watchdog_pids(&w, pids, 2);
+		if (cg)
+			tk_watchdog_cgroup(&w, cg->dir);
+		tk_watchdog_pids(&w, pids, cg ? 1 : 2);
 		got[0] = job;
 		got[1] = loner;
 		if (write(p[1], got, sizeof(got)) != (ssize_t)sizeof(got))
@@ -124,9 +133,12 @@ static int start(struct fake *f, int goodbye)
 int main(void)
 {
 	struct fake f;
-	int status;
+	int status, i;
 
-	if (!ok(start(&f, 0) == 0, "a fake tracker with a job and a loner")) {
+	struct tk_jobcg cg;
+	struct stat st;
+
+	if (!ok(start(&f, 0, NULL) == 0, "a fake tracker with a job and a loner")) {
 		kill(f.tracker, SIGKILL);
 		return done_testing();
 	}
@@ -138,7 +150,7 @@ int main(void)
 	kill(f.member, SIGKILL);
 	kill(f.loner, SIGKILL);
 
-	if (!ok(start(&f, 1) == 0, "a fake tracker that says goodbye")) {
+	if (!ok(start(&f, 1, NULL) == 0, "a fake tracker that says goodbye")) {
 		kill(f.tracker, SIGKILL);
 		return done_testing();
 	}
@@ -147,5 +159,23 @@ int main(void)
 	ok(!gone(f.member) && !gone(f.loner), "after a goodbye nothing is killed");
 	kill(f.member, SIGKILL);
 	kill(f.loner, SIGKILL);
+
+	if (tk_jobcg_create(&cg)) {
+		skip(3, "no delegated cgroup v2 with cgroup.kill here");
+		return done_testing();
+	}
+	if (!ok(start(&f, 0, &cg) == 0, "a fake tracker whose loner is only in the job's cgroup")) {
+		kill(f.tracker, SIGKILL);
+		return done_testing();
+	}
+	kill(f.tracker, SIGKILL);
+	waitpid(f.tracker, &status, 0);
+	ok(wait_gone(f.loner), "tracker killed: the loner no one named dies through cgroup.kill");
+	for (i = 0; i < 400 && stat(cg.dir, &st) == 0; i++)
+		nap(25);
+	ok(stat(cg.dir, &st) < 0, "and the watchdog removed the cgroup");
+	kill(f.member, SIGKILL);
+	kill(f.loner, SIGKILL);
+	rmdir(cg.dir);
 	return done_testing();
 }
