@@ -190,7 +190,10 @@ browser-deps: $(BROWSER_DEPS)
 # prove; the unit tests twice, the second time built with sanitizers
 # (build-san/, see below), and t0100 runs the importer tests on the
 # sanitized tracker.
-check: build-tests san-build $(BROWSER_DEPS)
+# The two builds run two compilers at once even under a plain `make
+# check` (a -j of the caller's own is kept: no -j2 is added to it).
+check: $(BROWSER_DEPS)
+	$(MAKE) $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j2) build-tests san-build
 	$(SAN_ENV) prove -j2 --timer $(PROVE_FLAGS) $(UNIT_BIN) $(SAN_UNIT) tests/t[0-9]*.sh
 
 # The README's test command on a fresh clone of the committed tree, in a
