@@ -17,7 +17,7 @@
 const char cmd_dashboard_usage[] =
 	"usage: tracker dashboard -o DIR [--db URL] [--key-filter PATTERN] [--since WHEN]\n"
 	"                         [--branch B] [--baseline-branch B] [--metric LIST]\n"
-	"                         [--x time|build]\n"
+	"                         [--x time|build] [-j N]\n"
 	"\n"
 	"Writes DIR/index.html, one self-contained page listing every key with runs\n"
 	"in the database: per metric a sparkline of the baseline branch, the current\n"
@@ -41,6 +41,8 @@ const char cmd_dashboard_usage[] =
 	"  --metric LIST        walltime, cpu, maxrss, tree_rss, alloc, comma-separated\n"
 	"                       (default walltime,maxrss)\n"
 	"  --x AXIS             the charts' x axis: time (default) or build\n"
+	"  -j, --jobs N         keys drawn at once, each worker with its own database\n"
+	"                       connection (default: the online CPUs, at most 8)\n"
 	"\n"
 	"Examples:\n"
 	"  tracker dashboard -o perf/\n"
@@ -51,6 +53,7 @@ const char cmd_dashboard_usage[] =
 
 enum { OPT_DB = 256, OPT_FILTER, OPT_SINCE, OPT_BRANCH, OPT_BASELINE, OPT_METRIC, OPT_X };
 
+
 static const struct option options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "db", required_argument, NULL, OPT_DB },
@@ -60,6 +63,7 @@ static const struct option options[] = {
 	{ "baseline-branch", required_argument, NULL, OPT_BASELINE },
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "x", required_argument, NULL, OPT_X },
+	{ "jobs", required_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -67,18 +71,25 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, const char 
 			 const char **db, struct tk_dashboard_opts *o)
 {
 	struct tk_err err = TK_ERR_INIT;
+	long jobs;
 	int c, n;
 
 	opterr = 0;
 	optind = 1;
 	o->since_us = tk_now_us() - 365LL * 86400 * 1000000;
-	while ((c = getopt_long(argc, argv, ":o:", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:j:", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			*out = optarg;
 			break;
 		case OPT_DB:
 			*db = optarg;
+			break;
+		case 'j':
+			if (tk_parse_long(optarg, &jobs) || jobs < 1 || jobs > 256)
+				return cmd_usage_error(ctx, "--jobs takes a number from 1 to 256, "
+						       "not '%s'", optarg);
+			o->jobs = (unsigned)jobs;
 			break;
 		case OPT_FILTER:
 			o->key_filter = optarg;
@@ -142,6 +153,7 @@ int cmd_dashboard(int argc, char **argv, struct cmd_ctx *ctx)
 	tk_ci_collect(&tk_env_process, &ci, NULL);
 	o.ci = &ci;
 	o.cfg = &ctx->config;
+	o.store_url = url.buf;
 	ret = tk_dashboard_write(store, out, &o, &err);
 	if (ret)
 		ret = cmd_fail(&err);

@@ -229,7 +229,8 @@ static int write_plot(FILE *out, void *data, struct tk_err *err)
 }
 
 /* --plot: the charts of the keys, or the dashboard. Returns an exit code. */
-static int history_plot(struct cmd_ctx *ctx, struct history_opts *o, struct tk_store *store)
+static int history_plot(struct cmd_ctx *ctx, struct history_opts *o, struct tk_store *store,
+			const char *url)
 {
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_ci_context ci;
@@ -250,6 +251,7 @@ static int history_plot(struct cmd_ctx *ctx, struct history_opts *o, struct tk_s
 		dopt.plot = o->po;
 		dopt.ci = &ci;
 		dopt.cfg = &ctx->config;
+		dopt.store_url = url;
 		tk_buf_add(&dir, o->plot, strlen(o->plot) - strlen("index.html"));
 		ret = tk_dashboard_write(store, dir.len ? dir.buf : ".", &dopt, &err);
 		tk_buf_release(&dir);
@@ -308,7 +310,7 @@ int cmd_history(int argc, char **argv, struct cmd_ctx *ctx)
 	if (store->warning[0])
 		cmd_warning("%s", store->warning);
 	if (o.plot) {
-		ret = history_plot(ctx, &o, store);
+		ret = history_plot(ctx, &o, store, url.buf);
 		goto out;
 	}
 	tk_histsink_begin(&h);

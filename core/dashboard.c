@@ -12,8 +12,10 @@
  */
 #include <fnmatch.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/baseline.h"
 #include "core/check.h"
@@ -300,16 +302,23 @@ static void verdict_css(struct tk_buf *b, enum tk_verdict v)
 }
 
 struct dash {
-	struct tk_store *s;
 	struct tk_dashboard_opts *o;
 	const enum tk_metric *metrics;
 	size_t nm;
-	struct tk_buf rows;
 	const char *dir;
-	size_t nrows;
+	char **keys;
+	size_t nkeys;
+	struct tk_buf *rows;  /* per key, in key order; empty: no row */
+	int *ret;             /* per key */
+	struct tk_err *errs;  /* per key, set where ret[i] != 0 */
+	pthread_mutex_t lock;
+	size_t next;          /* the next key to take, under lock */
+	int failed;           /* a key failed: take no more, under lock */
 };
 
-static int dash_key(struct dash *d, const char *key, struct tk_err *err)
+/* A key's row, appended to b when the key has runs. */
+static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct tk_buf *b,
+		    struct tk_err *err)
 {
 	const char *keys[] = { key, NULL };
 	struct tk_dashboard_opts *o = d->o;
@@ -319,7 +328,7 @@ static int dash_key(struct dash *d, const char *key, struct tk_err *err)
 	struct tk_plot_opts po = o->plot;
 	struct tk_check_opts co;
 	struct tk_check_result cr;
-	struct tk_buf name = TK_BUF_INIT, path = TK_BUF_INIT, *b = &d->rows, css = TK_BUF_INIT;
+	struct tk_buf name = TK_BUF_INIT, path = TK_BUF_INIT, css = TK_BUF_INIT;
 	struct row_metric *rm = NULL;
 	const struct tk_plot_key *k;
 	enum tk_verdict worst;
@@ -331,9 +340,9 @@ static int dash_key(struct dash *d, const char *key, struct tk_err *err)
 	q.since_us = o->since_us;
 	q.branch = o->branch;
 	tk_plot_data_init(&pd);
-	ret = tk_plot_data_load(&pd, d->s, &q, err);
+	ret = tk_plot_data_load(&pd, s, &q, err);
 	if (!ret)
-		ret = tk_plot_fill_alloc(&pd, d->s, &po, err);
+		ret = tk_plot_fill_alloc(&pd, s, &po, err);
 	if (ret || !pd.nr) {
 		tk_plot_data_release(&pd);
 		return ret;
@@ -352,7 +361,7 @@ static int dash_key(struct dash *d, const char *key, struct tk_err *err)
 	}
 	tk_dashboard_file_name(&name, key);
 	tk_buf_addf(&path, "%s/%s", d->dir, name.buf);
-	ret = tk_plot_write_path(&l, path.buf, "index.html", err);
+	ret = tk_plot_write_path(&l, path.buf, "index.html", TK_WRITE_NO_FSYNC, err);
 
 	/* the verdict, as tracker check gives it, with the same baseline */
 	memset(&cr, 0, sizeof(cr));
@@ -366,7 +375,7 @@ static int dash_key(struct dash *d, const char *key, struct tk_err *err)
 		co.nr_metrics = d->nm;
 		if (!po.current_build)
 			co.run_id = k->runs[k->nr - 1].run_id;
-		ret = tk_check_key(d->s, &co, o->ci, o->cfg, &cr, err);
+		ret = tk_check_key(s, &co, o->ci, o->cfg, &cr, err);
 	}
 	if (!ret) {
 		rm = tk_xcalloc(d->nm, sizeof(*rm));
@@ -413,7 +422,6 @@ static int dash_key(struct dash *d, const char *key, struct tk_err *err)
 			    tk_verdict_name(worst));
 		tk_plot_xml_text(b, cr.baseline_branch ? cr.baseline_branch : "-", 60);
 		tk_buf_adds(b, "</td></tr>\n");
-		d->nrows++;
 	}
 	free(rm);
 	tk_check_result_release(&cr);
@@ -425,14 +433,14 @@ static int dash_key(struct dash *d, const char *key, struct tk_err *err)
 	return ret;
 }
 
-static int write_index(struct dash *d, FILE *out, struct tk_err *err)
+static int write_index(struct dash *d, size_t nrows, FILE *out, struct tk_err *err)
 {
 	static const char *const script[] = { dash_script, NULL };
 	struct tk_htmlout w;
 	struct tk_buf sub = TK_BUF_INIT;
 	size_t i;
 
-	tk_buf_addf(&sub, "%zu keys", d->nrows);
+	tk_buf_addf(&sub, "%zu keys", nrows);
 	if (d->o->plot.baseline_branch)
 		tk_buf_addf(&sub, "; baseline branch %s", d->o->plot.baseline_branch);
 	if (d->o->ci && d->o->ci->build_number)
@@ -454,10 +462,84 @@ static int write_index(struct dash *d, FILE *out, struct tk_err *err)
 	}
 	tk_buf_adds(&w.b, "<th data-col=\"verdict\"><button type=\"button\">verdict</button></th>"
 		    "<th>baseline</th></tr></thead>\n<tbody id=\"rows\">\n");
-	tk_buf_add(&w.b, d->rows.buf, d->rows.len);
+	for (i = 0; i < d->nkeys; i++)
+		tk_buf_add(&w.b, d->rows[i].buf, d->rows[i].len);
 	tk_buf_adds(&w.b, "</tbody>\n</table>\n</main>\n<script type=\"application/json\" "
 		    "id=\"tk-data\">{}");
 	return tk_htmlout_end(&w, script, err);
+}
+
+/* ---- the workers ---- */
+
+struct worker {
+	struct dash *d;
+	struct tk_store *s; /* the caller's, or this worker's own */
+	pthread_t thread;
+};
+
+/* Takes keys until none is left or one has failed; each key's row and
+ * result land in its own slot, so the page does not depend on which
+ * worker took which key. */
+static void *work(void *data)
+{
+	struct worker *w = data;
+	struct dash *d = w->d;
+	size_t i;
+
+	for (;;) {
+		pthread_mutex_lock(&d->lock);
+		i = d->failed ? d->nkeys : d->next++;
+		pthread_mutex_unlock(&d->lock);
+		if (i >= d->nkeys)
+			break;
+		d->ret[i] = dash_key(d, w->s, d->keys[i], &d->rows[i], &d->errs[i]);
+		if (d->ret[i]) {
+			pthread_mutex_lock(&d->lock);
+			d->failed = 1;
+			pthread_mutex_unlock(&d->lock);
+		}
+	}
+	return NULL;
+}
+
+static unsigned default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > TK_DASHBOARD_MAX_JOBS ? TK_DASHBOARD_MAX_JOBS : (unsigned)n;
+}
+
+/* Runs every key on `jobs` workers: the caller's store and, for each
+ * other worker, a connection of its own to o->store_url. A worker whose
+ * connection cannot be opened is not started; the others do its share. */
+static void run_workers(struct dash *d, struct tk_store *s, unsigned jobs)
+{
+	struct worker *w = tk_xcalloc(jobs, sizeof(*w));
+	struct tk_store_opts so;
+	struct tk_err ignored = TK_ERR_INIT;
+	unsigned i, started = 0;
+
+	memset(&so, 0, sizeof(so));
+	so.flags = TK_STORE_NO_CREATE;
+	so.cancel = s->cancel;
+	for (i = 1; i < jobs && i < d->nkeys; i++) {
+		w[i].d = d;
+		if (tk_store_open_opts(d->o->store_url, &so, &w[i].s, &ignored))
+			break;
+		if (pthread_create(&w[i].thread, NULL, work, &w[i])) {
+			tk_store_close(w[i].s);
+			break;
+		}
+		started++;
+	}
+	w[0].d = d;
+	w[0].s = s;
+	work(&w[0]);
+	for (i = 1; i <= started; i++) {
+		pthread_join(w[i].thread, NULL);
+		tk_store_close(w[i].s);
+	}
+	free(w);
 }
 
 int tk_dashboard_write(struct tk_store *s, const char *dir, struct tk_dashboard_opts *o,
@@ -468,14 +550,14 @@ int tk_dashboard_write(struct tk_store *s, const char *dir, struct tk_dashboard_
 	struct dash d;
 	struct tk_buf path = TK_BUF_INIT;
 	char *mem = NULL;
-	size_t len = 0, i;
+	size_t len = 0, i, nrows = 0;
+	unsigned jobs;
 	FILE *f;
 	int ret;
 
 	memset(&kl, 0, sizeof(kl));
 	memset(&d, 0, sizeof(d));
 	kl.filter = o->key_filter;
-	d.s = s;
 	d.o = o;
 	d.dir = dir;
 	d.metrics = o->plot.nr_metrics ? o->plot.metrics : defaults;
@@ -487,15 +569,32 @@ int tk_dashboard_write(struct tk_store *s, const char *dir, struct tk_dashboard_
 		ret = tk_err_set(err, TK_EDATA, "no keys with runs%s%s to show",
 				 o->key_filter ? " matching " : "",
 				 o->key_filter ? o->key_filter : "");
-	for (i = 0; !ret && i < kl.nr; i++)
-		ret = dash_key(&d, kl.keys[i], err);
-	o->nr_keys = d.nrows;
+	if (!ret) {
+		d.keys = kl.keys;
+		d.nkeys = kl.nr;
+		d.rows = tk_xcalloc(kl.nr, sizeof(*d.rows));
+		d.ret = tk_xcalloc(kl.nr, sizeof(*d.ret));
+		d.errs = tk_xcalloc(kl.nr, sizeof(*d.errs));
+		pthread_mutex_init(&d.lock, NULL);
+		jobs = o->jobs ? o->jobs : default_jobs();
+		run_workers(&d, s, o->store_url ? jobs : 1);
+		pthread_mutex_destroy(&d.lock);
+		/* the first failure in key order, whichever worker saw it */
+		for (i = 0; !ret && i < kl.nr; i++) {
+			if (d.ret[i]) {
+				ret = d.ret[i];
+				*err = d.errs[i];
+			}
+			nrows += d.rows[i].len > 0;
+		}
+	}
+	o->nr_keys = nrows;
 	if (!ret) {
 		f = open_memstream(&mem, &len);
 		if (!f) {
 			ret = tk_err_set(err, TK_EINTERNAL, "out of memory");
 		} else {
-			ret = write_index(&d, f, err);
+			ret = write_index(&d, nrows, f, err);
 			if (fclose(f) && !ret)
 				ret = tk_err_set(err, TK_EINTERNAL, "out of memory");
 		}
@@ -504,10 +603,15 @@ int tk_dashboard_write(struct tk_store *s, const char *dir, struct tk_dashboard_
 			ret = tk_write_file_atomic(path.buf, mem, len, err);
 		free(mem);
 	}
-	for (i = 0; i < kl.nr; i++)
+	for (i = 0; i < kl.nr; i++) {
 		free(kl.keys[i]);
+		if (d.rows)
+			tk_buf_release(&d.rows[i]);
+	}
 	free(kl.keys);
-	tk_buf_release(&d.rows);
+	free(d.rows);
+	free(d.ret);
+	free(d.errs);
 	tk_buf_release(&path);
 	return ret;
 }

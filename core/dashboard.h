@@ -43,6 +43,7 @@
 #include "core/store.h"
 
 #define TK_DASHBOARD_MAX_POINTS 2000
+#define TK_DASHBOARD_MAX_JOBS 8
 
 struct tk_dashboard_opts {
 	const char *key_filter;        /* fnmatch(3) pattern; NULL: every key */
@@ -52,6 +53,10 @@ struct tk_dashboard_opts {
 	const struct tk_ci_context *ci; /* the current build; NULL: none */
 	const struct tk_config *cfg;   /* NULL: none */
 	size_t spark_points;           /* 0: 200 */
+	/* The store's URL, so that more workers can each open a connection
+	 * of their own; NULL: one worker, on the caller's store. */
+	const char *store_url;
+	unsigned jobs;                 /* workers; 0: online CPUs, at most TK_DASHBOARD_MAX_JOBS */
 	size_t nr_keys;                /* out: keys listed */
 };
 

@@ -225,9 +225,10 @@ int tk_plot_write(const struct tk_plot_layout *l, enum tk_plot_format fmt, const
 int tk_plot_key_to_path(struct tk_store *s, const char *key, int64_t since_us,
 			const struct tk_plot_opts *o, const char *path, struct tk_err *err);
 
-/* Writes l to path as its extension says, atomically. */
+/* Writes l to path as its extension says, atomically; wflags: the
+ * TK_WRITE_* flags of tk_write_file_atomic_flags (core/fsutil.h). */
 int tk_plot_write_path(const struct tk_plot_layout *l, const char *path, const char *back,
-		       struct tk_err *err);
+		       unsigned wflags, struct tk_err *err);
 
 /* Axis helpers, shared with the dashboard and the tests. */
 /* A metric in words: "walltime", "max RSS (largest process)", ... */

@@ -809,7 +809,7 @@ int tk_plot_write(const struct tk_plot_layout *l, enum tk_plot_format fmt, const
 }
 
 int tk_plot_write_path(const struct tk_plot_layout *l, const char *path, const char *back,
-		       struct tk_err *err)
+		       unsigned wflags, struct tk_err *err)
 {
 	enum tk_plot_format fmt;
 	char *mem = NULL;
@@ -827,7 +827,7 @@ int tk_plot_write_path(const struct tk_plot_layout *l, const char *path, const c
 	if (fclose(f) && !ret)
 		ret = tk_err_set(err, TK_EINTERNAL, "out of memory");
 	if (!ret)
-		ret = tk_write_file_atomic(path, mem, len, err);
+		ret = tk_write_file_atomic_flags(path, mem, len, wflags, err);
 	free(mem);
 	return ret;
 }
@@ -853,7 +853,7 @@ int tk_plot_key_to_path(struct tk_store *s, const char *key, int64_t since_us,
 	if (!ret)
 		ret = tk_plot_layout(&d, o, &l, err);
 	if (!ret) {
-		ret = tk_plot_write_path(&l, path, NULL, err);
+		ret = tk_plot_write_path(&l, path, NULL, 0, err);
 		tk_plot_layout_release(&l);
 	}
 	tk_plot_data_release(&d);

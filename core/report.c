@@ -374,6 +374,7 @@ static void make_dashboard(struct tk_store *s, const struct tk_report_opts *o,
 	tk_dashboard_opts_init(&d);
 	d.since_us = tk_now_us() - (int64_t)DASHBOARD_DAYS * 86400 * 1000000;
 	d.plot.baseline_branch = o->baseline_branch;
+	d.store_url = o->store_url;
 	d.ci = ci;
 	d.cfg = cfg;
 	tk_buf_addf(&dir, "%s/%s", o->dir, TK_REPORT_DASHBOARD_DIR);

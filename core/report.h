@@ -67,6 +67,8 @@ struct tk_report_opts {
 	size_t max_body;             /* annotation.md at most this; 0: the limit
 					above minus 1 KiB */
 	int no_charts;               /* no charts and no dashboard */
+	const char *store_url;       /* the store's URL, for the dashboard's
+					workers (core/dashboard.h); NULL: one */
 	void (*warn)(void *data, const char *msg);
 	void *data;
 };

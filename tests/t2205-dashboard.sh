@@ -3,9 +3,9 @@
 # regressed (k-slow, walltime x1.5), improved (k-fast, x0.7) or did not
 # change (k-same): one page with a row per key (the change in percent
 # and the verdict of tracker check, the same as tracker check gives), a
-# chart page per key, the same bytes
-# twice, --key-filter, history --plot DIR/index.html as the same command,
-# sparklines of at most 200 points, and its errors.
+# chart page per key, the same bytes twice and with any number of
+# workers, --key-filter, history --plot DIR/index.html as the same
+# command, sparklines of at most 200 points, and its errors.
 
 . "$(dirname "$0")/test-lib.sh"
 
@@ -71,6 +71,30 @@ test_expect_success 'the same database gives the same bytes' '
 	for f in $(ls dash); do cmp dash/$f dash2/$f || return 1; done
 '
 
+test_expect_success 'one worker or many: the same bytes' '
+	python3 "$TEST_DIRECTORY/helpers/gen-history.py" many --runs 40 \
+		--key m1:1 --key m2:1.1 --key m3:1.2 --key m4:1.3 --key m5:1.4 \
+		--key m6:1.5 --key m7:0.8 --key m8:0.9 --key m9:1 &&
+	tracker push --db many.db many 2>/dev/null &&
+	tracker dashboard --db many.db -o j1 -j 1 2>err1 &&
+	tracker dashboard --db many.db -o j4 --jobs 4 2>err4 &&
+	tracker dashboard --db many.db -o jd 2>errd &&
+	grep "(9 keys)" err1 && grep "(9 keys)" err4 && grep "(9 keys)" errd &&
+	test $(ls j1 | wc -l) = 10 &&
+	for f in $(ls j1); do cmp j1/$f j4/$f && cmp j1/$f jd/$f || return 1; done
+'
+
+test_expect_success 'a key that fails fails the page, with any number of workers' '
+	f=$(tr -d "\n" <j1/index.html | sed "s/.*<a href=\"\([^\"]*\)\">m5<.*/\1/") &&
+	test -f "j1/$f" &&
+	for j in 1 4; do
+		mkdir -p bad$j/$f/sub &&
+		test_expect_code 69 tracker dashboard --db many.db -o bad$j -j $j 2>err &&
+		grep "$f" err &&
+		! test -e bad$j/index.html || return 1
+	done
+'
+
 test_expect_success 'history --plot DIR/index.html is the dashboard' '
 	tracker history --db h.db --plot dash3/index.html &&
 	for f in $(ls dash); do cmp dash/$f dash3/$f || return 1; done
@@ -100,6 +124,8 @@ test_expect_success 'a sparkline has at most 200 points' '
 test_expect_success 'errors: no -o, no database, no key' '
 	test_expect_code 2 tracker dashboard --db h.db &&
 	test_expect_code 2 tracker dashboard --db h.db -o x --metric nope &&
+	test_expect_code 2 tracker dashboard --db h.db -o x -j 0 &&
+	test_expect_code 2 tracker dashboard --db h.db -o x --jobs many &&
 	test_expect_code 69 tracker dashboard --db nosuch.db -o x &&
 	test_expect_code 65 tracker dashboard --db h.db -o x --key-filter "zzz*" 2>err &&
 	grep "no keys" err &&
