@@ -40,7 +40,7 @@ const char cmd_check_usage[] =
 	"                     log values, with a 2% effect floor), percent, zscore\n"
 	"                     or mannwhitney; overrides .tracker.yml's check: rules\n"
 	"  --threshold X      percent: the change in % (default 10); zscore: z (3);\n"
-	"                     interval, mannwhitney: the one-sided level (0.006)\n"
+	"                     interval, mannwhitney: the one-sided level (0.005)\n"
 	"  --history          also list the change points of the baseline branch\n"
 	"  --format F         text (default), json or markdown\n"
 	"  --run ID           the current run is this one\n"

@@ -60,9 +60,9 @@ struct tk_verdict_opts tk_verdict_opts_default(void)
 
 	memset(&o, 0, sizeof(o));
 	o.method = TK_VERDICT_INTERVAL;
-	o.alpha = 0.006;
+	o.alpha = 0.005;
 	o.min_effect = 0.02;
-	o.reject = 3.5;
+	o.reject = 5;
 	o.min_baseline = 5;
 	return o;
 }

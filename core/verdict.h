@@ -67,9 +67,9 @@ int tk_verdict_method_parse(const char *name, enum tk_verdict_method *out);
 struct tk_verdict_opts {
 	enum tk_verdict_method method;
 	double threshold;    /* percent: %, zscore: z; <= 0: the method's default */
-	double alpha;        /* interval, mannwhitney: one-sided level; default 0.006 */
+	double alpha;        /* interval, mannwhitney: one-sided level; default 0.005 */
 	double min_effect;   /* smallest relative change flagged; default 0.02 */
-	double reject;       /* interval: outliers beyond this many robust sigmas; 3.5 */
+	double reject;       /* interval: outliers beyond this many robust sigmas; 5 */
 	size_t min_baseline; /* fewer baseline values: insufficient; default 5 */
 };
 

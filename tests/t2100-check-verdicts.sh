@@ -38,18 +38,18 @@ test_expect_success 'a clear regression exits 1 and says so' '
 	test_expect_code 1 tracker check --db h.db --key slow --branch feature >out &&
 	cat out &&
 	grep "^slow: feature #11 11abcdefab (run 00000000) against 10 runs of main$" out &&
-	grep "^slow  walltime  regression  .*1m 40s ±1.6%  *2m 05s  *+24.8%  t [0-9.]* > 3.14 (interval)" out &&
+	grep "^slow  walltime  regression  .*1m 40s ±1.6%  *2m 05s  *+24.8%  t [0-9.]* > 3.25 (interval)" out &&
 	grep "^slow  maxrss    no change " out
 '
 
 test_expect_success 'a clear improvement exits 0' '
 	tracker check --db h.db --key fast --branch feature >out &&
-	grep "^fast  walltime  improvement .* -20.1%  t -[0-9.]* < -3.14 (interval)" out
+	grep "^fast  walltime  improvement .* -20.1%  t -[0-9.]* < -3.25 (interval)" out
 '
 
 test_expect_success 'noise is no change' '
 	tracker check --db h.db --key same --branch feature >out &&
-	grep "^same  walltime  no change .* +1.3%  t 0.93 within ±3.14 (interval)" out &&
+	grep "^same  walltime  no change .* +1.3%  t 0.93 within ±3.25 (interval)" out &&
 	grep "^same  maxrss    no change .* +0.1% .*within the effect floor" out
 '
 

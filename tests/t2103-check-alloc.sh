@@ -28,7 +28,7 @@ test_expect_success 'alloc regressed by 48%, walltime did not change' '
 		--metric walltime,alloc >out &&
 	cat out &&
 	grep "^model  walltime  no change " out &&
-	grep "^model  alloc     regression  990 KiB ±0.9%  1.43 MiB  +48.0%  t [0-9.]* > 3.37 (interval)" out
+	grep "^model  alloc     regression  990 KiB ±0.9%  1.43 MiB  +48.0%  t [0-9.]* > 3.50 (interval)" out
 '
 
 test_expect_success 'a run without an alloc profile has no alloc figure' '

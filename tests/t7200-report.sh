@@ -77,7 +77,7 @@ test_expect_success PYTHON3 'default flags: the table shows beta as a regression
 	grep "^| alpha | .* | no change | " $R/summary.md &&
 	grep "^| gamma | .* | no change | " $R/summary.md &&
 	test $(grep -c "^| [a-z]* | [0-9]" $R/summary.md) = 3 &&
-	grep "^beta   walltime  regression    1m 34s ±2\.4%    3m 11s  +102\.7%  t 32\.86 > 3\.85 (interval)" $R/verdicts.txt &&
+	grep "^beta   walltime  regression    1m 34s ±2\.4%    3m 11s  +102\.7%  t 32\.86 > 4\.03 (interval)" $R/verdicts.txt &&
 	grep "^alpha  walltime  no change " $R/verdicts.txt &&
 	grep "^gamma  walltime  no change " $R/verdicts.txt &&
 	test "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"verdict\"])" $R/check.json)" = regression &&
