@@ -17,7 +17,7 @@
 #include "core/banned.h"
 
 const char cmd_check_usage[] =
-	"usage: tracker check [--key K]... [--metric walltime,maxrss,tree_rss,cpu,alloc]\n"
+	"usage: tracker check [--key K]... [--metric walltime,maxrss,tree_rss,cpu,alloc,slurm_maxrss]\n"
 	"                     [--baseline-branch B] [--window N] [--method M]\n"
 	"                     [--threshold X] [--history] [--format text|json|markdown]\n"
 	"                     [--run ID] [--branch B] [--machine-class C] [--db URL]\n"

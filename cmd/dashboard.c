@@ -38,7 +38,8 @@ const char cmd_dashboard_usage[] =
 	"                       context, baseline_branch in .tracker.yml, the\n"
 	"                       pipeline's default branch, else each key's branch\n"
 	"                       with most runs)\n"
-	"  --metric LIST        walltime, cpu, maxrss, tree_rss, alloc, comma-separated\n"
+	"  --metric LIST        walltime, cpu, maxrss, tree_rss, alloc, slurm_maxrss,\n"
+	"                       comma-separated\n"
 	"                       (default walltime,maxrss)\n"
 	"  --x AXIS             the charts' x axis: time (default) or build\n"
 	"  -j, --jobs N         keys drawn at once, each worker with its own database\n"
@@ -158,7 +159,8 @@ int cmd_dashboard(int argc, char **argv, struct cmd_ctx *ctx)
 	if (ret)
 		ret = cmd_fail(&err);
 	else
-		fprintf(stderr, "tracker: wrote %s/index.html (%zu keys)\n", out, o.nr_keys);
+		fprintf(stderr, "tracker: wrote %s/index.html (%zu key%s)\n", out, o.nr_keys,
+			o.nr_keys == 1 ? "" : "s");
 	tk_ci_context_release(&ci);
 	tk_store_close(store);
 	tk_buf_release(&url);

@@ -794,7 +794,7 @@ static int read_rule(struct doc *d, const struct entry *e, const char *key,
 }
 
 static const char *const metric_fields[] = { "walltime", "cpu", "maxrss", "tree_rss",
-					     "alloc", NULL };
+					     "alloc", "slurm_maxrss", NULL };
 
 /* The metrics of one key (or, key NULL, of every key) */
 static int read_metric_rules(struct doc *d, const struct entry *e, const char *key,
@@ -822,8 +822,8 @@ static int read_metric_rules(struct doc *d, const struct entry *e, const char *k
 
 			ret = warn(d, f->key_at, "unknown metric '%s' in check of key '%s'%s%s%s; "
 				   "ignored", f->key->value, key, near ? " (did you mean '" : "",
-				   near ? near : "", near ? "'?)" : " (expected walltime, cpu, "
-				   "maxrss, tree_rss or alloc)");
+				   near ? near : "", near ? "'?)" : " (expected "
+				   TK_METRIC_NAMES ")");
 		}
 	}
 	free(list.items);
@@ -832,7 +832,7 @@ static int read_metric_rules(struct doc *d, const struct entry *e, const char *k
 
 static const char *const check_fields[] = { "window", "method", "threshold", "keys",
 					    "walltime", "cpu", "maxrss", "tree_rss",
-					    "alloc", NULL };
+					    "alloc", "slurm_maxrss", NULL };
 
 static int read_check(struct doc *d, const struct entry *e, struct tk_config *c)
 {

@@ -341,6 +341,7 @@ const char *tk_plot_metric_title(enum tk_metric m)
 	case TK_METRIC_CPU: return "CPU time (user + sys)";
 	case TK_METRIC_MAXRSS: return "max RSS (largest process)";
 	case TK_METRIC_TREE_RSS: return "peak RSS of the process tree";
+	case TK_METRIC_SLURM_MAXRSS: return "SLURM MaxRSS (largest step)";
 	case TK_METRIC_ALLOC: return "bytes allocated";
 	}
 	return "?";

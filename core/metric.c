@@ -16,6 +16,7 @@ static const char *const names[TK_METRIC_COUNT] = {
 	[TK_METRIC_MAXRSS] = "maxrss",
 	[TK_METRIC_TREE_RSS] = "tree_rss",
 	[TK_METRIC_ALLOC] = "alloc",
+	[TK_METRIC_SLURM_MAXRSS] = "slurm_maxrss",
 };
 
 int tk_metric_parse(const char *name, enum tk_metric *out)
@@ -58,7 +59,7 @@ int tk_metric_parse_list(const char *list, enum tk_metric *out, struct tk_err *e
 		if (name.len) {
 			if (tk_metric_parse(name.buf, &m)) {
 				tk_err_set(err, TK_EUSAGE, "unknown metric '%s' (expected "
-					   "walltime, cpu, maxrss, tree_rss or alloc)", name.buf);
+					   TK_METRIC_NAMES ")", name.buf);
 				tk_buf_release(&name);
 				return TK_EUSAGE;
 			}
@@ -71,8 +72,8 @@ int tk_metric_parse_list(const char *list, enum tk_metric *out, struct tk_err *e
 	}
 	tk_buf_release(&name);
 	if (!n)
-		return tk_err_set(err, TK_EUSAGE, "no metric named (expected walltime, cpu, "
-				  "maxrss, tree_rss or alloc)");
+		return tk_err_set(err, TK_EUSAGE, "no metric named (expected "
+				  TK_METRIC_NAMES ")");
 	return n;
 }
 
@@ -93,6 +94,9 @@ int tk_metric_value(const struct tk_run_summary *s, enum tk_metric m, double *ou
 		break;
 	case TK_METRIC_TREE_RSS:
 		v = (double)s->tree_rss_bytes;
+		break;
+	case TK_METRIC_SLURM_MAXRSS:
+		v = (double)s->slurm_maxrss_bytes;
 		break;
 	case TK_METRIC_ALLOC:
 		break;

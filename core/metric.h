@@ -11,6 +11,8 @@
  *   alloc     bytes allocated, the total of the run's stored "alloc"
  *             profile (core/profstore.h); not in a summary: read with
  *             tk_metric_alloc_totals
+ *   slurm_maxrss  the largest MaxRSS of the job's SLURM steps, as SLURM
+ *             accounting (sacct) reported it (bytes; core/sacct.h)
  *
  * Nothing here prints or allocates except tk_metric_alloc_totals' store
  * reads and the tk_buf formatters.
@@ -27,17 +29,21 @@ enum tk_metric {
 	TK_METRIC_MAXRSS,
 	TK_METRIC_TREE_RSS,
 	TK_METRIC_ALLOC,
+	TK_METRIC_SLURM_MAXRSS,
 };
 
-#define TK_METRIC_COUNT 5
+#define TK_METRIC_COUNT 6
+
+/* The names, for messages: "walltime, cpu, maxrss, tree_rss, alloc or
+ * slurm_maxrss". */
+#define TK_METRIC_NAMES "walltime, cpu, maxrss, tree_rss, alloc or slurm_maxrss"
 
 enum tk_metric_unit {
 	TK_METRIC_SECONDS,
 	TK_METRIC_BYTES,
 };
 
-/* 0 and *out set for "walltime", "cpu", "maxrss", "tree_rss", "alloc";
- * -1 for any other name. */
+/* 0 and *out set for a name of TK_METRIC_NAMES; -1 for any other. */
 int tk_metric_parse(const char *name, enum tk_metric *out);
 /* The name tk_metric_parse takes; "?" for a value out of range. */
 const char *tk_metric_name(enum tk_metric m);

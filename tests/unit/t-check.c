@@ -107,7 +107,7 @@ static void config_rules(void)
 		is_str(c.warnings[1], "t.yml:3:3: unknown field 'methd' in check (did you mean "
 		       "'method'?); ignored", "a misspelled field");
 		is_str(c.warnings[2], "t.yml:6:7: unknown metric 'wall' in check of key 'amip' "
-		       "(expected walltime, cpu, maxrss, tree_rss or alloc); ignored",
+		       "(expected walltime, cpu, maxrss, tree_rss, alloc or slurm_maxrss); ignored",
 		       "an unknown metric");
 		is_str(c.warnings[3], "t.yml:7:25: unknown method 'magic' (expected interval, "
 		       "percent, zscore or mannwhitney); ignored", "an unknown method");

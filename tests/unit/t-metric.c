@@ -37,7 +37,8 @@ int main(void)
 	ok(list[0] == TK_METRIC_WALLTIME && list[1] == TK_METRIC_MAXRSS && list[2] == TK_METRIC_CPU,
 	   "in the order written");
 	is_int(tk_metric_parse_list("walltime,rss", list, &err), TK_EUSAGE, "an unknown one");
-	is_str(err.msg, "unknown metric 'rss' (expected walltime, cpu, maxrss, tree_rss or alloc)",
+	is_str(err.msg, "unknown metric 'rss' (expected walltime, cpu, maxrss, tree_rss, alloc or "
+	       "slurm_maxrss)",
 	       "is named");
 	ok(tk_metric_unit(TK_METRIC_CPU) == TK_METRIC_SECONDS &&
 	   tk_metric_unit(TK_METRIC_ALLOC) == TK_METRIC_BYTES, "units");
@@ -52,6 +53,12 @@ int main(void)
 	ok(!tk_metric_value(&s, TK_METRIC_MAXRSS, &v) && v == 1048576, "maxrss");
 	is_int(tk_metric_value(&s, TK_METRIC_TREE_RSS, &v), -1, "an unknown figure has none");
 	is_int(tk_metric_value(&s, TK_METRIC_ALLOC, &v), -1, "a summary has no alloc total");
+	s.slurm_maxrss_bytes = -1;
+	is_int(tk_metric_value(&s, TK_METRIC_SLURM_MAXRSS, &v), -1, "no SLURM accounting, none");
+	s.slurm_maxrss_bytes = 3 << 20;
+	ok(!tk_metric_value(&s, TK_METRIC_SLURM_MAXRSS, &v) && v == 3145728,
+	   "slurm_maxrss is the accounting's largest step");
+	ok(tk_metric_unit(TK_METRIC_SLURM_MAXRSS) == TK_METRIC_BYTES, "in bytes");
 	s.sys_s = -1;
 	is_int(tk_metric_value(&s, TK_METRIC_CPU, &v), -1, "cpu without sys has none");
 	tk_metric_format(&b, TK_METRIC_MAXRSS, 3.0 * 1024 * 1024 * 1024);
