@@ -109,12 +109,14 @@ static double beta_cf(double a, double b, double x)
 static double beta_inc(double a, double b, double x)
 {
 	double bt;
+	int sign; /* lgamma_r: lgamma sets the global signgam, a race between threads */
 
 	if (x <= 0)
 		return 0;
 	if (x >= 1)
 		return 1;
-	bt = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	bt = exp(lgamma_r(a + b, &sign) - lgamma_r(a, &sign) - lgamma_r(b, &sign) +
+		 a * log(x) + b * log1p(-x));
 	if (x < (a + 1) / (a + b + 2))
 		return bt * beta_cf(a, b, x) / a;
 	return 1 - bt * beta_cf(b, a, 1 - x) / b;
