@@ -349,6 +349,7 @@ static char *value_label(double v, double step, const char *unit)
 
 #define TITLE_H 24
 #define LEGEND_H 20
+#define LEGEND_ROW2_H 16
 #define MARGIN_L 84
 #define MARGIN_R 24
 #define AXIS_H 40
@@ -847,6 +848,8 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 	c->x0 = s.x0 = MARGIN_L;
 	c->x1 = s.x1 = width - MARGIN_R;
 	c->y0 = s.y0 = top + TITLE_H + LEGEND_H + 8;
+	if (ks->n > 1)
+		c->y0 = s.y0 += LEGEND_ROW2_H; /* the legend's row of series */
 	c->y1 = s.y1 = top + h - AXIS_H;
 
 	for (i = 0; i < k->nr; i++) {
