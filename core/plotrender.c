@@ -55,15 +55,20 @@ static uint32_t series_rgb(size_t s, int dark)
 
 size_t tk_plot_page_classes(const struct tk_plot_layout *l, const char ***out)
 {
-	const char **names = NULL;
+	const struct tk_plot_data *d = l->data;
+	const char **names = NULL, *last = NULL;
 	size_t n = 0, alloc = 0, i, j, k;
+	int any = 0;
 
-	for (i = 0; i < l->nr; i++) {
-		const struct tk_plot_chart *c = &l->charts[i];
+	for (i = 0; i < d->nr; i++) {
+		for (j = 0; j < d->keys[i].nr; j++) {
+			const char *mc = d->keys[i].runs[j].machine_class;
 
-		for (j = 0; c->nseries > 1 && j < c->nseries; j++) {
-			const char *mc = c->series[j].machine_class;
-
+			/* classes come in stretches, and mostly interned */
+			if (any && mc == last)
+				continue;
+			any = 1;
+			last = mc;
 			for (k = 0; k < n; k++)
 				if (names[k] == mc || (names[k] && mc && !strcmp(names[k], mc)))
 					break;
