@@ -156,10 +156,11 @@ void tk_plot_data_finish(struct tk_plot_data *d)
 int tk_plot_data_load(struct tk_plot_data *d, struct tk_store *s, const struct tk_run_query *q,
 		      struct tk_err *err)
 {
+	struct tk_run_query cq = *q;
 	int ret;
 
-	/* not chart_only: a chart needs the runs' machine classes */
-	ret = tk_store_query_summaries(s, q, tk_plot_data_add, d, err);
+	cq.chart_only = 1;
+	ret = tk_store_query_summaries(s, &cq, tk_plot_data_add, d, err);
 
 	if (ret < 0)
 		return ret;
