@@ -201,7 +201,9 @@ struct row_metric {
 	double current, delta; /* NaN: none */
 };
 
-static void sparkline(const struct tk_plot_key *k, enum tk_metric m, size_t max,
+/* The baseline's successful runs of machine class mc (NULL: any; a run
+ * with no class matches any, as in tracker check), by bucket medians. */
+static void sparkline(const struct tk_plot_key *k, enum tk_metric m, const char *mc, size_t max,
 		      struct row_metric *rm)
 {
 	double *v = NULL, *tmp;
@@ -210,7 +212,8 @@ static void sparkline(const struct tk_plot_key *k, enum tk_metric m, size_t max,
 	for (i = 0; i < k->nr; i++) {
 		const struct tk_plot_run *r = &k->runs[i];
 
-		if (r->cls == TK_PLOT_BASELINE && !r->flags && isfinite(r->v[m])) {
+		if (r->cls == TK_PLOT_BASELINE && !r->flags && isfinite(r->v[m]) &&
+		    (!mc || !r->machine_class || !strcmp(mc, r->machine_class))) {
 			TK_ALLOC_GROW(v, n + 1, alloc);
 			v[n++] = r->v[m];
 		}
@@ -399,7 +402,8 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 			else
 				tk_buf_adds(b, "NaN");
 			tk_buf_addch(b, '"');
-			sparkline(k, d->metrics[i], o->spark_points ? o->spark_points : 200, &rm[i]);
+			sparkline(k, d->metrics[i], cr.machine_class,
+				  o->spark_points ? o->spark_points : 200, &rm[i]);
 		}
 		tk_buf_adds(b, ">\n<td class=\"key\"><a href=\"");
 		tk_plot_xml_text(b, name.buf, 200);
@@ -421,6 +425,10 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 		tk_buf_addf(b, "<td><span class=\"v-%s\">%s</span></td><td>", css.buf,
 			    tk_verdict_name(worst));
 		tk_plot_xml_text(b, cr.baseline_branch ? cr.baseline_branch : "-", 60);
+		if (cr.machine_class) {
+			tk_buf_adds(b, " \xc2\xb7 ");
+			tk_plot_xml_text(b, cr.machine_class, 60);
+		}
 		tk_buf_adds(b, "</td></tr>\n");
 	}
 	free(rm);

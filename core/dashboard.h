@@ -19,12 +19,16 @@
  * Each key's chart page is thinned as o->plot.max_points says (0:
  * TK_DASHBOARD_MAX_POINTS): a chart of more runs keeps, of the baseline
  * branch's successful runs, each pixel column's lowest, median and
- * highest, and every other run; the page then says "N runs shown of M".
+ * highest of each machine class, and every other run; the page then says "N runs shown of M".
  * tracker history --plot draws every run.
  *
- * Sparklines show the baseline branch's successful runs, at most
- * o->spark_points points (a run's value per bucket of runs: the bucket's
- * median), so a page of 100 keys with a year of runs each stays small.
+ * Sparklines show the baseline branch's successful runs of the current
+ * run's machine class (the class tracker check compares within; runs
+ * with no class recorded match any), at most o->spark_points points (a
+ * run's value per bucket of runs: the bucket's median), so a page of 100
+ * keys with a year of runs each stays small. The row's baseline column
+ * names the class beside the branch ("staging · cpu-large"). The chart
+ * pages draw a baseline series per machine class (core/histplot.h).
  *
  * Each file is written atomically (a reader sees the old file or the new
  * one). Output is deterministic: the same store and options give the

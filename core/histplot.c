@@ -15,6 +15,9 @@
 #include "core/banned.h"
 
 #define MAX_TICKS 32
+/* how a baseline series of runs with no machine class recorded is named,
+ * beside others that have one */
+#define NO_CLASS "no class"
 
 void tk_plot_data_init(struct tk_plot_data *d)
 {
@@ -62,6 +65,22 @@ static double build_value(const char *b)
 	return v;
 }
 
+/* A run's machine class, interned: a key's runs have a few classes,
+ * often taking turns. NULL for none. */
+static const char *class_of(struct tk_plot_data *d, const char *c)
+{
+	size_t i;
+
+	if (!c || !*c)
+		return NULL;
+	for (i = 0; i < d->nclasses; i++)
+		if (!strcmp(d->classes[i], c))
+			return d->classes[i];
+	if (d->nclasses < sizeof(d->classes) / sizeof(d->classes[0]))
+		return d->classes[d->nclasses++] = dup_str(d, c);
+	return dup_str(d, c);
+}
+
 int tk_plot_data_add(const struct tk_run_summary *s, void *data)
 {
 	struct tk_plot_data *d = data;
@@ -82,6 +101,7 @@ int tk_plot_data_add(const struct tk_run_summary *s, void *data)
 		r->branch = d->last_branch;
 	else
 		r->branch = d->last_branch = dup_str(d, s->branch);
+	r->machine_class = class_of(d, s->machine_class);
 	r->commit = dup_str(d, s->commit);
 	r->build_number = dup_str(d, s->build_number);
 	r->build_url = dup_str(d, s->build_url);
@@ -330,6 +350,7 @@ static char *value_label(double v, double step, const char *unit)
 
 #define TITLE_H 24
 #define LEGEND_H 20
+#define LEGEND_ROW2_H 16
 #define MARGIN_L 84
 #define MARGIN_R 24
 #define AXIS_H 40
@@ -397,6 +418,77 @@ static void classify(struct tk_plot_key *k, const struct tk_plot_opts *o, const 
 	}
 }
 
+/* The machine classes of a key's baseline runs, as series. */
+struct key_series {
+	const char **cls;
+	size_t *count;
+	size_t n;
+};
+
+static int cmp_class_name(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+/* Finds k's baseline series (most runs first, then by class name; at
+ * least one) and sets each baseline run's series. */
+static void find_series(struct tk_plot_key *k, struct key_series *ks)
+{
+	size_t i, j, alloc = 0, alloc2 = 0;
+
+	memset(ks, 0, sizeof(*ks));
+	for (i = 0; i < k->nr; i++) {
+		const char *c = k->runs[i].machine_class;
+
+		if (k->runs[i].cls != TK_PLOT_BASELINE)
+			continue;
+		for (j = 0; j < ks->n && ks->cls[j] != c && cmp_class_name(ks->cls[j], c); j++)
+			;
+		if (j == ks->n) {
+			TK_ALLOC_GROW(ks->cls, ks->n + 1, alloc);
+			TK_ALLOC_GROW(ks->count, ks->n + 1, alloc2);
+			ks->cls[j] = c;
+			ks->count[ks->n++] = 0;
+		}
+		ks->count[j]++;
+	}
+	if (!ks->n) {
+		ks->cls = tk_xcalloc(1, sizeof(*ks->cls));
+		ks->count = tk_xcalloc(1, sizeof(*ks->count));
+		ks->n = 1;
+	}
+	/* a few classes: insertion sort */
+	for (i = 1; i < ks->n; i++) {
+		const char *c = ks->cls[i];
+		size_t n = ks->count[i];
+
+		for (j = i; j && (ks->count[j - 1] < n ||
+				  (ks->count[j - 1] == n && cmp_class_name(ks->cls[j - 1], c) > 0)); j--) {
+			ks->cls[j] = ks->cls[j - 1];
+			ks->count[j] = ks->count[j - 1];
+		}
+		ks->cls[j] = c;
+		ks->count[j] = n;
+	}
+	for (i = 0; i < k->nr; i++) {
+		struct tk_plot_run *r = &k->runs[i];
+
+		r->series = 0;
+		if (r->cls != TK_PLOT_BASELINE || ks->n == 1)
+			continue;
+		for (j = 0; j < ks->n && ks->cls[j] != r->machine_class &&
+			    cmp_class_name(ks->cls[j], r->machine_class); j++)
+			;
+		r->series = (unsigned short)(j < 65535 ? j : 65535);
+	}
+}
+
+static void key_series_release(struct key_series *ks)
+{
+	free(ks->cls);
+	free(ks->count);
+}
+
 static double run_x(const struct tk_plot_run *r, enum tk_plot_x x)
 {
 	return x == TK_PLOT_X_BUILD ? r->build : (double)r->started_at_us / 1e6;
@@ -428,10 +520,11 @@ static double median_of(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The rolling median and spread over the successful baseline runs; also
- * the series the change points are found in. vals/runs: out, nbase. */
+/* The rolling median and spread over the successful baseline runs of
+ * series `series`; also the values the change points are found in.
+ * vals/runs: out, n of them. */
 static void baseline_series(const struct tk_plot_key *k, enum tk_metric m, enum tk_plot_x x,
-			    double **vals, uint32_t **runs, size_t *n)
+			    unsigned series, double **vals, uint32_t **runs, size_t *n)
 {
 	size_t i, alloc = 0, alloc2 = 0;
 
@@ -441,8 +534,8 @@ static void baseline_series(const struct tk_plot_key *k, enum tk_metric m, enum 
 	for (i = 0; i < k->nr; i++) {
 		const struct tk_plot_run *r = &k->runs[i];
 
-		if (r->cls != TK_PLOT_BASELINE || r->flags || !isfinite(r->v[m]) ||
-		    !isfinite(run_x(r, x)))
+		if (r->cls != TK_PLOT_BASELINE || r->series != series || r->flags ||
+		    !isfinite(r->v[m]) || !isfinite(run_x(r, x)))
 			continue;
 		TK_ALLOC_GROW(*vals, *n + 1, alloc);
 		TK_ALLOC_GROW(*runs, *n + 1, alloc2);
@@ -530,7 +623,8 @@ static int find_changes(const double *v, size_t n, struct tk_changepoint **out, 
 	return 0;
 }
 
-static char *change_label(const struct tk_plot_run *r, double before, double after)
+static char *change_label(const struct tk_plot_run *r, double before, double after,
+			  const struct tk_plot_chart *c)
 {
 	struct tk_buf b = TK_BUF_INIT;
 
@@ -542,6 +636,8 @@ static char *change_label(const struct tk_plot_run *r, double before, double aft
 		tk_buf_addf(&b, " %.8s", r->commit);
 	if (before > 0)
 		tk_buf_addf(&b, " %+.0f%%", (after / before - 1) * 100);
+	if (c->nseries > 1)
+		tk_buf_addf(&b, " on %s", r->machine_class ? r->machine_class : NO_CLASS);
 	return tk_buf_detach(&b, NULL);
 }
 
@@ -587,22 +683,25 @@ static int is_change(const struct tk_plot_chart *c, uint32_t run)
 	return 0;
 }
 
-static int cmp_py(const void *a, const void *b, void *pts)
+/* Orders a pixel column's points by series, then y. */
+static int cmp_series_py(const void *a, const void *b, void *pts)
 {
-	const struct tk_plot_point *p = pts;
-	double x = p[*(const size_t *)a].py, y = p[*(const size_t *)b].py;
+	const struct tk_plot_point *p = pts, *x = &p[*(const size_t *)a], *y = &p[*(const size_t *)b];
 
-	return x < y ? -1 : x > y;
+	if (x->series != y->series)
+		return x->series < y->series ? -1 : 1;
+	return x->py < y->py ? -1 : x->py > y->py;
 }
 
 /* Thins c's successful baseline points to the lowest, median and highest
- * of each pixel column, and its band to the first and last of each
- * column (see max_points). c's points are in pixels, sorted by x. */
+ * of each series in each pixel column, and each series' band to the
+ * first and last of each column (see max_points). c's points are in
+ * pixels, sorted by x; its band by series, then x. */
 static void thin_chart(struct tk_plot_chart *c)
 {
 	unsigned char *keep = tk_xcalloc(c->npts ? c->npts : 1, 1);
 	size_t *col = tk_xmalloc((c->npts ? c->npts : 1) * sizeof(*col));
-	size_t i, j, n;
+	size_t i, j, n, g, s;
 
 	for (i = 0; i < c->npts;) {
 		double px = floor(c->pts[i].px);
@@ -615,9 +714,12 @@ static void thin_chart(struct tk_plot_chart *c)
 			else
 				col[n++] = j;
 		}
-		if (n) {
-			qsort_r(col, n, sizeof(*col), cmp_py, c->pts);
-			keep[col[0]] = keep[col[n / 2]] = keep[col[n - 1]] = 1;
+		if (n)
+			qsort_r(col, n, sizeof(*col), cmp_series_py, c->pts);
+		for (g = 0; g < n; g = s) {
+			for (s = g; s < n && c->pts[col[s]].series == c->pts[col[g]].series; s++)
+				;
+			keep[col[g]] = keep[col[g + (s - g) / 2]] = keep[col[s - 1]] = 1;
 		}
 		i = j;
 	}
@@ -625,26 +727,101 @@ static void thin_chart(struct tk_plot_chart *c)
 		if (keep[i])
 			c->pts[n++] = c->pts[i];
 	c->npts = n;
-	for (i = n = 0; i < c->nband; i++) {
-		double px = floor(c->band[i].px);
+	for (n = s = 0; s < c->nseries; s++) {
+		struct tk_plot_series *se = &c->series[s];
+		size_t lo = se->band0, hi = se->band0 + se->nband;
 
-		if (i == 0 || i + 1 == c->nband || floor(c->band[i - 1].px) != px ||
-		    floor(c->band[i + 1].px) != px)
-			c->band[n++] = c->band[i];
+		se->band0 = n;
+		for (i = lo; i < hi; i++) {
+			double px = floor(c->band[i].px);
+
+			if (i == lo || i + 1 == hi || floor(c->band[i - 1].px) != px ||
+			    floor(c->band[i + 1].px) != px)
+				c->band[n++] = c->band[i];
+		}
+		se->nband = n - se->band0;
 	}
 	c->nband = n;
 	free(col);
 	free(keep);
 }
 
-static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, enum tk_metric m,
-			 const struct tk_plot_opts *o, const char *base, double width, double h,
-			 double top, struct tk_err *err)
+/* The rolling median and band of series `series` of c, appended to
+ * c->band (in data units), and its change points, appended to
+ * c->changes; vmin/vmax widened to the band. */
+static int lay_out_series(struct tk_plot_chart *c, const struct tk_plot_key *k, enum tk_metric m,
+			  const struct tk_plot_opts *o, unsigned series, double *vmin, double *vmax,
+			  struct tk_err *err)
 {
-	size_t window = o->window ? o->window : 10, i, nb, nxt, nyt, alloc = 0;
-	double *vals, *tmp, ticks[MAX_TICKS], vmin = INFINITY, vmax = -INFINITY;
-	double xmin = INFINITY, xmax = -INFINITY, span, step;
+	size_t window = o->window ? o->window : 10, i, nb;
+	double *vals, *tmp;
 	uint32_t *bruns;
+	int ret = 0;
+
+	baseline_series(k, m, o->x, series, &vals, &bruns, &nb);
+	c->series[series].band0 = c->nband;
+	c->series[series].nband = nb;
+	tmp = tk_xmalloc((window + 1) * sizeof(*tmp));
+	if (nb)
+		c->band = tk_realloc_array(c->band, c->nband + nb, sizeof(*c->band));
+	for (i = 0; i < nb; i++) {
+		size_t lo = i + 1 > window ? i + 1 - window : 0, n = i + 1 - lo, j;
+		struct tk_plot_band *bd = &c->band[c->nband + i];
+		double med, mad;
+
+		memcpy(tmp, vals + lo, n * sizeof(*tmp));
+		med = median_of(tmp, n);
+		for (j = 0; j < n; j++)
+			tmp[j] = fabs(vals[lo + j] - med);
+		mad = 1.4826 * median_of(tmp, n);
+		bd->px = run_x(&k->runs[bruns[i]], o->x);
+		bd->mid = med;
+		bd->lo = med - mad > 0 ? med - mad : 0;
+		bd->hi = med + mad;
+		bd->run = bruns[i];
+		if (bd->hi > *vmax)
+			*vmax = bd->hi;
+		if (bd->lo < *vmin)
+			*vmin = bd->lo;
+	}
+	c->nband += nb;
+	free(tmp);
+
+	if (nb) {
+		struct tk_changepoint *cp = NULL;
+		size_t ncp = 0;
+
+		ret = find_changes(vals, nb, &cp, &ncp, err);
+		if (!ret && ncp) {
+			c->changes = tk_realloc_array(c->changes, c->nchanges + ncp, sizeof(*c->changes));
+			for (i = 0; i < ncp; i++) {
+				struct tk_plot_change *ch = &c->changes[c->nchanges + i];
+				uint32_t run = bruns[cp[i].index];
+
+				memset(ch, 0, sizeof(*ch));
+				ch->run = run;
+				ch->px = run_x(&k->runs[run], o->x);
+				ch->before = cp[i].before;
+				ch->after = cp[i].after;
+				ch->label = change_label(&k->runs[run], cp[i].before, cp[i].after, c);
+				ch->series = (unsigned short)series;
+			}
+			c->nchanges += ncp;
+		}
+		free(cp);
+	}
+	free(vals);
+	free(bruns);
+	return ret;
+}
+
+static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, enum tk_metric m,
+			 const struct tk_plot_opts *o, const char *base, const struct key_series *ks,
+			 double width, double h, double top, struct tk_err *err)
+{
+	size_t i, nxt, nyt, alloc = 0;
+	double ticks[MAX_TICKS], vmin = INFINITY, vmax = -INFINITY;
+	double xmin = INFINITY, xmax = -INFINITY, span, step;
 	char *labels[MAX_TICKS];
 	struct scale s;
 	struct tk_buf b = TK_BUF_INIT;
@@ -659,9 +836,22 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 		tk_buf_addf(&b, " (pipeline %s)", k->pipeline);
 	c->title = tk_buf_detach(&b, NULL);
 	c->baseline = tk_xstrdup(base ? base : "");
+	c->nseries = ks->n;
+	c->series = tk_xcalloc(ks->n, sizeof(*c->series));
+	for (i = 0; i < ks->n; i++) {
+		c->series[i].machine_class = ks->cls[i];
+		if (ks->n == 1) {
+			c->series[i].label = tk_xstrdup(c->baseline);
+		} else {
+			tk_buf_addf(&b, "%s \xc2\xb7 %s", c->baseline, ks->cls[i] ? ks->cls[i] : NO_CLASS);
+			c->series[i].label = tk_buf_detach(&b, NULL);
+		}
+	}
 	c->x0 = s.x0 = MARGIN_L;
 	c->x1 = s.x1 = width - MARGIN_R;
 	c->y0 = s.y0 = top + TITLE_H + LEGEND_H + 8;
+	if (ks->n > 1)
+		c->y0 = s.y0 += LEGEND_ROW2_H; /* the legend's row of series */
 	c->y1 = s.y1 = top + h - AXIS_H;
 
 	for (i = 0; i < k->nr; i++) {
@@ -675,8 +865,11 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 		c->pts[c->npts].px = xv;
 		c->pts[c->npts].run = (uint32_t)i;
 		c->pts[c->npts].cls = r->cls;
+		c->pts[c->npts].series = r->series;
 		c->pts[c->npts++].flags = r->flags;
 		c->count[r->cls]++;
+		if (r->cls == TK_PLOT_BASELINE)
+			c->series[r->series].count++;
 		c->nfailed += !!(r->flags & TK_PLOT_FAILED);
 		c->npartial += !!(r->flags & TK_PLOT_PARTIAL);
 		if (r->v[m] < vmin)
@@ -689,56 +882,10 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 			xmax = xv;
 	}
 
-	/* rolling median and spread of the last `window` successful baseline runs */
-	baseline_series(k, m, o->x, &vals, &bruns, &nb);
-	tmp = tk_xmalloc((window + 1) * sizeof(*tmp));
-	if (nb)
-		c->band = tk_xmalloc(nb * sizeof(*c->band));
-	for (i = 0; i < nb; i++) {
-		size_t lo = i + 1 > window ? i + 1 - window : 0, n = i + 1 - lo, j;
-		double med, mad;
-
-		memcpy(tmp, vals + lo, n * sizeof(*tmp));
-		med = median_of(tmp, n);
-		for (j = 0; j < n; j++)
-			tmp[j] = fabs(vals[lo + j] - med);
-		mad = 1.4826 * median_of(tmp, n);
-		c->band[i].px = run_x(&k->runs[bruns[i]], o->x);
-		c->band[i].mid = med;
-		c->band[i].lo = med - mad > 0 ? med - mad : 0;
-		c->band[i].hi = med + mad;
-		c->band[i].run = bruns[i];
-		if (c->band[i].hi > vmax)
-			vmax = c->band[i].hi;
-		if (c->band[i].lo < vmin)
-			vmin = c->band[i].lo;
-	}
-	c->nband = nb;
-	free(tmp);
-
-	if (nb) {
-		struct tk_changepoint *cp = NULL;
-		size_t ncp = 0;
-
-		ret = find_changes(vals, nb, &cp, &ncp, err);
-		if (!ret && ncp) {
-			c->changes = tk_xcalloc(ncp, sizeof(*c->changes));
-			for (i = 0; i < ncp; i++) {
-				uint32_t run = bruns[cp[i].index];
-
-				c->changes[i].run = run;
-				c->changes[i].px = run_x(&k->runs[run], o->x);
-				c->changes[i].before = cp[i].before;
-				c->changes[i].after = cp[i].after;
-				c->changes[i].label = change_label(&k->runs[run], cp[i].before,
-								   cp[i].after);
-			}
-			c->nchanges = ncp;
-		}
-		free(cp);
-	}
-	free(vals);
-	free(bruns);
+	/* each series' rolling median and spread of the last `window`
+	 * successful runs, and its change points */
+	for (i = 0; i < c->nseries && !ret; i++)
+		ret = lay_out_series(c, k, m, o, (unsigned)i, &vmin, &vmax, err);
 	if (ret)
 		return ret;
 
@@ -832,6 +979,7 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 	static const enum tk_metric defaults[] = { TK_METRIC_WALLTIME, TK_METRIC_MAXRSS };
 	const enum tk_metric *metrics = o->nr_metrics ? o->metrics : defaults;
 	size_t nm = o->nr_metrics ? o->nr_metrics : 2, i, j, runs = 0;
+	struct key_series ks;
 	double width = o->width > 0 ? o->width : 1000;
 	double h = o->chart_height > 0 ? o->chart_height : 340;
 	int ret;
@@ -857,17 +1005,20 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 		if (o->x == TK_PLOT_X_BUILD)
 			for (j = 0; j < k->nr; j++)
 				out->skipped += !isfinite(k->runs[j].build);
+		find_series(k, &ks);
 		for (j = 0; j < nm; j++) {
-			ret = lay_out_chart(&out->charts[out->nr], k, metrics[j], o, base, width, h,
+			ret = lay_out_chart(&out->charts[out->nr], k, metrics[j], o, base, &ks, width, h,
 					    out->nr * h, err);
 			out->nr++;
 			if (!ret && out->charts[out->nr - 1].npts < out->charts[out->nr - 1].nall)
 				out->thinned = 1;
 			if (ret) {
+				key_series_release(&ks);
 				tk_plot_layout_release(out);
 				return ret;
 			}
 		}
+		key_series_release(&ks);
 	}
 	out->height = out->nr * h;
 	{
@@ -912,6 +1063,9 @@ void tk_plot_layout_release(struct tk_plot_layout *l)
 		free(c->pts);
 		free(c->band);
 		free(c->changes);
+		for (j = 0; j < c->nseries; j++)
+			free(c->series[j].label);
+		free(c->series);
 	}
 	free(l->charts);
 	free(l->current);

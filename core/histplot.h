@@ -20,15 +20,22 @@
  *
  * What a chart shows, for one key and one metric:
  *   - baseline: the runs on the baseline branch (opts->baseline_branch,
- *     else the branch with most runs of the key) as dots joined by a line,
- *     and over the successful ones a rolling median of the last
- *     opts->window runs with a band of median +- 1.4826 * MAD;
+ *     else the branch with most runs of the key), split by machine class
+ *     (core/machine.h) into series, so that two kinds of machine never
+ *     form one noisy series: each series its dots joined by a line, and
+ *     over its successful runs a rolling median of the last opts->window
+ *     runs with a band of median +- 1.4826 * MAD, and its own change
+ *     points. Runs with no class recorded (NULL or "") are one class; a
+ *     key whose baseline has one class has one series, drawn as a
+ *     history without classes always was. Series are ordered by their
+ *     number of runs, most first, then by class name;
  *   - other: runs on other branches, as dots of another colour;
  *   - current: the runs of opts->current_build (the CI context's build),
  *     else the key's newest run, as large dots;
  *   - failed (status not ok) and partial runs get a red or amber halo;
- *   - change points of the baseline's successful runs (core/changepoint.h)
- *     as dashed vertical lines labelled with their build and commit.
+ *   - change points of each baseline series' successful runs
+ *     (core/changepoint.h) as dashed vertical lines labelled with their
+ *     build and commit (and, with several series, "on CLASS").
  *
  * Everything is deterministic: the same runs and options give the same
  * bytes in every format (no clock is read; cairo's PDF carries no date).
@@ -60,9 +67,12 @@ struct tk_plot_run {
 	int64_t started_at_us;
 	double build;   /* the build number as a number; NaN when none */
 	const char *run_id, *branch, *commit, *build_number, *build_url; /* NULL: unknown */
+	const char *machine_class; /* NULL: none recorded (also for "") */
 	double v[TK_METRIC_COUNT]; /* NaN: unknown */
 	unsigned char flags;       /* TK_PLOT_FAILED, TK_PLOT_PARTIAL */
 	unsigned char cls;         /* enum tk_plot_class, set by tk_plot_layout */
+	unsigned short series;     /* a baseline run's series (tk_plot_chart.series),
+				      set by tk_plot_layout; 0 for other runs */
 };
 
 struct tk_plot_key {
@@ -79,6 +89,8 @@ struct tk_plot_data {
 	/* private */
 	size_t last;
 	const char *last_branch;
+	const char *classes[16]; /* the machine classes seen first, interned */
+	size_t nclasses;
 };
 
 void tk_plot_data_init(struct tk_plot_data *d);
@@ -116,6 +128,8 @@ struct tk_plot_opts {
 	 * pixel column only the lowest, the median and the highest stay (and
 	 * of the band, the first and last of each column); every other run
 	 * (other branches, current, failed, partial, change points) stays.
+	 * Each baseline series (machine class) is thinned on its own: a
+	 * column keeps the lowest, median and highest of every series in it.
 	 * Rolling medians and change points are still found over all runs.
 	 */
 	size_t max_points;
@@ -133,9 +147,10 @@ struct tk_plot_point {
 	double v;        /* the metric's value, in its base unit (s, bytes) */
 	uint32_t run;    /* index into the key's runs */
 	unsigned char cls, flags;
+	unsigned short series; /* of a baseline point; 0 for others */
 };
 
-/* The baseline's rolling median at a baseline point. */
+/* A baseline series' rolling median at one of its points. */
 struct tk_plot_band {
 	double px, mid, lo, hi; /* pixels */
 	uint32_t run;
@@ -145,9 +160,20 @@ struct tk_plot_change {
 	double px;
 	uint32_t run;          /* the first run of the new level */
 	double before, after;  /* the levels, in the metric's base unit */
-	char *label;           /* "#412 3f2a9c1e +98%" */
+	char *label;           /* "#412 3f2a9c1e +98%"; with several series
+				  "#412 3f2a9c1e +98% on cpu-large" */
 	int row;               /* the label's row (0..2) below the top; -1: not
 				  labelled, for want of room */
+	unsigned short series; /* whose change it is */
+};
+
+/* The baseline runs of one machine class, in one chart. */
+struct tk_plot_series {
+	const char *machine_class; /* NULL: none recorded; in the data's arena */
+	char *label;          /* "staging · cpu-large"; with one series the
+				 baseline branch alone */
+	size_t count;         /* its points (before thinning) */
+	size_t band0, nband;  /* its rolling median: band[band0 .. band0+nband) */
 };
 
 struct tk_plot_chart {
@@ -167,10 +193,14 @@ struct tk_plot_chart {
 	size_t npts;
 	size_t count[TK_PLOT_NCLASSES];
 	size_t nfailed, npartial;
-	struct tk_plot_band *band;    /* by x */
+	struct tk_plot_band *band;    /* by series, then x */
 	size_t nband;
-	struct tk_plot_change *changes;
+	struct tk_plot_change *changes; /* by series, then x */
 	size_t nchanges;
+	/* The baseline's series, one per machine class of the key's baseline
+	 * runs; always at least one (empty when the baseline has no run). */
+	struct tk_plot_series *series;
+	size_t nseries;
 	size_t nall;                  /* points before thinning (max_points) */
 };
 

@@ -20,7 +20,7 @@
 #include "core/svgout.h"
 #include "core/banned.h"
 
-#define PLOT_SCRIPT_SHA256 "gksUSH3v6R7eRIGWgQoZ08vSGCV7JAqJZSw7oR/l9Nk="
+#define PLOT_SCRIPT_SHA256 "onYmnUJB5WuT3ilqf0WCcYjmdqJMAixitIjI8ex8yBg="
 
 static const char plot_style[] =
 	"<style>\n"
@@ -177,10 +177,14 @@ static const char plot_script[] =
 	"  for (var i = lo; i < n && a[i * 3] <= pu + r; i++) {\n"
 	"    var run = runs[a[i * 3 + 2]];\n"
 	"    if (hidden[CLS[run[6]]]) continue;\n"
+	"    if (c.ms && run[6] === 0 && hidden['mc' + mclass(run)]) continue;\n"
 	"    var dx = (a[i * 3] - pu) * v.k, dy = a[i * 3 + 1] - p.y, d = dx * dx + dy * dy;\n"
 	"    if (d < bd || (d === bd && run[6] === 2)) { bd = d; best = i; }\n"
 	"  }\n"
 	"  return best;\n"
+	"}\n"
+	"function mclass(run) {\n"
+	"  return run.length > 8 + D.metrics.length ? run[8 + D.metrics.length] : D.classes.indexOf(null);\n"
 	"}\n"
 	"function line(parent, label, text, cls) {\n"
 	"  var div = document.createElement('div');\n"
@@ -205,6 +209,8 @@ static const char plot_script[] =
 	"    if (m !== c.m && run[8 + m] !== null) line(tip, D.titles[m], fmtVal(m, run[8 + m]));\n"
 	"  if (run[5] & 1) line(tip, 'status', 'failed', 'st');\n"
 	"  if (run[5] & 2) line(tip, 'status', 'partial (stopped while recording)', 'st');\n"
+	"  var mc = mclass(run);\n"
+	"  if (mc >= 0 && D.classes[mc] !== null) line(tip, 'machine class', D.classes[mc]);\n"
 	"  line(tip, '', ['baseline', 'other branch', 'current'][run[6]]);\n"
 	"  if (run[4] !== null && /^https?:\\/\\//i.test(run[4])) {\n"
 	"    var div = document.createElement('div'), a = document.createElement('a');\n"
@@ -267,7 +273,10 @@ static const char plot_script[] =
 	"    var s = box.getAttribute('data-s');\n"
 	"    hidden[s] = !box.checked;\n"
 	"    document.querySelectorAll('.s-' + s).forEach(function (e) {\n"
-	"      if (!e.classList.contains('li')) e.style.display = box.checked ? '' : 'none';\n"
+	"      var off = false;\n"
+	"      if (e.classList.contains('li')) return;\n"
+	"      e.classList.forEach(function (k) { if (k.slice(0, 2) === 's-' && hidden[k.slice(2)]) off = true; });\n"
+	"      e.style.display = off ? 'none' : '';\n"
 	"    });\n"
 	"    if (!pinned) tip.hidden = true;\n"
 	"  });\n"
@@ -293,6 +302,7 @@ static const char plot_script[] =
 	"    return { x0: c.x0 * m.a + m.e, x1: c.x1 * m.a + m.e, y0: c.y0 * m.d + m.f, y1: c.y1 * m.d + m.f };\n"
 	"  },\n"
 	"  zoom: function () { return zoom; },\n"
+	"  classes: function () { return D.classes; },\n"
 	"  ticks: function (ci) {\n"
 	"    return Array.prototype.map.call(charts[ci].g.querySelectorAll('.xt text'),\n"
 	"      function (e) { return e.textContent; });\n"
@@ -304,6 +314,32 @@ static void toggle(struct tk_buf *b, const char *s, const char *text)
 {
 	tk_buf_addf(b, "<label><input type=\"checkbox\" data-s=\"%s\" id=\"t-%s\" checked> %s</label>",
 		    s, s, text);
+}
+
+/* A toggle per machine class that is a baseline series of a chart with
+ * several: it hides that series (dots, line, band, median, changes). */
+static void class_toggles(struct tk_buf *b, const struct tk_plot_layout *l)
+{
+	const char **names;
+	size_t n = tk_plot_page_classes(l, &names), j, i, s;
+
+	for (j = 0; j < n; j++) {
+		int used = 0;
+
+		for (i = 0; i < l->nr && !used; i++)
+			for (s = 0; l->charts[i].nseries > 1 && s < l->charts[i].nseries; s++)
+				if (l->charts[i].series[s].machine_class == names[j] ||
+				    (names[j] && l->charts[i].series[s].machine_class &&
+				     !strcmp(names[j], l->charts[i].series[s].machine_class)))
+					used = 1;
+		if (!used)
+			continue;
+		tk_buf_addf(b, "<label><input type=\"checkbox\" data-s=\"mc%zu\" id=\"t-mc%zu\" "
+			    "checked> ", j, j);
+		tk_plot_xml_text(b, names[j] ? names[j] : "no class", 60);
+		tk_buf_adds(b, "</label>");
+	}
+	free(names);
 }
 
 /* A value as the tooltip needs it: seconds to the microsecond, bytes
@@ -357,12 +393,13 @@ static void write_data(struct tk_htmlout *w, const struct tk_plot_layout *l)
 {
 	const struct tk_plot_data *d = l->data;
 	struct tk_buf *b = &w->b;
-	const char **branches = NULL;
+	const char **branches = NULL, **classes = NULL, *last_class = NULL;
 	unsigned char **shown = NULL;
-	size_t nbr = 0, alloc = 0, i, j, m;
+	size_t nbr = 0, alloc = 0, i, j, m, nclasses, ci = 0;
 
 	if (l->thinned)
 		shown_runs(l, &shown);
+	nclasses = tk_plot_page_classes(l, &classes);
 
 	tk_buf_adds(b, "{\"x\":");
 	tk_buf_adds(b, l->x == TK_PLOT_X_BUILD ? "\"build\"" : "\"time\"");
@@ -431,6 +468,17 @@ static void write_data(struct tk_htmlout *w, const struct tk_plot_layout *l)
 				tk_buf_addch(b, ',');
 				json_value(b, (enum tk_metric)m, r->v[m]);
 			}
+			/* then the run's machine class, when it has one: an index
+			 * into the page's classes */
+			if (r->machine_class) {
+				if (r->machine_class != last_class)
+					for (ci = 0; ci + 1 < nclasses && classes[ci] != r->machine_class &&
+						     (!classes[ci] || strcmp(classes[ci], r->machine_class)); ci++)
+						;
+				last_class = r->machine_class;
+				tk_buf_addch(b, ',');
+				tk_html_json_int(b, (int64_t)ci);
+			}
 			tk_buf_addch(b, ']');
 			tk_htmlout_flush(w);
 		}
@@ -446,12 +494,19 @@ static void write_data(struct tk_htmlout *w, const struct tk_plot_layout *l)
 		tk_html_json_cstr(b, branches[i]);
 	}
 	free(branches);
+	tk_buf_adds(b, "],\"classes\":[");
+	for (i = 0; i < nclasses; i++) {
+		if (i)
+			tk_buf_addch(b, ',');
+		tk_html_json_cstr(b, classes[i]);
+	}
+	free(classes);
 	tk_buf_adds(b, "],\"charts\":[");
 	for (i = 0; i < l->nr; i++) {
 		const struct tk_plot_chart *c = &l->charts[i];
 
-		tk_buf_addf(b, "%s{\"k\":%zu,\"m\":%d,\"x0\":", i ? "," : "",
-			    (size_t)(c->key - d->keys), (int)c->metric);
+		tk_buf_addf(b, "%s{\"k\":%zu,\"m\":%d,%s\"x0\":", i ? "," : "",
+			    (size_t)(c->key - d->keys), (int)c->metric, c->nseries > 1 ? "\"ms\":1," : "");
 		tk_plot_num(b, c->x0);
 		tk_buf_adds(b, ",\"x1\":");
 		tk_plot_num(b, c->x1);
@@ -519,6 +574,7 @@ int tk_plot_html(const struct tk_plot_layout *l, const char *back, FILE *out, st
 	}
 	toggle(&w.b, "base", "baseline");
 	toggle(&w.b, "band", "median &plusmn; spread");
+	class_toggles(&w.b, l);
 	toggle(&w.b, "other", "other branches");
 	toggle(&w.b, "current", "current");
 	toggle(&w.b, "failed", "failed");

@@ -39,6 +39,61 @@
 
 static const char *const class_css[] = { "base", "other", "current" };
 
+/* A baseline series' dots and band, and its median: series 0 in the
+ * colours of a chart with one series, then others that neither the
+ * other branches, the current run, halos nor change points use. */
+static const uint32_t series_colour[][2] = {
+	{ C_BASE, C_MEDIAN }, { 0x2ca02c, 0x145a14 }, { 0x8c564b, 0x4a2a22 },
+	{ 0x17becf, 0x0b5f68 }, { 0x7f7f7f, 0x333333 }, { 0xbcbd22, 0x5c5d0a },
+};
+#define NR_SERIES_COLOURS (sizeof(series_colour) / sizeof(series_colour[0]))
+
+static uint32_t series_rgb(size_t s, int dark)
+{
+	return series_colour[s % NR_SERIES_COLOURS][dark];
+}
+
+size_t tk_plot_page_classes(const struct tk_plot_layout *l, const char ***out)
+{
+	const struct tk_plot_data *d = l->data;
+	const char **names = NULL, *last = NULL;
+	size_t n = 0, alloc = 0, i, j, k;
+	int any = 0;
+
+	for (i = 0; i < d->nr; i++) {
+		for (j = 0; j < d->keys[i].nr; j++) {
+			const char *mc = d->keys[i].runs[j].machine_class;
+
+			/* classes come in stretches, and mostly interned */
+			if (any && mc == last)
+				continue;
+			any = 1;
+			last = mc;
+			for (k = 0; k < n; k++)
+				if (names[k] == mc || (names[k] && mc && !strcmp(names[k], mc)))
+					break;
+			if (k == n) {
+				TK_ALLOC_GROW(names, n + 1, alloc);
+				names[n++] = mc;
+			}
+		}
+	}
+	*out = names;
+	return n;
+}
+
+/* The page-wide index of series s of c among names (tk_plot_page_classes). */
+static size_t page_class(const char *const *names, size_t n, const struct tk_plot_chart *c, size_t s)
+{
+	const char *mc = c->series[s].machine_class;
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (names[k] == mc || (names[k] && mc && !strcmp(names[k], mc)))
+			return k;
+	return 0;
+}
+
 void tk_plot_xml_text(struct tk_buf *b, const char *s, size_t max_chars)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
@@ -89,22 +144,60 @@ static void rgb_hex(struct tk_buf *b, uint32_t c)
 
 /* ---- the legend, shared by both drawings ---- */
 
-enum swatch { SW_DOT, SW_BIG, SW_HALO, SW_BAND, SW_DASH };
+enum swatch { SW_DOT, SW_BIG, SW_HALO, SW_BAND, SW_DASH, SW_NONE };
+
+#define LEGEND_MAX 24
 
 struct legend_item {
-	const char *css; /* the series' class: s-<css> */
+	char css[24];    /* the series' class: s-<css> */
 	enum swatch sw;
 	uint32_t colour;
 	char text[160];
+	int row;         /* 0, or 1: the second row of the baseline's series */
 };
 
+static double text_width(const char *s);
+
+/* With several baseline series, a second row holds one item per series
+ * (as many as fit; then "N more"). */
+static size_t legend_series(const struct tk_plot_chart *c, const char *const *names,
+			    size_t nnames, struct legend_item *it, size_t n)
+{
+	struct tk_buf b = TK_BUF_INIT;
+	double w = 0;
+	size_t s;
+
+	for (s = 0; s < c->nseries && n < LEGEND_MAX; s++) {
+		tk_buf_reset(&b);
+		if (!s)
+			tk_buf_adds(&b, "baseline ");
+		tk_plot_xml_text(&b, c->series[s].label, 60);
+		tk_buf_addf(&b, " (%zu)", c->series[s].count);
+		if (s + 1 < c->nseries &&
+		    (w + 32 + text_width(b.buf) + 90 > c->x1 - c->x0 || n + 1 == LEGEND_MAX)) {
+			it[n] = (struct legend_item){ "", SW_NONE, 0, "", 1 };
+			snprintf(it[n++].text, sizeof(it->text), "and %zu more", c->nseries - s);
+			break;
+		}
+		w += 32 + text_width(b.buf);
+		it[n] = (struct legend_item){ "", SW_DOT, series_rgb(s, 0), "", 1 };
+		snprintf(it[n].css, sizeof(it->css), "mc%zu", page_class(names, nnames, c, s));
+		snprintf(it[n++].text, sizeof(it->text), "%s", b.buf);
+	}
+	tk_buf_release(&b);
+	return n;
+}
+
 static size_t legend(const struct tk_plot_layout *l, const struct tk_plot_chart *c,
-		     struct legend_item *it)
+		     const char *const *names, size_t nnames, struct legend_item *it)
 {
 	struct tk_buf b = TK_BUF_INIT;
 	size_t n = 0;
 
-	if (c->count[TK_PLOT_BASELINE] || c->baseline[0]) {
+	if (c->nseries > 1) {
+		it[n] = (struct legend_item){ "band", SW_BAND, C_BASE, "", 0 };
+		snprintf(it[n++].text, sizeof(it->text), "median \xc2\xb1 spread");
+	} else if (c->count[TK_PLOT_BASELINE] || c->baseline[0]) {
 		tk_buf_adds(&b, "baseline ");
 		tk_plot_xml_text(&b, c->baseline, 30);
 		tk_buf_addf(&b, " (%zu)", c->count[TK_PLOT_BASELINE]);
@@ -137,6 +230,8 @@ static size_t legend(const struct tk_plot_layout *l, const struct tk_plot_chart 
 		snprintf(it[n++].text, sizeof(it->text), "change points (%zu)", c->nchanges);
 	}
 	tk_buf_release(&b);
+	if (c->nseries > 1)
+		n = legend_series(c, names, nnames, it, n);
 	return n;
 }
 
@@ -159,14 +254,24 @@ static double text_width(const char *s)
 
 /* ---- SVG ---- */
 
-static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size_t ci)
+/* " s-mc<j>": the page-wide class of series s, when c has several. */
+static void series_css(struct tk_buf *b, const struct tk_plot_chart *c, const char *const *names,
+		       size_t nnames, size_t s)
+{
+	if (c->nseries > 1)
+		tk_buf_addf(b, " s-mc%zu", page_class(names, nnames, c, s));
+}
+
+static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size_t ci,
+		      const char *const *names, size_t nnames)
 {
 	const struct tk_plot_chart *c = &l->charts[ci];
 	const struct tk_plot_key *k = c->key;
 	struct tk_buf *b = &w->b;
-	struct legend_item items[8];
-	size_t i, n, cls;
+	struct legend_item items[LEGEND_MAX];
+	size_t i, n, cls, se;
 	double lx;
+	int row = 0;
 
 	tk_buf_addf(b, "<g class=\"chart\" id=\"chart%zu\">\n<text class=\"title\" x=\"", ci);
 	tk_plot_num(b, l->width / 2);
@@ -177,13 +282,23 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 	tk_buf_adds(b, "</text>\n");
 
 	/* legend */
-	n = legend(l, c, items);
+	n = legend(l, c, names, nnames, items);
 	lx = c->x0;
 	for (i = 0; i < n; i++) {
-		double y = c->top + 24 + 12;
+		double y = c->top + 24 + 12 + 16 * items[i].row;
 
-		tk_buf_addf(b, "<g class=\"li s-%s\" font-size=\"11\">", items[i].css);
+		if (items[i].row != row) {
+			row = items[i].row;
+			lx = c->x0;
+		}
+		if (items[i].css[0])
+			tk_buf_addf(b, "<g class=\"li s-%s\" font-size=\"11\">", items[i].css);
+		else
+			tk_buf_adds(b, "<g class=\"li\" font-size=\"11\">");
 		switch (items[i].sw) {
+		case SW_NONE:
+			lx -= 18;
+			break;
 		case SW_BAND:
 			tk_buf_adds(b, "<rect x=\"");
 			tk_plot_num(b, lx);
@@ -268,33 +383,47 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 	tk_plot_num(b, c->y1 - c->y0 + 8);
 	tk_buf_addf(b, "\"/></clipPath>\n<g clip-path=\"url(#clip%zu)\"><g class=\"zoom\">\n", ci);
 
-	/* the band: hi forward, lo back */
-	if (c->nband) {
-		tk_buf_adds(b, "<path class=\"s-band\" fill=\"#1f77b4\" fill-opacity=\"0.18\" d=\"M");
-		for (i = 0; i < c->nband; i++) {
+	/* each series' band: hi forward, lo back */
+	for (se = 0; se < c->nseries; se++) {
+		const struct tk_plot_band *bd = c->band + c->series[se].band0;
+		size_t nb = c->series[se].nband;
+
+		if (!nb)
+			continue;
+		tk_buf_adds(b, "<path class=\"s-band");
+		series_css(b, c, names, nnames, se);
+		tk_buf_adds(b, "\" fill=\"");
+		rgb_hex(b, series_rgb(se, 0));
+		tk_buf_adds(b, "\" fill-opacity=\"0.18\" d=\"M");
+		for (i = 0; i < nb; i++) {
 			if (i)
 				tk_buf_addch(b, 'L');
-			tk_plot_num(b, c->band[i].px);
+			tk_plot_num(b, bd[i].px);
 			tk_buf_addch(b, ' ');
-			tk_plot_num(b, c->band[i].hi);
+			tk_plot_num(b, bd[i].hi);
 		}
-		for (i = c->nband; i--;) {
+		for (i = nb; i--;) {
 			tk_buf_addch(b, 'L');
-			tk_plot_num(b, c->band[i].px);
+			tk_plot_num(b, bd[i].px);
 			tk_buf_addch(b, ' ');
-			tk_plot_num(b, c->band[i].lo);
+			tk_plot_num(b, bd[i].lo);
 		}
 		tk_buf_adds(b, "Z\"/>\n");
 		tk_htmlout_flush(w);
 	}
-	/* the baseline's line, then its median */
-	if (c->count[TK_PLOT_BASELINE] > 1) {
+	/* each series' line, then the medians */
+	for (se = 0; se < c->nseries; se++) {
 		int first = 1;
 
-		tk_buf_adds(b, "<path class=\"s-base\" fill=\"none\" stroke=\"#1f77b4\" "
-			    "stroke-opacity=\"0.45\" vector-effect=\"non-scaling-stroke\" d=\"");
+		if (c->series[se].count < 2)
+			continue;
+		tk_buf_adds(b, "<path class=\"s-base");
+		series_css(b, c, names, nnames, se);
+		tk_buf_adds(b, "\" fill=\"none\" stroke=\"");
+		rgb_hex(b, series_rgb(se, 0));
+		tk_buf_adds(b, "\" stroke-opacity=\"0.45\" vector-effect=\"non-scaling-stroke\" d=\"");
 		for (i = 0; i < c->npts; i++) {
-			if (c->pts[i].cls != TK_PLOT_BASELINE)
+			if (c->pts[i].cls != TK_PLOT_BASELINE || c->pts[i].series != se)
 				continue;
 			tk_buf_addch(b, first ? 'M' : 'L');
 			first = 0;
@@ -305,15 +434,23 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 		}
 		tk_buf_adds(b, "\"/>\n");
 	}
-	if (c->nband) {
-		tk_buf_adds(b, "<path class=\"s-band\" fill=\"none\" stroke=\"#08306b\" "
-			    "stroke-width=\"2\" vector-effect=\"non-scaling-stroke\" d=\"M");
-		for (i = 0; i < c->nband; i++) {
+	for (se = 0; se < c->nseries; se++) {
+		const struct tk_plot_band *bd = c->band + c->series[se].band0;
+		size_t nb = c->series[se].nband;
+
+		if (!nb)
+			continue;
+		tk_buf_adds(b, "<path class=\"s-band");
+		series_css(b, c, names, nnames, se);
+		tk_buf_adds(b, "\" fill=\"none\" stroke=\"");
+		rgb_hex(b, series_rgb(se, 1));
+		tk_buf_adds(b, "\" stroke-width=\"2\" vector-effect=\"non-scaling-stroke\" d=\"M");
+		for (i = 0; i < nb; i++) {
 			if (i)
 				tk_buf_addch(b, 'L');
-			tk_plot_num(b, c->band[i].px);
+			tk_plot_num(b, bd[i].px);
 			tk_buf_addch(b, ' ');
-			tk_plot_num(b, c->band[i].mid);
+			tk_plot_num(b, bd[i].mid);
 			tk_htmlout_flush(w);
 		}
 		tk_buf_adds(b, "\"/>\n");
@@ -344,20 +481,25 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 			tk_buf_adds(b, "\"/>\n");
 	}
 	for (cls = 0; cls < TK_PLOT_NCLASSES; cls++) {
+	for (se = 0; se < (cls == TK_PLOT_BASELINE ? c->nseries : 1); se++) {
 		static const uint32_t colour[] = { C_BASE, C_OTHER, C_CURRENT };
 		static const char *const width[] = { "5", "6", "11" };
+		uint32_t col = cls == TK_PLOT_BASELINE ? series_rgb(se, 0) : colour[cls];
 		int pass;
 
-		if (!c->count[cls])
+		if (!c->count[cls] || (cls == TK_PLOT_BASELINE && !c->series[se].count))
 			continue;
 		/* the current runs get a dark ring: a wider dark stroke first */
 		for (pass = cls == TK_PLOT_CURRENT ? 0 : 1; pass < 2; pass++) {
-			tk_buf_addf(b, "<path class=\"s-%s\" stroke=\"#%06x\" stroke-width=\"%s\" "
+			tk_buf_addf(b, "<path class=\"s-%s", class_css[cls]);
+			if (cls == TK_PLOT_BASELINE)
+				series_css(b, c, names, nnames, se);
+			tk_buf_addf(b, "\" stroke=\"#%06x\" stroke-width=\"%s\" "
 				    "stroke-linecap=\"round\" vector-effect=\"non-scaling-stroke\" d=\"",
-				    class_css[cls], pass ? (unsigned)colour[cls] : 0x222222u,
-				    pass ? width[cls] : "14");
+				    pass ? (unsigned)col : 0x222222u, pass ? width[cls] : "14");
 			for (i = 0; i < c->npts; i++) {
-				if (c->pts[i].cls != cls)
+				if (c->pts[i].cls != cls ||
+				    (cls == TK_PLOT_BASELINE && c->pts[i].series != se))
 					continue;
 				tk_buf_addch(b, 'M');
 				tk_plot_num(b, c->pts[i].px);
@@ -369,8 +511,11 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 			tk_buf_adds(b, "\"/>\n");
 		}
 	}
+	}
 	for (i = 0; i < c->nchanges; i++) {
-		tk_buf_adds(b, "<path class=\"s-change\" stroke=\"#6a3d9a\" stroke-width=\"1.5\" "
+		tk_buf_adds(b, "<path class=\"s-change");
+		series_css(b, c, names, nnames, c->changes[i].series);
+		tk_buf_adds(b, "\" stroke=\"#6a3d9a\" stroke-width=\"1.5\" "
 			    "stroke-dasharray=\"5 4\" vector-effect=\"non-scaling-stroke\" d=\"M");
 		tk_plot_num(b, c->changes[i].px);
 		tk_buf_addch(b, ' ');
@@ -385,7 +530,9 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 
 		if (c->changes[i].row < 0)
 			continue;
-		tk_buf_adds(b, "<text class=\"s-change zx change\" fill=\"#6a3d9a\" data-x=\"");
+		tk_buf_adds(b, "<text class=\"s-change zx change");
+		series_css(b, c, names, nnames, c->changes[i].series);
+		tk_buf_adds(b, "\" fill=\"#6a3d9a\" data-x=\"");
 		tk_plot_num(b, c->changes[i].px);
 		tk_buf_adds(b, "\" x=\"");
 		tk_plot_num(b, c->changes[i].px + (right ? -4 : 4));
@@ -418,7 +565,8 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 void tk_plot_svg(struct tk_htmlout *w, const struct tk_plot_layout *l, int standalone)
 {
 	struct tk_buf *b = &w->b;
-	size_t i;
+	const char **names;
+	size_t i, nnames;
 
 	if (standalone)
 		tk_buf_adds(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
@@ -432,10 +580,12 @@ void tk_plot_svg(struct tk_htmlout *w, const struct tk_plot_layout *l, int stand
 	tk_plot_num(b, l->height);
 	tk_buf_adds(b, "\" font-family=\"Verdana, 'DejaVu Sans', sans-serif\" font-size=\"12\">\n"
 		    "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
+	nnames = tk_plot_page_classes(l, &names);
 	for (i = 0; i < l->nr; i++) {
-		svg_chart(w, l, i);
+		svg_chart(w, l, i, names, nnames);
 		tk_htmlout_flush(w);
 	}
+	free(names);
 	tk_buf_adds(b, "</svg>\n");
 }
 
@@ -528,26 +678,34 @@ static void trace_m4(cairo_t *cr, const double *x, const double *y, size_t n, si
 }
 
 static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout *l,
-			const struct tk_plot_chart *c)
+			const struct tk_plot_chart *c, const char *const *names, size_t nnames)
 {
 	cairo_t *cr = cv->cr;
-	struct legend_item items[8];
+	struct legend_item items[LEGEND_MAX];
 	struct tk_buf t = TK_BUF_INIT;
 	cairo_text_extents_t ext;
-	size_t i, n, cls;
+	size_t i, n, cls, se;
 	double lx;
+	int row = 0;
 
 	cairo_set_font_size(cr, 15);
 	set_rgb(cr, 0, 1);
 	tk_canvas_text_centred(cv, c->title, 200, c->top + 19);
 	cairo_set_font_size(cr, 11);
 
-	n = legend(l, c, items);
+	n = legend(l, c, names, nnames, items);
 	lx = c->x0;
 	for (i = 0; i < n; i++) {
-		double y = c->top + 24 + 12;
+		double y = c->top + 24 + 12 + 16 * items[i].row;
 
+		if (items[i].row != row) {
+			row = items[i].row;
+			lx = c->x0;
+		}
 		switch (items[i].sw) {
+		case SW_NONE:
+			lx -= 18;
+			break;
 		case SW_BAND:
 			cairo_rectangle(cr, lx, y - 9, 14, 10);
 			set_rgb(cr, items[i].colour, 0.25);
@@ -607,39 +765,51 @@ static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout 
 	cairo_save(cr);
 	cairo_rectangle(cr, c->x0, c->y0 - 8, c->x1 - c->x0, c->y1 - c->y0 + 8);
 	cairo_clip(cr);
-	if (c->nband) {
+	for (se = 0; se < c->nseries; se++) {
 		/* the band's outline: its top edge by column, then its bottom
 		 * edge backwards */
-		struct tk_plot_band *rev = tk_xmalloc(c->nband * sizeof(*rev));
+		const struct tk_plot_band *bd = c->band + c->series[se].band0;
+		size_t nb = c->series[se].nband;
+		struct tk_plot_band *rev;
 
-		for (i = 0; i < c->nband; i++)
-			rev[i] = c->band[c->nband - 1 - i];
-		trace_m4(cr, &c->band[0].px, &c->band[0].hi, c->nband, sizeof(*rev) / sizeof(double));
-		trace_m4(cr, &rev[0].px, &rev[0].lo, c->nband, sizeof(*rev) / sizeof(double));
+		if (!nb)
+			continue;
+		rev = tk_xmalloc(nb * sizeof(*rev));
+		for (i = 0; i < nb; i++)
+			rev[i] = bd[nb - 1 - i];
+		trace_m4(cr, &bd[0].px, &bd[0].hi, nb, sizeof(*rev) / sizeof(double));
+		trace_m4(cr, &rev[0].px, &rev[0].lo, nb, sizeof(*rev) / sizeof(double));
 		free(rev);
 		cairo_close_path(cr);
-		set_rgb(cr, C_BASE, 0.18);
+		set_rgb(cr, series_rgb(se, 0), 0.18);
 		cairo_fill(cr);
 	}
-	if (c->count[TK_PLOT_BASELINE] > 1) {
-		double *xy = tk_xmalloc(2 * c->count[TK_PLOT_BASELINE] * sizeof(*xy));
+	for (se = 0; se < c->nseries; se++) {
+		double *xy;
 		size_t nxy = 0;
 
+		if (c->series[se].count < 2)
+			continue;
+		xy = tk_xmalloc(2 * c->series[se].count * sizeof(*xy));
 		for (i = 0; i < c->npts; i++)
-			if (c->pts[i].cls == TK_PLOT_BASELINE) {
+			if (c->pts[i].cls == TK_PLOT_BASELINE && c->pts[i].series == se) {
 				xy[2 * nxy] = c->pts[i].px;
 				xy[2 * nxy++ + 1] = c->pts[i].py;
 			}
 		trace_m4(cr, xy, xy + 1, nxy, 2);
 		free(xy);
-		set_rgb(cr, C_BASE, 0.45);
+		set_rgb(cr, series_rgb(se, 0), 0.45);
 		cairo_set_line_width(cr, 1);
 		cairo_stroke(cr);
 	}
-	if (c->nband) {
-		trace_m4(cr, &c->band[0].px, &c->band[0].mid, c->nband,
+	for (se = 0; se < c->nseries; se++) {
+		const struct tk_plot_band *bd = c->band + c->series[se].band0;
+
+		if (!c->series[se].nband)
+			continue;
+		trace_m4(cr, &bd[0].px, &bd[0].mid, c->series[se].nband,
 			 sizeof(*c->band) / sizeof(double));
-		set_rgb(cr, C_MEDIAN, 1);
+		set_rgb(cr, series_rgb(se, 1), 1);
 		cairo_set_line_width(cr, 2);
 		cairo_stroke(cr);
 	}
@@ -650,8 +820,10 @@ static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout 
 			cairo_fill(cr);
 		}
 	for (cls = 0; cls < TK_PLOT_NCLASSES; cls++) {
+	for (se = 0; se < (cls == TK_PLOT_BASELINE ? c->nseries : 1); se++) {
 		static const uint32_t colour[] = { C_BASE, C_OTHER, C_CURRENT };
 		static const double radius[] = { 2.5, 3, 5.5 };
+		uint32_t col = cls == TK_PLOT_BASELINE ? series_rgb(se, 0) : colour[cls];
 		/* A year of runs puts many dots on the same pixel: draw one of
 		 * them (a dot per half pixel), each filled alone, which cairo
 		 * rasterizes much faster than one path of thousands of
@@ -667,7 +839,7 @@ static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout 
 			stamp = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 8, 8);
 			sc = cairo_create(stamp);
 			dot(sc, 4, 4, radius[cls]);
-			set_rgb(sc, colour[cls], 1);
+			set_rgb(sc, col, 1);
 			cairo_fill(sc);
 			cairo_destroy(sc);
 		}
@@ -675,7 +847,8 @@ static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout 
 		for (i = 0; i < c->npts; i++) {
 			size_t gx, gy, bit;
 
-			if (c->pts[i].cls != cls)
+			if (c->pts[i].cls != cls ||
+			    (cls == TK_PLOT_BASELINE && c->pts[i].series != se))
 				continue;
 			gx = (size_t)fmax(0, fmin((double)gw - 1, round(2 * c->pts[i].px)));
 			gy = (size_t)fmax(0, fmin((double)gh - 1, round(2 * (c->pts[i].py - c->y0 + 8))));
@@ -698,12 +871,13 @@ static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout 
 				continue;
 			}
 			dot(cr, c->pts[i].px, c->pts[i].py, radius[cls]);
-			set_rgb(cr, colour[cls], 1);
+			set_rgb(cr, col, 1);
 			cairo_fill(cr);
 		}
 		free(seen);
 		if (stamp)
 			cairo_surface_destroy(stamp);
+	}
 	}
 	for (i = 0; i < c->nchanges; i++) {
 		double d[] = { 5, 4 };
@@ -749,7 +923,8 @@ static void cairo_draw(void *arg)
 	struct cairo_job *j = arg;
 	cairo_t *cr = j->cv->cr;
 	cairo_font_options_t *fo = cairo_font_options_create();
-	size_t i;
+	const char **names;
+	size_t i, nnames;
 
 	/* crisp text: grey antialiasing, hinted to the pixel grid */
 	cairo_font_options_set_antialias(fo, CAIRO_ANTIALIAS_GRAY);
@@ -760,8 +935,10 @@ static void cairo_draw(void *arg)
 	cairo_set_source_rgb(cr, 1, 1, 1);
 	cairo_paint(cr);
 	cairo_select_font_face(cr, "Verdana", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+	nnames = tk_plot_page_classes(j->l, &names);
 	for (i = 0; i < j->l->nr; i++)
-		cairo_chart(j->cv, j->l, &j->l->charts[i]);
+		cairo_chart(j->cv, j->l, &j->l->charts[i], names, nnames);
+	free(names);
 }
 
 /* ---- dispatch ---- */

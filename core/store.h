@@ -34,7 +34,8 @@ struct tk_run_query {
 	/*
 	 * query_summaries only, a hint: the caller reads only what a chart
 	 * shows (tk_plot_data_add: run id, key, branch, commit, build number
-	 * and URL, start, status, partial, pipeline, walltime, CPU, RSS), so
+	 * and URL, start, status, partial, pipeline, walltime, CPU, RSS,
+	 * machine class), so
 	 * a store may leave the other fields unknown (SQLite does).
 	 */
 	int chart_only;

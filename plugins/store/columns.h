@@ -143,7 +143,7 @@ static inline int chart_column(const struct run_column *c)
 	static const char *const names[] = {
 		"run_id", "key", "branch", "\"commit\"", "build_number", "started_at_us",
 		"walltime_s", "user_s", "sys_s", "maxrss_bytes", "tree_rss_bytes", "status",
-		"partial", "pipeline", "build_url", "slurm_maxrss_bytes",
+		"partial", "pipeline", "build_url", "machine_class", "slurm_maxrss_bytes",
 	};
 	size_t i;
 

@@ -18,6 +18,12 @@
 //   hostile  (a page of --hostile records) the hostile branch name is
 //            shown verbatim, no injected script runs, and a javascript:
 //            build URL is not linked
+//   classes  (a page of builds 100..219 taking turns on machine classes
+//            cpu-large, even builds, and cpu-small) the tooltip names the
+//            class; unticking a class hides its series (dots, line, band,
+//            median, change points) and its tooltips, not the other
+//            class's; a class ticked again stays hidden while the
+//            baseline toggle is off
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -156,6 +162,51 @@ async function hostile(page, file) {
 	await shot(page, file, 'hostile');
 }
 
+// The toggle of machine class `name` and the page's index of the class.
+async function classToggle(page, name) {
+	return page.evaluate((name) => {
+		const j = window.tkPlot.classes().indexOf(name);
+		return j < 0 ? null : { j, id: '#t-mc' + j };
+	}, name);
+}
+
+async function displays(page, sel) {
+	return page.evaluate((sel) => Array.from(document.querySelectorAll(sel))
+		.map((e) => getComputedStyle(e).display), sel);
+}
+
+async function classes(page, file) {
+	let t = await hover(page, 0, 120, 0);
+	check(/build #120/.test(t) && /machine class: cpu-large/.test(t), `tooltip names the class: ${t}`);
+	t = await hover(page, 0, 121, 0);
+	check(/build #121/.test(t) && /machine class: cpu-small/.test(t), `tooltip names the class: ${t}`);
+	const large = await classToggle(page, 'cpu-large'), small = await classToggle(page, 'cpu-small');
+	check(large && small && await page.$(large.id) && await page.$(small.id), 'a toggle per class');
+	await page.mouse.move(5, 5);
+	await page.click(large.id);
+	await settle(page);
+	const off = await displays(page, `#chart0 path.s-mc${large.j}`);
+	check(off.length >= 5 && off.every((d) => d === 'none'),
+		`cpu-large's dots, line, band, median and change point hidden: ${off}`);
+	const on = await displays(page, `#chart0 path.s-mc${small.j}`);
+	check(on.length >= 4 && on.every((d) => d !== 'none'), `cpu-small's series shown: ${on}`);
+	t = await hover(page, 0, 120, 0);
+	check(!/build #120/.test(t), `a hidden class has no tooltip: ${t}`);
+	t = await hover(page, 0, 121, 0);
+	check(/build #121/.test(t), `the other class keeps its tooltips: ${t}`);
+	await shot(page, file, 'classes');
+	await page.mouse.move(5, 5);
+	await page.click('#t-base');
+	await page.click(large.id);
+	await settle(page);
+	const dots = await displays(page, `#chart0 path.s-base.s-mc${large.j}`);
+	check(dots.length > 0 && dots.every((d) => d === 'none'), `baseline off: the class's dots stay hidden: ${dots}`);
+	await page.click('#t-base');
+	await settle(page);
+	const back = await displays(page, `#chart0 path.s-mc${large.j}`);
+	check(back.every((d) => d !== 'none'), `both ticked: shown again: ${back}`);
+}
+
 async function runJob(browser, job) {
 	const [scenario, file] = job;
 	const errors = [];
@@ -170,6 +221,7 @@ async function runJob(browser, job) {
 		case 'toggle': await toggle(page, file); break;
 		case 'zoom': await zoom(page, file); break;
 		case 'hostile': await hostile(page, file); break;
+		case 'classes': await classes(page, file); break;
 		default: throw new CheckFailed(`unknown scenario '${scenario}'`);
 		}
 		check(errors.length === 0, 'no script errors or network requests:\n#   ' + errors.join('\n#   '));

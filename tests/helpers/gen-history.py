@@ -4,6 +4,7 @@ realistic history, for the plot and dashboard tests:
 
     gen-history.py OUTDIR [--key K[:FACTOR]]... [--runs N] [--step-at BUILD]
                    [--step-factor F] [--hostile] [--seed S]
+                   [--machine-classes C[:FACTOR],...] [--step-class C]
 
 Per key: N builds on `staging`, one a day, the newest yesterday at noon UTC
 (so a default --since 1y sees them all), build numbers 100.., walltime
@@ -13,6 +14,12 @@ maxrss about 1.5 GiB (a key's own :FACTOR overrides --step-factor); every 10th b
 last staging build. With --hostile, branch, commit, build URL and tags
 carry markup, quotes, ampersands and control characters. Deterministic
 for a given day and arguments.
+
+With --machine-classes, builds take turns on the classes named (build
+100 on the first, 101 on the second, ...), each run's walltime times its
+class's FACTOR (default 1), and the run records its machine_class; with
+--step-class, the step of --step-at happens on that class only. With
+--hostile, the first class also carries markup, quotes and controls.
 """
 import argparse, json, os, random, time, uuid
 
@@ -24,12 +31,21 @@ p.add_argument("--step-at", type=int, default=0)
 p.add_argument("--step-factor", type=float, default=2.0)
 p.add_argument("--hostile", action="store_true")
 p.add_argument("--seed", type=int, default=1)
+p.add_argument("--machine-classes", default="")
+p.add_argument("--step-class", default=None)
 a = p.parse_args()
+classes = []
+for spec in filter(None, a.machine_classes.split(",")):
+    name, _, f = spec.partition(":")
+    classes.append((name, float(f) if f else 1.0))
+if a.hostile and classes:
+    classes[0] = ("<b>cpu&\"'\x01</b>" + classes[0][0], classes[0][1])
 os.makedirs(a.out, exist_ok=True)
 day = int(time.time()) // 86400 * 86400
 first = day - a.runs * 86400 + 12 * 3600
 
-def record(key, n, branch, t, wall, rss, status="ok", exit_code=0, partial=False, url=None):
+def record(key, n, branch, t, wall, rss, status="ok", exit_code=0, partial=False, url=None,
+           mclass=None):
     rid = str(uuid.UUID(int=random.getrandbits(128), version=4))
     commit = "%040x" % random.getrandbits(160)
     if a.hostile and branch != "staging":
@@ -48,7 +64,8 @@ def record(key, n, branch, t, wall, rss, status="ok", exit_code=0, partial=False
                    "build_number": str(n),
                    "build_url": url or "https://buildkite.com/clima/climacoupler-ci/builds/%d" % n,
                    "step_key": key, "default_branch": "main", "host": "node-07"},
-            "tracker_version": "0.1.0"}}
+            "tracker_version": "0.1.0",
+            **({"machine_class": mclass} if mclass else {})}}
 
 for ki, spec in enumerate(a.key or ["amip"]):
     key, _, factor = spec.rpartition(":") if ":" in spec else (spec, "", "")
@@ -57,8 +74,11 @@ for ki, spec in enumerate(a.key or ["amip"]):
     for i in range(a.runs):
         n = 100 + i
         t = first + i * 86400
+        mclass, cf = classes[i % len(classes)] if classes else (None, 1.0)
         f = factor if a.step_at and n >= a.step_at else 1.0
-        wall = round(100.0 * f * (1 + random.gauss(0, 0.02)), 3)
+        if a.step_class is not None and not (mclass or "").endswith(a.step_class):
+            f = 1.0
+        wall = round(100.0 * cf * f * (1 + random.gauss(0, 0.02)), 3)
         rss = int(1.5 * 2**30 * (1 + random.gauss(0, 0.01)))
         kw = {}
         if n == 105:
@@ -67,10 +87,11 @@ for ki, spec in enumerate(a.key or ["amip"]):
             kw = {"partial": True}
         if a.hostile and n == 103:
             kw["url"] = "javascript:alert(1)"
+        kw["mclass"] = mclass
         rid, rec = record(key, n, "staging", t, wall, rss, **kw)
         with open(os.path.join(a.out, "%s-%d.json" % (ki, n)), "w") as fh:
             json.dump(rec, fh, indent=1)
         if i % 10 == 5:
-            rid, rec = record(key, n, "feature-x", t + 3600, wall * 1.1, rss)
+            rid, rec = record(key, n, "feature-x", t + 3600, wall * 1.1, rss, mclass=mclass)
             with open(os.path.join(a.out, "%s-%d-f.json" % (ki, n)), "w") as fh:
                 json.dump(rec, fh, indent=1)

@@ -1,8 +1,8 @@
 /*
  * core/dashboard.h: file names safe from any key, the index path, and
  * the same page from a store that lists its keys (TK_STORE_CTRL_KEYS) and
- * from one that does not. The page itself is tested end to end (t2204,
- * t2205).
+ * from one that does not; the sparkline of the current run's machine
+ * class. The page itself is tested end to end (t2204, t2205, t2206).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +34,7 @@ static int no_keys_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *er
 	return real_ops->ctrl(s, op, arg, err);
 }
 
-static void put(struct tk_store *s, int n, const char *key)
+static void put_class(struct tk_store *s, int n, const char *key, const char *mclass)
 {
 	struct tk_run r;
 	struct tk_err err = TK_ERR_INIT;
@@ -51,9 +51,15 @@ static void put(struct tk_store *s, int n, const char *key)
 	r.tree_rss_bytes = 2000000;
 	r.exit_code = 0;
 	r.status = TK_RUN_OK;
+	r.machine_class = mclass ? tk_xstrdup(mclass) : NULL;
 	if (tk_store_put_run(s, &r, &inserted, &err))
 		diag(err.msg);
 	tk_run_release(&r);
+}
+
+static void put(struct tk_store *s, int n, const char *key)
+{
+	put_class(s, n, key, NULL);
 }
 
 static void test_fallback(void)
@@ -179,6 +185,52 @@ static void test_thinned(void)
 	tk_buf_release(&path);
 }
 
+/* The sparkline is the current run's machine class: 30 runs with no
+ * class (recorded before classes; they match any, as in tracker check),
+ * then 30 taking turns on cpu-large and cpu-small, the newest on
+ * cpu-small. */
+static void test_spark_class(void)
+{
+	char dir[] = "/tmp/t-dashboard.XXXXXX";
+	struct tk_buf path = TK_BUF_INIT, page = TK_BUF_INIT;
+	struct tk_dashboard_opts o;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_store *s = NULL;
+	const char *p, *e;
+	int i, n = 0;
+
+	if (!mkdtemp(dir)) {
+		skip(3, "no temporary directory");
+		return;
+	}
+	tk_buf_addf(&path, "%s/h.db", dir);
+	if (tk_store_open(path.buf, &s, &err)) {
+		skip(3, "cannot open a store");
+		return;
+	}
+	for (i = 0; i < 60; i++)
+		put_class(s, i, "k", i < 30 ? NULL : i % 2 ? "cpu-small" : "cpu-large");
+	tk_dashboard_opts_init(&o);
+	o.plot.metrics[0] = TK_METRIC_WALLTIME;
+	o.plot.nr_metrics = 1;
+	tk_buf_reset(&path);
+	tk_buf_addf(&path, "%s/d", dir);
+	is_int(tk_dashboard_write(s, path.buf, &o, &err), 0, "the dashboard of a key on two classes");
+	tk_buf_addf(&path, "/index.html");
+	tk_buf_read_file(&page, path.buf, &err);
+	p = page.len ? strstr(page.buf, "stroke-width=\"1.2\" d=\"") : NULL;
+	e = p ? strchr(p + 24, '"') : NULL;
+	for (; p && p < e; p++)
+		n += *p == 'M' || *p == 'L';
+	is_int(n, 44, "the sparkline: 30 runs with no class and 14 on cpu-small");
+	ok(page.len && strstr(page.buf, "<td>main \xc2\xb7 cpu-small</td>") != NULL,
+	   "the row names the baseline branch and the class");
+	tk_store_close(s);
+	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	tk_buf_release(&page);
+	tk_buf_release(&path);
+}
+
 static int safe(const char *name)
 {
 	const char *p;
@@ -230,5 +282,6 @@ int main(void)
 	tk_buf_release(&b);
 	test_fallback();
 	test_thinned();
+	test_spark_class();
 	return done_testing();
 }

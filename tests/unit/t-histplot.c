@@ -3,7 +3,10 @@
  * core/plothtml.c): date ticks and units; the layout of a synthetic
  * history (classes, the rolling median and band, the change point of a
  * 2x step, scales); SVG and HTML output that escapes hostile names and is
- * the same bytes twice.
+ * the same bytes twice; machine classes: a baseline series per class with
+ * its own change points (a known answer: two classes taking turns, a 2x
+ * step on one), one class drawn as none, thinning per class, and a
+ * hostile class escaped.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -218,11 +221,267 @@ static void test_render(void)
 	ok(tk_plot_format_of("a.gif", &f, NULL) == TK_EUSAGE, ".gif is no plot format");
 }
 
+/* Noise of about 2%, the same every time: a sum of uniforms from an LCG. */
+static double noise(unsigned *st)
+{
+	double u = 0;
+	int i;
+
+	for (i = 0; i < 12; i++) {
+		*st = *st * 1103515245u + 12345u;
+		u += (double)(*st >> 8 & 0xffff) / 65536.0;
+	}
+	return 1 + 0.02 * (u - 6);
+}
+
+/*
+ * n (class_history: 120) staging builds 1..n taking turns on two machine
+ * classes (odd builds on cls_a at 1.0 s, even ones on cls_b at 1.6 s),
+ * 2% noise, and a real 2x step from build 3n/4 (90) on cls_a only. NULL
+ * classes: none.
+ */
+static void class_history_n(struct tk_plot_data *d, const char *cls_a, const char *cls_b, int n)
+{
+	struct tk_run_summary s;
+	char id[64], build[32];
+	unsigned st = 7;
+	int i;
+
+	tk_plot_data_init(d);
+	for (i = n; i >= 1; i--) {
+		int a = i % 2;
+
+		memset(&s, 0, sizeof(s));
+		snprintf(id, sizeof(id), "00000000-0000-4000-8000-%012d", i);
+		snprintf(build, sizeof(build), "%d", i);
+		s.run_id = id;
+		s.key = "amip";
+		s.branch = "staging";
+		s.build_number = build;
+		s.started_at_us = (int64_t)(1767225600 + i * 3600) * 1000000;
+		s.walltime_s = (a ? 1.0 : 1.6) * (a && i >= n * 3 / 4 ? 2 : 1) * noise(&st);
+		s.maxrss_bytes = 1000000000;
+		s.tree_rss_bytes = -1;
+		s.cgroup_peak_bytes = -1;
+		s.status = TK_RUN_OK;
+		s.rank = -1;
+		s.ntasks = -1;
+		s.machine_class = a ? cls_a : cls_b;
+		tk_plot_data_add(&s, d);
+	}
+	tk_plot_data_finish(d);
+}
+
+static void class_history(struct tk_plot_data *d, const char *cls_a, const char *cls_b)
+{
+	class_history_n(d, cls_a, cls_b, 120);
+}
+
+static void test_classes(void)
+{
+	struct tk_plot_data d;
+	struct tk_plot_layout l;
+	struct tk_plot_opts o;
+	struct tk_err err = TK_ERR_INIT;
+	const struct tk_plot_chart *c;
+	size_t i;
+
+	memset(&o, 0, sizeof(o));
+	o.metrics[0] = TK_METRIC_WALLTIME;
+	o.nr_metrics = 1;
+	class_history(&d, "cpu-large", "cpu-small");
+	is_int(tk_plot_layout(&d, &o, &l, &err), 0, "two machine classes: laid out");
+	c = &l.charts[0];
+	is_int(c->nseries, 2, "two baseline series");
+	if (c->nseries == 2) {
+		is_str(c->series[0].machine_class, "cpu-large", "the class with most runs first");
+		is_str(c->series[0].label, "staging \xc2\xb7 cpu-large", "labelled branch and class");
+		is_int(c->series[0].count, 60, "60 runs on cpu-large");
+		is_int(c->series[1].count, 59, "59 on cpu-small (and the newest, current)");
+		is_int(c->series[0].nband + c->series[1].nband, c->nband, "a band per series");
+	}
+	is_int(c->nchanges, 1, "exactly one change point");
+	if (c->nchanges) {
+		double b = d.keys[0].runs[c->changes[0].run].build;
+
+		ok(b >= 89 && b <= 91, "at build 90 (+-1): %g", b);
+		is_int(c->changes[0].series, 0, "on cpu-large's series");
+		ok(fabs(c->changes[0].after / c->changes[0].before - 2) < 0.1, "a 2x step");
+		ok(strstr(c->changes[0].label, " on cpu-large") != NULL, "the label names the class: %s",
+		   c->changes[0].label);
+	}
+	for (i = 0; i < c->npts; i++)
+		if (c->pts[i].cls == TK_PLOT_BASELINE &&
+		    strcmp(d.keys[0].runs[c->pts[i].run].machine_class,
+			   c->series[c->pts[i].series].machine_class))
+			break;
+	is_int(i, c->npts, "each baseline point in its class's series");
+	tk_plot_layout_release(&l);
+	tk_plot_data_release(&d);
+
+	/* the same runs without classes: one series, whose change points
+	 * come from the mix */
+	class_history(&d, NULL, NULL);
+	tk_plot_layout(&d, &o, &l, &err);
+	c = &l.charts[0];
+	is_int(c->nseries, 1, "no classes: one series");
+	ok(c->nchanges != 1 || fabs(d.keys[0].runs[c->changes[0].run].build - 90) > 1,
+	   "the mixed series does not find the step alone (%zu changes)", c->nchanges);
+	tk_plot_layout_release(&l);
+	tk_plot_data_release(&d);
+
+	/* "" is no class, as NULL */
+	class_history(&d, "", NULL);
+	tk_plot_layout(&d, &o, &l, &err);
+	is_int(l.charts[0].nseries, 1, "an empty class is no class");
+	is_str(l.charts[0].series[0].label, "staging", "one series: the branch alone");
+	tk_plot_layout_release(&l);
+	tk_plot_data_release(&d);
+}
+
+/* One class throughout draws the same bytes as no class, in SVG, PNG
+ * and PDF. */
+static void test_one_class_unchanged(void)
+{
+	static const enum tk_plot_format fmts[] = { TK_PLOT_SVG, TK_PLOT_PNG, TK_PLOT_PDF };
+	struct tk_plot_data d1, d2;
+	struct tk_plot_layout l1, l2;
+	struct tk_plot_opts o;
+	struct tk_err err = TK_ERR_INIT;
+	size_t i, n1, n2;
+
+	memset(&o, 0, sizeof(o));
+	class_history(&d1, NULL, NULL);
+	class_history(&d2, "cpu-large", "cpu-large");
+	tk_plot_layout(&d1, &o, &l1, &err);
+	tk_plot_layout(&d2, &o, &l2, &err);
+	for (i = 0; i < 3; i++) {
+		char *a = render(&l1, fmts[i], &n1), *b = render(&l2, fmts[i], &n2);
+
+		ok(n1 > 100 && n1 == n2 && !memcmp(a, b, n1), "one class: the same bytes as none (%s)",
+		   i == 0 ? "svg" : i == 1 ? "png" : "pdf");
+		free(a);
+		free(b);
+	}
+	tk_plot_layout_release(&l1);
+	tk_plot_layout_release(&l2);
+	tk_plot_data_release(&d1);
+	tk_plot_data_release(&d2);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Thinning keeps, in each pixel column, each series' own lowest and
+ * highest: two classes never share one column's three points. */
+static void test_thin_classes(void)
+{
+	struct tk_plot_data d;
+	struct tk_plot_layout full, thin;
+	struct tk_plot_opts o;
+	struct tk_err err = TK_ERR_INIT;
+	const struct tk_plot_chart *c, *t;
+	size_t i, j, groups = 0, missing = 0, *kept;
+
+	memset(&o, 0, sizeof(o));
+	o.metrics[0] = TK_METRIC_WALLTIME;
+	o.nr_metrics = 1;
+	o.width = 300; /* 192 pixel columns for 4800 runs */
+	class_history_n(&d, "cpu-large", "cpu-small", 4800);
+	tk_plot_layout(&d, &o, &full, &err);
+	o.max_points = 100;
+	tk_plot_layout(&d, &o, &thin, &err);
+	c = &full.charts[0];
+	t = &thin.charts[0];
+	ok(t->npts < c->npts, "thinned: %zu of %zu points", t->npts, c->npts);
+	kept = tk_xmalloc((t->npts + 1) * sizeof(*kept));
+	for (i = 0; i < t->npts; i++)
+		kept[i] = t->pts[i].run;
+	qsort(kept, t->npts, sizeof(*kept), cmp_size);
+	for (i = 0; i < c->npts;) {
+		double px = floor(c->pts[i].px);
+		size_t lo[2] = { (size_t)-1, (size_t)-1 }, hi[2] = { (size_t)-1, (size_t)-1 }, s;
+
+		for (j = i; j < c->npts && floor(c->pts[j].px) == px; j++) {
+			const struct tk_plot_point *p = &c->pts[j];
+
+			if (p->cls != TK_PLOT_BASELINE || p->flags || p->series > 1)
+				continue;
+			s = p->series;
+			if (lo[s] == (size_t)-1 || p->py < c->pts[lo[s]].py)
+				lo[s] = j;
+			if (hi[s] == (size_t)-1 || p->py > c->pts[hi[s]].py)
+				hi[s] = j;
+		}
+		for (s = 0; s < 2; s++) {
+			size_t r;
+
+			if (lo[s] == (size_t)-1)
+				continue;
+			groups++;
+			r = c->pts[lo[s]].run;
+			missing += !bsearch(&r, kept, t->npts, sizeof(*kept), cmp_size);
+			r = c->pts[hi[s]].run;
+			missing += !bsearch(&r, kept, t->npts, sizeof(*kept), cmp_size);
+		}
+		i = j;
+	}
+	ok(groups > 0 && !missing, "each column keeps each class's lowest and highest "
+	   "(%zu groups, %zu missing)", groups, missing);
+	for (i = 0; i < t->nseries; i++)
+		for (j = t->series[i].band0; j < t->series[i].band0 + t->series[i].nband; j++)
+			if (d.keys[0].runs[t->band[j].run].series != i)
+				missing++;
+	is_int(missing, 0, "each series' thinned band holds only its runs");
+	free(kept);
+	tk_plot_layout_release(&full);
+	tk_plot_layout_release(&thin);
+	tk_plot_data_release(&d);
+}
+
+/* A hostile machine class is text in the SVG and data in the page. */
+static void test_hostile_class(void)
+{
+	static const char hostile[] = "<script>x</script>&\"'\x01\xff";
+	struct tk_plot_data d;
+	struct tk_plot_layout l;
+	struct tk_plot_opts o;
+	struct tk_err err = TK_ERR_INIT;
+	char *svg, *html;
+	size_t len, hlen;
+
+	memset(&o, 0, sizeof(o));
+	class_history(&d, hostile, "cpu-small");
+	tk_plot_layout(&d, &o, &l, &err);
+	is_int(l.charts[0].nseries, 2, "a hostile class is a series");
+	svg = render(&l, TK_PLOT_SVG, &len);
+	ok(!strstr(svg, "<script"), "no markup from the class in the SVG");
+	ok(strstr(svg, "&lt;script&gt;x&lt;/script&gt;&amp;&quot;&#39;\xef\xbf\xbd\xef\xbf\xbd") != NULL,
+	   "the class escaped in the legend");
+	html = render(&l, TK_PLOT_HTML, &hlen);
+	ok(strstr(html, "\"classes\":[\"\\u003cscript\\u003ex\\u003c/script\\u003e\\u0026\\\"'\\u0001\\ufffd\"")
+	   != NULL, "the class escaped in the page's JSON");
+	ok(strstr(html, "data-s=\"mc0\" id=\"t-mc0\" checked> &lt;script&gt;") != NULL,
+	   "the class's toggle, escaped");
+	free(svg);
+	free(html);
+	tk_plot_layout_release(&l);
+	tk_plot_data_release(&d);
+}
+
 int main(void)
 {
 	test_date_ticks();
 	test_units();
 	test_layout();
 	test_render();
+	test_classes();
+	test_one_class_unchanged();
+	test_thin_classes();
+	test_hostile_class();
 	return done_testing();
 }
