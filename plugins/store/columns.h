@@ -15,8 +15,9 @@
  * (tk_store_pg_json in plugins/store/postgres.c).
  *
  * The row's writing to and reading from a store's statements is here too
- * (cell_write, summary_read): each store only says how it binds and
- * reads one value.
+ * (cell_write, summary_read), and the SELECT of a tk_run_query
+ * (query_sql, query_bind): each store only says how it binds and reads
+ * one value.
  *
  * Only the store plugins include this header. The table is static and
  * defined here so that its length is a constant both stores can size
@@ -386,6 +387,92 @@ static inline void run_row_fill(struct run_row *row, const struct tk_run *r,
 	row->stored_at_us = tk_now_us();
 	row->record = record;
 	row->record_len = (int)record_len;
+}
+
+/* The next placeholder: ? (SQLite) or $n (PostgreSQL, n counted in *n). */
+static inline void placeholder(struct tk_buf *sql, int numbered, int *n)
+{
+	if (numbered)
+		tk_buf_addf(sql, "$%d", ++*n);
+	else
+		tk_buf_addch(sql, '?');
+}
+
+/* "SELECT select FROM runs" with the filters of q, newest first, the
+ * values as placeholders (?, or $1, $2...): query_bind binds them. */
+static inline void query_sql(const struct tk_run_query *q, const char *select, int numbered,
+			     struct tk_buf *sql)
+{
+	const char *sep = " WHERE ";
+	size_t k;
+	int n = 0;
+
+	tk_buf_addf(sql, "SELECT %s FROM runs", select);
+	if (q->keys && q->keys[0]) {
+		tk_buf_addf(sql, "%skey IN (", sep);
+		for (k = 0; q->keys[k]; k++) {
+			tk_buf_adds(sql, k ? ", " : "");
+			placeholder(sql, numbered, &n);
+		}
+		tk_buf_addch(sql, ')');
+		sep = " AND ";
+	}
+	if (q->branch) {
+		tk_buf_addf(sql, "%sbranch = ", sep);
+		placeholder(sql, numbered, &n);
+		sep = " AND ";
+	}
+	if (q->since_us) {
+		tk_buf_addf(sql, "%sstarted_at_us >= ", sep);
+		placeholder(sql, numbered, &n);
+		sep = " AND ";
+	}
+	if (q->run_id) {
+		tk_buf_addf(sql, "%srun_id = ", sep);
+		placeholder(sql, numbered, &n);
+		sep = " AND ";
+	}
+	if (q->rank_group) {
+		tk_buf_addf(sql, "%srank_group = ", sep);
+		placeholder(sql, numbered, &n);
+		sep = " AND ";
+	}
+	if (q->profile_kind) {
+		tk_buf_addf(sql, "%sEXISTS (SELECT 1 FROM profiles pr"
+			    " WHERE pr.run_id = runs.run_id AND pr.kind = ", sep);
+		placeholder(sql, numbered, &n);
+		tk_buf_addch(sql, ')');
+	}
+	tk_buf_adds(sql, " ORDER BY started_at_us DESC, run_id");
+	if (q->limit > 0) {
+		tk_buf_adds(sql, " LIMIT ");
+		placeholder(sql, numbered, &n);
+	}
+}
+
+/* Binds the values of query_sql's placeholders, the first to parameter 1.
+ * The strings stay q's (bound without a copy). */
+static inline void query_bind(const struct tk_run_query *q, const struct cell_writer *w,
+			      void *dst)
+{
+	size_t k;
+	int n = 1;
+
+	if (q->keys)
+		for (k = 0; q->keys[k]; k++)
+			w->text(dst, n++, q->keys[k], -1);
+	if (q->branch)
+		w->text(dst, n++, q->branch, -1);
+	if (q->since_us)
+		w->i64(dst, n++, q->since_us);
+	if (q->run_id)
+		w->text(dst, n++, q->run_id, -1);
+	if (q->rank_group)
+		w->text(dst, n++, q->rank_group, -1);
+	if (q->profile_kind)
+		w->text(dst, n++, q->profile_kind, -1);
+	if (q->limit > 0)
+		w->i64(dst, n++, q->limit);
 }
 
 #endif

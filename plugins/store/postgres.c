@@ -477,12 +477,6 @@ static void param_binary(struct params *p, const void *data, size_t len)
 	v->format = 1;
 }
 
-/* The placeholder of the last parameter added: "$N". */
-static int param_last(const struct params *p)
-{
-	return (int)p->n;
-}
-
 /*
  * Sends sql and its parameters; 1 on success (as PQsendQueryParams).
  * Without parameters (p NULL: the migrations' DDL, fixed text) sql may
@@ -890,55 +884,6 @@ static int pg_put_run(struct tk_store *s, const struct tk_run *r, int *inserted,
 
 /* ---- queries ---- */
 
-/* The WHERE clause with placeholders only; the values go to params. */
-static void build_query(const struct tk_run_query *q, const char *select, struct tk_buf *sql,
-			struct params *p)
-{
-	const char *sep = " WHERE ";
-	size_t i;
-
-	tk_buf_addf(sql, "SELECT %s FROM runs", select);
-	if (q->keys && q->keys[0]) {
-		tk_buf_addf(sql, "%skey IN (", sep);
-		for (i = 0; q->keys[i]; i++) {
-			param_text(p, q->keys[i]);
-			tk_buf_addf(sql, "%s$%d", i ? ", " : "", param_last(p));
-		}
-		tk_buf_addch(sql, ')');
-		sep = " AND ";
-	}
-	if (q->branch) {
-		param_text(p, q->branch);
-		tk_buf_addf(sql, "%sbranch = $%d", sep, param_last(p));
-		sep = " AND ";
-	}
-	if (q->since_us) {
-		param_num(p, "%lld", (long long)q->since_us);
-		tk_buf_addf(sql, "%sstarted_at_us >= $%d", sep, param_last(p));
-		sep = " AND ";
-	}
-	if (q->run_id) {
-		param_text(p, q->run_id);
-		tk_buf_addf(sql, "%srun_id = $%d", sep, param_last(p));
-		sep = " AND ";
-	}
-	if (q->rank_group) {
-		param_text(p, q->rank_group);
-		tk_buf_addf(sql, "%srank_group = $%d", sep, param_last(p));
-		sep = " AND ";
-	}
-	if (q->profile_kind) {
-		param_text(p, q->profile_kind);
-		tk_buf_addf(sql, "%sEXISTS (SELECT 1 FROM profiles pr"
-			    " WHERE pr.run_id = runs.run_id AND pr.kind = $%d)", sep, param_last(p));
-	}
-	tk_buf_adds(sql, " ORDER BY started_at_us DESC, run_id");
-	if (q->limit > 0) {
-		param_num(p, "%ld", q->limit);
-		tk_buf_addf(sql, " LIMIT $%d", param_last(p));
-	}
-}
-
 struct query_arg {
 	const char *sql;
 	struct params *p;
@@ -969,7 +914,8 @@ static int select_runs(struct pg_store *st, const struct tk_run_query *q, const 
 	int ret;
 
 	params_init(&p);
-	build_query(q, select, &sql, &p);
+	query_sql(q, select, 1, &sql);
+	query_bind(q, &writer, &p);
 	a.sql = sql.buf;
 	a.p = &p;
 	a.res = NULL;

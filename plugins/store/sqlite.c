@@ -635,66 +635,6 @@ out:
 	return ret;
 }
 
-/* Builds the WHERE clause with placeholders only; values are bound later. */
-static void build_query(const struct tk_run_query *q, const char *select, struct tk_buf *sql)
-{
-	const char *sep = " WHERE ";
-	size_t i;
-
-	tk_buf_addf(sql, "SELECT %s FROM runs", select);
-	if (q->keys && q->keys[0]) {
-		tk_buf_addf(sql, "%skey IN (?", sep);
-		for (i = 1; q->keys[i]; i++)
-			tk_buf_adds(sql, ", ?");
-		tk_buf_addch(sql, ')');
-		sep = " AND ";
-	}
-	if (q->branch) {
-		tk_buf_addf(sql, "%sbranch = ?", sep);
-		sep = " AND ";
-	}
-	if (q->since_us) {
-		tk_buf_addf(sql, "%sstarted_at_us >= ?", sep);
-		sep = " AND ";
-	}
-	if (q->run_id) {
-		tk_buf_addf(sql, "%srun_id = ?", sep);
-		sep = " AND ";
-	}
-	if (q->rank_group) {
-		tk_buf_addf(sql, "%srank_group = ?", sep);
-		sep = " AND ";
-	}
-	if (q->profile_kind)
-		tk_buf_addf(sql, "%sEXISTS (SELECT 1 FROM profiles p"
-			    " WHERE p.run_id = runs.run_id AND p.kind = ?)", sep);
-	tk_buf_adds(sql, " ORDER BY started_at_us DESC, run_id");
-	if (q->limit > 0)
-		tk_buf_adds(sql, " LIMIT ?");
-}
-
-static void bind_query(sqlite3_stmt *stmt, const struct tk_run_query *q)
-{
-	int n = 1;
-	size_t i;
-
-	if (q->keys)
-		for (i = 0; q->keys[i]; i++)
-			sqlite3_bind_text(stmt, n++, q->keys[i], -1, SQLITE_TRANSIENT);
-	if (q->branch)
-		sqlite3_bind_text(stmt, n++, q->branch, -1, SQLITE_TRANSIENT);
-	if (q->since_us)
-		sqlite3_bind_int64(stmt, n++, q->since_us);
-	if (q->run_id)
-		sqlite3_bind_text(stmt, n++, q->run_id, -1, SQLITE_TRANSIENT);
-	if (q->rank_group)
-		sqlite3_bind_text(stmt, n++, q->rank_group, -1, SQLITE_TRANSIENT);
-	if (q->profile_kind)
-		sqlite3_bind_text(stmt, n++, q->profile_kind, -1, SQLITE_TRANSIENT);
-	if (q->limit > 0)
-		sqlite3_bind_int64(stmt, n++, q->limit);
-}
-
 static int sqlite_query_runs(struct tk_store *s, const struct tk_run_query *q,
 			     tk_run_fn fn, void *data, struct tk_err *err)
 {
@@ -705,12 +645,12 @@ static int sqlite_query_runs(struct tk_store *s, const struct tk_run_query *q,
 	int rc, ret = 0;
 
 	tk_run_init(&run);
-	build_query(q, "run_id, record", &sql);
+	query_sql(q, "run_id, record", 0, &sql);
 	if (sqlite3_prepare_v2(st->db, sql.buf, (int)sql.len, &stmt, NULL) != SQLITE_OK) {
 		ret = db_error(st, err, "read");
 		goto out;
 	}
-	bind_query(stmt, q);
+	query_bind(q, &writer, stmt);
 	for (;;) {
 		const char *text;
 		int len;
@@ -789,12 +729,12 @@ static int sqlite_query_summaries(struct tk_store *s, const struct tk_run_query 
 	}
 	/* a read-only database older than a column: it stays unknown */
 	n = summary_columns(q, st->schema, &select, cols, &row);
-	build_query(q, select.buf, &sql);
+	query_sql(q, select.buf, 0, &sql);
 	if (sqlite3_prepare_v2(st->db, sql.buf, (int)sql.len, &stmt, NULL) != SQLITE_OK) {
 		ret = db_error(st, err, "read");
 		goto out;
 	}
-	bind_query(stmt, q);
+	query_bind(q, &writer, stmt);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		summary_read(&reader, stmt, cols, n, &row);
 		ret = fn(&row.sum, data);
