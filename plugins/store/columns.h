@@ -389,6 +389,30 @@ static inline void run_row_fill(struct run_row *row, const struct tk_run *r,
 	row->record_len = (int)record_len;
 }
 
+/*
+ * What put_run does before it writes: *inserted (when given) cleared, r
+ * checked (a valid run id, a key), its compact record added to record
+ * (the pretty file form would double the table) and the INSERT to sql
+ * (put_sql). 0, or TK_EDATA with err set.
+ */
+static inline int put_begin(const struct tk_run *r, int *inserted, int numbered,
+			    struct tk_buf *record, struct tk_buf *sql, struct tk_err *err)
+{
+	int ret;
+
+	if (inserted)
+		*inserted = 0;
+	if (!tk_uuid_valid(r->id))
+		return tk_err_set(err, TK_EDATA, "cannot store run: '%s' is not a run id", r->id);
+	if (!r->key || !*r->key)
+		return tk_err_set(err, TK_EDATA, "cannot store run %s: it has no key", r->id);
+	ret = tk_run_to_json_flags(r, TK_RUN_JSON_COMPACT, record, err);
+	if (ret)
+		return ret;
+	put_sql(sql, numbered);
+	return 0;
+}
+
 /* The next placeholder: ? (SQLite) or $n (PostgreSQL, n counted in *n). */
 static inline void placeholder(struct tk_buf *sql, int numbered, int *n)
 {

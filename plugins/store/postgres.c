@@ -857,26 +857,19 @@ static int pg_put_run(struct tk_store *s, const struct tk_run *r, int *inserted,
 	struct run_row row;
 	int ret;
 
-	if (inserted)
-		*inserted = 0;
-	if (!tk_uuid_valid(r->id))
-		return tk_err_set(err, TK_EDATA, "cannot store run: '%s' is not a run id", r->id);
-	if (!r->key || !*r->key)
-		return tk_err_set(err, TK_EDATA, "cannot store run %s: it has no key", r->id);
-	ret = tk_run_to_json_flags(r, TK_RUN_JSON_COMPACT, &record, err);
-	if (ret)
-		return ret;
-	put_sql(&sql, 1);
-	params_init(&p);
-	run_row_fill(&row, r, record.buf, record.len);
-	run_row_write(&writer, &p, 1, &row);
-	a.sql = sql.buf;
-	a.p = &p;
-	a.inserted = 0;
-	ret = with_retry(st, put_unit, &a, err);
-	if (!ret && inserted)
-		*inserted = a.inserted;
-	params_release(&p);
+	ret = put_begin(r, inserted, 1, &record, &sql, err);
+	if (!ret) {
+		params_init(&p);
+		run_row_fill(&row, r, record.buf, record.len);
+		run_row_write(&writer, &p, 1, &row);
+		a.sql = sql.buf;
+		a.p = &p;
+		a.inserted = 0;
+		ret = with_retry(st, put_unit, &a, err);
+		if (!ret && inserted)
+			*inserted = a.inserted;
+		params_release(&p);
+	}
 	tk_buf_release(&record);
 	tk_buf_release(&sql);
 	return ret;

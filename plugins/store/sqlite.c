@@ -594,17 +594,9 @@ static int sqlite_put_run(struct tk_store *s, const struct tk_run *r,
 	sqlite3_stmt *stmt = NULL;
 	int ret, rc;
 
-	if (inserted)
-		*inserted = 0;
-	if (!tk_uuid_valid(r->id))
-		return tk_err_set(err, TK_EDATA, "cannot store run: '%s' is not a run id", r->id);
-	if (!r->key || !*r->key)
-		return tk_err_set(err, TK_EDATA, "cannot store run %s: it has no key", r->id);
-	/* The record, compact: the pretty file form would double the table. */
-	ret = tk_run_to_json_flags(r, TK_RUN_JSON_COMPACT, &record, err);
+	ret = put_begin(r, inserted, 0, &record, &sql, err);
 	if (ret)
-		return ret;
-	put_sql(&sql, 0);
+		goto out;
 	ret = begin(st, err);
 	if (ret)
 		goto out;
