@@ -65,8 +65,10 @@ static int get_str(json_t *o, const char *key, char **out)
 	return 0;
 }
 
-static void build_release(struct tk_bk_build *b)
+static void build_release(void *elem)
 {
+	struct tk_bk_build *b = elem;
+
 	free(b->id);
 	free(b->branch);
 	free(b->commit);
@@ -86,8 +88,10 @@ void tk_bkapi_builds_release(struct tk_bk_builds *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static void artifact_release(struct tk_bk_artifact *a)
+static void artifact_release(void *elem)
 {
+	struct tk_bk_artifact *a = elem;
+
 	free(a->id);
 	free(a->job_id);
 	free(a->path);
@@ -107,8 +111,9 @@ void tk_bkapi_artifacts_release(struct tk_bk_artifacts *a)
 	memset(a, 0, sizeof(*a));
 }
 
-static const char *parse_build(json_t *o, struct tk_bk_build *b)
+static const char *parse_build(json_t *o, void *elem)
 {
+	struct tk_bk_build *b = elem;
 	json_t *n = json_object_get(o, "number");
 
 	if (!json_is_integer(n) || json_integer_value(n) < 1 ||
@@ -123,45 +128,9 @@ static const char *parse_build(json_t *o, struct tk_bk_build *b)
 	return NULL;
 }
 
-int tk_bkapi_parse_builds(const char *text, size_t len, const char *name,
-			  struct tk_bk_builds *out, struct tk_err *err)
+static const char *parse_artifact(json_t *o, void *elem)
 {
-	json_t *doc = load(text, len, name, err), *o;
-	size_t i, nr0 = out->nr;
-
-	if (!doc)
-		return TK_EDATA;
-	json_array_foreach(doc, i, o) {
-		struct tk_bk_build *b;
-		const char *why;
-
-		if (!json_is_object(o)) {
-			bad(err, name, "build", i, "is not an object");
-			goto fail;
-		}
-		TK_ALLOC_GROW(out->v, out->nr + 1, out->alloc);
-		b = &out->v[out->nr];
-		memset(b, 0, sizeof(*b));
-		why = parse_build(o, b);
-		if (why) {
-			build_release(b);
-			tk_err_set(err, TK_EDATA, "cannot parse the response of '%s': build %zu "
-				   "needs %s", name, i, why);
-			goto fail;
-		}
-		out->nr++;
-	}
-	json_decref(doc);
-	return 0;
-fail:
-	while (out->nr > nr0)
-		build_release(&out->v[--out->nr]);
-	json_decref(doc);
-	return TK_EDATA;
-}
-
-static const char *parse_artifact(json_t *o, struct tk_bk_artifact *a)
-{
+	struct tk_bk_artifact *a = elem;
 	json_t *size = json_object_get(o, "file_size");
 
 	if (get_str(o, "id", &a->id) || get_str(o, "job_id", &a->job_id) ||
@@ -176,41 +145,90 @@ static const char *parse_artifact(json_t *o, struct tk_bk_artifact *a)
 	return NULL;
 }
 
-int tk_bkapi_parse_artifacts(const char *text, size_t len, const char *name,
-			     struct tk_bk_artifacts *out, struct tk_err *err)
+/* One kind of element of a response's array. */
+struct list_kind {
+	const char *what; /* in messages: "build 3 needs ..." */
+	size_t size;
+	/* element i of the list, room made for it */
+	void *(*at)(void *list, size_t i);
+	/* NULL, or what the element needs (it is released either way) */
+	const char *(*parse)(json_t *o, void *elem);
+	void (*release)(void *elem);
+};
+
+/* Appends the elements of the array text[0..len) to list, whose count is
+ * *nr; on an error, the list is left as it was. */
+static int parse_list(const char *text, size_t len, const char *name,
+		      const struct list_kind *k, void *list, size_t *nr, struct tk_err *err)
 {
 	json_t *doc = load(text, len, name, err), *o;
-	size_t i, nr0 = out->nr;
+	size_t i, nr0 = *nr;
 
 	if (!doc)
 		return TK_EDATA;
 	json_array_foreach(doc, i, o) {
-		struct tk_bk_artifact *a;
 		const char *why;
+		void *e;
 
 		if (!json_is_object(o)) {
-			bad(err, name, "artifact", i, "is not an object");
+			bad(err, name, k->what, i, "is not an object");
 			goto fail;
 		}
-		TK_ALLOC_GROW(out->v, out->nr + 1, out->alloc);
-		a = &out->v[out->nr];
-		memset(a, 0, sizeof(*a));
-		why = parse_artifact(o, a);
+		e = k->at(list, *nr);
+		memset(e, 0, k->size);
+		why = k->parse(o, e);
 		if (why) {
-			artifact_release(a);
-			tk_err_set(err, TK_EDATA, "cannot parse the response of '%s': artifact "
-				   "%zu needs %s", name, i, why);
+			k->release(e);
+			tk_err_set(err, TK_EDATA, "cannot parse the response of '%s': %s %zu "
+				   "needs %s", name, k->what, i, why);
 			goto fail;
 		}
-		out->nr++;
+		(*nr)++;
 	}
 	json_decref(doc);
 	return 0;
 fail:
-	while (out->nr > nr0)
-		artifact_release(&out->v[--out->nr]);
+	while (*nr > nr0)
+		k->release(k->at(list, --*nr));
 	json_decref(doc);
 	return TK_EDATA;
+}
+
+static void *build_at(void *list, size_t i)
+{
+	struct tk_bk_builds *b = list;
+
+	TK_ALLOC_GROW(b->v, i + 1, b->alloc);
+	return &b->v[i];
+}
+
+static const struct list_kind build_kind = {
+	"build", sizeof(struct tk_bk_build), build_at, parse_build, build_release,
+};
+
+int tk_bkapi_parse_builds(const char *text, size_t len, const char *name,
+			  struct tk_bk_builds *out, struct tk_err *err)
+{
+	return parse_list(text, len, name, &build_kind, out, &out->nr, err);
+}
+
+static void *artifact_at(void *list, size_t i)
+{
+	struct tk_bk_artifacts *a = list;
+
+	TK_ALLOC_GROW(a->v, i + 1, a->alloc);
+	return &a->v[i];
+}
+
+static const struct list_kind artifact_kind = {
+	"artifact", sizeof(struct tk_bk_artifact), artifact_at, parse_artifact,
+	artifact_release,
+};
+
+int tk_bkapi_parse_artifacts(const char *text, size_t len, const char *name,
+			     struct tk_bk_artifacts *out, struct tk_err *err)
+{
+	return parse_list(text, len, name, &artifact_kind, out, &out->nr, err);
 }
 
 /* what separates relation types in rel="a b" (and ends the header) */

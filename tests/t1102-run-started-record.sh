@@ -6,16 +6,6 @@
 
 . "$(dirname "$0")/test-lib.sh"
 
-# wait_for CMD...: until CMD succeeds (at most 20 s, then fails).
-wait_for() {
-	n=0
-	until "$@" >/dev/null 2>&1; do
-		n=$((n + 1))
-		[ $n -gt 400 ] && { echo "wait_for: '$*' never succeeded" >&2; return 1; }
-		sleep 0.05
-	done
-}
-
 row() { sqlite3 db.sqlite "SELECT status || ' ' || partial FROM runs WHERE key = '$1'"; }
 has_row() { test "$(row "$1")" = "$2"; }
 

@@ -7,28 +7,6 @@
 
 . "$(dirname "$0")/test-lib.sh"
 
-wait_for() {
-	n=0
-	until "$@" >/dev/null 2>&1; do
-		n=$((n + 1))
-		[ $n -gt 400 ] && { echo "wait_for: '$*' never succeeded" >&2; return 1; }
-		sleep 0.05
-	done
-}
-
-# alive PIDFILE...: every pid in the files still runs
-alive() { for f in "$@"; do kill -0 "$(cat "$f")" 2>/dev/null || return 1; done; }
-# gone PIDFILE...: none of them runs (zombies of init count as gone)
-gone() {
-	for f in "$@"; do
-		p=$(cat "$f")
-		if kill -0 "$p" 2>/dev/null; then
-			state=$(sed "s/.*) //" /proc/$p/stat 2>/dev/null | cut -c1)
-			test "$state" = Z || return 1
-		fi
-	done
-}
-
 # A job whose tree has a child in its group, a grandchild, and a child
 # in a session of its own; each writes its pid.
 cat >tree.sh <<'SCRIPT'

@@ -6,15 +6,6 @@
 
 . "$(dirname "$0")/test-lib.sh"
 
-wait_for() {
-	n=0
-	until "$@" >/dev/null 2>&1; do
-		n=$((n + 1))
-		[ $n -gt 400 ] && { echo "wait_for: '$*' never succeeded" >&2; return 1; }
-		sleep 0.05
-	done
-}
-
 test_expect_success 'setup: a database, then a writer that holds its lock' '
 	tracker run -q --key setup --db db.sqlite --artifacts art0 -- true &&
 	python3 -c "

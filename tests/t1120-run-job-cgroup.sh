@@ -9,24 +9,6 @@
 
 . "$(dirname "$0")/test-lib.sh"
 
-wait_for() {
-	n=0
-	until "$@" >/dev/null 2>&1; do
-		n=$((n + 1))
-		[ $n -gt 400 ] && { echo "wait_for: '$*' never succeeded" >&2; return 1; }
-		sleep 0.05
-	done
-}
-alive() { for f in "$@"; do kill -0 "$(cat "$f")" 2>/dev/null || return 1; done; }
-gone() {
-	for f in "$@"; do
-		p=$(cat "$f")
-		if kill -0 "$p" 2>/dev/null; then
-			state=$(sed "s/.*) //" /proc/$p/stat 2>/dev/null | cut -c1)
-			test "$state" = Z || return 1
-		fi
-	done
-}
 # the cgroup v2 mount point
 mnt=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' \
 	/proc/self/mountinfo | head -n 1)

@@ -145,6 +145,29 @@ test_within() {
 	{ echo "test_within: $1 not in [$2, $3]" >&2; return 1; }
 }
 
+# wait_for CMD...: until CMD succeeds (at most 20 s, then fails).
+wait_for() {
+	n=0
+	until "$@" >/dev/null 2>&1; do
+		n=$((n + 1))
+		[ $n -gt 400 ] && { echo "wait_for: '$*' never succeeded" >&2; return 1; }
+		sleep 0.05
+	done
+}
+
+# alive PIDFILE...: every pid in the files still runs
+alive() { for f in "$@"; do kill -0 "$(cat "$f")" 2>/dev/null || return 1; done; }
+# gone PIDFILE...: none of them runs (zombies of init count as gone)
+gone() {
+	for f in "$@"; do
+		p=$(cat "$f")
+		if kill -0 "$p" 2>/dev/null; then
+			state=$(sed "s/.*) //" /proc/$p/stat 2>/dev/null | cut -c1)
+			test "$state" = Z || return 1
+		fi
+	done
+}
+
 # csv_field FILE ROW COLUMN-NAME: a field of `tracker history --format csv`.
 csv_field() {
 	awk -F, -v row="$2" -v name="$3" '

@@ -14,6 +14,11 @@
  * later. The PostgreSQL store rewrites that expression for jsonb
  * (tk_store_pg_json in plugins/store/postgres.c).
  *
+ * The row's writing to and reading from a store's statements is here too
+ * (cell_write, summary_read), and the SELECT of a tk_run_query
+ * (query_sql, query_bind): each store only says how it binds and reads
+ * one value.
+ *
  * Only the store plugins include this header. The table is static and
  * defined here so that its length is a constant both stores can size
  * arrays with.
@@ -22,6 +27,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/buf.h"
+#include "core/run.h"
 #include "core/store.h"
 #include "core/timeutil.h"
 
@@ -156,6 +163,217 @@ static inline int chart_column(const struct run_column *c)
 #define FIELD(row, c, type) ((type *)(void *)((char *)(row) + (c)->offset))
 #define CFIELD(row, c, type) ((const type *)(const void *)((const char *)(row) + (c)->offset))
 
+/*
+ * Writing and reading rows, once for both stores. A store hands over how
+ * it binds a value to parameter i of its INSERT (struct cell_writer) and
+ * how it reads cell i of the result row it is at (struct cell_reader);
+ * what each column type means (unknown is -1 in the structs and NULL in
+ * the table, the status as its name) is decided here only.
+ *
+ * The functions that take them are always inlined: each store passes a
+ * static const table, so the calls through it become direct calls, and
+ * the SQLite summary read (1M rows for a dashboard) costs what its own
+ * switch did.
+ */
+struct cell_writer {
+	/* s NULL: NULL; len < 0: up to its NUL */
+	void (*text)(void *dst, int i, const char *s, int len);
+	void (*i64)(void *dst, int i, int64_t v);
+	void (*real)(void *dst, int i, double v);
+};
+
+struct cell_reader {
+	/* NULL for NULL (no is_null call needed for text) */
+	const char *(*text)(void *src, int i);
+	int (*is_null)(void *src, int i);
+	/* not NULL: */
+	int64_t (*i64)(void *src, int i);
+	int (*int32)(void *src, int i);
+	double (*real)(void *src, int i);
+};
+
+#define COLUMNS_INLINE static inline __attribute__((always_inline))
+
+/* Binds column c of row to parameter i. */
+COLUMNS_INLINE void cell_write(const struct cell_writer *w, void *dst, int i,
+			       const struct run_column *c, const struct run_row *row)
+{
+	int64_t v;
+	double d;
+
+	switch (c->type) {
+	case COL_TEXT:
+		w->text(dst, i, *CFIELD(row, c, char *), -1);
+		return;
+	case COL_STATUS:
+		w->text(dst, i, tk_run_status_name(*CFIELD(row, c, enum tk_run_status)), -1);
+		return;
+	case COL_RECORD:
+		w->text(dst, i, row->record, row->record_len);
+		return;
+	case COL_REAL:
+		d = *CFIELD(row, c, double);
+		if (d < 0)
+			w->text(dst, i, NULL, -1);
+		else
+			w->real(dst, i, d);
+		return;
+	case COL_INT:
+	case COL_INT_SET:
+		v = *CFIELD(row, c, int);
+		break;
+	default:
+		v = *CFIELD(row, c, int64_t);
+		break;
+	}
+	if (v < 0 && (c->type == COL_INT || c->type == COL_I64))
+		w->text(dst, i, NULL, -1);
+	else
+		w->i64(dst, i, v);
+}
+
+/* Binds every column of row, run_columns[k] to parameter k + first. */
+COLUMNS_INLINE void run_row_write(const struct cell_writer *w, void *dst, int first,
+				  const struct run_row *row)
+{
+	size_t k;
+
+	for (k = 0; k < NR_RUN_COLUMNS; k++)
+		cell_write(w, dst, (int)k + first, &run_columns[k], row);
+}
+
+/* Column c of row from cell i. */
+COLUMNS_INLINE void cell_read(const struct cell_reader *rd, void *src, int i,
+			      const struct run_column *c, struct run_row *row)
+{
+	const char *text;
+
+	switch (c->type) {
+	case COL_TEXT:
+		*FIELD(row, c, const char *) = rd->text(src, i);
+		break;
+	case COL_STATUS:
+		text = rd->text(src, i);
+		/* The column is written from the status name, never NULL. */
+		if (!text || tk_run_status_parse(text, FIELD(row, c, enum tk_run_status)))
+			*FIELD(row, c, enum tk_run_status) = TK_RUN_ERROR;
+		break;
+	case COL_REAL:
+		*FIELD(row, c, double) = rd->is_null(src, i) ? -1 : rd->real(src, i);
+		break;
+	case COL_INT:
+	case COL_INT_SET:
+		*FIELD(row, c, int) = rd->is_null(src, i) ? (c->type == COL_INT ? -1 : 0)
+			: rd->int32(src, i);
+		break;
+	case COL_I64:
+	case COL_I64_SET:
+		*FIELD(row, c, int64_t) = rd->is_null(src, i) ? (c->type == COL_I64 ? -1 : 0)
+			: rd->i64(src, i);
+		break;
+	case COL_RECORD:
+		break;
+	}
+}
+
+/* A summary column not read (the table is older than it, or a chart
+ * does not need it): unknown, as tk_run_init has it. */
+static inline void run_column_unknown(const struct run_column *c, struct run_row *row)
+{
+	if (c->type == COL_I64)
+		*FIELD(row, c, int64_t) = -1;
+	else if (c->type == COL_INT)
+		*FIELD(row, c, int) = -1;
+	else if (c->type == COL_REAL)
+		*FIELD(row, c, double) = -1;
+}
+
+/*
+ * The summary columns query q reads from a table of schema version
+ * schema: their names, comma-separated, added to select, and the columns
+ * in cols[] (NR_RUN_COLUMNS at most), in that order; returns how many.
+ * row is cleared, the summary columns not read left unknown in it, for
+ * summary_read to fill the rest of, row after row.
+ */
+static inline size_t summary_columns(const struct tk_run_query *q, int schema,
+				     struct tk_buf *select, const struct run_column **cols,
+				     struct run_row *row)
+{
+	size_t k, n = 0;
+
+	memset(row, 0, sizeof(*row));
+	for (k = 0; k < NR_RUN_COLUMNS; k++) {
+		const struct run_column *c = &run_columns[k];
+
+		if (!c->summary)
+			continue;
+		if (c->since > schema || (q->chart_only && !chart_column(c))) {
+			run_column_unknown(c, row);
+			continue;
+		}
+		tk_buf_addf(select, "%s%s", n ? ", " : "", c->name);
+		cols[n++] = c;
+	}
+	return n;
+}
+
+/* The summary of the result row src is at, whose cells are cols[0..n). */
+COLUMNS_INLINE void summary_read(const struct cell_reader *rd, void *src,
+				 const struct run_column *const *cols, size_t n,
+				 struct run_row *row)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		cell_read(rd, src, (int)k, cols[k], row);
+	if (row->sum.rank < 0 || !row->sum.rank_group) {
+		row->sum.rank = -1;
+		row->sum.rank_group = NULL;
+	}
+}
+
+/* query_summaries of a table without the summary columns: each run's
+ * record read (query_runs) and summarized. */
+struct summarize {
+	tk_summary_fn fn;
+	void *data;
+};
+
+static inline int summarize_run(const struct tk_run *r, void *data)
+{
+	struct summarize *sz = data;
+	struct tk_run_summary sum;
+
+	tk_run_summarize(r, &sum);
+	return sz->fn(&sum, sz->data);
+}
+
+/* "INSERT ... ON CONFLICT" of every column: a stored partial run is
+ * replaced by a complete one, a stored "started" one by any later record
+ * of it, anything else stored is kept (see put_run in core/store.h).
+ * Placeholders ? (SQLite) or, numbered, $1, $2... (PostgreSQL). */
+static inline void put_sql(struct tk_buf *sql, int numbered)
+{
+	size_t k;
+
+	tk_buf_adds(sql, "INSERT INTO runs (");
+	for (k = 0; k < NR_RUN_COLUMNS; k++)
+		tk_buf_addf(sql, "%s%s", k ? ", " : "", run_columns[k].name);
+	tk_buf_adds(sql, ") VALUES (");
+	for (k = 0; k < NR_RUN_COLUMNS; k++) {
+		if (numbered)
+			tk_buf_addf(sql, "%s$%zu", k ? ", " : "", k + 1);
+		else
+			tk_buf_adds(sql, k ? ", ?" : "?");
+	}
+	tk_buf_adds(sql, ") ON CONFLICT (run_id) DO UPDATE SET ");
+	for (k = 1; k < NR_RUN_COLUMNS; k++)
+		tk_buf_addf(sql, "%s%s = excluded.%s", k > 1 ? ", " : "",
+			    run_columns[k].name, run_columns[k].name);
+	tk_buf_adds(sql, " WHERE runs.partial = 1 AND (excluded.partial = 0 OR "
+		    "(runs.status = 'started' AND excluded.status <> 'started'))");
+}
+
 /* The row of run r, whose compact record is record (borrowed, as are the
  * run's strings). */
 static inline void run_row_fill(struct run_row *row, const struct tk_run *r,
@@ -169,6 +387,116 @@ static inline void run_row_fill(struct run_row *row, const struct tk_run *r,
 	row->stored_at_us = tk_now_us();
 	row->record = record;
 	row->record_len = (int)record_len;
+}
+
+/*
+ * What put_run does before it writes: *inserted (when given) cleared, r
+ * checked (a valid run id, a key), its compact record added to record
+ * (the pretty file form would double the table) and the INSERT to sql
+ * (put_sql). 0, or TK_EDATA with err set.
+ */
+static inline int put_begin(const struct tk_run *r, int *inserted, int numbered,
+			    struct tk_buf *record, struct tk_buf *sql, struct tk_err *err)
+{
+	int ret;
+
+	if (inserted)
+		*inserted = 0;
+	if (!tk_uuid_valid(r->id))
+		return tk_err_set(err, TK_EDATA, "cannot store run: '%s' is not a run id", r->id);
+	if (!r->key || !*r->key)
+		return tk_err_set(err, TK_EDATA, "cannot store run %s: it has no key", r->id);
+	ret = tk_run_to_json_flags(r, TK_RUN_JSON_COMPACT, record, err);
+	if (ret)
+		return ret;
+	put_sql(sql, numbered);
+	return 0;
+}
+
+/* The next placeholder: ? (SQLite) or $n (PostgreSQL, n counted in *n). */
+static inline void placeholder(struct tk_buf *sql, int numbered, int *n)
+{
+	if (numbered)
+		tk_buf_addf(sql, "$%d", ++*n);
+	else
+		tk_buf_addch(sql, '?');
+}
+
+/* "SELECT select FROM runs" with the filters of q, newest first, the
+ * values as placeholders (?, or $1, $2...): query_bind binds them. */
+static inline void query_sql(const struct tk_run_query *q, const char *select, int numbered,
+			     struct tk_buf *sql)
+{
+	const char *sep = " WHERE ";
+	size_t k;
+	int n = 0;
+
+	tk_buf_addf(sql, "SELECT %s FROM runs", select);
+	if (q->keys && q->keys[0]) {
+		tk_buf_addf(sql, "%skey IN (", sep);
+		for (k = 0; q->keys[k]; k++) {
+			tk_buf_adds(sql, k ? ", " : "");
+			placeholder(sql, numbered, &n);
+		}
+		tk_buf_addch(sql, ')');
+		sep = " AND ";
+	}
+	if (q->branch) {
+		tk_buf_addf(sql, "%sbranch = ", sep);
+		placeholder(sql, numbered, &n);
+		sep = " AND ";
+	}
+	if (q->since_us) {
+		tk_buf_addf(sql, "%sstarted_at_us >= ", sep);
+		placeholder(sql, numbered, &n);
+		sep = " AND ";
+	}
+	if (q->run_id) {
+		tk_buf_addf(sql, "%srun_id = ", sep);
+		placeholder(sql, numbered, &n);
+		sep = " AND ";
+	}
+	if (q->rank_group) {
+		tk_buf_addf(sql, "%srank_group = ", sep);
+		placeholder(sql, numbered, &n);
+		sep = " AND ";
+	}
+	if (q->profile_kind) {
+		tk_buf_addf(sql, "%sEXISTS (SELECT 1 FROM profiles pr"
+			    " WHERE pr.run_id = runs.run_id AND pr.kind = ", sep);
+		placeholder(sql, numbered, &n);
+		tk_buf_addch(sql, ')');
+	}
+	tk_buf_adds(sql, " ORDER BY started_at_us DESC, run_id");
+	if (q->limit > 0) {
+		tk_buf_adds(sql, " LIMIT ");
+		placeholder(sql, numbered, &n);
+	}
+}
+
+/* Binds the values of query_sql's placeholders, the first to parameter 1.
+ * The strings stay q's (bound without a copy). */
+static inline void query_bind(const struct tk_run_query *q, const struct cell_writer *w,
+			      void *dst)
+{
+	size_t k;
+	int n = 1;
+
+	if (q->keys)
+		for (k = 0; q->keys[k]; k++)
+			w->text(dst, n++, q->keys[k], -1);
+	if (q->branch)
+		w->text(dst, n++, q->branch, -1);
+	if (q->since_us)
+		w->i64(dst, n++, q->since_us);
+	if (q->run_id)
+		w->text(dst, n++, q->run_id, -1);
+	if (q->rank_group)
+		w->text(dst, n++, q->rank_group, -1);
+	if (q->profile_kind)
+		w->text(dst, n++, q->profile_kind, -1);
+	if (q->limit > 0)
+		w->i64(dst, n++, q->limit);
 }
 
 #endif

@@ -477,12 +477,6 @@ static void param_binary(struct params *p, const void *data, size_t len)
 	v->format = 1;
 }
 
-/* The placeholder of the last parameter added: "$N". */
-static int param_last(const struct params *p)
-{
-	return (int)p->n;
-}
-
 /*
  * Sends sql and its parameters; 1 on success (as PQsendQueryParams).
  * Without parameters (p NULL: the migrations' DDL, fixed text) sql may
@@ -811,62 +805,27 @@ static int pg_open(const char *url, const struct tk_store_opts *o, struct tk_sto
 
 /* ---- put_run ---- */
 
-static void build_put_sql(struct tk_buf *sql)
+/* Parameters are added in order: i is not needed. */
+static void write_text(void *dst, int i, const char *s, int len)
 {
-	size_t i;
-
-	tk_buf_adds(sql, "INSERT INTO runs (");
-	for (i = 0; i < NR_RUN_COLUMNS; i++)
-		tk_buf_addf(sql, "%s%s", i ? ", " : "", run_columns[i].name);
-	tk_buf_adds(sql, ") VALUES (");
-	for (i = 0; i < NR_RUN_COLUMNS; i++)
-		tk_buf_addf(sql, "%s$%zu", i ? ", " : "", i + 1);
-	tk_buf_adds(sql, ") ON CONFLICT (run_id) DO UPDATE SET ");
-	for (i = 1; i < NR_RUN_COLUMNS; i++)
-		tk_buf_addf(sql, "%s%s = excluded.%s", i > 1 ? ", " : "",
-			    run_columns[i].name, run_columns[i].name);
-	/* as in the SQLite store: a partial run gives way to the complete
-	 * one, a "started" one to any later record of the run */
-	tk_buf_adds(sql, " WHERE runs.partial = 1 AND (excluded.partial = 0 OR "
-		    "(runs.status = 'started' AND excluded.status <> 'started'))");
+	(void)i;
+	(void)len;
+	param_text(dst, s);
 }
 
-/* Unknown measurements are -1 in the structs and NULL in the table. */
-static void bind_column(struct params *p, const struct run_column *c, const struct run_row *row)
+static void write_i64(void *dst, int i, int64_t v)
 {
-	int64_t v;
-	double d;
-
-	switch (c->type) {
-	case COL_TEXT:
-		param_text(p, *CFIELD(row, c, char *));
-		return;
-	case COL_STATUS:
-		param_text(p, tk_run_status_name(*CFIELD(row, c, enum tk_run_status)));
-		return;
-	case COL_RECORD:
-		param_text(p, row->record);
-		return;
-	case COL_REAL:
-		d = *CFIELD(row, c, double);
-		if (d < 0)
-			param_text(p, NULL);
-		else
-			param_num(p, "%.17g", d);
-		return;
-	case COL_INT:
-	case COL_INT_SET:
-		v = *CFIELD(row, c, int);
-		break;
-	default:
-		v = *CFIELD(row, c, int64_t);
-		break;
-	}
-	if (v < 0 && (c->type == COL_INT || c->type == COL_I64))
-		param_text(p, NULL);
-	else
-		param_num(p, "%lld", (long long)v);
+	(void)i;
+	param_num(dst, "%lld", (long long)v);
 }
+
+static void write_real(void *dst, int i, double v)
+{
+	(void)i;
+	param_num(dst, "%.17g", v);
+}
+
+static const struct cell_writer writer = { write_text, write_i64, write_real };
 
 struct put_arg {
 	const char *sql;
@@ -896,85 +855,27 @@ static int pg_put_run(struct tk_store *s, const struct tk_run *r, int *inserted,
 	struct params p;
 	struct put_arg a;
 	struct run_row row;
-	size_t i;
 	int ret;
 
-	if (inserted)
-		*inserted = 0;
-	if (!tk_uuid_valid(r->id))
-		return tk_err_set(err, TK_EDATA, "cannot store run: '%s' is not a run id", r->id);
-	if (!r->key || !*r->key)
-		return tk_err_set(err, TK_EDATA, "cannot store run %s: it has no key", r->id);
-	ret = tk_run_to_json_flags(r, TK_RUN_JSON_COMPACT, &record, err);
-	if (ret)
-		return ret;
-	build_put_sql(&sql);
-	params_init(&p);
-	run_row_fill(&row, r, record.buf, record.len);
-	for (i = 0; i < NR_RUN_COLUMNS; i++)
-		bind_column(&p, &run_columns[i], &row);
-	a.sql = sql.buf;
-	a.p = &p;
-	a.inserted = 0;
-	ret = with_retry(st, put_unit, &a, err);
-	if (!ret && inserted)
-		*inserted = a.inserted;
-	params_release(&p);
+	ret = put_begin(r, inserted, 1, &record, &sql, err);
+	if (!ret) {
+		params_init(&p);
+		run_row_fill(&row, r, record.buf, record.len);
+		run_row_write(&writer, &p, 1, &row);
+		a.sql = sql.buf;
+		a.p = &p;
+		a.inserted = 0;
+		ret = with_retry(st, put_unit, &a, err);
+		if (!ret && inserted)
+			*inserted = a.inserted;
+		params_release(&p);
+	}
 	tk_buf_release(&record);
 	tk_buf_release(&sql);
 	return ret;
 }
 
 /* ---- queries ---- */
-
-/* The WHERE clause with placeholders only; the values go to params. */
-static void build_query(const struct tk_run_query *q, const char *select, struct tk_buf *sql,
-			struct params *p)
-{
-	const char *sep = " WHERE ";
-	size_t i;
-
-	tk_buf_addf(sql, "SELECT %s FROM runs", select);
-	if (q->keys && q->keys[0]) {
-		tk_buf_addf(sql, "%skey IN (", sep);
-		for (i = 0; q->keys[i]; i++) {
-			param_text(p, q->keys[i]);
-			tk_buf_addf(sql, "%s$%d", i ? ", " : "", param_last(p));
-		}
-		tk_buf_addch(sql, ')');
-		sep = " AND ";
-	}
-	if (q->branch) {
-		param_text(p, q->branch);
-		tk_buf_addf(sql, "%sbranch = $%d", sep, param_last(p));
-		sep = " AND ";
-	}
-	if (q->since_us) {
-		param_num(p, "%lld", (long long)q->since_us);
-		tk_buf_addf(sql, "%sstarted_at_us >= $%d", sep, param_last(p));
-		sep = " AND ";
-	}
-	if (q->run_id) {
-		param_text(p, q->run_id);
-		tk_buf_addf(sql, "%srun_id = $%d", sep, param_last(p));
-		sep = " AND ";
-	}
-	if (q->rank_group) {
-		param_text(p, q->rank_group);
-		tk_buf_addf(sql, "%srank_group = $%d", sep, param_last(p));
-		sep = " AND ";
-	}
-	if (q->profile_kind) {
-		param_text(p, q->profile_kind);
-		tk_buf_addf(sql, "%sEXISTS (SELECT 1 FROM profiles pr"
-			    " WHERE pr.run_id = runs.run_id AND pr.kind = $%d)", sep, param_last(p));
-	}
-	tk_buf_adds(sql, " ORDER BY started_at_us DESC, run_id");
-	if (q->limit > 0) {
-		param_num(p, "%ld", q->limit);
-		tk_buf_addf(sql, " LIMIT $%d", param_last(p));
-	}
-}
 
 struct query_arg {
 	const char *sql;
@@ -1006,7 +907,8 @@ static int select_runs(struct pg_store *st, const struct tk_run_query *q, const 
 	int ret;
 
 	params_init(&p);
-	build_query(q, select, &sql, &p);
+	query_sql(q, select, 1, &sql);
+	query_bind(q, &writer, &p);
 	a.sql = sql.buf;
 	a.p = &p;
 	a.res = NULL;
@@ -1045,62 +947,61 @@ static int pg_query_runs(struct tk_store *s, const struct tk_run_query *q, tk_ru
 	return ret;
 }
 
-static void read_column(const PGresult *res, int i, int j, const struct run_column *c,
-			struct run_row *row)
-{
-	int null = PQgetisnull(res, i, j);
-	const char *text = null ? NULL : PQgetvalue(res, i, j);
-
-	switch (c->type) {
-	case COL_TEXT:
-		*FIELD(row, c, const char *) = text;
-		break;
-	case COL_STATUS:
-		if (!text || tk_run_status_parse(text, FIELD(row, c, enum tk_run_status)))
-			*FIELD(row, c, enum tk_run_status) = TK_RUN_ERROR;
-		break;
-	case COL_REAL:
-		*FIELD(row, c, double) = null ? -1 : strtod(text, NULL);
-		break;
-	case COL_INT:
-	case COL_INT_SET:
-		*FIELD(row, c, int) = null ? (c->type == COL_INT ? -1 : 0)
-			: (int)strtol(text, NULL, 10);
-		break;
-	case COL_I64:
-	case COL_I64_SET:
-		*FIELD(row, c, int64_t) = null ? (c->type == COL_I64 ? -1 : 0)
-			: (int64_t)strtoll(text, NULL, 10);
-		break;
-	case COL_RECORD:
-		break;
-	}
-}
-
-struct summarize {
-	tk_summary_fn fn;
-	void *data;
+/* The result row a summary is read from. */
+struct cursor {
+	const PGresult *res;
+	int row;
 };
 
-static int summarize_run(const struct tk_run *r, void *data)
+static const char *read_text(void *src, int i)
 {
-	struct summarize *sz = data;
-	struct tk_run_summary sum;
+	const struct cursor *cur = src;
 
-	tk_run_summarize(r, &sum);
-	return sz->fn(&sum, sz->data);
+	return PQgetisnull(cur->res, cur->row, i) ? NULL : PQgetvalue(cur->res, cur->row, i);
 }
+
+static int read_is_null(void *src, int i)
+{
+	const struct cursor *cur = src;
+
+	return PQgetisnull(cur->res, cur->row, i);
+}
+
+static int64_t read_i64(void *src, int i)
+{
+	const struct cursor *cur = src;
+
+	return (int64_t)strtoll(PQgetvalue(cur->res, cur->row, i), NULL, 10);
+}
+
+static int read_int(void *src, int i)
+{
+	const struct cursor *cur = src;
+
+	return (int)strtol(PQgetvalue(cur->res, cur->row, i), NULL, 10);
+}
+
+static double read_real(void *src, int i)
+{
+	const struct cursor *cur = src;
+
+	return strtod(PQgetvalue(cur->res, cur->row, i), NULL);
+}
+
+static const struct cell_reader reader = { read_text, read_is_null, read_i64, read_int,
+					   read_real };
 
 static int pg_query_summaries(struct tk_store *s, const struct tk_run_query *q,
 			      tk_summary_fn fn, void *data, struct tk_err *err)
 {
 	struct pg_store *st = from_base(s);
 	struct tk_buf select = TK_BUF_INIT;
-	const struct run_column *cols[NR_RUN_COLUMNS], *skipped[NR_RUN_COLUMNS];
+	const struct run_column *cols[NR_RUN_COLUMNS];
+	struct cursor cur = { NULL, 0 };
 	PGresult *res = NULL;
 	struct run_row row;
-	size_t j, n = 0, nskip = 0;
-	int i, rows, ret;
+	size_t n;
+	int rows, ret;
 
 	if (st->schema < SCHEMA_VERSION) {
 		/* a reader that may not migrate an older schema: from the records */
@@ -1108,42 +1009,15 @@ static int pg_query_summaries(struct tk_store *s, const struct tk_run_query *q,
 
 		return pg_query_runs(s, q, summarize_run, &sz, err);
 	}
-	for (j = 0; j < NR_RUN_COLUMNS; j++) {
-		if (!run_columns[j].summary)
-			continue;
-		if (q->chart_only && !chart_column(&run_columns[j])) {
-			skipped[nskip++] = &run_columns[j];
-			continue;
-		}
-		tk_buf_addf(&select, "%s%s", n ? ", " : "", run_columns[j].name);
-		cols[n++] = &run_columns[j];
-	}
+	n = summary_columns(q, st->schema, &select, cols, &row);
 	ret = select_runs(st, q, select.buf, &res, err);
 	tk_buf_release(&select);
 	if (ret)
 		return ret;
+	cur.res = res;
 	rows = PQntuples(res);
-	for (i = 0; i < rows && !ret; i++) {
-		memset(&row, 0, sizeof(row));
-		row.sum.wrapper_rss_bytes = row.sum.maxrss_bytes = -1;
-		row.sum.rank = row.sum.ntasks = -1;
-		for (j = 0; j < nskip; j++) {
-			/* not read (chart_only): unknown */
-			char *p = (char *)&row + skipped[j]->offset;
-
-			if (skipped[j]->type == COL_I64)
-				*(int64_t *)(void *)p = -1;
-			else if (skipped[j]->type == COL_INT)
-				*(int *)(void *)p = -1;
-			else if (skipped[j]->type == COL_REAL)
-				*(double *)(void *)p = -1;
-		}
-		for (j = 0; j < n; j++)
-			read_column(res, i, (int)j, cols[j], &row);
-		if (row.sum.rank < 0 || !row.sum.rank_group) {
-			row.sum.rank = -1;
-			row.sum.rank_group = NULL;
-		}
+	for (cur.row = 0; cur.row < rows && !ret; cur.row++) {
+		summary_read(&reader, &cur, cols, n, &row);
 		ret = fn(&row.sum, data);
 	}
 	PQclear(res);

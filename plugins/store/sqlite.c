@@ -556,81 +556,34 @@ static void bind_text(sqlite3_stmt *stmt, int i, const char *v)
 		sqlite3_bind_null(stmt, i);
 }
 
-/* "INSERT ... ON CONFLICT": a stored partial run is replaced by a complete
- * one, a stored "started" one by any later record of it, anything else
- * stored is kept (see put_run in core/store.h). */
-static void build_put_sql(struct tk_buf *sql)
+static void write_text(void *dst, int i, const char *s, int len)
 {
-	size_t i;
-
-	tk_buf_adds(sql, "INSERT INTO runs (");
-	for (i = 0; i < NR_RUN_COLUMNS; i++)
-		tk_buf_addf(sql, "%s%s", i ? ", " : "", run_columns[i].name);
-	tk_buf_adds(sql, ") VALUES (");
-	for (i = 0; i < NR_RUN_COLUMNS; i++)
-		tk_buf_adds(sql, i ? ", ?" : "?");
-	tk_buf_adds(sql, ") ON CONFLICT (run_id) DO UPDATE SET ");
-	for (i = 1; i < NR_RUN_COLUMNS; i++)
-		tk_buf_addf(sql, "%s%s = excluded.%s", i > 1 ? ", " : "",
-			    run_columns[i].name, run_columns[i].name);
-	tk_buf_adds(sql, " WHERE runs.partial = 1 AND (excluded.partial = 0 OR "
-		    "(runs.status = 'started' AND excluded.status <> 'started'))");
+	if (s)
+		sqlite3_bind_text(dst, i, s, len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(dst, i);
 }
 
-/* Unknown measurements are -1 in the structs and NULL in the table. */
-static void bind_column(sqlite3_stmt *stmt, int i, const struct run_column *c,
-			const struct run_row *row)
+static void write_i64(void *dst, int i, int64_t v)
 {
-	const char *text;
-	int64_t v;
-	double d;
+	sqlite3_bind_int64(dst, i, v);
+}
 
-	switch (c->type) {
-	case COL_TEXT:
-		text = *CFIELD(row, c, char *);
-		if (text)
-			sqlite3_bind_text(stmt, i, text, -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(stmt, i);
-		return;
-	case COL_STATUS:
-		sqlite3_bind_text(stmt, i, tk_run_status_name(*CFIELD(row, c, enum tk_run_status)),
-				  -1, SQLITE_STATIC);
-		return;
-	case COL_RECORD:
-		sqlite3_bind_text(stmt, i, row->record, row->record_len, SQLITE_STATIC);
-		return;
-	case COL_REAL:
-		d = *CFIELD(row, c, double);
-		if (d < 0)
-			sqlite3_bind_null(stmt, i);
-		else
-			sqlite3_bind_double(stmt, i, d);
-		return;
-	case COL_INT:
-	case COL_INT_SET:
-		v = *CFIELD(row, c, int);
-		break;
-	default:
-		v = *CFIELD(row, c, int64_t);
-		break;
-	}
-	if (v < 0 && (c->type == COL_INT || c->type == COL_I64))
-		sqlite3_bind_null(stmt, i);
-	else
-		sqlite3_bind_int64(stmt, i, v);
+static void write_real(void *dst, int i, double v)
+{
+	sqlite3_bind_double(dst, i, v);
 }
 
 /* The strings stay the run's and the record's: bound SQLITE_STATIC, they
  * must outlive the statement's step. */
+static const struct cell_writer writer = { write_text, write_i64, write_real };
+
 static void bind_run(sqlite3_stmt *stmt, const struct tk_run *r, const struct tk_buf *record)
 {
 	struct run_row row;
-	size_t i;
 
 	run_row_fill(&row, r, record->buf, record->len);
-	for (i = 0; i < NR_RUN_COLUMNS; i++)
-		bind_column(stmt, (int)i + 1, &run_columns[i], &row);
+	run_row_write(&writer, stmt, 1, &row);
 }
 
 static int sqlite_put_run(struct tk_store *s, const struct tk_run *r,
@@ -641,17 +594,9 @@ static int sqlite_put_run(struct tk_store *s, const struct tk_run *r,
 	sqlite3_stmt *stmt = NULL;
 	int ret, rc;
 
-	if (inserted)
-		*inserted = 0;
-	if (!tk_uuid_valid(r->id))
-		return tk_err_set(err, TK_EDATA, "cannot store run: '%s' is not a run id", r->id);
-	if (!r->key || !*r->key)
-		return tk_err_set(err, TK_EDATA, "cannot store run %s: it has no key", r->id);
-	/* The record, compact: the pretty file form would double the table. */
-	ret = tk_run_to_json_flags(r, TK_RUN_JSON_COMPACT, &record, err);
+	ret = put_begin(r, inserted, 0, &record, &sql, err);
 	if (ret)
-		return ret;
-	build_put_sql(&sql);
+		goto out;
 	ret = begin(st, err);
 	if (ret)
 		goto out;
@@ -682,66 +627,6 @@ out:
 	return ret;
 }
 
-/* Builds the WHERE clause with placeholders only; values are bound later. */
-static void build_query(const struct tk_run_query *q, const char *select, struct tk_buf *sql)
-{
-	const char *sep = " WHERE ";
-	size_t i;
-
-	tk_buf_addf(sql, "SELECT %s FROM runs", select);
-	if (q->keys && q->keys[0]) {
-		tk_buf_addf(sql, "%skey IN (?", sep);
-		for (i = 1; q->keys[i]; i++)
-			tk_buf_adds(sql, ", ?");
-		tk_buf_addch(sql, ')');
-		sep = " AND ";
-	}
-	if (q->branch) {
-		tk_buf_addf(sql, "%sbranch = ?", sep);
-		sep = " AND ";
-	}
-	if (q->since_us) {
-		tk_buf_addf(sql, "%sstarted_at_us >= ?", sep);
-		sep = " AND ";
-	}
-	if (q->run_id) {
-		tk_buf_addf(sql, "%srun_id = ?", sep);
-		sep = " AND ";
-	}
-	if (q->rank_group) {
-		tk_buf_addf(sql, "%srank_group = ?", sep);
-		sep = " AND ";
-	}
-	if (q->profile_kind)
-		tk_buf_addf(sql, "%sEXISTS (SELECT 1 FROM profiles p"
-			    " WHERE p.run_id = runs.run_id AND p.kind = ?)", sep);
-	tk_buf_adds(sql, " ORDER BY started_at_us DESC, run_id");
-	if (q->limit > 0)
-		tk_buf_adds(sql, " LIMIT ?");
-}
-
-static void bind_query(sqlite3_stmt *stmt, const struct tk_run_query *q)
-{
-	int n = 1;
-	size_t i;
-
-	if (q->keys)
-		for (i = 0; q->keys[i]; i++)
-			sqlite3_bind_text(stmt, n++, q->keys[i], -1, SQLITE_TRANSIENT);
-	if (q->branch)
-		sqlite3_bind_text(stmt, n++, q->branch, -1, SQLITE_TRANSIENT);
-	if (q->since_us)
-		sqlite3_bind_int64(stmt, n++, q->since_us);
-	if (q->run_id)
-		sqlite3_bind_text(stmt, n++, q->run_id, -1, SQLITE_TRANSIENT);
-	if (q->rank_group)
-		sqlite3_bind_text(stmt, n++, q->rank_group, -1, SQLITE_TRANSIENT);
-	if (q->profile_kind)
-		sqlite3_bind_text(stmt, n++, q->profile_kind, -1, SQLITE_TRANSIENT);
-	if (q->limit > 0)
-		sqlite3_bind_int64(stmt, n++, q->limit);
-}
-
 static int sqlite_query_runs(struct tk_store *s, const struct tk_run_query *q,
 			     tk_run_fn fn, void *data, struct tk_err *err)
 {
@@ -752,12 +637,12 @@ static int sqlite_query_runs(struct tk_store *s, const struct tk_run_query *q,
 	int rc, ret = 0;
 
 	tk_run_init(&run);
-	build_query(q, "run_id, record", &sql);
+	query_sql(q, "run_id, record", 0, &sql);
 	if (sqlite3_prepare_v2(st->db, sql.buf, (int)sql.len, &stmt, NULL) != SQLITE_OK) {
 		ret = db_error(st, err, "read");
 		goto out;
 	}
-	bind_query(stmt, q);
+	query_bind(q, &writer, stmt);
 	for (;;) {
 		const char *text;
 		int len;
@@ -787,69 +672,35 @@ out:
 	return ret;
 }
 
-static void read_column(sqlite3_stmt *stmt, int i, const struct run_column *c,
-			struct run_row *row)
+static const char *read_text(void *src, int i)
 {
-	/* text is NULL for NULL: only numbers need the type (one call less
-	 * per text column, which is most of a summary) */
-	int null = c->type != COL_TEXT && c->type != COL_STATUS && c->type != COL_RECORD &&
-		   sqlite3_column_type(stmt, i) == SQLITE_NULL;
-	const char *text;
-
-	switch (c->type) {
-	case COL_TEXT:
-		*FIELD(row, c, const char *) = (const char *)sqlite3_column_text(stmt, i);
-		break;
-	case COL_STATUS:
-		text = (const char *)sqlite3_column_text(stmt, i);
-		/* The column is written from the status name, never NULL. */
-		if (!text || tk_run_status_parse(text, FIELD(row, c, enum tk_run_status)))
-			*FIELD(row, c, enum tk_run_status) = TK_RUN_ERROR;
-		break;
-	case COL_REAL:
-		*FIELD(row, c, double) = null ? -1 : sqlite3_column_double(stmt, i);
-		break;
-	case COL_INT:
-	case COL_INT_SET:
-		*FIELD(row, c, int) = null ? (c->type == COL_INT ? -1 : 0)
-			: sqlite3_column_int(stmt, i);
-		break;
-	case COL_I64:
-	case COL_I64_SET:
-		*FIELD(row, c, int64_t) = null ? (c->type == COL_I64 ? -1 : 0)
-			: sqlite3_column_int64(stmt, i);
-		break;
-	case COL_RECORD:
-		break;
-	}
+	return (const char *)sqlite3_column_text(src, i);
 }
 
-struct summarize {
-	tk_summary_fn fn;
-	void *data;
-};
-
-static int summarize_run(const struct tk_run *r, void *data)
+static int read_is_null(void *src, int i)
 {
-	struct summarize *sz = data;
-	struct tk_run_summary sum;
-
-	tk_run_summarize(r, &sum);
-	return sz->fn(&sum, sz->data);
+	return sqlite3_column_type(src, i) == SQLITE_NULL;
 }
 
-/* A column the database does not have yet: unknown, as tk_run_init has it. */
-static void unknown_column(const struct run_column *c, struct run_row *row)
+static int64_t read_i64(void *src, int i)
 {
-	char *p = (char *)row + c->offset;
-
-	if (c->type == COL_I64)
-		*(int64_t *)(void *)p = -1;
-	else if (c->type == COL_INT)
-		*(int *)(void *)p = -1;
-	else if (c->type == COL_REAL)
-		*(double *)(void *)p = -1;
+	return sqlite3_column_int64(src, i);
 }
+
+static int read_int(void *src, int i)
+{
+	return sqlite3_column_int(src, i);
+}
+
+static double read_real(void *src, int i)
+{
+	return sqlite3_column_double(src, i);
+}
+
+/* text is NULL for NULL: only numbers need the type (one call less per
+ * text column, which is most of a summary) */
+static const struct cell_reader reader = { read_text, read_is_null, read_i64, read_int,
+					   read_real };
 
 static int sqlite_query_summaries(struct tk_store *s, const struct tk_run_query *q,
 				  tk_summary_fn fn, void *data, struct tk_err *err)
@@ -859,7 +710,7 @@ static int sqlite_query_summaries(struct tk_store *s, const struct tk_run_query 
 	const struct run_column *cols[NR_RUN_COLUMNS];
 	sqlite3_stmt *stmt = NULL;
 	struct run_row row;
-	size_t i, n = 0;
+	size_t n;
 	int rc, ret = 0;
 
 	if (st->schema < 4) {
@@ -868,32 +719,16 @@ static int sqlite_query_summaries(struct tk_store *s, const struct tk_run_query 
 
 		return sqlite_query_runs(s, q, summarize_run, &sz, err);
 	}
-	for (i = 0; i < NR_RUN_COLUMNS; i++) {
-		/* a read-only database older than a column: it stays unknown */
-		if (!run_columns[i].summary || run_columns[i].since > st->schema ||
-		    (q->chart_only && !chart_column(&run_columns[i])))
-			continue;
-		tk_buf_addf(&select, "%s%s", n ? ", " : "", run_columns[i].name);
-		cols[n++] = &run_columns[i];
-	}
-	build_query(q, select.buf, &sql);
+	/* a read-only database older than a column: it stays unknown */
+	n = summary_columns(q, st->schema, &select, cols, &row);
+	query_sql(q, select.buf, 0, &sql);
 	if (sqlite3_prepare_v2(st->db, sql.buf, (int)sql.len, &stmt, NULL) != SQLITE_OK) {
 		ret = db_error(st, err, "read");
 		goto out;
 	}
-	bind_query(stmt, q);
-	memset(&row, 0, sizeof(row));
-	for (i = 0; i < NR_RUN_COLUMNS; i++)
-		if (run_columns[i].summary && (run_columns[i].since > st->schema ||
-		    (q->chart_only && !chart_column(&run_columns[i]))))
-			unknown_column(&run_columns[i], &row);
+	query_bind(q, &writer, stmt);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		for (i = 0; i < n; i++)
-			read_column(stmt, (int)i, cols[i], &row);
-		if (row.sum.rank < 0 || !row.sum.rank_group) {
-			row.sum.rank = -1;
-			row.sum.rank_group = NULL;
-		}
+		summary_read(&reader, stmt, cols, n, &row);
 		ret = fn(&row.sum, data);
 		if (ret)
 			goto out;

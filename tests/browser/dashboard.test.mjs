@@ -14,32 +14,15 @@
 //   filter   typing in the filter leaves the matching keys only
 //   link     a key's link opens its chart page, which works
 //   hostile  the hostile key is shown verbatim and no injected script runs
-import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { withBrowser, watchPage } from './harness.mjs';
+import {
+	check, CheckFailed, exitWith, parseArgs, pageJob, runJobs, screenshot,
+} from './harness.mjs';
 
-const args = { pos: [] };
-for (let i = 2; i < process.argv.length; i++) {
-	const a = process.argv[i];
-	if (a === '--artifacts')
-		args.artifacts = process.argv[++i];
-	else
-		args.pos.push(a);
-}
+const args = parseArgs(['artifacts']);
 
-class CheckFailed extends Error {}
-function check(cond, what) {
-	if (!cond)
-		throw new CheckFailed(what);
-}
-
-async function shot(page, file, name) {
-	if (!args.artifacts)
-		return;
-	fs.mkdirSync(args.artifacts, { recursive: true });
-	await page.screenshot({ path: path.join(args.artifacts, `${path.basename(file)}-${name}.png`), fullPage: true });
-}
+const shot = (page, file, name) => screenshot(page, args.artifacts, file, name);
 
 const order = (page) => page.evaluate(() => window.tkDash.order());
 const HOSTILE = '<script>window.__pwned=1</script>&"\'';
@@ -108,13 +91,8 @@ async function hostile(page, file) {
 	check(await page.evaluate(() => window.tkPlot && window.__pwned === undefined), 'its page is safe too');
 }
 
-async function runJob(browser, job) {
-	const [scenario, file] = job;
-	const errors = [];
-	const page = await browser.newPage();
-	watchPage(page, errors);
-	const name = `${scenario} ${path.basename(file)}`;
-	try {
+function runJob(browser, [scenario, file]) {
+	return pageJob(browser, `${scenario} ${path.basename(file)}`, async (page) => {
 		await page.goto(pathToFileURL(path.resolve(file)).href);
 		switch (scenario) {
 		case 'sort': await sort(page, file); break;
@@ -123,29 +101,7 @@ async function runJob(browser, job) {
 		case 'hostile': await hostile(page, file); break;
 		default: throw new CheckFailed(`unknown scenario '${scenario}'`);
 		}
-		check(errors.length === 0, 'no script errors or network requests:\n#   ' + errors.join('\n#   '));
-		console.log(`ok - ${name}`);
-		return 0;
-	} catch (e) {
-		const why = e instanceof CheckFailed ? e.message : (e.stack || String(e));
-		console.log(`not ok - ${name}: ${why.replace(/\n/g, '\n# ')}`);
-		return 1;
-	} finally {
-		await page.close();
-	}
-}
-
-async function main() {
-	const jobs = args.pos.map((j) => j.split(','));
-	let failed = 0;
-	await withBrowser(async (browser) => {
-		for (const job of jobs)
-			failed += await runJob(browser, job);
 	});
-	return failed ? 1 : 0;
 }
 
-main().then((s) => process.exit(s), (e) => {
-	console.log(`not ok - cannot run the browser: ${String(e.stack || e).replace(/\n/g, '\n# ')}`);
-	process.exit(1);
-});
+exitWith(() => runJobs(args.pos.map((j) => j.split(',')), runJob));

@@ -37,60 +37,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { withBrowser, watchPage } from './harness.mjs';
+import {
+	check, CheckFailed, exitWith, expectedMatched, near, pageJob, parseArgs, readFolded, runJobs,
+	settle,
+} from './harness.mjs';
 
 function usage() {
 	console.error('usage: node diff.test.mjs --base FILE --new FILE [--artifacts DIR] SCENARIO,PAGE...');
 	process.exit(2);
 }
 
-const args = { pos: [] };
-for (let i = 2; i < process.argv.length; i++) {
-	const a = process.argv[i];
-	if (a === '--base' || a === '--new' || a === '--artifacts')
-		args[a.slice(2)] = process.argv[++i];
-	else if (a.startsWith('--'))
-		usage();
-	else
-		args.pos.push(a);
-}
+const args = parseArgs(['base', 'new', 'artifacts'], usage);
 if (!args.pos.length || !args.base || !args.new)
 	usage();
-
-class CheckFailed extends Error {}
-function check(cond, what) {
-	if (!cond)
-		throw new CheckFailed(what);
-}
-function near(a, b, tol = 0.5) {
-	return typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) <= tol;
-}
-
-// ---- the oracle: what the folded files say ----
-
-function readFolded(file) {
-	const stacks = [];
-	for (const line of fs.readFileSync(file, 'latin1').split('\n')) {
-		const m = /^(.*) ([0-9.]+)$/.exec(line);
-		if (m)
-			stacks.push({ frames: ['all', ...m[1].split(';')], w: Number(m[2]) });
-	}
-	return stacks;
-}
-
-// The flame graph's "Matched": the share of the zoomed frame's weight in
-// matching frames, counting the zoomed frame and its descendants only.
-function expectedMatched(stacks, re, zoomPath) {
-	let all = 0, hit = 0;
-	for (const s of stacks) {
-		if (zoomPath.some((n, i) => s.frames[i + 1] !== n))
-			continue;
-		all += s.w;
-		if (s.frames.slice(zoomPath.length).some((n) => re.test(n)))
-			hit += s.w;
-	}
-	return 'Matched: ' + (all > 0 ? (100 * hit) / all : 0).toFixed(1) + '%';
-}
 
 // ---- the pages ----
 
@@ -110,7 +69,7 @@ class Page {
 		await this.settle();
 	}
 	async settle() {
-		await this.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+		await settle(this.page);
 	}
 	async text(id) {
 		const el = this.page.locator('#' + id);
@@ -465,13 +424,8 @@ async function knownanswer(p) {
 
 // ---- main ----
 
-async function runJob(browser, job, base, nw) {
-	const [scenario, file] = job;
-	const errors = [];
-	const page = await browser.newPage();
-	watchPage(page, errors);
-	const name = `${scenario} ${path.basename(file)}`;
-	try {
+function runJob(browser, [scenario, file], base, nw) {
+	return pageJob(browser, `${scenario} ${path.basename(file)}`, async (page) => {
 		const p = new Page(page, path.resolve(file));
 		await p.open();
 		switch (scenario) {
@@ -486,32 +440,13 @@ async function runJob(browser, job, base, nw) {
 		case 'knownanswer': await knownanswer(p); break;
 		default: throw new CheckFailed(`unknown scenario '${scenario}'`);
 		}
-		check(errors.length === 0, 'no script errors or network requests:\n#   ' + errors.join('\n#   '));
-		console.log(`ok - ${name}`);
-		return 0;
-	} catch (e) {
-		const why = e instanceof CheckFailed ? e.message : (e.stack || String(e));
-		console.log(`not ok - ${name}: ${why.replace(/\n/g, '\n# ')}`);
-		return 1;
-	} finally {
-		await page.close();
-	}
+	});
 }
 
-async function main() {
+exitWith(async () => {
 	const base = readFolded(args.base), nw = readFolded(args.new);
 	const jobs = args.pos.map((j) => j.split(','));
 	if (jobs.some((j) => j.length !== 2))
 		usage();
-	let failed = 0;
-	await withBrowser(async (browser) => {
-		for (const job of jobs)
-			failed += await runJob(browser, job, base, nw);
-	});
-	return failed ? 1 : 0;
-}
-
-main().then((s) => process.exit(s), (e) => {
-	console.log(`not ok - cannot run the browser: ${String(e.stack || e).replace(/\n/g, '\n# ')}`);
-	process.exit(1);
+	return runJobs(jobs, (browser, job) => runJob(browser, job, base, nw));
 });

@@ -24,65 +24,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { withBrowser, watchPage } from './harness.mjs';
+import {
+	check, CheckFailed, exitWith, expectedMatched, near, parseArgs, readFolded, runJobs, verdict,
+	watchPage,
+} from './harness.mjs';
 
 function usage() {
 	console.error('usage: node flame.test.mjs [--folded FILE] [--artifacts DIR] SCENARIO,PAGE[,PAGE2]...');
 	process.exit(2);
 }
 
-const args = { pos: [] };
-for (let i = 2; i < process.argv.length; i++) {
-	const a = process.argv[i];
-	if (a === '--folded' || a === '--artifacts')
-		args[a.slice(2)] = process.argv[++i];
-	else if (a.startsWith('--'))
-		usage();
-	else
-		args.pos.push(a);
-}
+const args = parseArgs(['folded', 'artifacts'], usage);
 if (!args.pos.length)
 	usage();
-
-class CheckFailed extends Error {}
-function check(cond, what) {
-	if (!cond)
-		throw new CheckFailed(what);
-}
-function near(a, b, tol = 0.5) {
-	return typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) <= tol;
-}
 
 // ---- the oracle: what the folded file says ----
 
 // flamegraph.pl strips these annotations from the names it shows.
 function shown(name) {
 	return /_\[[kwij]\]$/.test(name) ? name.slice(0, -4) : name;
-}
-
-function readFolded(file) {
-	const stacks = [];
-	for (const line of fs.readFileSync(file, 'latin1').split('\n')) {
-		const m = /^(.*) ([0-9.]+)$/.exec(line);
-		if (m)
-			stacks.push({ frames: ['all', ...m[1].split(';').map(shown)], w: Number(m[2]) });
-	}
-	return stacks;
-}
-
-// The SVG's definition of "Matched": the share of the zoomed frame's weight
-// in frames that match, counting the zoomed frame and its descendants only.
-// zoomPath is the zoomed frame's stack without "all" ([] when not zoomed).
-function expectedMatched(stacks, re, zoomPath) {
-	let all = 0, hit = 0;
-	for (const s of stacks) {
-		if (zoomPath.some((n, i) => s.frames[i + 1] !== n))
-			continue;
-		all += s.w;
-		if (s.frames.slice(zoomPath.length).some((n) => re.test(n)))
-			hit += s.w;
-	}
-	return 'Matched: ' + (all > 0 ? (100 * hit) / all : 0).toFixed(1) + '%';
 }
 
 // ---- one adapter per page type, the same verbs for both ----
@@ -391,31 +351,26 @@ async function runJob(browser, job) {
 	};
 	const name = `${scenario} ${path.basename(pageFile)}` + (pageFile2 ? ` ${path.basename(pageFile2)}` : '');
 	try {
-		const p = await mk(pageFile);
-		const stacks = args.folded ? readFolded(args.folded) : [];
-		switch (scenario) {
-		case 'basic': await basic(p); break;
-		case 'search': await search(p, stacks); break;
-		case 'url': await url(p, stacks); break;
-		case 'cross': await cross(p, await mk(pageFile2)); break;
-		case 'inverted': await inverted(p); break;
-		case 'hostile': await hostile(p); break;
-		default: throw new CheckFailed(`unknown scenario '${scenario}'`);
-		}
-		check(errors.length === 0, 'no script errors or network requests:\n#   ' + errors.join('\n#   '));
-		console.log(`ok - ${name}`);
-		return 0;
-	} catch (e) {
-		const why = e instanceof CheckFailed ? e.message : (e.stack || String(e));
-		console.log(`not ok - ${name}: ${why.replace(/\n/g, '\n# ')}`);
-		return 1;
+		return await verdict(name, errors, async () => {
+			const p = await mk(pageFile);
+			const stacks = args.folded ? readFolded(args.folded, shown) : [];
+			switch (scenario) {
+			case 'basic': await basic(p); break;
+			case 'search': await search(p, stacks); break;
+			case 'url': await url(p, stacks); break;
+			case 'cross': await cross(p, await mk(pageFile2)); break;
+			case 'inverted': await inverted(p); break;
+			case 'hostile': await hostile(p); break;
+			default: throw new CheckFailed(`unknown scenario '${scenario}'`);
+			}
+		});
 	} finally {
 		for (const page of pages)
 			await page.close();
 	}
 }
 
-async function main() {
+exitWith(async () => {
 	const jobs = [];
 	for (const j of args.pos) {
 		const parts = j.split(',');
@@ -423,15 +378,5 @@ async function main() {
 			usage();
 		jobs.push(parts);
 	}
-	let failed = 0;
-	await withBrowser(async (browser) => {
-		for (const job of jobs)
-			failed += await runJob(browser, job);
-	});
-	return failed ? 1 : 0;
-}
-
-main().then((s) => process.exit(s), (e) => {
-	console.log(`not ok - cannot run the browser: ${String(e.stack || e).replace(/\n/g, '\n# ')}`);
-	process.exit(1);
+	return runJobs(jobs, runJob);
 });

@@ -24,36 +24,15 @@
 //            median, change points) and its tooltips, not the other
 //            class's; a class ticked again stays hidden while the
 //            baseline toggle is off
-import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { withBrowser, watchPage } from './harness.mjs';
+import {
+	check, CheckFailed, exitWith, parseArgs, pageJob, runJobs, screenshot, settle,
+} from './harness.mjs';
 
-const args = { pos: [] };
-for (let i = 2; i < process.argv.length; i++) {
-	const a = process.argv[i];
-	if (a === '--artifacts')
-		args.artifacts = process.argv[++i];
-	else
-		args.pos.push(a);
-}
+const args = parseArgs(['artifacts']);
 
-class CheckFailed extends Error {}
-function check(cond, what) {
-	if (!cond)
-		throw new CheckFailed(what);
-}
-
-async function settle(page) {
-	await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
-}
-
-async function shot(page, file, name) {
-	if (!args.artifacts)
-		return;
-	fs.mkdirSync(args.artifacts, { recursive: true });
-	await page.screenshot({ path: path.join(args.artifacts, `${path.basename(file)}-${name}.png`), fullPage: true });
-}
+const shot = (page, file, name) => screenshot(page, args.artifacts, file, name);
 
 // Hovers the point of build `build` (class cls: 0 baseline, 1 other,
 // 2 current) in chart ci; returns the tooltip's text ('' when hidden).
@@ -207,13 +186,8 @@ async function classes(page, file) {
 	check(back.every((d) => d !== 'none'), `both ticked: shown again: ${back}`);
 }
 
-async function runJob(browser, job) {
-	const [scenario, file] = job;
-	const errors = [];
-	const page = await browser.newPage();
-	watchPage(page, errors);
-	const name = `${scenario} ${path.basename(file)}`;
-	try {
+function runJob(browser, [scenario, file]) {
+	return pageJob(browser, `${scenario} ${path.basename(file)}`, async (page) => {
 		await page.goto(pathToFileURL(path.resolve(file)).href);
 		await settle(page);
 		switch (scenario) {
@@ -224,29 +198,7 @@ async function runJob(browser, job) {
 		case 'classes': await classes(page, file); break;
 		default: throw new CheckFailed(`unknown scenario '${scenario}'`);
 		}
-		check(errors.length === 0, 'no script errors or network requests:\n#   ' + errors.join('\n#   '));
-		console.log(`ok - ${name}`);
-		return 0;
-	} catch (e) {
-		const why = e instanceof CheckFailed ? e.message : (e.stack || String(e));
-		console.log(`not ok - ${name}: ${why.replace(/\n/g, '\n# ')}`);
-		return 1;
-	} finally {
-		await page.close();
-	}
-}
-
-async function main() {
-	const jobs = args.pos.map((j) => j.split(','));
-	let failed = 0;
-	await withBrowser(async (browser) => {
-		for (const job of jobs)
-			failed += await runJob(browser, job);
 	});
-	return failed ? 1 : 0;
 }
 
-main().then((s) => process.exit(s), (e) => {
-	console.log(`not ok - cannot run the browser: ${String(e.stack || e).replace(/\n/g, '\n# ')}`);
-	process.exit(1);
-});
+exitWith(() => runJobs(args.pos.map((j) => j.split(',')), runJob));

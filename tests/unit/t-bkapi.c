@@ -105,6 +105,20 @@ static void test_bad(void)
 					  "\"download_url\": \"d\"}]"), "u", &a, &err),
 	       TK_EDATA, "a path with a NUL");
 	is_int(tk_bkapi_parse_artifacts("", 0, "u", &a, &err), TK_EDATA, "an empty body");
+	/* a bad page after a good one: the good one's artifact is kept, the
+	 * bad page's first artifact (good) is dropped */
+	is_int(tk_bkapi_parse_artifacts(artifacts_page, strlen(artifacts_page), "u", &a, &err),
+	       0, "a good page");
+	is_int(tk_bkapi_parse_artifacts(S("[{\"id\": \"x\", \"path\": \"p\", \"download_url\": "
+					  "\"d\"}, {\"id\": \"y\"}]"), "u", &a, &err),
+	       TK_EDATA, "then a page whose second artifact has no path");
+	ok(strstr(err.msg, "'u': artifact 1 needs \"id\", \"path\"") != NULL,
+	   "names the element: %s", err.msg);
+	is_int(a.nr, 1, "only the good page's artifact is kept");
+	is_str(a.v[0].state, "finished", "and it is intact");
+	is_int(tk_bkapi_parse_artifacts(S("[\"x\"]"), "u", &a, &err), TK_EDATA,
+	       "a string element");
+	ok(strstr(err.msg, "artifact 0 is not an object") != NULL, "says so: %s", err.msg);
 	tk_bkapi_builds_release(&b);
 	tk_bkapi_artifacts_release(&a);
 }

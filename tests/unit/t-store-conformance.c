@@ -253,14 +253,20 @@ static void test_put_get(struct tk_store *s)
 
 	tk_run_init(&bad);
 	memcpy(bad.id, r.id, sizeof(bad.id));
+	inserted = 1;
 	is_int(tk_store_put_run(s, &bad, &inserted, &err), TK_EDATA,
 	       "a run without a key is refused");
+	ok(strstr(err.msg, "it has no key") != NULL, "says so: %s", err.msg);
+	is_int(inserted, 0, "nothing inserted");
 	tk_run_release(&bad);
 	tk_run_init(&bad);
 	memcpy(bad.id, "not-a-uuid", 11);
 	bad.key = tk_xstrdup(keys[2]);
+	inserted = 1;
 	is_int(tk_store_put_run(s, &bad, &inserted, &err), TK_EDATA,
 	       "a run without a valid id is refused");
+	ok(strstr(err.msg, "'not-a-uuid' is not a run id") != NULL, "says so: %s", err.msg);
+	is_int(inserted, 0, "nothing inserted");
 	tk_run_release(&bad);
 	tk_run_release(&r);
 	tk_buf_release(&want);
