@@ -255,22 +255,30 @@ fuzz/fuzz-%: fuzz/%.c $(FUZZ_OBJ)
 
 fuzz-build: $(addprefix fuzz/fuzz-,$(FUZZ_TARGETS))
 
-# Runs each target for FUZZ_SECONDS on its seeds; new corpus entries go
-# to fuzz/out/<target>/, crashes to fuzz/out/<target>-crash-* (not
-# committed). An input that takes over 10 s or 2 GiB is a finding too.
+# Runs each target for FUZZ_SECONDS on its seeds or, with FUZZ_RUNS=N
+# (the smoke test of make check), for N inputs: every seed and every
+# input of fuzz/out/<target>/ once, then mutations up to N in all, the
+# same work however busy the machine is. New corpus entries go to
+# $(FUZZ_OUT)/<target>/, crashes to $(FUZZ_OUT)/<target>-crash-* (not
+# committed; FUZZ_OUT is fuzz/out unless given). An input that takes
+# over 10 s or 2 GiB is a finding too.
+FUZZ_RUNS ?=
+FUZZ_OUT ?= fuzz/out
+FUZZ_LIMIT := $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_SECONDS))
+FUZZ_SAYS := $(if $(FUZZ_RUNS),$(FUZZ_RUNS) runs,$(FUZZ_SECONDS) s)
 fuzz: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
-		s=$${t#import-}; mkdir -p fuzz/out/$$t; \
+		s=$${t#import-}; mkdir -p $(FUZZ_OUT)/$$t; \
 		case $$t in pipewrap) s=pipelines ;; bkapi) s=buildkite-api ;; esac; \
 		seeds=$$(for d in fixtures/$$s fuzz/seeds/$$t; do [ -d $$d ] && echo $$d; done); \
 		[ -f fuzz/$$t.dict ] && seeds="-dict=fuzz/$$t.dict $$seeds"; \
-		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
-		./fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 \
-			-timeout=10 -print_final_stats=1 -artifact_prefix=fuzz/out/$$t- \
-			fuzz/out/$$t $$seeds >fuzz/out/$$t.log 2>&1 || \
-			{ grep -A30 "ERROR:\|==ERROR\|runtime error" fuzz/out/$$t.log | head -40; \
-			  tail -3 fuzz/out/$$t.log; exit 1; }; \
-		grep "stat::number_of_executed_units" fuzz/out/$$t.log; \
+		echo "fuzz: $$t for $(FUZZ_SAYS)"; \
+		./fuzz/fuzz-$$t $(FUZZ_LIMIT) -max_len=65536 -rss_limit_mb=2048 \
+			-timeout=10 -print_final_stats=1 -artifact_prefix=$(FUZZ_OUT)/$$t- \
+			$(FUZZ_OUT)/$$t $$seeds >$(FUZZ_OUT)/$$t.log 2>&1 || \
+			{ grep -A30 "ERROR:\|==ERROR\|runtime error" $(FUZZ_OUT)/$$t.log | head -40; \
+			  tail -3 $(FUZZ_OUT)/$$t.log; exit 1; }; \
+		grep "stat::number_of_executed_units" $(FUZZ_OUT)/$$t.log; \
 	done
 
 # The sanitized half of `make check`: the library, tracker and the unit
