@@ -192,9 +192,23 @@ browser-deps: $(BROWSER_DEPS)
 # sanitized tracker.
 # The two builds run two compilers at once even under a plain `make
 # check` (a -j of the caller's own is kept: no -j2 is added to it).
+# prove runs CHECK_JOBS test files at once: one more than the two cores
+# this suite is sized for, as many tests spend much of their time
+# waiting (on servers, signals, sleeps, the disk). The longest start
+# first (CHECK_FIRST, those that exist), so none is left running alone
+# at the end.
+CHECK_JOBS ?= 3
+CHECK_FIRST := tests/t0008-optional-deps.sh tests/t9005-preload-fork.sh \
+	tests/t5003-fuzz-smoke.sh tests/t0005-clang-build.sh tests/t9011-cpu-callpaths.sh \
+	tests/t7200-report.sh tests/t0100-sanitized.sh tests/t0004-docs-commands.sh \
+	tests/t4003-diff-known-answer.sh tests/t7100-pipeline-wrap.sh tests/unit/t-perfrec \
+	tests/t6102-pg-concurrent.sh tests/t3002-flame-browser.sh tests/t4002-diff-browser.sh \
+	tests/t5100-import-memory.sh tests/t9007-preload-programs.sh tests/t9010-run-profile.sh
+CHECK_TESTS = $(foreach t,$(CHECK_FIRST),$(filter $(t),$(UNIT_BIN) $(wildcard tests/t[0-9]*.sh))) \
+	$(filter-out $(CHECK_FIRST),$(UNIT_BIN) $(SAN_UNIT) $(wildcard tests/t[0-9]*.sh))
 check: $(BROWSER_DEPS)
 	$(MAKE) $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j2) build-tests san-build
-	$(SAN_ENV) prove -j2 --timer $(PROVE_FLAGS) $(UNIT_BIN) $(SAN_UNIT) tests/t[0-9]*.sh
+	$(SAN_ENV) prove -j$(CHECK_JOBS) --timer $(PROVE_FLAGS) $(CHECK_TESTS)
 
 # The README's test command on a fresh clone of the committed tree, in a
 # temporary directory (with ../shared beside it when this tree has one),
