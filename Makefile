@@ -192,9 +192,23 @@ browser-deps: $(BROWSER_DEPS)
 # sanitized tracker.
 # The two builds run two compilers at once even under a plain `make
 # check` (a -j of the caller's own is kept: no -j2 is added to it).
+# prove runs CHECK_JOBS test files at once: one more than the two cores
+# this suite is sized for, as many tests spend much of their time
+# waiting (on servers, signals, sleeps, the disk). The longest start
+# first (CHECK_FIRST, those that exist), so none is left running alone
+# at the end.
+CHECK_JOBS ?= 3
+CHECK_FIRST := tests/t0008-optional-deps.sh tests/t9005-preload-fork.sh \
+	tests/t5003-fuzz-smoke.sh tests/t0005-clang-build.sh tests/t9011-cpu-callpaths.sh \
+	tests/t7200-report.sh tests/t0100-sanitized.sh tests/t0004-docs-commands.sh \
+	tests/t4003-diff-known-answer.sh tests/t7100-pipeline-wrap.sh tests/unit/t-perfrec \
+	tests/t6102-pg-concurrent.sh tests/t3002-flame-browser.sh tests/t4002-diff-browser.sh \
+	tests/t5100-import-memory.sh tests/t9007-preload-programs.sh tests/t9010-run-profile.sh
+CHECK_TESTS = $(foreach t,$(CHECK_FIRST),$(filter $(t),$(UNIT_BIN) $(wildcard tests/t[0-9]*.sh))) \
+	$(filter-out $(CHECK_FIRST),$(UNIT_BIN) $(SAN_UNIT) $(wildcard tests/t[0-9]*.sh))
 check: $(BROWSER_DEPS)
 	$(MAKE) $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j2) build-tests san-build
-	$(SAN_ENV) prove -j2 --timer $(PROVE_FLAGS) $(UNIT_BIN) $(SAN_UNIT) tests/t[0-9]*.sh
+	$(SAN_ENV) prove -j$(CHECK_JOBS) --timer $(PROVE_FLAGS) $(CHECK_TESTS)
 
 # The README's test command on a fresh clone of the committed tree, in a
 # temporary directory (with ../shared beside it when this tree has one),
@@ -255,22 +269,30 @@ fuzz/fuzz-%: fuzz/%.c $(FUZZ_OBJ)
 
 fuzz-build: $(addprefix fuzz/fuzz-,$(FUZZ_TARGETS))
 
-# Runs each target for FUZZ_SECONDS on its seeds; new corpus entries go
-# to fuzz/out/<target>/, crashes to fuzz/out/<target>-crash-* (not
-# committed). An input that takes over 10 s or 2 GiB is a finding too.
+# Runs each target for FUZZ_SECONDS on its seeds or, with FUZZ_RUNS=N
+# (the smoke test of make check), for N inputs: every seed and every
+# input of fuzz/out/<target>/ once, then mutations up to N in all, the
+# same work however busy the machine is. New corpus entries go to
+# $(FUZZ_OUT)/<target>/, crashes to $(FUZZ_OUT)/<target>-crash-* (not
+# committed; FUZZ_OUT is fuzz/out unless given). An input that takes
+# over 10 s or 2 GiB is a finding too.
+FUZZ_RUNS ?=
+FUZZ_OUT ?= fuzz/out
+FUZZ_LIMIT := $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_SECONDS))
+FUZZ_SAYS := $(if $(FUZZ_RUNS),$(FUZZ_RUNS) runs,$(FUZZ_SECONDS) s)
 fuzz: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
-		s=$${t#import-}; mkdir -p fuzz/out/$$t; \
+		s=$${t#import-}; mkdir -p $(FUZZ_OUT)/$$t; \
 		case $$t in pipewrap) s=pipelines ;; bkapi) s=buildkite-api ;; esac; \
 		seeds=$$(for d in fixtures/$$s fuzz/seeds/$$t; do [ -d $$d ] && echo $$d; done); \
 		[ -f fuzz/$$t.dict ] && seeds="-dict=fuzz/$$t.dict $$seeds"; \
-		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
-		./fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 \
-			-timeout=10 -print_final_stats=1 -artifact_prefix=fuzz/out/$$t- \
-			fuzz/out/$$t $$seeds >fuzz/out/$$t.log 2>&1 || \
-			{ grep -A30 "ERROR:\|==ERROR\|runtime error" fuzz/out/$$t.log | head -40; \
-			  tail -3 fuzz/out/$$t.log; exit 1; }; \
-		grep "stat::number_of_executed_units" fuzz/out/$$t.log; \
+		echo "fuzz: $$t for $(FUZZ_SAYS)"; \
+		./fuzz/fuzz-$$t $(FUZZ_LIMIT) -max_len=65536 -rss_limit_mb=2048 \
+			-timeout=10 -print_final_stats=1 -artifact_prefix=$(FUZZ_OUT)/$$t- \
+			$(FUZZ_OUT)/$$t $$seeds >$(FUZZ_OUT)/$$t.log 2>&1 || \
+			{ grep -A30 "ERROR:\|==ERROR\|runtime error" $(FUZZ_OUT)/$$t.log | head -40; \
+			  tail -3 $(FUZZ_OUT)/$$t.log; exit 1; }; \
+		grep "stat::number_of_executed_units" $(FUZZ_OUT)/$$t.log; \
 	done
 
 # The sanitized half of `make check`: the library, tracker and the unit
