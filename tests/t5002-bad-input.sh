@@ -22,9 +22,16 @@ test_expect_success 'tracker flame --list-formats lists the registry'"'"'s impor
 test_expect_success 'garbage named as each format' '
 	for f in $(cat formats); do
 		tracker flame --format $f garbage.bin -o out.svg 2>err.$f
-		test $? = 65 || { echo "$f: exit $?"; return 1; }
+		rc=$? && test $rc = 65 || { echo "$f: exit $rc"; return 1; }
 		grep -q "garbage.bin" err.$f || { cat err.$f; return 1; }
 	done
+'
+
+test_expect_success 'binary data with a line that looks folded is not folded' '
+	printf "main;a;b 3\n\001\000\377\376 7\nmain;c 1\n" >nul.bin &&
+	test_expect_code 65 tracker flame --format folded nul.bin -o out.svg 2>err &&
+	grep "nul.bin.* line 2 holds a NUL byte" err &&
+	! test -e out.svg
 '
 
 test_expect_success 'truncated gzip names the byte offset' '

@@ -11,8 +11,8 @@
  * escape tracker's folded outputs write for ';', line breaks, NUL and
  * the rest core/stacks.h lists, so they read back as the same frames. As in flamegraph.pl, lines that do not end in a
  * count are skipped (blank lines and '#' comments silently, others
- * counted in the profile's warning); a file with no valid line is not
- * folded.
+ * counted in the profile's warning); a file with no valid line, or with
+ * a NUL byte (binary data), is not folded.
  *
  * Sorted input (what stackcollapse tools write) is the fast path:
  * consecutive lines share a prefix, and frames inside the shared prefix
@@ -222,6 +222,12 @@ static int folded_parse(struct tk_reader *in, struct tk_profile *p,
 
 		if (!len || line[0] == '#')
 			continue;
+		/* text never holds NUL (tracker's outputs write it \x00): binary */
+		if (memchr(line, '\0', len)) {
+			ret = tk_err_set(err, TK_ENOTMINE, "line %llu holds a NUL byte: not text",
+					 (unsigned long long)in->line_no);
+			break;
+		}
 		if (!take_count(line, &n, &count)) {
 			if (!skipped++)
 				first_skipped = in->line_no;
