@@ -61,7 +61,7 @@ all="run_id, key, branch, \"commit\", build_number, started_at_us, walltime_s, u
 	sys_s, maxrss_bytes, tree_rss_bytes, cgroup_peak_bytes, exit_code, signal, status,
 	partial, provider, pipeline, build_url, step_key, base_branch, host, slurm_job_id,
 	tracker_version, stored_at_us, record, rank, rank_group, maxrss_source,
-	wrapper_rss_bytes, tree_samples, ntasks"
+	wrapper_rss_bytes, tree_samples, ntasks, machine_class, slurm_maxrss_bytes"
 start=$(date +%s)
 "$tracker" run -q --key seed --db "$url" --artifacts "$out/records" -- true
 psql -X -q -v ON_ERROR_STOP=1 "$url" -c "DELETE FROM runs"
