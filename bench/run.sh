@@ -146,8 +146,9 @@ fi
 # bench/history.sh's database (100 keys x 10k runs, started 2023-11-14,
 # so --since 2023-01-01 takes every run): tracker history --plot of one
 # key's 10k runs to PNG, SVG and HTML, and tracker dashboard of the 100
-# keys (100 chart pages and the index). Targets: plot <= 0.3 s,
-# dashboard <= 2 s. BENCH_HISTORY_DB keeps and reuses the database.
+# keys (100 chart pages and the index, one worker per CPU), each the
+# best of 3 runs. Targets: plot <= 0.3 s, dashboard <= 2 s.
+# BENCH_HISTORY_DB keeps and reuses the database.
 if want plots; then
 echo
 echo "plots over 1M runs (one key's 10k runs; the dashboard of 100 keys):"
@@ -174,9 +175,17 @@ for ext in png svg html; do
 		"$(awk -v t="$best" 'BEGIN { print t <= 0.3 ? "met" : "MISSED" }')"
 done
 echo "  key42.html: $(wc -c <"$out/key42.html" | awk '{ printf "%.1f MB", $1 / 1e6 }')"
-rm -rf "$out/dash"
-line=$(cpu_peak "$root/tracker" dashboard --db "$pdb" --since 2023-01-01 -o "$out/dash") || exit 1
-echo "  dashboard, 100 keys:        $line (target <= 2 s: $(awk '{ print $1 <= 2 ? "met" : "MISSED" }' "$out/t.txt"))"
+best=
+for i in 1 2 3; do
+	rm -rf "$out/dash"
+	r=$(cpu_peak "$root/tracker" dashboard --db "$pdb" --since 2023-01-01 -o "$out/dash") || exit 1
+	s=$(awk '{ print $1 }' "$out/t.txt")
+	if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+		best=$s
+		best_line=$r
+	fi
+done
+echo "  dashboard, 100 keys:        $best_line (best of 3; $(nproc) workers; target <= 2 s: $(awk -v t="$best" 'BEGIN { print t <= 2 ? "met" : "MISSED" }'))"
 echo "  index.html: $(wc -c <"$out/dash/index.html" | awk '{ printf "%.0f KB", $1 / 1e3 }'), all pages: $(du -sm "$out/dash" | awk '{ print $1 }') MB"
 echo "  (load average $(cut -d" " -f1 /proc/loadavg) on $(nproc) cores: wall times grow with it, CPU times less)"
 fi

@@ -2,6 +2,7 @@
  * Lookups shared by the commands: where the database and the artifacts are.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,13 @@
 static const char *nonempty(const char *s)
 {
 	return s && *s ? s : NULL;
+}
+
+void cmd_keep_heap(void)
+{
+	/* the largest mmap threshold glibc takes on 64 bits; trim past 1 GiB */
+	mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+	mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
 }
 
 void cmd_resolve_db(const struct cmd_ctx *ctx, const char *opt, struct tk_buf *out)

@@ -156,6 +156,7 @@ int cmd_dashboard(int argc, char **argv, struct cmd_ctx *ctx)
 	o.ci = &ci;
 	o.cfg = &ctx->config;
 	o.store_url = url.buf;
+	cmd_keep_heap();
 	ret = tk_dashboard_write(store, out, &o, &err);
 	if (ret)
 		ret = cmd_fail(&err);

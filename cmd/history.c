@@ -253,6 +253,7 @@ static int history_plot(struct cmd_ctx *ctx, struct history_opts *o, struct tk_s
 		dopt.ci = &ci;
 		dopt.cfg = &ctx->config;
 		dopt.store_url = url;
+		cmd_keep_heap();
 		tk_buf_add(&dir, o->plot, strlen(o->plot) - strlen("index.html"));
 		ret = tk_dashboard_write(store, dir.len ? dir.buf : ".", &dopt, &err);
 		tk_buf_release(&dir);

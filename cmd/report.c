@@ -200,6 +200,7 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 	o.warn = warning;
 	cmd_resolve_db(ctx, opt_db, &db);
 	o.store_url = db.buf;
+	cmd_keep_heap();
 	tk_ci_context_init(&ci);
 	tk_ci_collect(&tk_env_process, &ci, NULL);
 	tk_report_init(&r);
