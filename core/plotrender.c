@@ -14,6 +14,7 @@
  * when the script changes).
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -262,6 +263,37 @@ static void series_css(struct tk_buf *b, const struct tk_plot_chart *c, const ch
 		tk_buf_addf(b, " s-mc%zu", page_class(names, nnames, c, s));
 }
 
+/* The start of series se's path: <path class="CLS<series css>PAINT#rgb REST. */
+static void series_path(struct tk_buf *b, const struct tk_plot_chart *c,
+			const char *const *names, size_t nnames, size_t se, const char *cls,
+			const char *paint, int dark, const char *rest)
+{
+	tk_buf_addf(b, "<path class=\"%s", cls);
+	series_css(b, c, names, nnames, se);
+	tk_buf_adds(b, paint);
+	rgb_hex(b, series_rgb(se, dark));
+	tk_buf_adds(b, rest);
+}
+
+/* "x y" pairs of nb band points, joined by 'L', at the double `field`
+ * of each point; backwards (and each after an 'L') when back. */
+static void band_points(struct tk_htmlout *w, const struct tk_plot_band *bd, size_t nb,
+			size_t field, int back)
+{
+	struct tk_buf *b = &w->b;
+	size_t i, k;
+
+	for (k = 0; k < nb; k++) {
+		i = back ? nb - 1 - k : k;
+		if (k || back)
+			tk_buf_addch(b, 'L');
+		tk_plot_num(b, bd[i].px);
+		tk_buf_addch(b, ' ');
+		tk_plot_num(b, *(const double *)(const void *)((const char *)&bd[i] + field));
+		tk_htmlout_flush(w);
+	}
+}
+
 static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size_t ci,
 		      const char *const *names, size_t nnames)
 {
@@ -390,24 +422,10 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 
 		if (!nb)
 			continue;
-		tk_buf_adds(b, "<path class=\"s-band");
-		series_css(b, c, names, nnames, se);
-		tk_buf_adds(b, "\" fill=\"");
-		rgb_hex(b, series_rgb(se, 0));
-		tk_buf_adds(b, "\" fill-opacity=\"0.18\" d=\"M");
-		for (i = 0; i < nb; i++) {
-			if (i)
-				tk_buf_addch(b, 'L');
-			tk_plot_num(b, bd[i].px);
-			tk_buf_addch(b, ' ');
-			tk_plot_num(b, bd[i].hi);
-		}
-		for (i = nb; i--;) {
-			tk_buf_addch(b, 'L');
-			tk_plot_num(b, bd[i].px);
-			tk_buf_addch(b, ' ');
-			tk_plot_num(b, bd[i].lo);
-		}
+		series_path(b, c, names, nnames, se, "s-band", "\" fill=\"", 0,
+			    "\" fill-opacity=\"0.18\" d=\"M");
+		band_points(w, bd, nb, offsetof(struct tk_plot_band, hi), 0);
+		band_points(w, bd, nb, offsetof(struct tk_plot_band, lo), 1);
 		tk_buf_adds(b, "Z\"/>\n");
 		tk_htmlout_flush(w);
 	}
@@ -417,11 +435,8 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 
 		if (c->series[se].count < 2)
 			continue;
-		tk_buf_adds(b, "<path class=\"s-base");
-		series_css(b, c, names, nnames, se);
-		tk_buf_adds(b, "\" fill=\"none\" stroke=\"");
-		rgb_hex(b, series_rgb(se, 0));
-		tk_buf_adds(b, "\" stroke-opacity=\"0.45\" vector-effect=\"non-scaling-stroke\" d=\"");
+		series_path(b, c, names, nnames, se, "s-base", "\" fill=\"none\" stroke=\"", 0,
+			    "\" stroke-opacity=\"0.45\" vector-effect=\"non-scaling-stroke\" d=\"");
 		for (i = 0; i < c->npts; i++) {
 			if (c->pts[i].cls != TK_PLOT_BASELINE || c->pts[i].series != se)
 				continue;
@@ -440,19 +455,9 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 
 		if (!nb)
 			continue;
-		tk_buf_adds(b, "<path class=\"s-band");
-		series_css(b, c, names, nnames, se);
-		tk_buf_adds(b, "\" fill=\"none\" stroke=\"");
-		rgb_hex(b, series_rgb(se, 1));
-		tk_buf_adds(b, "\" stroke-width=\"2\" vector-effect=\"non-scaling-stroke\" d=\"M");
-		for (i = 0; i < nb; i++) {
-			if (i)
-				tk_buf_addch(b, 'L');
-			tk_plot_num(b, bd[i].px);
-			tk_buf_addch(b, ' ');
-			tk_plot_num(b, bd[i].mid);
-			tk_htmlout_flush(w);
-		}
+		series_path(b, c, names, nnames, se, "s-band", "\" fill=\"none\" stroke=\"", 1,
+			    "\" stroke-width=\"2\" vector-effect=\"non-scaling-stroke\" d=\"M");
+		band_points(w, bd, nb, offsetof(struct tk_plot_band, mid), 0);
 		tk_buf_adds(b, "\"/>\n");
 	}
 	/* halos, then dots by class: each a path of zero-length round-capped
