@@ -286,8 +286,10 @@ static double month_start(long months)
 
 size_t tk_plot_date_ticks(double lo, double hi, size_t max, double *t, char **labels)
 {
-	static const double fixed[] = { 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400,
-					2 * 86400, 7 * 86400, 14 * 86400 };
+	/* the steps of the page's dateTicks (core/plothtml.c), so that a
+	 * zoomed page and the drawn chart agree */
+	static const double fixed[] = { 60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600,
+					12 * 3600, 86400, 2 * 86400, 7 * 86400, 14 * 86400 };
 	static const int months[] = { 1, 2, 3, 6, 12, 24, 60, 120 };
 	const double monday = 4 * 86400; /* 1970-01-05 */
 	size_t n = 0, i;
@@ -306,6 +308,11 @@ size_t tk_plot_date_ticks(double lo, double hi, size_t max, double *t, char **la
 		for (v = ceil((lo - off) / step) * step + off; v <= hi && n < max; v += step) {
 			t[n] = v;
 			labels[n++] = date_label(v, step < 86400, 0, 0);
+		}
+		if (!n) {
+			/* all within one minute: name it once, in the middle */
+			t[n] = (lo + hi) / 2;
+			labels[n++] = date_label(t[0], 1, 0, 0);
 		}
 		return n;
 	}

@@ -54,6 +54,18 @@ static void test_date_ticks(void)
 	is_str(l[0], "Mar 1 03:00", "hours with the time");
 	for (i = 0; i < n; i++)
 		free(l[i]);
+	/* a first history: runs within 40 minutes */
+	n = tk_plot_date_ticks(utc(2026, 3, 1, 9) + 100, utc(2026, 3, 1, 9) + 2500, 8, t, l);
+	ok(n >= 2 && n <= 8, "40 minutes: %zu ticks", n);
+	is_str(l[0], "Mar 1 09:15", "quarter hours with the time");
+	for (i = 0; i < n; i++)
+		free(l[i]);
+	/* runs within one minute */
+	n = tk_plot_date_ticks(utc(2026, 3, 1, 9) + 10, utc(2026, 3, 1, 9) + 40, 8, t, l);
+	is_int(n, 1, "30 seconds: one tick");
+	is_str(l[0], "Mar 1 09:00", "naming the minute");
+	for (i = 0; i < n; i++)
+		free(l[i]);
 	is_int(tk_plot_date_ticks(5, 1, 8, t, l), 0, "an empty range has no ticks");
 }
 
