@@ -319,6 +319,17 @@ struct dash {
 	int failed;           /* a key failed: take no more, under lock */
 };
 
+/* Whether key k has a run in build `build`. */
+static int in_build(const struct tk_plot_key *k, const char *build)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr; i++)
+		if (k->runs[i].build_number && !strcmp(k->runs[i].build_number, build))
+			return 1;
+	return 0;
+}
+
 /* A key's row, appended to b when the key has runs. */
 static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct tk_buf *b,
 		    struct tk_err *err)
@@ -376,7 +387,10 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 			co.baseline_branch = NULL;
 		co.metrics = d->metrics;
 		co.nr_metrics = d->nm;
-		if (!po.current_build)
+		/* the CI build's runs of the key, else (no build, or a build
+		 * that did not run the key: a scheduled dashboard step) its
+		 * newest run */
+		if (!po.current_build || !in_build(k, po.current_build))
 			co.run_id = k->runs[k->nr - 1].run_id;
 		ret = tk_check_key(s, &co, o->ci, o->cfg, &cr, err);
 	}
@@ -411,6 +425,9 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 		tk_plot_xml_text(b, key, 300);
 		tk_buf_addf(b, "</a></td><td class=\"num\">%zu</td>", k->nr);
 		for (i = 0; i < d->nm; i++) {
+			/* the dot in its own metric's colour, not the row's worst */
+			tk_buf_reset(&css);
+			verdict_css(&css, cr.metrics[i].result.verdict);
 			tk_buf_adds(b, "<td>");
 			spark_svg(b, &rm[i], css.buf);
 			tk_buf_adds(b, "</td><td class=\"num\">");
@@ -422,6 +439,8 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 			else
 				tk_buf_adds(b, "</td><td class=\"num\">-</td>");
 		}
+		tk_buf_reset(&css);
+		verdict_css(&css, worst);
 		tk_buf_addf(b, "<td><span class=\"v-%s\">%s</span></td><td>", css.buf,
 			    tk_verdict_name(worst));
 		tk_plot_xml_text(b, cr.baseline_branch ? cr.baseline_branch : "-", 60);

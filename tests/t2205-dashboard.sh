@@ -66,6 +66,26 @@ test_expect_success 'the verdicts and changes are those of tracker check' '
 	done
 '
 
+test_expect_success 'each sparkline dot has its own metric'"'"'s verdict colour' '
+	row k-slow | grep -o "<circle[^>]*>" >dots &&
+	test $(wc -l <dots) = 2 &&
+	sed -n 1p dots | grep -q "fill=\"#c62828\"" &&
+	sed -n 2p dots | grep -q "fill=\"#d4009b\""
+'
+
+test_expect_success 'a CI build that ran no key (a scheduled step): each key'"'"'s newest run' '
+	env BUILDKITE=true BUILDKITE_BRANCH=staging BUILDKITE_BUILD_NUMBER=9999 \
+		BUILDKITE_PIPELINE_SLUG=dash tracker dashboard --db h.db -o dci 2>err &&
+	for k in k-slow k-fast k-same; do
+		a=$(row $k | sed "s/<td><span class=\"v-[a-z-]*\">\([a-z ]*\)<.*/\1/; s/.*>//") &&
+		b=$(tr -d "\n" <dci/index.html | sed "s/<tr /\n<tr /g" | grep ">$k</a>" |
+			sed "s/<td><span class=\"v-[a-z-]*\">\([a-z ]*\)<.*/\1/; s/.*>//") &&
+		echo "$k: $a / $b" &&
+		test -n "$a" && test "$a" = "$b" || return 1
+	done &&
+	tr -d "\n" <dci/index.html | sed "s/<tr /\n<tr /g" | grep ">k-slow</a>" | grep -q ">regression<"
+'
+
 test_expect_success 'the same database gives the same bytes' '
 	tracker dashboard --db h.db -o dash2 2>/dev/null &&
 	for f in $(ls dash); do cmp dash/$f dash2/$f || return 1; done
