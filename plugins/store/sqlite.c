@@ -490,6 +490,57 @@ static int setup_journal(struct sqlite_store *st, unsigned flags, struct tk_err 
 	return ret;
 }
 
+/*
+ * Whether the database at path is settled and out of our reach to write:
+ * its directory is not writable to us (so SQLite cannot make the -shm file
+ * a WAL reader needs) and it has no -wal file with content, so nothing
+ * is pending outside the database file itself.
+ */
+static int settled_read_only(const char *path)
+{
+	struct tk_buf dir = TK_BUF_INIT, wal = TK_BUF_INIT;
+	struct stat sb;
+	int ok;
+
+	dir_of(path, &dir);
+	tk_buf_addf(&wal, "%s-wal", path);
+	ok = access(dir.buf, W_OK) && (stat(wal.buf, &sb) || sb.st_size == 0);
+	tk_buf_release(&dir);
+	tk_buf_release(&wal);
+	return ok;
+}
+
+/* Opens st->path read-only as an immutable file (no locks, no -shm), by a
+ * URI whose path is percent-encoded. */
+static int open_immutable(struct sqlite_store *st, struct tk_err *err)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	struct tk_buf uri = TK_BUF_INIT;
+	const unsigned char *p;
+	int rc;
+
+	tk_buf_adds(&uri, "file:");
+	for (p = (const unsigned char *)st->path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/-._~", *p)) {
+			tk_buf_addch(&uri, (char)*p);
+		} else {
+			tk_buf_addch(&uri, '%');
+			tk_buf_addch(&uri, hex[*p >> 4]);
+			tk_buf_addch(&uri, hex[*p & 15]);
+		}
+	}
+	tk_buf_adds(&uri, "?immutable=1");
+	rc = sqlite3_open_v2(uri.buf, &st->db,
+			     SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+	tk_buf_release(&uri);
+	if (rc != SQLITE_OK)
+		return tk_err_set(err, TK_EUNAVAIL, "cannot open database '%s': %s", st->path,
+				  st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+	sqlite3_extended_result_codes(st->db, 1);
+	return 0;
+}
+
 static void sqlite_close(struct tk_store *s)
 {
 	struct sqlite_store *st;
@@ -535,6 +586,14 @@ static int sqlite_open(const char *url, const struct tk_store_opts *o,
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_handler(st->db, busy_wait, st);
 	ret = setup_journal(st, flags, err);
+	if (ret && (flags & TK_STORE_NO_CREATE) && settled_read_only(st->path)) {
+		/* a WAL database in a directory we may not write: SQLite cannot
+		 * make its -shm file; with no -wal to read, it is read as is */
+		tk_err_clear(err);
+		sqlite3_close_v2(st->db);
+		st->db = NULL;
+		ret = open_immutable(st, err);
+	}
 	if (ret)
 		goto fail;
 	if (sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK) {
