@@ -39,4 +39,13 @@ test_expect_success 'push to the corrupt one: exit 69, the files kept' '
 	ls art/c-*.json
 '
 
+test_expect_success SQLITE3 'a command that only reads leaves another program'"'"'s database alone' '
+	sqlite3 other.db "CREATE TABLE notes (x); INSERT INTO notes VALUES (1);" &&
+	for c in "history" "check" "history --plot o.svg --key k" "dashboard -o d"; do
+		test_expect_code 69 tracker $c --db other.db 2>err &&
+		grep "is not a tracker database" err || return 1
+	done &&
+	test "$(sqlite3 other.db .tables)" = notes
+'
+
 test_done

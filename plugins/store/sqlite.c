@@ -325,6 +325,23 @@ static int read_only_reader(struct sqlite_store *st)
 	return (st->flags & TK_STORE_NO_CREATE) && (rc == SQLITE_READONLY || rc == SQLITE_CANTOPEN);
 }
 
+/* TK_EUNAVAIL when a file with no tracker schema (user_version 0) has
+ * tables of its own; 0 when it has none. */
+static int not_tracker(struct sqlite_store *st, struct tk_err *err)
+{
+	sqlite3_stmt *stmt = NULL;
+	int tables = -1;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT count(*) FROM sqlite_schema", -1, &stmt,
+			       NULL) == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW)
+		tables = sqlite3_column_int(stmt, 0);
+	sqlite3_finalize(stmt);
+	if (!tables)
+		return 0;
+	return tk_err_set(err, TK_EUNAVAIL, "'%s' is not a tracker database (it has "
+			  "tables of its own and no tracker schema)", st->path);
+}
+
 static int sqlite_migrate(struct tk_store *s, struct tk_err *err)
 {
 	struct sqlite_store *st = from_base(s);
@@ -334,6 +351,13 @@ static int sqlite_migrate(struct tk_store *s, struct tk_err *err)
 	ret = user_version(st, &v, err);
 	if (ret)
 		return ret;
+	/* a command that only reads makes no tracker tables in another
+	 * program's database (an empty file is made a tracker database) */
+	if (!v && (st->flags & TK_STORE_NO_CREATE)) {
+		ret = not_tracker(st, err);
+		if (ret)
+			return ret;
+	}
 	st->schema = v;
 	for (target = v + 1; target <= SCHEMA_VERSION; target++) {
 		char set[64];
