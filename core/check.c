@@ -61,6 +61,7 @@ static void run_release(struct tk_check_run *r)
 struct point {
 	struct tk_check_run run;
 	int ok; /* succeeded, complete */
+	int maxrss_bound; /* its maxrss is only an upper bound: not judged */
 	double value[TK_METRIC_COUNT]; /* -1: none */
 };
 
@@ -81,6 +82,12 @@ static void points_add(struct points *p, const struct tk_run_summary *s)
 	for (m = 0; m < TK_METRIC_COUNT; m++)
 		if (tk_metric_value(s, (enum tk_metric)m, &pt->value[m]))
 			pt->value[m] = -1;
+	/* a job that ended before the sampler saw it may report tracker's
+	 * own RSS, inherited at fork (docs/measurements.md): a bound, not a
+	 * measurement, which would pass for a change in either direction */
+	pt->maxrss_bound = s->maxrss_source && !strcmp(s->maxrss_source, "upper-bound");
+	if (pt->maxrss_bound)
+		pt->value[TK_METRIC_MAXRSS] = -1;
 }
 
 static void points_release(struct points *p)
@@ -292,7 +299,10 @@ static int judge_metric(const struct points *cur, const struct points *base,
 	ret = tk_verdict_judge(b, nb, c, nc, &cm->vopts, &cm->result, err);
 	if (!ret && !nc && cur->nr)
 		cm->note = i == cur->nr ? "the current run did not succeed"
-					: "the current run has no such figure";
+			   : cm->metric == TK_METRIC_MAXRSS && cur->items[i].maxrss_bound
+			   ? "the current run's maxrss is only an upper bound (it ended "
+			     "before tracker sampled it)"
+			   : "the current run has no such figure";
 	free(b);
 	free(c);
 	return ret;

@@ -71,4 +71,16 @@ test_expect_success 'the class can be named, configured, or comes from the host'
 	grep "\"machine_class\": \"big-mem\"" a.json
 '
 
+test_expect_success 'a job too short to sample: its maxrss is a bound, not judged' '
+	for n in 1 2 3 4 5 6; do
+		bk main $n cpu tracker run -q --db s.db --key short -- sleep 0.3 || return 1
+	done &&
+	BASE=main bk feature 7 cpu tracker run -q --db s.db --key short -- true &&
+	tracker history --db s.db --key short --format csv >s.csv &&
+	test $(grep -c ",upper-bound," s.csv) = 1 &&
+	BASE=main bk feature 7 cpu tracker check --db s.db --metric maxrss >out &&
+	cat out &&
+	grep "^short  maxrss  insufficient data .*the current run.s maxrss is only an upper bound" out
+'
+
 test_done
