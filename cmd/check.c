@@ -35,7 +35,8 @@ const char cmd_check_usage[] =
 	"  --baseline-branch B  the baseline branch (default: the PR base branch,\n"
 	"                     baseline_branch of the key or of .tracker.yml, the\n"
 	"                     pipeline's default branch)\n"
-	"  --window N         baseline runs (default: check: window:, else 10)\n"
+	"  --window N         baseline runs, 5 to 1000 (default: check: window:,\n"
+	"                     else 10)\n"
 	"  --method M         interval (default: a robust prediction interval on\n"
 	"                     log values, with a 2% effect floor), percent, zscore\n"
 	"                     or mannwhitney; overrides .tracker.yml's check: rules\n"
@@ -127,9 +128,11 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct chec
 			c->o.baseline_branch = optarg;
 			break;
 		case OPT_WINDOW:
-			if (tk_parse_long(optarg, &n) || n < 2 || n > TK_CHECK_WINDOW_MAX)
-				return cmd_usage_error(ctx, "--window needs a number of runs from 2 "
-						       "to %d, not '%s'", TK_CHECK_WINDOW_MAX, optarg);
+			if (tk_parse_long(optarg, &n) || n < TK_CHECK_WINDOW_MIN ||
+			    n > TK_CHECK_WINDOW_MAX)
+				return cmd_usage_error(ctx, "--window needs a number of runs from %d "
+						       "to %d, not '%s'", TK_CHECK_WINDOW_MIN,
+						       TK_CHECK_WINDOW_MAX, optarg);
 			c->o.window = (size_t)n;
 			break;
 		case OPT_METHOD:
@@ -175,8 +178,8 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct chec
 		if ((c->o.vopts.method == TK_VERDICT_INTERVAL ||
 		     c->o.vopts.method == TK_VERDICT_MANNWHITNEY) && c->threshold >= 0.5)
 			return cmd_usage_error(ctx, "--threshold of %s is a test level below "
-					       "0.5, not %s", tk_verdict_method_name(c->o.vopts.method),
-					       optarg ? optarg : "that");
+					       "0.5, not %g", tk_verdict_method_name(c->o.vopts.method),
+					       c->threshold);
 		if (c->o.vopts.method == TK_VERDICT_INTERVAL ||
 		    c->o.vopts.method == TK_VERDICT_MANNWHITNEY)
 			c->o.vopts.alpha = c->threshold;

@@ -52,7 +52,6 @@
 #include "core/verdict.h"
 
 #define TK_CHECK_WINDOW_DEFAULT 10
-#define TK_CHECK_WINDOW_MAX 1000
 
 struct tk_check_opts {
 	const char *key;             /* required */

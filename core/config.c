@@ -855,9 +855,11 @@ static int read_check(struct doc *d, const struct entry *e, struct tk_config *c)
 
 		if (!strcmp(field, "window")) {
 			if (!get_number(d, f, &x)) {
-				if (x != (double)(size_t)x || x < 2 || x > 1000)
+				if (x != (double)(size_t)x || x < TK_CHECK_WINDOW_MIN ||
+				    x > TK_CHECK_WINDOW_MAX)
 					warn(d, f->value, "'window' must be a whole number of runs "
-					     "from 2 to 1000; ignored");
+					     "from %d to %d; ignored", TK_CHECK_WINDOW_MIN,
+					     TK_CHECK_WINDOW_MAX);
 				else
 					c->check.window = (size_t)x;
 			}

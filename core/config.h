@@ -63,8 +63,13 @@ struct tk_check_rule {
 	double min_effect; /* fraction (0.03 for "3"); 0: the default */
 };
 
+/* check: window: bounds; below the verdicts' fewest baseline runs (5) a
+ * window never judges */
+#define TK_CHECK_WINDOW_MIN 5
+#define TK_CHECK_WINDOW_MAX 1000
+
 struct tk_check_config {
-	size_t window; /* 0: not set */
+	size_t window; /* 0: not set; else TK_CHECK_WINDOW_MIN..MAX */
 	int method_set;
 	int method;
 	double threshold;

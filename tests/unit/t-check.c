@@ -102,7 +102,7 @@ static void config_rules(void)
 	ok(!tk_config_parse(bad, strlen(bad), "t.yml", &c, &err), "mistakes are warnings");
 	is_int(c.nr_warnings, 5, "five of them");
 	if (c.nr_warnings == 5) {
-		is_str(c.warnings[0], "t.yml:2:11: 'window' must be a whole number of runs from 2 "
+		is_str(c.warnings[0], "t.yml:2:11: 'window' must be a whole number of runs from 5 "
 		       "to 1000; ignored", "a window of 1");
 		is_str(c.warnings[1], "t.yml:3:3: unknown field 'methd' in check (did you mean "
 		       "'method'?); ignored", "a misspelled field");
