@@ -747,6 +747,7 @@ static int read_rule(struct doc *d, const struct entry *e, const char *key,
 	const struct node *v = deref(d, e->value);
 	struct entries list = { NULL, 0, 0 };
 	struct tk_check_rule r;
+	const struct node *threshold_at = NULL;
 	size_t i;
 	int ret;
 
@@ -766,8 +767,10 @@ static int read_rule(struct doc *d, const struct entry *e, const char *key,
 		if (!strcmp(field, "method"))
 			ret = get_method(d, f, &r.method_set, &r.method);
 		else if (!strcmp(field, "threshold")) {
-			if (!get_number(d, f, &x))
+			if (!get_number(d, f, &x)) {
 				r.threshold = x;
+				threshold_at = f->value;
+			}
 		} else if (!strcmp(field, "min_effect")) {
 			if (!get_number(d, f, &x))
 				r.min_effect = x / 100;
@@ -785,6 +788,20 @@ static int read_rule(struct doc *d, const struct entry *e, const char *key,
 		}
 	}
 	free(list.items);
+	if (!ret && threshold_at && r.threshold >= 0.5) {
+		/* a level for the tests; the method is the rule's, else the
+		 * file's when it came before, else the default interval */
+		enum tk_verdict_method m = r.method_set ? r.method
+					   : c->check.method_set ? c->check.method
+					   : TK_VERDICT_INTERVAL;
+
+		if (m == TK_VERDICT_INTERVAL || m == TK_VERDICT_MANNWHITNEY) {
+			ret = warn(d, threshold_at, "the threshold of %s in check of %s is a test "
+				   "level below 0.5, not %g; ignored", tk_verdict_method_name(m),
+				   tk_metric_name(metric), r.threshold);
+			r.threshold = 0;
+		}
+	}
 	if (ret)
 		return ret;
 	r.key = key ? tk_xstrdup(key) : NULL;

@@ -80,6 +80,12 @@ static void config_rules(void)
 		"    amip:\n"
 		"      wall: { method: percent }\n"
 		"      maxrss: { method: magic, threshold: -2 }\n";
+	static const char level[] =
+		"check:\n"
+		"  keys:\n"
+		"    slow:\n"
+		"      walltime: { threshold: 0.7 }\n"
+		"      maxrss: { method: percent, threshold: 15 }\n";
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_config c;
 
@@ -117,6 +123,18 @@ static void config_rules(void)
 		skip(5, "not five warnings");
 	}
 	ok(c.check.window == 0, "the bad window is not set");
+	tk_config_release(&c);
+
+	tk_config_init(&c);
+	ok(!tk_config_parse(level, strlen(level), "t.yml", &c, &err), "a level over 0.5: a warning");
+	is_int(c.nr_warnings, 1, "one");
+	if (c.nr_warnings == 1)
+		is_str(c.warnings[0], "t.yml:4:30: the threshold of interval in check of walltime "
+		       "is a test level below 0.5, not 0.7; ignored", "naming the method and value");
+	else
+		skip(1, "no warning");
+	ok(c.check.nr_rules == 2 && c.check.rules[0].threshold == 0 &&
+	   c.check.rules[1].threshold == 15, "ignored; a percent threshold of 15 is kept");
 	tk_config_release(&c);
 }
 
