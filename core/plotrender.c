@@ -982,6 +982,11 @@ int tk_plot_write(const struct tk_plot_layout *l, enum tk_plot_format fmt, const
 	case TK_PLOT_PDF:
 		break;
 	}
+	/* cairo's limit for an image surface, and so for the picture */
+	if (l->height > 32767 || l->width > 32767)
+		return tk_err_set(err, TK_EUSAGE, "%zu charts make a picture %.0f pixels tall, and "
+				  "PNG and PDF are drawn at most 32767: plot fewer keys or "
+				  "metrics, or write .svg or .html", l->nr, l->height);
 	tk_canvas_init(&cv, l->width, l->height, 12);
 	cv.pdf_date = l->date;
 	j.l = l;

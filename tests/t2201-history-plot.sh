@@ -177,4 +177,17 @@ test_expect_success PYTHON3 'a key without runs is bad data, and writes nothing'
 	! test -e none.png
 '
 
+test_expect_success PYTHON3 'too many charts for one PNG: a usage error that says what to do' '
+	python3 "$TEST_DIRECTORY/helpers/gen-history.py" many --runs 12 \
+		$(for i in $(seq 10 59); do printf -- "--key k%s:1 " $i; done) &&
+	tracker push --db many.db many 2>/dev/null &&
+	keys=$(for i in $(seq 10 59); do printf -- "--key k%s " $i; done) &&
+	test_expect_code 2 tracker history --db many.db $keys --since 2000-01-01 \
+		--plot many.png 2>err &&
+	grep "100 charts make a picture .* pixels tall.*write .svg or .html" err &&
+	! test -e many.png &&
+	tracker history --db many.db $keys --since 2000-01-01 --plot many.svg &&
+	test -s many.svg
+'
+
 test_done
