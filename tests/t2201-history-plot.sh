@@ -178,7 +178,7 @@ test_expect_success PYTHON3 'a key without runs is bad data, and writes nothing'
 '
 
 test_expect_success PYTHON3 'too many charts for one PNG: a usage error that says what to do' '
-	python3 "$TEST_DIRECTORY/helpers/gen-history.py" many --runs 12 \
+	"$PY" "$TEST_DIRECTORY/helpers/gen-history.py" many --runs 12 \
 		$(for i in $(seq 10 59); do printf -- "--key k%s:1 " $i; done) &&
 	tracker push --db many.db many 2>/dev/null &&
 	keys=$(for i in $(seq 10 59); do printf -- "--key k%s " $i; done) &&
