@@ -135,6 +135,7 @@ struct find_base {
 	int64_t before_us; /* same branch: only runs that started before; 0: any */
 	size_t window, limit;
 	struct points *window_pts, *series; /* series newest first here */
+	size_t other_class; /* successful runs of other machine classes */
 };
 
 static int class_matches(const char *want, const char *have)
@@ -158,8 +159,10 @@ static int take_base(const struct tk_run_summary *s, void *data)
 
 	if (s->status != TK_RUN_OK || s->partial || !s->run_id)
 		return 0;
-	if (!class_matches(fb->res->machine_class, s->machine_class))
+	if (!class_matches(fb->res->machine_class, s->machine_class)) {
+		fb->other_class++;
 		return 0;
+	}
 	if (is_current(fb->res, s->run_id))
 		return 0;
 	if (fb->before_us && s->started_at_us >= fb->before_us)
@@ -474,7 +477,10 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 		if (ret)
 			goto fail;
 	}
-	if (!win.nr)
+	if (!win.nr && fb.other_class)
+		out->note = "no successful run of the key on the baseline branch on this "
+			    "machine class (there are runs of others: --machine-class names one)";
+	else if (!win.nr)
 		out->note = "no successful run of the key on the baseline branch";
 done:
 	points_release(&cur);

@@ -83,4 +83,15 @@ test_expect_success 'a job too short to sample: its maxrss is a bound, not judge
 	grep "^short  maxrss  insufficient data .*the current run.s maxrss is only an upper bound" out
 '
 
+test_expect_success 'a machine class the baseline never ran on: the note says so' '
+	cp h.db n.db &&
+	BASE=main bk feature 12 newq tracker run -q --db n.db -- sleep 0.3 &&
+	BASE=main bk feature 12 newq tracker check --db n.db >out &&
+	cat out &&
+	grep "^model  walltime  insufficient data .*no successful run of the key on the baseline branch on this machine class (there are runs of others: --machine-class names one)" out &&
+	BASE=main bk feature 12 newq tracker check --db n.db --machine-class cpu >out &&
+	grep "against 7 runs of main, machine class cpu$" out &&
+	grep "^model  walltime  no change " out
+'
+
 test_done
