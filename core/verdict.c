@@ -363,6 +363,9 @@ int tk_verdict_judge(const double *baseline, size_t n, const double *current,
 	}
 	if (n && ncurrent && r->base_median != 0)
 		r->delta_pct = (r->current / r->base_median - 1) * 100;
+	else if (n && ncurrent)
+		/* from nothing to something is no percentage: an unbounded one */
+		r->delta_pct = r->current > 0 ? INFINITY : r->current < 0 ? -INFINITY : 0;
 	if (!ncurrent) {
 		r->note = "no current value";
 		goto out;

@@ -113,6 +113,17 @@ static void known_answers(void)
 	tk_verdict_judge(base, 10, cur, 1, &o, &r, &err);
 	is_str(r.method, "interval", "mannwhitney with one current run: the interval");
 
+	{
+		double zero[10] = { 0 };
+
+		o = tk_verdict_opts_default();
+		o.method = TK_VERDICT_PERCENT;
+		is_int(judge1(zero, 10, 1, &o, &r), TK_VERDICT_REGRESSION,
+		       "percent: from a baseline of 0 to 1 is a regression");
+		ok(isinf(r.delta_pct) && r.delta_pct > 0, "an unbounded change (%g)", r.delta_pct);
+		is_int(judge1(zero, 10, 0, &o, &r), TK_VERDICT_NO_CHANGE, "0 to 0 is none");
+		ok(r.delta_pct == 0, "of 0%%");
+	}
 	cur[0] = INFINITY;
 	is_int(tk_verdict_judge(base, 10, cur, 1, NULL, &r, &err), TK_EDATA, "inf is bad data");
 	is_str(err.msg, "current value 1 is not a finite number", "naming it");
