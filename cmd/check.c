@@ -114,6 +114,10 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct chec
 		case OPT_KEY:
 			if (!*optarg)
 				return cmd_usage_error(ctx, "--key needs a non-empty key");
+			for (n = 0; (size_t)n < c->nr_keys && strcmp(c->keys[n], optarg); n++)
+				;
+			if ((size_t)n < c->nr_keys)
+				break; /* named twice: checked once */
 			TK_ALLOC_GROW(c->keys, c->nr_keys + 1, c->alloc_keys);
 			c->keys[c->nr_keys++] = optarg;
 			break;

@@ -589,13 +589,14 @@ int tk_dashboard_write(struct tk_store *s, const char *dir, struct tk_dashboard_
 	d.dir = dir;
 	d.metrics = o->plot.nr_metrics ? o->plot.metrics : defaults;
 	d.nm = o->plot.nr_metrics ? o->plot.nr_metrics : 2;
-	ret = tk_mkdir_p(dir, err);
-	if (!ret)
-		ret = list_keys(s, o, &kl, err);
+	/* the directory only once there is something to put in it */
+	ret = list_keys(s, o, &kl, err);
 	if (!ret && !kl.nr)
 		ret = tk_err_set(err, TK_EDATA, "no keys with runs%s%s to show",
 				 o->key_filter ? " matching " : "",
 				 o->key_filter ? o->key_filter : "");
+	if (!ret)
+		ret = tk_mkdir_p(dir, err);
 	if (!ret) {
 		d.keys = kl.keys;
 		d.nkeys = kl.nr;

@@ -42,6 +42,11 @@ test_expect_success 'a clear regression exits 1 and says so' '
 	grep "^slow  maxrss    no change " out
 '
 
+test_expect_success 'a key named twice is checked once' '
+	test_expect_code 1 tracker check --db h.db --key slow --key slow --branch feature >out2 &&
+	test_cmp out out2
+'
+
 test_expect_success 'a clear improvement exits 0' '
 	tracker check --db h.db --key fast --branch feature >out &&
 	grep "^fast  walltime  improvement .* -20.1%  t -[0-9.]* < -3.25 (interval)" out

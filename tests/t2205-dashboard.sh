@@ -149,6 +149,7 @@ test_expect_success 'errors: no -o, no database, no key' '
 	test_expect_code 69 tracker dashboard --db nosuch.db -o x &&
 	test_expect_code 65 tracker dashboard --db h.db -o x --key-filter "zzz*" 2>err &&
 	grep "no keys" err &&
+	! test -e x &&
 	! test -e nosuch.db
 '
 
