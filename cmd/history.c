@@ -76,8 +76,9 @@ const char cmd_history_usage[] =
 	"  tracker history --key amip --plot amip.png\n"
 	"  tracker history --key amip --key ocean --metric walltime,cpu --plot perf.html\n"
 	"\n"
-	"Exit status: 0 ok (also when no run matches), 2 usage error,\n"
-	"65 a stored run cannot be read, 69 the database is missing or unavailable.\n";
+	"Exit status: 0 ok (also when no run matches), 2 usage error (also a PNG or\n"
+	"PDF too tall for the charts asked), 65 a stored run cannot be read or --plot\n"
+	"has nothing to draw, 69 the database is missing or unavailable.\n";
 
 enum {
 	OPT_DB = 256, OPT_KEY, OPT_BRANCH, OPT_SINCE, OPT_LIMIT, OPT_RUN, OPT_FORMAT, OPT_RANKS,
@@ -269,6 +270,17 @@ static int history_plot(struct cmd_ctx *ctx, struct history_opts *o, struct tk_s
 		ret = tk_plot_fill_alloc(&d, store, &o->po, &err);
 	if (!ret)
 		ret = tk_plot_layout(&d, &o->po, &l, &err);
+	if (!ret && !l.drawn) {
+		/* nothing to draw: an axis of 1970 says nothing */
+		if (l.skipped)
+			tk_err_set(&err, TK_EDATA, "no run to plot has a numeric build number "
+				   "(--x build)");
+		else
+			tk_err_set(&err, TK_EDATA, "no run to plot has a figure of the metrics "
+				   "asked (--metric)");
+		tk_plot_layout_release(&l);
+		ret = -1;
+	}
 	if (ret) {
 		ret = cmd_fail(&err);
 	} else {

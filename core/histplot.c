@@ -1019,6 +1019,8 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 			out->nr++;
 			if (!ret && out->charts[out->nr - 1].npts < out->charts[out->nr - 1].nall)
 				out->thinned = 1;
+			if (!ret)
+				out->drawn += out->charts[out->nr - 1].nall;
 			if (ret) {
 				key_series_release(&ks);
 				tk_plot_layout_release(out);

@@ -216,6 +216,8 @@ struct tk_plot_layout {
 	char *date;                    /* the newest run's start, ISO 8601 UTC: the
 					  PDF's date */
 	int thinned;                   /* some chart shows fewer points than runs */
+	size_t drawn;                  /* runs drawn over all charts (before thinning);
+					  0: every chart is empty */
 };
 
 /*

@@ -190,4 +190,11 @@ test_expect_success PYTHON3 'too many charts for one PNG: a usage error that say
 	test -s many.svg
 '
 
+test_expect_success PYTHON3 'nothing to draw: exit 65, no file, rather than an empty axis' '
+	test_expect_code 65 tracker history --db h.db --key amip --metric slurm_maxrss \
+		--plot empty.png 2>err &&
+	grep "no run to plot has a figure of the metrics asked" err &&
+	! test -e empty.png
+'
+
 test_done
