@@ -44,7 +44,7 @@ const char cmd_check_usage[] =
 	"                     interval, mannwhitney: the one-sided level (0.005)\n"
 	"  --history          also list the change points of the baseline branch\n"
 	"  --format F         text (default), json or markdown\n"
-	"  --run ID           the current run is this one\n"
+	"  --run ID           the current run is this one (its whole id; its key)\n"
 	"  --branch B         the current branch (default: the CI context's)\n"
 	"  --machine-class C  compare runs of this machine class (default: the\n"
 	"                     current run's)\n"
@@ -56,8 +56,8 @@ const char cmd_check_usage[] =
 	"  tracker check --key amip --history --format json\n"
 	"\n"
 	"Exit status: 0 no regression (also for insufficient data, with a note),\n"
-	"1 a regression, 2 usage error, 65 a stored run cannot be read, 69 the\n"
-	"database is missing or unavailable.\n";
+	"1 a regression, 2 usage error, 65 a stored run cannot be read (or no run\n"
+	"--run names), 69 the database is missing or unavailable.\n";
 
 enum { OPT_DB = 256, OPT_KEY, OPT_METRIC, OPT_BASELINE_BRANCH, OPT_WINDOW, OPT_METHOD,
        OPT_THRESHOLD, OPT_HISTORY, OPT_FORMAT, OPT_RUN, OPT_BRANCH, OPT_MACHINE_CLASS };
@@ -195,12 +195,36 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct chec
 	return 0;
 }
 
+static int take_key(const struct tk_run_summary *s, void *data)
+{
+	tk_buf_adds(data, s->key ? s->key : "");
+	return 1;
+}
+
+/* The key of run id, into out; TK_EDATA when the store has no such run. */
+static int run_key(struct tk_store *store, const char *id, struct tk_buf *out,
+		   struct tk_err *err)
+{
+	struct tk_run_query q;
+	int ret;
+
+	memset(&q, 0, sizeof(q));
+	q.run_id = id;
+	ret = tk_store_query_summaries(store, &q, take_key, out, err);
+	if (ret < 0)
+		return ret;
+	if (!out->len)
+		return tk_err_set(err, TK_EDATA, "no run %s in the database (--run takes the "
+				  "whole run id, as tracker history --format csv shows it)", id);
+	return 0;
+}
+
 int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct check_cmd c;
 	struct tk_ci_context ci;
 	struct tk_err err = TK_ERR_INIT;
-	struct tk_buf url = TK_BUF_INIT;
+	struct tk_buf url = TK_BUF_INIT, run_key_buf = TK_BUF_INIT;
 	struct tk_store *store = NULL;
 	struct tk_check_result *res = NULL;
 	char **found = NULL;
@@ -222,6 +246,21 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (store->warning[0])
 		cmd_warning("%s", store->warning);
+	if (c.o.run_id) {
+		/* the run names its key */
+		ret = run_key(store, c.o.run_id, &run_key_buf, &err);
+		if (!ret && c.nr_keys && strcmp(c.keys[0], run_key_buf.buf))
+			ret = tk_err_set(&err, TK_EUSAGE, "run %s is of key '%s', not '%s'",
+					 c.o.run_id, run_key_buf.buf, c.keys[0]);
+		if (ret) {
+			ret = cmd_fail(&err);
+			goto out;
+		}
+		if (!c.nr_keys) {
+			TK_ALLOC_GROW(c.keys, 1, c.alloc_keys);
+			c.keys[c.nr_keys++] = run_key_buf.buf;
+		}
+	}
 	if (!c.nr_keys) {
 		ret = tk_check_default_keys(store, &ci, c.o.branch, &found, &nr_found, &err);
 		if (ret) {
@@ -264,5 +303,6 @@ out:
 	tk_store_close(store);
 	tk_ci_context_release(&ci);
 	tk_buf_release(&url);
+	tk_buf_release(&run_key_buf);
 	return ret;
 }

@@ -94,4 +94,17 @@ test_expect_success 'a machine class the baseline never ran on: the note says so
 	grep "^model  walltime  no change " out
 '
 
+test_expect_success '--run: the run names its key; a wrong key or id is an error' '
+	id=$(tracker history --db h.db --key model --limit 1 --format csv | sed -n 2p | cut -d, -f1) &&
+	test -n "$id" &&
+	tracker check --db h.db --run "$id" --baseline-branch main >out;
+	test $? -le 1 &&
+	test $(grep -c "^model: " out) = 1 &&
+	! grep "no such run" out &&
+	test_expect_code 2 tracker check --db h.db --run "$id" --key fresh 2>err &&
+	grep "is of key .model., not .fresh." err &&
+	test_expect_code 65 tracker check --db h.db --run 00000000 2>err &&
+	grep "no run 00000000 in the database" err
+'
+
 test_done
