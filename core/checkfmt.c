@@ -384,8 +384,8 @@ static void write_markdown(FILE *f, const struct tk_check_result *r, size_t nr, 
 		if (!any_change)
 			fprintf(f, "None.\n");
 		else
-			fprintf(f, "| key | metric | build | commits | before | after |\n"
-				   "| --- | --- | --- | --- | ---: | ---: |\n");
+			fprintf(f, "| key | metric | build | commits | before | after | change |\n"
+				   "| --- | --- | --- | --- | ---: | ---: | ---: |\n");
 		for (i = 0; i < nr; i++)
 			for (k = 0; k < r[i].nr_metrics; k++)
 				for (c = 0; c < r[i].metrics[k].nr_changes; c++) {
@@ -405,6 +405,8 @@ static void write_markdown(FILE *f, const struct tk_check_result *r, size_t nr, 
 					tk_buf_addf(&b, " | %s | ", v.buf);
 					tk_buf_reset(&v);
 					tk_metric_format(&v, m->metric, ch->cp.after);
+					tk_buf_addf(&v, " | %+.1f%%", ch->cp.before
+						    ? (ch->cp.after / ch->cp.before - 1) * 100 : 0);
 					fprintf(f, "| %s%s |\n", b.buf, v.buf);
 					tk_buf_release(&v);
 				}

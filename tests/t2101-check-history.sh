@@ -54,7 +54,7 @@ test_expect_success 'text and markdown list the change points' '
 	grep "^amip  walltime  #125   124abcdefa..125abcdefa  *1m 40s  *1m 55s  *+15.2%$" out &&
 	grep "^amip  maxrss    #140  .*954 MiB  *763 MiB  *-20.0%" out &&
 	tracker check --db h.db --key amip --branch main --history --format markdown >out.md &&
-	grep "^| amip | walltime | 125 | 124abcdefa\\.\\.125abcdefa | 1m 40s | 1m 55s |$" out.md
+	grep "^| amip | walltime | 125 | 124abcdefa\\.\\.125abcdefa | 1m 40s | 1m 55s | +15.2% |$" out.md
 '
 
 test_expect_success 'a flat key has no change point' '
