@@ -92,7 +92,8 @@ test_expect_success 'a machine class the baseline never ran on: the note says so
 	BASE=main bk feature 12 newq tracker check --db n.db --machine-class cpu >out;
 	test $? -le 1 &&
 	grep "against 7 runs of main, machine class cpu$" out &&
-	! grep "insufficient data" out
+	grep "^model  walltime  [a-z]" out &&
+	! grep "^model  walltime  insufficient data" out
 '
 
 test_expect_success '--run: the run names its key; a wrong key or id is an error' '
