@@ -3,8 +3,11 @@
  */
 #include "core/table.h"
 
+#include <locale.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "core/banned.h"
 
@@ -66,14 +69,59 @@ size_t tk_table_rows(const struct tk_table *t)
 	return t->ncols ? t->nr_cells / t->ncols : 0;
 }
 
-/* Display width: counts UTF-8 lead bytes, so "é" is one column. */
+/*
+ * The C.UTF-8 locale, whatever the process's own is: the cells are UTF-8
+ * (or escaped bytes) regardless of LANG. NULL when the C library has no
+ * such locale.
+ */
+static locale_t utf8_locale;
+static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
+
+static void utf8_locale_init(void)
+{
+	utf8_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+/*
+ * Display width in terminal columns, as glibc's wcwidth says under
+ * C.UTF-8: a CJK character takes two, a combining mark none. A byte that
+ * does not decode takes one (a terminal shows U+FFFD). Without C.UTF-8,
+ * each UTF-8 lead byte counts one.
+ */
 static size_t width(const char *s)
 {
-	size_t n = 0;
+	size_t n = 0, left = strlen(s);
+	locale_t old;
+	mbstate_t st;
 
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			n++;
+	pthread_once(&utf8_once, utf8_locale_init);
+	if (!utf8_locale) {
+		for (; *s; s++)
+			if (((unsigned char)*s & 0xc0) != 0x80)
+				n++;
+		return n;
+	}
+	old = uselocale(utf8_locale);
+	memset(&st, 0, sizeof(st));
+	while (left) {
+		wchar_t wc;
+		size_t len = mbrtowc(&wc, s, left, &st);
+		int w;
+
+		if (len == (size_t)-1 || len == (size_t)-2 || len == 0) {
+			memset(&st, 0, sizeof(st));
+			len = 1;
+			w = 1;
+		} else {
+			w = wcwidth(wc);
+			if (w < 0)
+				w = 1;
+		}
+		n += (size_t)w;
+		s += len;
+		left -= len;
+	}
+	uselocale(old);
 	return n;
 }
 

@@ -57,6 +57,24 @@ int main(void)
 	free(text);
 	tk_table_release(&t);
 
+	/* Display width, not code points: a CJK key takes two columns a
+	 * character, a combining accent none, an invalid byte one. */
+	tk_table_init(&t, 2, headers, NULL);
+	tk_table_add(&t, "\xe6\xb0\x94\xe5\x80\x99"); /* 2 CJK: 4 columns */
+	tk_table_add(&t, "a");
+	tk_table_add(&t, "e\xcc\x81t\xc3\xa9"); /* e + U+0301, t, U+00E9: 3 */
+	tk_table_add(&t, "b");
+	tk_table_add(&t, "x\377");
+	tk_table_add(&t, "c");
+	f = open_memstream(&text, &len);
+	tk_table_print(&t, f);
+	fclose(f);
+	is_str(text, "KEY   BRANCH\n\xe6\xb0\x94\xe5\x80\x99  a\n"
+	       "e\xcc\x81t\xc3\xa9   b\nx\377    c\n",
+	       "cells are aligned by display width: CJK two, combining none");
+	free(text);
+	tk_table_release(&t);
+
 	tk_csv_text(&csv, "evil\033[31m\nline");
 	is_str(csv.buf, "\"evil\033[31m\nline\"", "CSV keeps the exact value, quoted");
 	tk_buf_release(&csv);
