@@ -69,6 +69,20 @@ test_expect_success 'the HTML page keeps its own two scripts, and the names in i
 	EOF
 '
 
+test_expect_success 'a control character in the baseline branch: U+FFFD in HTML as in SVG' '
+	hb=$(printf "<script>alert(1)</script>&\"\047\001%0300d" 0 | tr 0 x) &&
+	tracker history --db h.db --key "$KEY" --baseline-branch "$hb" --plot b.html &&
+	tracker history --db h.db --key "$KEY" --baseline-branch "$hb" --plot b.svg &&
+	"$PY" - b.html b.svg <<-\EOF
+	import re, sys, xml.etree.ElementTree as ET
+	page = open(sys.argv[1], encoding="utf-8").read()
+	sub = re.search(r"<p id=\"subtitle\">(.*?)</p>", page, re.S).group(1)
+	assert "baseline branch &lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;\ufffdxxx" in sub, repr(sub)
+	texts = ["".join(t.itertext()) for t in ET.parse(sys.argv[2]).getroot().iter("{http://www.w3.org/2000/svg}text")]
+	assert any("<script>alert(1)</script>&\"\x27\ufffdx" in t for t in texts), texts[:4]
+	EOF
+'
+
 test_expect_success 'a dashboard of the hostile key names its file safely' '
 	tracker dashboard --db h.db -o dash 2>err &&
 	ls dash >files &&

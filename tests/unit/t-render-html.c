@@ -97,8 +97,10 @@ int main(void)
 	json_is("ab\xe2\x82", 4, "\"ab\\ufffd\\ufffd\"", "truncated sequence at the end");
 	json_is("\xf4\x90\x80\x80", 4, "\"\\ufffd\\ufffd\\ufffd\\ufffd\"", "past U+10FFFF");
 
-	tk_html_text(&b, "<b title=\"x\">&'\x01\xff");
-	is_str(b.buf, "&lt;b title=&quot;x&quot;&gt;&amp;&#39; \xef\xbf\xbd", "html text escaped");
+	tk_html_text(&b, "<b title=\"x\">&'\x01\xff\t\x1b\x7f");
+	is_str(b.buf, "&lt;b title=&quot;x&quot;&gt;&amp;&#39;\xef\xbf\xbd\xef\xbf\xbd "
+	       "\xef\xbf\xbd\xef\xbf\xbd",
+	       "html text escaped: controls as U+FFFD like the SVG, TAB as a space");
 	tk_buf_release(&b);
 
 	num_is(0, "0");
