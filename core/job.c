@@ -158,7 +158,7 @@ static int reap(struct job *j)
 static double sample(struct job *j, double now)
 {
 	struct tk_tree_sample s;
-	double cost, interval;
+	double cost, interval, cpu0 = tk_thread_cpu_s();
 
 	if (tk_proctree_sample(&j->tree, &s) == 0) {
 		tk_watchdog_pids(j->wd, j->tree.pids, j->tree.nr);
@@ -168,7 +168,10 @@ static double sample(struct job *j, double now)
 			j->sampled_max_proc = s.max_proc_rss_bytes;
 		j->r->tree_samples++;
 	}
-	cost = tk_mono_s() - now;
+	/* The CPU the sample took, not the wall time: on a busy runner the
+	 * wrapper may be preempted in the middle of one, and counting that
+	 * would space the samples of a short job out past its end. */
+	cost = tk_thread_cpu_s() - cpu0;
 	j->sample_cost_total += cost;
 	interval = AGE_FRACTION * (now - j->t0);
 	if (interval < FIRST_INTERVAL_S)

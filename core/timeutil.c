@@ -26,6 +26,15 @@ double tk_mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+double tk_thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 int tk_parse_long(const char *s, long *out)
 {
 	char *end;

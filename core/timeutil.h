@@ -13,6 +13,8 @@
 int64_t tk_now_us(void);
 /* Seconds on the monotonic clock. */
 double tk_mono_s(void);
+/* CPU seconds the calling thread has used (CLOCK_THREAD_CPUTIME_ID). */
+double tk_thread_cpu_s(void);
 
 /*
  * "90", "90s", "1.5m", "2h", "1d", "500ms", "1h30m" -> seconds. Returns 0
