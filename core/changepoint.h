@@ -11,11 +11,15 @@
  * machine whose runs are sometimes 1.3x slower cost the same in every
  * segment and pay for no split. The noise level sigma is estimated
  * robustly from successive differences (1.4826 x the median absolute
- * successive difference / sqrt 2), which a level shift barely moves. A split is kept when it lowers the cost, in units of sigma,
- * by more than the penalty (o->penalty x log n) and leaves at least
- * o->min_segment points on each side; every kept split is then moved to
- * the best place between its neighbours. Values <= 0 make the whole series
- * be taken as is rather than as logs.
+ * successive difference / sqrt 2), which a level shift barely moves. A
+ * split is kept when it lowers the cost, in units of sigma, by more than
+ * the penalty (o->penalty x log n) and leaves at least o->min_segment
+ * points on each side; every kept split is then moved to the best place
+ * between its neighbours. When the run costs around the segments found
+ * vary more than 1.5 times what normal noise gives (0.347 sigma^2; a
+ * machine whose slow runs cluster by chance), the penalty is multiplied by
+ * the square root of that ratio and the series is segmented again. Values
+ * <= 0 make the whole series be taken as is rather than as logs.
  *
  * A series with no noise at all (sigma 0) takes sigma from the smallest
  * non-zero successive difference, or has no change point when it is
