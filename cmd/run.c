@@ -49,7 +49,8 @@ const char cmd_run_usage[] =
 	"Options:\n"
 	"  --key K            the step's key (else $TRACKER_KEY, else BUILDKITE_STEP_KEY,\n"
 	"                     else derived from the CI step's name with a warning:\n"
-	"                     Buildkite label, GitHub job, GitLab job, SLURM job name)\n"
+	"                     Buildkite label, GitHub job, GitLab job, SLURM job name);\n"
+	"                     a parallel Buildkite job's key gets [JOB/COUNT] appended\n"
 	"  --db URL           database: a path or sqlite:PATH (else $TRACKER_DB, else\n"
 	"                     db: in .tracker.yml, else ~/.local/share/tracker/history.db)\n"
 	"  --artifacts DIR    where the record file goes (default tracker-artifacts)\n"
@@ -60,8 +61,7 @@ const char cmd_run_usage[] =
 	"  --grace DUR        time between TERM and KILL (default 5s, shorter than\n"
 	"                     the 10s Buildkite and the 30s SLURM (KillWait) wait\n"
 	"                     before their own KILL)\n"
-	"  --orphan-wait DUR  how long to wait for processes the job left running\n"
-	"                     after it exited (default 10s)\n"
+	"  --orphan-wait DUR  wait for processes the job left running (default 10s)\n"
 	"  -q, --quiet        no summary line on stderr\n"
 	"  --profile WHAT     profile the job with the built-in profiler: alloc\n"
 	"                     (allocations: kinds alloc, alloc_count, heap_peak),\n"
@@ -223,7 +223,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_watchdog wd;
 	struct run_state st;
 	struct tk_err err = TK_ERR_INIT;
-	struct tk_buf db = TK_BUF_INIT, derived = TK_BUF_INIT, from = TK_BUF_INIT;
+	struct tk_buf db = TK_BUF_INIT, derived = TK_BUF_INIT, from = TK_BUF_INIT, keybuf = TK_BUF_INIT;
 	double timeout = -1, v;
 	size_t n;
 	int c, i, li = 0, exec_errno, per_rank = 0, ret = 0, lost = 0, sacct = 0;
@@ -334,7 +334,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		ret = cmd_usage_error(ctx, "no command to run (put it after --)");
 		goto out;
 	}
-	key = tk_ci_key(&tk_env_process, opt_key);
+	key = tk_ci_key(&tk_env_process, opt_key, &keybuf);
 	if (key && tk_run_check_key(key, &err)) {
 		ret = setup_problem(ctx, &st, "%s", err.msg);
 		if (ret)
@@ -444,6 +444,7 @@ out:
 	release_state(&st);
 	tk_buf_release(&db);
 	tk_buf_release(&derived);
+	tk_buf_release(&keybuf);
 	tk_buf_release(&from);
 	return ret;
 }

@@ -10,6 +10,7 @@
 
 #include "core/buf.h"
 #include "core/ci.h"
+#include "core/timeutil.h"
 #include "core/banned.h"
 
 extern char **environ;
@@ -100,17 +101,36 @@ static const char *nonempty(const char *s)
 	return s && *s ? s : NULL;
 }
 
-const char *tk_ci_key(const struct tk_env *env, const char *explicit_key)
+/*
+ * k with "[JOB/COUNT]" appended in a job of a Buildkite step with
+ * parallelism (BUILDKITE_PARALLEL_JOB of BUILDKITE_PARALLEL_JOB_COUNT):
+ * each job of such a step runs its own share of the work, so each is a
+ * series of its own. k itself otherwise.
+ */
+static const char *parallel_key(const struct tk_env *env, const char *k, struct tk_buf *buf)
+{
+	const char *job = nonempty(tk_env_get(env, "BUILDKITE_PARALLEL_JOB"));
+	const char *count = nonempty(tk_env_get(env, "BUILDKITE_PARALLEL_JOB_COUNT"));
+	long j, c;
+
+	if (!job || !count || tk_parse_long(job, &j) || tk_parse_long(count, &c) ||
+	    c < 2 || j < 0 || j >= c)
+		return k;
+	tk_buf_reset(buf);
+	tk_buf_addf(buf, "%s[%ld/%ld]", k, j, c);
+	return buf->buf;
+}
+
+const char *tk_ci_key(const struct tk_env *env, const char *explicit_key, struct tk_buf *buf)
 {
 	const char *k;
 
 	k = nonempty(explicit_key);
-	if (k)
-		return k;
-	k = nonempty(tk_env_get(env, "TRACKER_KEY"));
-	if (k)
-		return k;
-	return nonempty(tk_env_get(env, "BUILDKITE_STEP_KEY"));
+	if (!k)
+		k = nonempty(tk_env_get(env, "TRACKER_KEY"));
+	if (!k)
+		k = nonempty(tk_env_get(env, "BUILDKITE_STEP_KEY"));
+	return k ? parallel_key(env, k, buf) : NULL;
 }
 
 const struct tk_ci_provider *tk_ci_system(const struct tk_env *env)

@@ -118,9 +118,13 @@ int tk_ci_collect(const struct tk_env *env, struct tk_ci_context *ctx,
 /*
  * The run key: --key (explicit, may be NULL), else $TRACKER_KEY, else
  * BUILDKITE_STEP_KEY; an empty string counts as unset. Returns NULL when
- * none is set. The result points into explicit_key or the environment.
+ * none is set. In a job of a Buildkite step with parallelism
+ * (BUILDKITE_PARALLEL_JOB_COUNT of 2 or more), the key gets the job's
+ * index and the count appended, "tests[2/4]": each job runs its own
+ * share of the work, so each is its own series. The result points into
+ * explicit_key, the environment or buf.
  */
-const char *tk_ci_key(const struct tk_env *env, const char *explicit_key);
+const char *tk_ci_key(const struct tk_env *env, const char *explicit_key, struct tk_buf *buf);
 
 /*
  * 1 when the job runs under a CI or batch system: a provider other than

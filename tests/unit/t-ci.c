@@ -616,19 +616,35 @@ static void test_key(void)
 {
 	struct fake_env fe = { { NULL, 0, 0 } };
 	struct tk_env env = env_of(&fe, NULL);
+	struct tk_buf b = TK_BUF_INIT;
 
-	ok(tk_ci_key(&env, NULL) == NULL, "key: none anywhere gives NULL");
+	ok(tk_ci_key(&env, NULL, &b) == NULL, "key: none anywhere gives NULL");
 	fake_set(&fe, "BUILDKITE_STEP_KEY=amip");
-	is_str(tk_ci_key(&env, NULL), "amip", "key: BUILDKITE_STEP_KEY last");
+	is_str(tk_ci_key(&env, NULL, &b), "amip", "key: BUILDKITE_STEP_KEY last");
 	fake_set(&fe, "TRACKER_KEY=");
-	is_str(tk_ci_key(&env, NULL), "amip", "key: empty TRACKER_KEY is unset");
+	is_str(tk_ci_key(&env, NULL, &b), "amip", "key: empty TRACKER_KEY is unset");
 	fake_set(&fe, "TRACKER_KEY=nightly");
-	is_str(tk_ci_key(&env, NULL), "nightly", "key: TRACKER_KEY over the step key");
-	is_str(tk_ci_key(&env, "cli"), "cli", "key: --key over everything");
-	is_str(tk_ci_key(&env, ""), "nightly", "key: empty --key is unset");
+	is_str(tk_ci_key(&env, NULL, &b), "nightly", "key: TRACKER_KEY over the step key");
+	is_str(tk_ci_key(&env, "cli", &b), "cli", "key: --key over everything");
+	is_str(tk_ci_key(&env, "", &b), "nightly", "key: empty --key is unset");
 	fake_set(&fe, "TRACKER_KEY=");
 	fake_set(&fe, "BUILDKITE_STEP_KEY=");
-	ok(tk_ci_key(&env, "") == NULL, "key: all empty gives NULL");
+	ok(tk_ci_key(&env, "", &b) == NULL, "key: all empty gives NULL");
+
+	/* a step with parallelism: each job its own key */
+	fake_set(&fe, "BUILDKITE_STEP_KEY=tests");
+	fake_set(&fe, "BUILDKITE_PARALLEL_JOB=2");
+	fake_set(&fe, "BUILDKITE_PARALLEL_JOB_COUNT=4");
+	is_str(tk_ci_key(&env, NULL, &b), "tests[2/4]", "key: a parallel job's index and count");
+	is_str(tk_ci_key(&env, "cli", &b), "cli[2/4]", "key: --key in a parallel job too");
+	fake_set(&fe, "BUILDKITE_PARALLEL_JOB_COUNT=1");
+	is_str(tk_ci_key(&env, NULL, &b), "tests", "key: parallelism 1 is no suffix");
+	fake_set(&fe, "BUILDKITE_PARALLEL_JOB_COUNT=x");
+	is_str(tk_ci_key(&env, NULL, &b), "tests", "key: a count that is no number is ignored");
+	fake_set(&fe, "BUILDKITE_PARALLEL_JOB_COUNT=4");
+	fake_set(&fe, "BUILDKITE_PARALLEL_JOB=4");
+	is_str(tk_ci_key(&env, NULL, &b), "tests", "key: a job index past the count is ignored");
+	tk_buf_release(&b);
 	tk_kvlist_release(&fe.vars);
 }
 
