@@ -228,7 +228,7 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_store *store = NULL;
 	struct tk_check_result *res = NULL;
 	char **found = NULL;
-	size_t nr_found = 0, nr_res = 0, i;
+	size_t nr_found = 0, nr_res = 0, alloc_res = 0, i;
 	int ret, regression = 0;
 
 	memset(&c, 0, sizeof(c));
@@ -277,16 +277,24 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 				    b ? " on branch '" : "", b ? url.buf : "", b ? "'" : "");
 		}
 	}
-	res = tk_xcalloc(c.nr_keys + nr_found + 1, sizeof(*res));
 	for (i = 0; i < c.nr_keys + nr_found; i++) {
+		size_t first = nr_res, k;
+
 		c.o.key = i < c.nr_keys ? c.keys[i] : found[i - c.nr_keys];
-		ret = tk_check_key(store, &c.o, &ci, &ctx->config, &res[nr_res], &err);
-		if (ret) {
-			ret = cmd_fail(&err);
-			goto out;
+		c.o.current_class = NULL;
+		/* then this build's runs on each other kind of machine */
+		for (k = 0; !k || k <= res[first].nr_other_classes; k++) {
+			if (k)
+				c.o.current_class = res[first].other_classes[k - 1];
+			TK_ALLOC_GROW(res, nr_res + 1, alloc_res);
+			ret = tk_check_key(store, &c.o, &ci, &ctx->config, &res[nr_res], &err);
+			if (ret) {
+				ret = cmd_fail(&err);
+				goto out;
+			}
+			regression |= tk_check_worst(&res[nr_res]) == TK_VERDICT_REGRESSION;
+			nr_res++;
 		}
-		regression |= tk_check_worst(&res[nr_res]) == TK_VERDICT_REGRESSION;
-		nr_res++;
 	}
 	if (tk_checkfmt_write(stdout, c.format, res, nr_res, c.o.history, &err))
 		ret = cmd_fail(&err);

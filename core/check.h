@@ -60,6 +60,10 @@ struct tk_check_opts {
 	const char *build;           /* the current build; NULL: the CI context's */
 	const char *baseline_branch; /* NULL: tk_baseline_branch's precedence */
 	const char *machine_class;   /* NULL: the current run's */
+	/* Only this build's runs of this machine class, against its baseline.
+	 * NULL: those of the newest run's class (unless machine_class is
+	 * named: then all), the other classes listed in other_classes. */
+	const char *current_class;
 	size_t window;               /* 0: config, else TK_CHECK_WINDOW_DEFAULT */
 	const enum tk_metric *metrics; /* NULL: walltime, maxrss */
 	size_t nr_metrics;
@@ -75,7 +79,7 @@ void tk_check_opts_init(struct tk_check_opts *o);
 /* A run of a series, as outputs name it. */
 struct tk_check_run {
 	char id[TK_RUN_ID_LEN + 1];
-	char *branch, *build, *commit, *machine_class; /* NULL when unknown */
+	char *branch, *build, *commit, *machine_class, *pipeline; /* NULL when unknown */
 	int64_t started_at_us;
 };
 
@@ -108,6 +112,10 @@ struct tk_check_result {
 	struct tk_check_metric *metrics;
 	size_t nr_metrics;
 	const char *note;      /* static: why everything is insufficient, or NULL */
+	/* The machine classes of this build's other runs of the key, set
+	 * aside: each is checked on its own (current_class). */
+	char **other_classes;
+	size_t nr_other_classes;
 };
 
 int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,

@@ -248,13 +248,35 @@ static void short_commit(struct tk_buf *b, const char *commit, int markdown)
 	tk_buf_release(&c);
 }
 
-static void change_cells(struct tk_table *t, const struct tk_check_result *r,
-			 const struct tk_check_metric *m, const struct tk_check_change *c)
+/*
+ * Result i's key, escaped for a table cell; with " on CLASS" when another
+ * result of the output has the same key (a build that ran it on several
+ * kinds of machine).
+ */
+static void key_cell(struct tk_buf *b, const struct tk_check_result *r, size_t nr, size_t i,
+		     int markdown)
+{
+	void (*esc)(struct tk_buf *, const char *) =
+		markdown ? tk_checkfmt_escape_markdown : tk_checkfmt_escape_terminal;
+	size_t k;
+
+	esc(b, r[i].key);
+	if (!r[i].machine_class)
+		return;
+	for (k = 0; k < nr; k++)
+		if (k != i && !strcmp(r[k].key, r[i].key)) {
+			tk_buf_adds(b, " on ");
+			esc(b, r[i].machine_class);
+			return;
+		}
+}
+
+static void change_cells(struct tk_table *t, const char *key, const struct tk_check_metric *m,
+			 const struct tk_check_change *c)
 {
 	struct tk_buf b = TK_BUF_INIT;
 
-	tk_checkfmt_escape_terminal(&b, r->key);
-	tk_table_add(t, b.buf);
+	tk_table_add(t, key);
 	tk_table_add(t, tk_metric_name(m->metric));
 	tk_buf_reset(&b);
 	if (c->first.build) {
@@ -313,14 +335,14 @@ static void write_text(FILE *f, const struct tk_check_result *r, size_t nr, int 
 				tk_buf_reset(&cells[c]);
 			metric_cells(&r[i], m, cells);
 			tk_buf_reset(&b);
-			tk_checkfmt_escape_terminal(&b, r[i].key);
+			key_cell(&b, r, nr, i, 0);
 			tk_table_add(&t, b.buf);
 			tk_table_add(&t, tk_metric_name(m->metric));
 			for (c = 0; c < 5; c++)
 				tk_table_add(&t, cells[c].buf);
 			tk_table_add(&t, note ? note : "");
 			for (c = 0; c < m->nr_changes; c++, n_changes++)
-				change_cells(&ct, &r[i], m, &m->changes[c]);
+				change_cells(&ct, b.buf, m, &m->changes[c]);
 		}
 	if (nr)
 		fputc('\n', f);
@@ -368,7 +390,7 @@ static void write_markdown(FILE *f, const struct tk_check_result *r, size_t nr, 
 				tk_buf_reset(&cells[c]);
 			metric_cells(&r[i], m, cells);
 			tk_buf_reset(&b);
-			tk_checkfmt_escape_markdown(&b, r[i].key);
+			key_cell(&b, r, nr, i, 1);
 			fprintf(f, "| %s | %s | %s%s%s |", b.buf, tk_metric_name(m->metric),
 				m->result.verdict == TK_VERDICT_REGRESSION ? "**" : "",
 				cells[0].buf,
@@ -394,7 +416,7 @@ static void write_markdown(FILE *f, const struct tk_check_result *r, size_t nr, 
 					struct tk_buf v = TK_BUF_INIT;
 
 					tk_buf_reset(&b);
-					tk_checkfmt_escape_markdown(&b, r[i].key);
+					key_cell(&b, r, nr, i, 1);
 					tk_buf_addf(&b, " | %s | ", tk_metric_name(m->metric));
 					tk_checkfmt_escape_markdown(&b, ch->first.build);
 					tk_buf_adds(&b, " | ");
