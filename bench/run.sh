@@ -208,8 +208,8 @@ if [ -s "$db" ]; then
 # check exits 1 on a regression, which timeit counts as a failure
 ck='"$0" "$@"; [ $? -le 1 ]'
 sel="SELECT run_id, branch, build_number, started_at_us, walltime_s, maxrss_bytes, status
-	FROM runs WHERE key = 'key42' AND branch = 'main' ORDER BY started_at_us DESC, run_id LIMIT 11"
-bench/timeit 11 "sqlite3 -csv (11 runs)" sqlite3 -csv "$db" "$sel" :: \
+	FROM runs WHERE key = 'key42' AND branch = 'main' ORDER BY started_at_us DESC, run_id LIMIT 31"
+bench/timeit 11 "sqlite3 -csv (31 runs)" sqlite3 -csv "$db" "$sel" :: \
 	"check --key key42" sh -c "$ck" "$root/tracker" check --db "$db" --key key42 --branch main :: \
 	"check --history" sh -c "$ck" "$root/tracker" check --db "$db" --key key42 --branch main --history :: \
 	"check, no --key" sh -c "$ck" "$root/tracker" check --db "$db" --branch main \

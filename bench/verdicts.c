@@ -102,6 +102,61 @@ static const struct sim_scenario cp_scenarios[] = {
 	{ "2% bimodal 1/3 x1.3", 0.02, 0, 0, 1.0 / 3, 0 },
 };
 
+/*
+ * The default method given the key's older runs as well: 30 runs of
+ * history, the newest 10 the window. Older runs only tell whether the
+ * current value is in a mode of the key (core/verdict.h), so a step as
+ * large as the key's rare slow runs is no longer explained by one of
+ * them. A 50% step is the size of the 1.5x outliers.
+ */
+#define NHIST 30
+
+static double rate_history(struct sim_rng *rng, const struct sim_scenario *sc, int use_older,
+			   double step, int trials)
+{
+	double h[NHIST], newest[NHIST], cur[1];
+	struct tk_verdict_result r;
+	const struct tk_verdict_opts o = tk_verdict_opts_default();
+	int i, k, hits = 0;
+
+	for (i = 0; i < trials; i++) {
+		sim_history(rng, sc, NHIST, h, 1, cur, step);
+		for (k = 0; k < NHIST; k++)
+			newest[k] = h[NHIST - 1 - k];
+		if (tk_verdict_judge_history(newest, NBASE, newest + NBASE,
+					     use_older ? NHIST - NBASE : 0, cur, 1, &o, &r, NULL))
+			return -1;
+		hits += r.verdict == TK_VERDICT_REGRESSION;
+	}
+	return 100.0 * hits / trials;
+}
+
+static void history_table(int trials)
+{
+	static const double hsteps[] = { 0.05, 0.10, 0.12, 0.20, 0.50 };
+	size_t s, k;
+	int older;
+
+	printf("\nverdicts with older runs: %d runs of history, the newest %d the window, "
+	       "1 current run, %d trials per cell\n", NHIST, NBASE, trials);
+	printf("  %-22s %-19s %8s", "history", "default, given", "false%");
+	for (k = 0; k < sizeof(hsteps) / sizeof(hsteps[0]); k++)
+		printf("  det@%2.0f%%", hsteps[k] * 100);
+	printf("\n");
+	for (s = 0; s < sizeof(scenarios) / sizeof(scenarios[0]); s++)
+		for (older = 0; older < 2; older++) {
+			struct sim_rng rng = { 5 + s * 1000 };
+
+			printf("  %-22s %-19s %7.2f%%", older ? "" : scenarios[s].name,
+			       older ? "window + 20 older" : "window only",
+			       rate_history(&rng, &scenarios[s], older, 0, trials));
+			for (k = 0; k < sizeof(hsteps) / sizeof(hsteps[0]); k++)
+				printf("  %6.1f%%", rate_history(&rng, &scenarios[s], older,
+								  hsteps[k], trials));
+			printf("\n");
+		}
+}
+
 static void changepoint_table(int trials)
 {
 	double x[SERIES + 1];
@@ -158,6 +213,7 @@ int main(int argc, char **argv)
 	if (trials < 1)
 		trials = 20000;
 	verdict_table(trials);
+	history_table(trials);
 	changepoint_table(trials / 10 > 100 ? trials / 10 : 100);
 	return 0;
 }

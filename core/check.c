@@ -15,6 +15,9 @@
 
 #define HISTORY_DEFAULT 1000
 #define CURRENT_SCAN_MAX 10000 /* rows looked at to find this build's runs */
+/* runs before the window that tell whether a value is in a mode of the key
+ * (tk_verdict_judge_history): the window and these make 30 by default */
+#define OLDER_RUNS 20
 
 void tk_check_opts_init(struct tk_check_opts *o)
 {
@@ -36,6 +39,7 @@ static void run_set(struct tk_check_run *r, const struct tk_run_summary *s)
 	r->build = dup_or_null(s->build_number);
 	r->commit = dup_or_null(s->commit);
 	r->machine_class = dup_or_null(s->machine_class);
+	r->pipeline = dup_or_null(s->pipeline);
 	r->started_at_us = s->started_at_us;
 }
 
@@ -46,6 +50,7 @@ static void run_copy(struct tk_check_run *dst, const struct tk_check_run *src)
 	dst->build = dup_or_null(src->build);
 	dst->commit = dup_or_null(src->commit);
 	dst->machine_class = dup_or_null(src->machine_class);
+	dst->pipeline = dup_or_null(src->pipeline);
 }
 
 static void run_release(struct tk_check_run *r)
@@ -54,6 +59,7 @@ static void run_release(struct tk_check_run *r)
 	free(r->build);
 	free(r->commit);
 	free(r->machine_class);
+	free(r->pipeline);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -104,15 +110,24 @@ static void points_release(struct points *p)
 
 struct find_current {
 	const char *build;
+	const char *pipeline; /* this build's pipeline; NULL: any */
 	struct points *pts;
 	size_t seen;
 };
+
+/* A machine class or pipeline unknown on either side matches. */
+static int same_or_unknown(const char *want, const char *have)
+{
+	return !want || !have || !strcmp(want, have);
+}
 
 static int take_current(const struct tk_run_summary *s, void *data)
 {
 	struct find_current *fc = data;
 
 	fc->seen++;
+	if (!same_or_unknown(fc->pipeline, s->pipeline))
+		return 0;
 	if (!fc->build) {
 		points_add(fc->pts, s);
 		return 1;
@@ -127,21 +142,47 @@ static int take_current(const struct tk_run_summary *s, void *data)
 	return 0;
 }
 
+/*
+ * Keeps the runs of machine class cls (or of no known class) in p: a
+ * matrix build runs one key on several kinds of machine, and each kind
+ * has its own baseline. With out, the classes set aside are listed in
+ * out->other_classes, once each.
+ */
+static void keep_class(struct points *p, const char *cls, struct tk_check_result *out)
+{
+	size_t i, k, kept = 0, alloc = 0;
+
+	for (i = 0; i < p->nr; i++) {
+		const char *have = p->items[i].run.machine_class;
+
+		if (same_or_unknown(cls, have)) {
+			p->items[kept++] = p->items[i];
+			continue;
+		}
+		for (k = 0; out && k < out->nr_other_classes; k++)
+			if (!strcmp(out->other_classes[k], have))
+				break;
+		if (out && k == out->nr_other_classes) {
+			TK_ALLOC_GROW(out->other_classes, out->nr_other_classes + 1, alloc);
+			out->other_classes[out->nr_other_classes++] = tk_xstrdup(have);
+		}
+		run_release(&p->items[i].run);
+	}
+	p->nr = kept;
+}
+
 /* ---- the baseline branch ---- */
 
 struct find_base {
 	const struct tk_check_result *res;
+	const char *pipeline; /* the current run's; NULL: any */
 	const char *current_branch;
 	int64_t before_us; /* same branch: only runs that started before; 0: any */
 	size_t window, limit;
 	struct points *window_pts, *series; /* series newest first here */
+	struct points *older; /* up to OLDER_RUNS runs before the window */
 	size_t other_class; /* successful runs of other machine classes */
 };
-
-static int class_matches(const char *want, const char *have)
-{
-	return !want || !have || !strcmp(want, have);
-}
 
 static int is_current(const struct tk_check_result *res, const char *id)
 {
@@ -159,7 +200,9 @@ static int take_base(const struct tk_run_summary *s, void *data)
 
 	if (s->status != TK_RUN_OK || s->partial || !s->run_id)
 		return 0;
-	if (!class_matches(fb->res->machine_class, s->machine_class)) {
+	if (!same_or_unknown(fb->pipeline, s->pipeline))
+		return 0;
+	if (!same_or_unknown(fb->res->machine_class, s->machine_class)) {
 		fb->other_class++;
 		return 0;
 	}
@@ -169,9 +212,11 @@ static int take_base(const struct tk_run_summary *s, void *data)
 		return 0;
 	if (fb->window_pts->nr < fb->window)
 		points_add(fb->window_pts, s);
+	else if (fb->older->nr < OLDER_RUNS)
+		points_add(fb->older, s);
 	if (fb->series && fb->series->nr < fb->limit)
 		points_add(fb->series, s);
-	if (fb->window_pts->nr >= fb->window && (!fb->series || fb->series->nr >= fb->limit))
+	if (fb->older->nr >= OLDER_RUNS && (!fb->series || fb->series->nr >= fb->limit))
 		return 1;
 	return 0;
 }
@@ -282,16 +327,19 @@ static struct tk_verdict_opts metric_opts(const struct tk_check_opts *o,
 }
 
 static int judge_metric(const struct points *cur, const struct points *base,
-			struct tk_check_metric *cm, struct tk_err *err)
+			const struct points *older, struct tk_check_metric *cm, struct tk_err *err)
 {
-	double *b = tk_xcalloc(base->nr + 1, sizeof(double));
+	double *b = tk_xcalloc(base->nr + older->nr + 1, sizeof(double));
 	double *c = tk_xcalloc(cur->nr + 1, sizeof(double));
-	size_t nb = 0, nc = 0, i;
+	size_t nb = 0, no = 0, nc = 0, i;
 	int ret;
 
 	for (i = 0; i < base->nr; i++)
 		if (base->items[i].value[cm->metric] >= 0)
 			b[nb++] = base->items[i].value[cm->metric];
+	for (i = 0; i < older->nr; i++)
+		if (older->items[i].value[cm->metric] >= 0)
+			b[nb + no++] = older->items[i].value[cm->metric];
 	/* a failed or cancelled run's figures say nothing about speed */
 	for (i = 0; i < cur->nr; i++)
 		if (cur->items[i].ok && cur->items[i].value[cm->metric] >= 0)
@@ -299,7 +347,7 @@ static int judge_metric(const struct points *cur, const struct points *base,
 	for (i = 0; i < cur->nr && !cur->items[i].ok; i++)
 		;
 	cm->nr_values = nc;
-	ret = tk_verdict_judge(b, nb, c, nc, &cm->vopts, &cm->result, err);
+	ret = tk_verdict_judge_history(b, nb, b + nb, no, c, nc, &cm->vopts, &cm->result, err);
 	if (!ret && !nc && cur->nr)
 		cm->note = i == cur->nr ? "the current run did not succeed"
 			   : cm->metric == TK_METRIC_MAXRSS && cur->items[i].maxrss_bound
@@ -369,6 +417,7 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 	const enum tk_metric *metrics = o->metrics ? o->metrics : default_metrics;
 	size_t nr_metrics = o->metrics ? o->nr_metrics : 2, i;
 	struct points cur = { NULL, 0, 0 }, win = { NULL, 0, 0 }, series = { NULL, 0, 0 };
+	struct points older = { NULL, 0, 0 };
 	struct find_current fc;
 	struct find_base fb;
 	struct tk_run_query q;
@@ -402,10 +451,15 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 	q.branch = o->run_id ? NULL : branch;
 	memset(&fc, 0, sizeof(fc));
 	fc.build = o->run_id ? NULL : build;
+	fc.pipeline = !o->run_id && ci ? ci->pipeline : NULL;
 	fc.pts = &cur;
 	ret = tk_store_query_summaries(s, &q, take_current, &fc, err);
 	if (ret < 0)
 		goto fail;
+	if (cur.nr && !o->machine_class)
+		keep_class(&cur, o->current_class ? o->current_class
+						  : cur.items[0].run.machine_class,
+			   o->current_class ? NULL : out);
 	if (!cur.nr) {
 		out->note = o->run_id ? "no such run" : build ? "no run of the key in this build"
 						     : "no run of the key on this branch";
@@ -416,7 +470,8 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 		run_copy(&out->current[out->nr_current++], &cur.items[i].run);
 	out->branch = dup_or_null(cur.items[0].run.branch);
 	out->machine_class = dup_or_null(o->machine_class ? o->machine_class
-							  : cur.items[0].run.machine_class);
+				       : o->current_class ? o->current_class
+				       : cur.items[0].run.machine_class);
 
 	/* the baseline window and the history series */
 	bb = tk_baseline_branch(o->baseline_branch, ci, cfg, o->key);
@@ -437,6 +492,7 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 		out->baseline_branch = tk_xstrdup(bb);
 	memset(&fb, 0, sizeof(fb));
 	fb.res = out;
+	fb.pipeline = out->current[0].pipeline;
 	fb.window = o->window ? o->window
 		    : cfg && cfg->check.window ? cfg->check.window : TK_CHECK_WINDOW_DEFAULT;
 	if (fb.window > TK_CHECK_WINDOW_MAX) {
@@ -446,6 +502,7 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 	}
 	fb.limit = o->history_limit ? o->history_limit : HISTORY_DEFAULT;
 	fb.window_pts = &win;
+	fb.older = &older;
 	fb.series = o->history ? &series : NULL;
 	if (out->branch && !strcmp(out->branch, bb))
 		for (i = 0; i < cur.nr; i++)
@@ -466,12 +523,14 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 		if (!ret)
 			ret = fill_alloc(s, &win, err);
 		if (!ret)
+			ret = fill_alloc(s, &older, err);
+		if (!ret)
 			ret = fill_alloc(s, &series, err);
 		if (ret)
 			goto fail;
 	}
 	for (i = 0; i < nr_metrics; i++) {
-		ret = judge_metric(&cur, &win, &out->metrics[i], err);
+		ret = judge_metric(&cur, &win, &older, &out->metrics[i], err);
 		if (!ret && o->history)
 			ret = metric_history(&series, &out->metrics[i], err);
 		if (ret)
@@ -485,11 +544,13 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 done:
 	points_release(&cur);
 	points_release(&win);
+	points_release(&older);
 	points_release(&series);
 	return 0;
 fail:
 	points_release(&cur);
 	points_release(&win);
+	points_release(&older);
 	points_release(&series);
 	tk_check_result_release(out);
 	return ret;
@@ -517,6 +578,9 @@ void tk_check_result_release(struct tk_check_result *r)
 		free(r->metrics[i].changes);
 	}
 	free(r->metrics);
+	for (i = 0; i < r->nr_other_classes; i++)
+		free(r->other_classes[i]);
+	free(r->other_classes);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -212,8 +212,9 @@ static double mw_upper(size_t m, size_t n, double u)
 
 struct judge {
 	const struct tk_verdict_opts *o;
-	double *yb, *yc, *tmp;
-	size_t n, nc;
+	double *yb, *yc, *tmp; /* yb: the window, newest first */
+	double *yo;            /* older runs, newest first */
+	size_t n, nc, no;
 	double med, mad;
 };
 
@@ -229,6 +230,36 @@ static void decide(struct tk_verdict_result *r, double effect, double min_effect
 		r->verdict = TK_VERDICT_REGRESSION;
 	else if (down)
 		r->verdict = TK_VERDICT_IMPROVEMENT;
+}
+
+/*
+ * Whether cur belongs to a mode of the key: runs the outlier rule sets
+ * aside on cur's side (a machine that is sometimes 1.3x slower), within
+ * width of cur, in at least one in ten of the recent runs (the window and
+ * the older ones), not counting the newest runs in a row when older runs
+ * are known (a level the newest runs just moved to is a change, not a
+ * mode).
+ */
+static int in_a_mode(const struct judge *j, double cur, double width, int up)
+{
+	size_t total = j->n + j->no, need = total / 10 ? total / 10 : 1, like = 0, lead = 0, i;
+	int head = j->no > 0;
+
+	if (j->mad <= 0)
+		return 0;
+	for (i = 0; i < total; i++) {
+		double y = i < j->n ? j->yb[i] : j->yo[i - j->n], dev = y - j->med;
+		int is = fabs(dev) > j->o->reject * j->mad && (up ? dev > 0 : dev < 0) &&
+			 fabs(cur - y) <= width;
+
+		if (is && head)
+			lead++;
+		else if (is)
+			like++;
+		else
+			head = 0;
+	}
+	return like >= need;
 }
 
 static void judge_interval(struct judge *j, struct tk_verdict_result *r)
@@ -267,16 +298,8 @@ static void judge_interval(struct judge *j, struct tk_verdict_result *r)
 		t = cur > mean ? HUGE_VAL : cur < mean ? -HUGE_VAL : 0;
 	up = t > thr;
 	down = t < -thr;
-	/* a value like one of the set-aside runs belongs to their mode */
-	for (i = 0; (up || down) && i < j->n; i++) {
-		double dev = j->yb[i] - j->med;
-
-		if (j->mad <= 0 || fabs(dev) <= o->reject * j->mad)
-			continue;
-		if ((up && dev > 0) || (down && dev < 0))
-			if (fabs(cur - j->yb[i]) <= thr * sd * sqrt(2.0))
-				explained = 1;
-	}
+	if (up || down)
+		explained = in_a_mode(j, cur, thr * sd * sqrt(2.0), up);
 	r->method = j->nc > 1 ? "two-sample" : "interval";
 	r->statistic = t;
 	r->threshold = thr;
@@ -309,6 +332,14 @@ static void judge_mannwhitney(struct judge *j, struct tk_verdict_result *r)
 int tk_verdict_judge(const double *baseline, size_t n, const double *current,
 		     size_t ncurrent, const struct tk_verdict_opts *o,
 		     struct tk_verdict_result *r, struct tk_err *err)
+{
+	return tk_verdict_judge_history(baseline, n, NULL, 0, current, ncurrent, o, r, err);
+}
+
+int tk_verdict_judge_history(const double *baseline, size_t n, const double *older,
+			     size_t nolder, const double *current, size_t ncurrent,
+			     const struct tk_verdict_opts *o, struct tk_verdict_result *r,
+			     struct tk_err *err)
 {
 	struct tk_verdict_opts d = tk_verdict_opts_default();
 	struct judge j;
@@ -376,8 +407,12 @@ int tk_verdict_judge(const double *baseline, size_t n, const double *current,
 	}
 	j.yb = tk_xmalloc(n * sizeof(double));
 	j.yc = tk_xmalloc(ncurrent * sizeof(double));
+	j.yo = tk_xmalloc((nolder + 1) * sizeof(double));
 	for (i = 0; i < n; i++)
 		j.yb[i] = use_log ? log(baseline[i]) : baseline[i];
+	for (i = 0; i < nolder; i++)
+		if (isfinite(older[i]) && (!use_log || older[i] > 0))
+			j.yo[j.no++] = use_log ? log(older[i]) : older[i];
 	for (i = 0; i < ncurrent; i++)
 		j.yc[i] = use_log ? log(current[i]) : current[i];
 	memcpy(j.tmp, j.yb, n * sizeof(double));
@@ -390,6 +425,8 @@ int tk_verdict_judge(const double *baseline, size_t n, const double *current,
 
 		for (i = 0; i < n; i++)
 			j.yb[i] = j.yb[i] / m;
+		for (i = 0; i < j.no; i++)
+			j.yo[i] = j.yo[i] / m;
 		for (i = 0; i < ncurrent; i++)
 			j.yc[i] = j.yc[i] / m;
 		j.med /= m;
@@ -433,6 +470,7 @@ int tk_verdict_judge(const double *baseline, size_t n, const double *current,
 	}
 	free(j.yb);
 	free(j.yc);
+	free(j.yo);
 out:
 	free(j.tmp);
 	return 0;

@@ -19,10 +19,14 @@
  *       mean and the scale s sqrt(1/c + 1/k): a two-sample t test on logs
  *       ("two-sample"). A regression also needs a change of at least
  *       o->min_effect (2%), so a quiet key's 0.5% is no regression, and
- *       must not sit within the threshold of a slow baseline run the
- *       outlier rule set aside: a machine whose runs are sometimes 1.3x
- *       slower forms a second mode, and a current run in that mode is
- *       not a regression. Improvements mirror regressions.
+ *       must not belong to a mode of the key: a machine whose runs are
+ *       sometimes 1.3x slower forms a second mode, and a current run in
+ *       it is not a regression. A mode is runs the outlier rule sets
+ *       aside on the current value's side, within the threshold of it,
+ *       in at least one in ten of the recent runs (the window and the
+ *       older runs given); with older runs given, the newest runs in a
+ *       row do not count (a level they just moved to is a change, not a
+ *       mode). Improvements mirror regressions.
  *   percent  The current median against the baseline median: a change of
  *       more than o->threshold percent (default 10) is a verdict.
  *   zscore  (y - median) / (1.4826 MAD) on logs against o->threshold
@@ -91,6 +95,16 @@ struct tk_verdict_result {
 				"fewer than N baseline runs" */
 };
 
+/*
+ * baseline[0..n) is the window, newest first; current[0..ncurrent) the
+ * runs judged. tk_verdict_judge_history also takes the key's older runs
+ * (older[0..nolder), newest first, before the window), which only tell
+ * whether the current value belongs to a mode (above).
+ */
+int tk_verdict_judge_history(const double *baseline, size_t n, const double *older,
+			     size_t nolder, const double *current, size_t ncurrent,
+			     const struct tk_verdict_opts *o, struct tk_verdict_result *r,
+			     struct tk_err *err);
 int tk_verdict_judge(const double *baseline, size_t n, const double *current,
 		     size_t ncurrent, const struct tk_verdict_opts *o,
 		     struct tk_verdict_result *r, struct tk_err *err);

@@ -42,6 +42,55 @@ static double rate(const struct sim_scenario *sc, const struct tk_verdict_opts *
 	return 100.0 * hits / trials;
 }
 
+/*
+ * The key's older runs tell a mode from a rare slow run and from a level
+ * the newest runs just moved to (tk_verdict_judge_history).
+ */
+static void older_runs(const double *base)
+{
+	struct tk_verdict_opts o = tk_verdict_opts_default();
+	struct tk_verdict_result r;
+	double w[10], old[20], cur = 150;
+	size_t i;
+
+	for (i = 0; i < 20; i++)
+		old[i] = base[i % 10];
+	memcpy(w, base, sizeof(w));
+	w[5] = 150; /* one hiccup among the window's runs */
+	tk_verdict_judge(w, 10, &cur, 1, &o, &r, NULL);
+	is_int(r.verdict, TK_VERDICT_NO_CHANGE, "window only: a +50%% run is like the one "
+	       "slow baseline run");
+	tk_verdict_judge_history(w, 10, old, 20, &cur, 1, &o, &r, NULL);
+	is_int(r.verdict, TK_VERDICT_REGRESSION, "with 20 older runs: one slow run in 30 is "
+	       "no mode, +50%% is a regression");
+	old[3] = 149;
+	old[11] = 152;
+	tk_verdict_judge_history(w, 10, old, 20, &cur, 1, &o, &r, NULL);
+	is_int(r.verdict, TK_VERDICT_NO_CHANGE, "three slow runs in 30 are a mode: no change");
+	is_str(r.note, "like a slow baseline run", "and says why");
+
+	/* the newest three runs moved to +20%; the current run is there too */
+	for (i = 0; i < 20; i++)
+		old[i] = base[i % 10];
+	memcpy(w, base, sizeof(w));
+	w[0] = 120;
+	w[1] = 121;
+	w[2] = 119;
+	cur = 120;
+	tk_verdict_judge(w, 10, &cur, 1, &o, &r, NULL);
+	is_int(r.verdict, TK_VERDICT_NO_CHANGE, "window only: like the three newest runs");
+	tk_verdict_judge_history(w, 10, old, 20, &cur, 1, &o, &r, NULL);
+	is_int(r.verdict, TK_VERDICT_REGRESSION, "with older runs: a level the newest runs "
+	       "just moved to is a change");
+	/* the same three slow runs spread among older ones: a mode */
+	memcpy(w, base, sizeof(w));
+	w[2] = 120;
+	old[4] = 121;
+	old[15] = 119;
+	tk_verdict_judge_history(w, 10, old, 20, &cur, 1, &o, &r, NULL);
+	is_int(r.verdict, TK_VERDICT_NO_CHANGE, "the same runs spread out are a mode");
+}
+
 static void known_answers(void)
 {
 	struct tk_verdict_opts o = tk_verdict_opts_default();
@@ -83,6 +132,7 @@ static void known_answers(void)
 	is_str(r.note, "like a slow baseline run", "and says why");
 	is_int(judge1(b, 10, 115, NULL, &r), TK_VERDICT_REGRESSION, "bimodal: +15%% between the "
 	       "modes is");
+	older_runs(base);
 
 	o.method = TK_VERDICT_PERCENT;
 	is_int(judge1(base, 10, 109, &o, &r), TK_VERDICT_NO_CHANGE, "percent: +9%% <= 10%%");

@@ -1,0 +1,89 @@
+#!/bin/sh
+# Which runs tracker check judges together, with default flags, in the
+# builds Buildkite makes: a matrix that runs one step on two queues (each
+# kind of machine against its own baseline), two pipelines that share a
+# database and a step key (each its own), a step with parallelism (each
+# job its own key), and a key whose one rare slow run must not excuse a
+# regression of that size.
+
+. "$(dirname "$0")/test-lib.sh"
+
+# bk PIPELINE QUEUE BRANCH BUILD CMD...: one job of a build
+bk() {
+	_p=$1 _q=$2 _b=$3 _n=$4
+	shift 4
+	if [ "$_b" = main ]; then _pr=false _base=; else _pr=7 _base=main; fi
+	env BUILDKITE=true BUILDKITE_PIPELINE_SLUG="$_p" BUILDKITE_BRANCH="$_b" \
+		BUILDKITE_BUILD_NUMBER="$_n" BUILDKITE_COMMIT="$(printf '%040d' "$_n")" \
+		BUILDKITE_PIPELINE_DEFAULT_BRANCH=main BUILDKITE_STEP_KEY=bench \
+		BUILDKITE_AGENT_META_DATA_QUEUE="$_q" BUILDKITE_PULL_REQUEST="$_pr" \
+		BUILDKITE_PULL_REQUEST_BASE_BRANCH="$_base" "$@"
+}
+
+test_expect_success 'a matrix on two queues: each run against its own class' '
+	for n in 1 2 3 4 5 6; do
+		bk app small main $n tracker run -q --db m.db -- sleep 0.1 &&
+		bk app big main $n tracker run -q --db m.db -- sleep 0.5 || return 1
+	done &&
+	bk app big feat 7 tracker run -q --db m.db -- sleep 0.5 &&
+	bk app small feat 7 tracker run -q --db m.db -- sleep 0.1 &&
+	bk app small feat 7 tracker check --db m.db --metric walltime --format json >m.json;
+	test $? -le 1 &&
+	python3 - <<-\PY
+	import json
+	res = json.load(open("m.json"))["results"]
+	assert sorted(r["machine_class"] for r in res) == ["big", "small"], res
+	for r in res:
+	    assert len(r["current"]) == 1 and r["current"][0]["machine_class"] == r["machine_class"], r
+	    assert all(b["machine_class"] == r["machine_class"] for b in r["baseline"]), r
+	    m = r["metrics"][0]
+	    assert abs(m["delta_pct"]) < 60, m  # 0.1 s against 0.5 s would be -80% or +400%
+	PY
+'
+
+test_expect_success 'the text table names the class of each row' '
+	bk app small feat 7 tracker check --db m.db --metric walltime >m.txt;
+	test $? -le 1 &&
+	grep "^bench on small  walltime " m.txt &&
+	grep "^bench on big    walltime " m.txt
+'
+
+test_expect_success 'two pipelines sharing a database: each its own runs' '
+	for n in 1 2 3 4 5 6; do
+		bk app q main $n tracker run -q --db p.db -- sleep 0.1 || return 1
+	done &&
+	bk docs q main 3 tracker run -q --db p.db -- sleep 0.6 &&
+	bk app q feat 11 tracker run -q --db p.db -- sleep 0.1 &&
+	bk docs q feat 11 tracker run -q --db p.db -- sleep 0.6 &&
+	bk app q feat 11 tracker check --db p.db --metric walltime >p.txt;
+	test $? -le 1 &&
+	cat p.txt &&
+	grep "^bench: feat #11 0000000000 (run [0-9a-f]*) against 6 runs of main" p.txt &&
+	! grep "more run" p.txt &&
+	bk docs q feat 11 tracker check --db p.db --metric walltime >d.txt &&
+	grep "against 1 run of main" d.txt &&
+	grep "too few baseline runs" d.txt
+'
+
+test_expect_success 'a step with parallelism: each job is its own key' '
+	for j in 0 1 2; do
+		BUILDKITE_PARALLEL_JOB=$j BUILDKITE_PARALLEL_JOB_COUNT=3 \
+			bk app q main 1 tracker run -q --db s.db -- true || return 1
+	done &&
+	tracker history --db s.db --format csv >s.csv &&
+	grep -c ",bench\[[0-2]/3\]," s.csv >n &&
+	test "$(cat n)" = 3
+'
+
+test_expect_success 'one rare slow run in 30 does not excuse a regression of its size' '
+	for n in $(seq 1 30); do
+		if [ $n = 27 ]; then s=0.45; else s=0.3; fi
+		bk app q main $n tracker run -q --db h.db -- sleep $s || return 1
+	done &&
+	bk app q feat 31 tracker run -q --db h.db -- sleep 0.45 &&
+	test_expect_code 1 bk app q feat 31 tracker check --db h.db --metric walltime >h.txt &&
+	cat h.txt &&
+	grep "^bench  walltime  regression " h.txt
+'
+
+test_done
