@@ -43,6 +43,7 @@ void tk_report_release(struct tk_report *r)
 		struct tk_report_key *k = &r->keys[i];
 
 		free(k->key);
+		free(k->machine_class);
 		free(k->name);
 		free(k->branch);
 		free(k->baseline_branch);
@@ -322,18 +323,56 @@ static int cmp_keys(const void *a, const void *b)
 	const struct tk_report_key *x = a, *y = b;
 	int d = verdict_rank(x->verdict) - verdict_rank(y->verdict);
 
-	return d ? d : strcmp(x->key, y->key);
+	if (!d)
+		d = strcmp(x->key, y->key);
+	if (!d && x->machine_class && y->machine_class)
+		d = strcmp(x->machine_class, y->machine_class);
+	return d;
 }
 
+/* One entry of the report: cr's check of key (on class cls, or NULL). */
+static void add_entry(struct tk_store *s, const struct tk_report_opts *o,
+		      const struct tk_ci_context *ci, const struct tk_config *cfg,
+		      const char *key, const char *cls, struct tk_check_result *cr,
+		      struct tk_report *out)
+{
+	struct tk_report_key *k;
+	struct tk_buf name = TK_BUF_INIT, label = TK_BUF_INIT;
+	struct tk_err derr = TK_ERR_INIT;
+
+	TK_ALLOC_GROW(out->keys, out->nr + 1, out->alloc);
+	k = &out->keys[out->nr++];
+	memset(k, 0, sizeof(*k));
+	k->key = tk_xstrdup(key);
+	k->machine_class = dup_or_null(cls);
+	tk_buf_adds(&label, key);
+	if (cls)
+		tk_buf_addf(&label, " on %s", cls);
+	tk_report_file_name(label.buf, &name);
+	k->name = tk_buf_detach(&name, NULL);
+	take_check(k, cr);
+	out->count[k->verdict]++;
+	if (!o->no_charts)
+		make_chart(s, o, ci, k);
+	if (cr->nr_current && make_diff(s, o, ci, cfg, cr->current[0].id, k, &derr))
+		warn(o, "no diff for '%s': %s", label.buf, derr.msg);
+	TK_ALLOC_GROW(out->checks, out->nr_checks + 1, out->alloc_checks);
+	out->checks[out->nr_checks++] = *cr; /* kept for verdicts.txt */
+	tk_buf_release(&label);
+}
+
+/*
+ * The key's entries: one, or one per machine class when the build ran it
+ * on several (each judged against its own class's baseline).
+ */
 static int one_key(struct tk_store *s, const struct tk_report_opts *o,
 		   const struct tk_ci_context *ci, const struct tk_config *cfg,
 		   const char *key, struct tk_report *out, struct tk_err *err)
 {
 	struct tk_check_opts co;
 	struct tk_check_result cr;
-	struct tk_report_key *k;
-	struct tk_buf name = TK_BUF_INIT;
-	struct tk_err derr = TK_ERR_INIT;
+	char **classes = NULL;
+	size_t nr_classes = 0, i;
 	int ret;
 
 	tk_check_opts_init(&co);
@@ -344,21 +383,24 @@ static int one_key(struct tk_store *s, const struct tk_report_opts *o,
 	ret = tk_check_key(s, &co, ci, cfg, &cr, err);
 	if (ret)
 		return ret;
-	TK_ALLOC_GROW(out->keys, out->nr + 1, out->alloc);
-	k = &out->keys[out->nr++];
-	memset(k, 0, sizeof(*k));
-	k->key = tk_xstrdup(key);
-	tk_report_file_name(key, &name);
-	k->name = tk_buf_detach(&name, NULL);
-	take_check(k, &cr);
-	out->count[k->verdict]++;
-	if (!o->no_charts)
-		make_chart(s, o, ci, k);
-	if (cr.nr_current && make_diff(s, o, ci, cfg, cr.current[0].id, k, &derr))
-		warn(o, "no diff for '%s': %s", key, derr.msg);
-	TK_ALLOC_GROW(out->checks, out->nr_checks + 1, out->alloc_checks);
-	out->checks[out->nr_checks++] = cr; /* kept for verdicts.txt */
-	return 0;
+	if (cr.nr_other_classes) {
+		nr_classes = cr.nr_other_classes;
+		classes = tk_xcalloc(nr_classes, sizeof(*classes));
+		for (i = 0; i < nr_classes; i++)
+			classes[i] = tk_xstrdup(cr.other_classes[i]);
+	}
+	add_entry(s, o, ci, cfg, key, nr_classes ? cr.machine_class : NULL, &cr, out);
+	for (i = 0; !ret && i < nr_classes; i++) {
+		co.current_class = classes[i];
+		memset(&cr, 0, sizeof(cr));
+		ret = tk_check_key(s, &co, ci, cfg, &cr, err);
+		if (!ret)
+			add_entry(s, o, ci, cfg, key, classes[i], &cr, out);
+	}
+	for (i = 0; i < nr_classes; i++)
+		free(classes[i]);
+	free(classes);
+	return ret;
 }
 
 /* The dashboard of every key (core/dashboard.h) in DIR/dashboard/. */

@@ -84,7 +84,11 @@ struct tk_report_cell {
 
 struct tk_report_key {
 	char *key;
-	char *name;            /* tk_report_file_name */
+	/* When the build ran the key on several machine classes (a matrix),
+	 * each has its own entry, judged against its own baseline: this
+	 * entry's class, shown as "KEY on CLASS". NULL otherwise. */
+	char *machine_class;
+	char *name;            /* tk_report_file_name of the key, or of "KEY on CLASS" */
 	char *branch;          /* of the current run; NULL */
 	char *baseline_branch; /* NULL when none */
 	char *build;           /* of the current run; NULL */

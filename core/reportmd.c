@@ -136,10 +136,20 @@ static void value_cells(struct tk_buf *out, enum tk_metric metric,
 	}
 }
 
+/* The key, and " on CLASS" for one machine class of a matrix build. */
+static void key_text(struct tk_buf *out, const struct tk_report_key *k)
+{
+	tk_report_md_text(out, k->key, 0);
+	if (k->machine_class) {
+		tk_buf_adds(out, " on ");
+		tk_report_md_text(out, k->machine_class, 0);
+	}
+}
+
 static void row(struct tk_buf *out, const struct md *m, const struct tk_report_key *k)
 {
 	tk_buf_adds(out, "| ");
-	tk_report_md_text(out, k->key, 0);
+	key_text(out, k);
 	value_cells(out, TK_METRIC_WALLTIME, &k->wall);
 	value_cells(out, TK_METRIC_MAXRSS, &k->rss);
 	tk_buf_addf(out, " | %s | ", verdict_md(k->verdict));
@@ -212,9 +222,9 @@ static void chart(struct tk_buf *out, const struct md *m, const struct tk_report
 	struct tk_buf png = TK_BUF_INIT;
 
 	tk_buf_adds(out, "**");
-	tk_report_md_text(out, k->key, 0);
+	key_text(out, k);
 	tk_buf_addf(out, "**: %s\n\n[![history of ", verdict_md(k->verdict));
-	tk_report_md_text(out, k->key, 0);
+	key_text(out, k);
 	tk_buf_adds(out, "](");
 	tk_buf_addf(&png, "%s.png", k->name);
 	add_target(out, m, png.buf);
@@ -316,12 +326,17 @@ static void label_value(struct tk_buf *out, const char *s)
 	tk_buf_release(&clean);
 }
 
-static void metric_line(struct tk_buf *out, const char *name, const char *key, double v)
+static void metric_line(struct tk_buf *out, const char *name, const struct tk_report_key *k,
+			double v)
 {
 	if (v < 0)
 		return;
 	tk_buf_addf(out, "%s{key=\"", name);
-	label_value(out, key);
+	label_value(out, k->key);
+	if (k->machine_class) {
+		tk_buf_adds(out, "\",machine_class=\"");
+		label_value(out, k->machine_class);
+	}
 	tk_buf_addf(out, "\"} %.17g\n", v);
 }
 
@@ -331,17 +346,17 @@ void tk_report_metrics(const struct tk_report *r, struct tk_buf *out)
 
 	tk_buf_adds(out, "# TYPE tracker_walltime_seconds gauge\n");
 	for (i = 0; i < r->nr; i++)
-		metric_line(out, "tracker_walltime_seconds", r->keys[i].key, r->keys[i].wall.current);
+		metric_line(out, "tracker_walltime_seconds", &r->keys[i], r->keys[i].wall.current);
 	tk_buf_adds(out, "# TYPE tracker_walltime_baseline_seconds gauge\n");
 	for (i = 0; i < r->nr; i++)
-		metric_line(out, "tracker_walltime_baseline_seconds", r->keys[i].key,
+		metric_line(out, "tracker_walltime_baseline_seconds", &r->keys[i],
 			    r->keys[i].wall.base_median);
 	tk_buf_adds(out, "# TYPE tracker_maxrss_bytes gauge\n");
 	for (i = 0; i < r->nr; i++)
-		metric_line(out, "tracker_maxrss_bytes", r->keys[i].key, r->keys[i].rss.current);
+		metric_line(out, "tracker_maxrss_bytes", &r->keys[i], r->keys[i].rss.current);
 	tk_buf_adds(out, "# TYPE tracker_maxrss_baseline_bytes gauge\n");
 	for (i = 0; i < r->nr; i++)
-		metric_line(out, "tracker_maxrss_baseline_bytes", r->keys[i].key,
+		metric_line(out, "tracker_maxrss_baseline_bytes", &r->keys[i],
 			    r->keys[i].rss.base_median);
 	tk_buf_adds(out, "# EOF\n");
 }

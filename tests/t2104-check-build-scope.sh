@@ -48,6 +48,14 @@ test_expect_success 'the text table names the class of each row' '
 	grep "^bench on big    walltime " m.txt
 '
 
+test_expect_success 'the report of the matrix build: an entry per class' '
+	bk app small feat 7 tracker report --db m.db --artifacts rep --no-charts 2>err &&
+	grep "^| bench on small | " rep/summary.md &&
+	grep "^| bench on big | " rep/summary.md &&
+	grep "^tracker_walltime_seconds{key=\"bench\",machine_class=\"big\"} 0\.[45]" rep/metrics.txt &&
+	grep "^tracker_walltime_seconds{key=\"bench\",machine_class=\"small\"} 0\.1" rep/metrics.txt
+'
+
 test_expect_success 'two pipelines sharing a database: each its own runs' '
 	for n in 1 2 3 4 5 6; do
 		bk app q main $n tracker run -q --db p.db -- sleep 0.1 || return 1
