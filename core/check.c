@@ -615,6 +615,7 @@ struct key_list {
 	char **keys;
 	size_t nr, alloc;
 	const char *build;
+	const char *pipeline; /* this build's; NULL: any */
 	int64_t newest, since;
 	size_t seen;
 };
@@ -626,7 +627,8 @@ static int take_key(const struct tk_run_summary *s, void *data)
 
 	kl->seen++;
 	if (kl->build) {
-		if (!s->build_number || strcmp(s->build_number, kl->build))
+		if (!s->build_number || strcmp(s->build_number, kl->build) ||
+		    !same_or_unknown(kl->pipeline, s->pipeline))
 			return kl->seen >= CURRENT_SCAN_MAX && kl->nr ? 1 : 0;
 	} else {
 		if (!kl->newest) {
@@ -660,8 +662,10 @@ int tk_check_default_keys(struct tk_store *s, const struct tk_ci_context *ci,
 	memset(&kl, 0, sizeof(kl));
 	if (!branch && ci)
 		branch = ci->branch;
-	if (branch && ci && ci->build_number)
+	if (branch && ci && ci->build_number) {
 		kl.build = ci->build_number;
+		kl.pipeline = ci->pipeline;
+	}
 	memset(&q, 0, sizeof(q));
 	q.branch = branch;
 	ret = tk_store_query_summaries(s, &q, take_key, &kl, err);

@@ -130,8 +130,9 @@ enum tk_verdict tk_check_worst(const struct tk_check_result *r);
 /*
  * The keys a check with no --key looks at, appended to keys (malloc'd
  * strings, sorted, no duplicates): with a CI build number and branch, the
- * keys recorded in this build; else the keys of the runs on the current
- * branch (CI context's, else any) in the newest 24 hours of its runs.
+ * keys recorded in this build of this pipeline; else the keys of the runs
+ * on the current branch (CI context's, else any) in the newest 24 hours
+ * of its runs.
  */
 int tk_check_default_keys(struct tk_store *s, const struct tk_ci_context *ci,
 			  const char *branch, char ***keys, size_t *nr_keys,

@@ -68,6 +68,10 @@ test_expect_success 'two pipelines sharing a database: each its own runs' '
 	cat p.txt &&
 	grep "^bench: feat #11 0000000000 (run [0-9a-f]*) against 6 runs of main" p.txt &&
 	! grep "more run" p.txt &&
+	bk docs q feat 11 tracker run -q --db p.db --key docs-only -- true &&
+	bk app q feat 11 tracker check --db p.db --metric walltime >p2.txt;
+	test $? -le 1 &&
+	! grep "docs-only" p2.txt &&
 	bk docs q feat 11 tracker check --db p.db --metric walltime >d.txt &&
 	grep "against 1 run of main" d.txt &&
 	grep "too few baseline runs" d.txt
