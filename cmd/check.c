@@ -268,13 +268,26 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 			goto out;
 		}
 		if (!nr_found) {
+			/* a hint that leads somewhere: the key of a build or
+			 * branch with no runs has none either */
 			const char *b = c.o.branch ? c.o.branch : ci.branch;
+			struct tk_buf num = TK_BUF_INIT;
 
 			tk_buf_reset(&url);
 			if (b)
 				tk_checkfmt_escape_terminal(&url, b);
-			cmd_warning("no run to check%s%s%s (name a key with --key)",
-				    b ? " on branch '" : "", b ? url.buf : "", b ? "'" : "");
+			if (b && ci.build_number) {
+				tk_checkfmt_escape_terminal(&num, ci.build_number);
+				cmd_warning("no run to check in build %s of branch '%s' (check "
+					    "after the build's tracker run steps, or name a run "
+					    "with --run ID)", num.buf, url.buf);
+			} else if (b) {
+				cmd_warning("no run to check on branch '%s' (name another with "
+					    "--branch, or a run with --run ID)", url.buf);
+			} else {
+				cmd_warning("no run to check (record one with tracker run)");
+			}
+			tk_buf_release(&num);
 		}
 	}
 	for (i = 0; i < c.nr_keys + nr_found; i++) {

@@ -67,6 +67,7 @@ static void run_release(struct tk_check_run *r)
 struct point {
 	struct tk_check_run run;
 	int ok; /* succeeded, complete */
+	int running; /* status started: the job had not ended when read */
 	int maxrss_bound; /* its maxrss is only an upper bound: not judged */
 	double value[TK_METRIC_COUNT]; /* -1: none */
 };
@@ -85,6 +86,7 @@ static void points_add(struct points *p, const struct tk_run_summary *s)
 	pt = &p->items[p->nr++];
 	run_set(&pt->run, s);
 	pt->ok = s->status == TK_RUN_OK && !s->partial;
+	pt->running = s->status == TK_RUN_STARTED;
 	for (m = 0; m < TK_METRIC_COUNT; m++)
 		if (tk_metric_value(s, (enum tk_metric)m, &pt->value[m]))
 			pt->value[m] = -1;
@@ -326,6 +328,22 @@ static struct tk_verdict_opts metric_opts(const struct tk_check_opts *o,
 	return v;
 }
 
+/* Why no current run is judged when none succeeded: one still running
+ * has not ended yet; NULL when one succeeded. */
+static const char *current_note(const struct points *cur)
+{
+	size_t i;
+	int running = 0;
+
+	for (i = 0; i < cur->nr; i++) {
+		if (cur->items[i].ok)
+			return NULL;
+		running |= cur->items[i].running;
+	}
+	return running ? "the current run is still running (status started)"
+		       : "the current run did not succeed";
+}
+
 static int judge_metric(const struct points *cur, const struct points *base,
 			const struct points *older, struct tk_check_metric *cm, struct tk_err *err)
 {
@@ -349,7 +367,7 @@ static int judge_metric(const struct points *cur, const struct points *base,
 	cm->nr_values = nc;
 	ret = tk_verdict_judge_history(b, nb, b + nb, no, c, nc, &cm->vopts, &cm->result, err);
 	if (!ret && !nc && cur->nr)
-		cm->note = i == cur->nr ? "the current run did not succeed"
+		cm->note = i == cur->nr ? current_note(cur)
 			   : cm->metric == TK_METRIC_MAXRSS && cur->items[i].maxrss_bound
 			   ? "the current run's maxrss is only an upper bound (it ended "
 			     "before tracker sampled it)"
@@ -536,7 +554,10 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 		if (ret)
 			goto fail;
 	}
-	if (!win.nr && fb.other_class)
+	/* a current run that did not succeed is the first thing to say */
+	if (!win.nr && current_note(&cur))
+		out->note = current_note(&cur);
+	else if (!win.nr && fb.other_class)
 		out->note = "no successful run of the key on the baseline branch on this "
 			    "machine class (there are runs of others: --machine-class names one)";
 	else if (!win.nr)

@@ -182,7 +182,8 @@ static int list_keys(struct tk_store *s, const struct tk_dashboard_opts *o, stru
 	}
 	if (ret)
 		return ret < 0 ? ret : 0;
-	qsort(k->keys, k->nr, sizeof(*k->keys), cmp_str);
+	if (k->nr) /* qsort's pointer must not be NULL, even for 0 elements */
+		qsort(k->keys, k->nr, sizeof(*k->keys), cmp_str);
 	for (i = j = 0; i < k->nr; i++) {
 		if (j && !strcmp(k->keys[j - 1], k->keys[i]))
 			free(k->keys[i]);

@@ -149,7 +149,8 @@ void tk_plot_data_finish(struct tk_plot_data *d)
 		if (!sorted)
 			qsort(k->runs, k->nr, sizeof(*k->runs), cmp_run);
 	}
-	qsort(d->keys, d->nr, sizeof(*d->keys), cmp_key);
+	if (d->nr) /* qsort's pointer must not be NULL, even for 0 elements */
+		qsort(d->keys, d->nr, sizeof(*d->keys), cmp_key);
 	d->last = 0;
 }
 

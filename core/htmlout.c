@@ -174,7 +174,7 @@ void tk_html_text(struct tk_buf *b, const char *s)
 			tk_buf_adds(b, "&#39;");
 		} else if (*p == '\t' || *p == '\n' || *p == '\r') {
 			tk_buf_addch(b, ' ');
-		} else if (*p < 0x20 || *p == 0x7f) {
+		} else if (*p < 0x20 || *p == 0x7f || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
 			tk_buf_adds(b, "\xef\xbf\xbd");
 		} else {
 			tk_buf_add(b, p, n);

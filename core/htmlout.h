@@ -96,8 +96,9 @@ int tk_htmlout_end(struct tk_htmlout *w, const char *const *script, struct tk_er
  *
  * tk_html_text appends s as HTML text, fit for element content and for
  * a quoted attribute value: & < > " ' as &amp; &lt; &gt; &quot; &#39;,
- * TAB, LF and CR as a space, other control characters (below 0x20, and
- * 0x7f) and each byte that is not valid UTF-8 as U+FFFD, as the SVG
+ * TAB, LF and CR as a space, other control characters (below 0x20, 0x7f
+ * and the C1 controls U+0080-U+009F) and each byte that is not valid
+ * UTF-8 as U+FFFD, as the SVG
  * writer shows them.
  */
 void tk_html_json_str(struct tk_buf *b, const char *s, size_t len);

@@ -687,6 +687,9 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 		waitpid(j.pid, &status, 0);
 		r->walltime_s = tk_mono_s() - j.t0;
 		r->exit_code = failure.code;
+		/* the job never ran: its memory is unknown, not 0 */
+		r->maxrss_bytes = -1;
+		r->tree_rss_bytes = -1;
 		tk_jobcg_release(&j.jobcg);
 		tk_watchdog_done(j.wd);
 		restore_terminal(tty);

@@ -134,7 +134,8 @@ struct tk_job_opts {
  * Returns 0 when the job ran (whatever its status); TK_EUNAVAIL when it
  * could not be started, failing as bash does: err says why ("cannot run
  * 'x': command not found"), exec_errno holds the errno, and r holds the
- * start time, the walltime until the failure and exit_code 127 (not
+ * start time, the walltime until the failure, maxrss_bytes and
+ * tree_rss_bytes -1 (unknown: the job never ran) and exit_code 127 (not
  * found: no such file, not in PATH, or a #! interpreter that does not
  * exist) or 126 (found but not runnable: no permission, a directory, a
  * binary file of the wrong format). PATH is searched as bash does

@@ -8,22 +8,70 @@
 #include "core/config.h"
 #include "core/banned.h"
 
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int is_sep(char c)
+{
+	return c == '-' || c == '_';
+}
+
 void tk_machine_host_group(const char *host, struct tk_buf *out)
 {
-	size_t len, end;
+	size_t len, end, e, p;
 
 	if (!host || !*host)
 		return;
 	len = strcspn(host, ".");
 	end = len;
-	while (end > 0 && host[end - 1] >= '0' && host[end - 1] <= '9')
-		end--;
-	/* "gpu-07" -> "gpu", but keep a name that is all digits */
-	if (end < len && end > 1 && (host[end - 1] == '-' || host[end - 1] == '_'))
-		end--;
+	/* every trailing part that is a number: "ip-10-0-1-23" -> "ip" */
+	for (;;) {
+		for (e = end; e > 0 && is_digit(host[e - 1]); e--)
+			;
+		if (e == end || e < 2 || !is_sep(host[e - 1]))
+			break;
+		end = e - 1;
+	}
+	/* then the digits glued to the last part ("node0123" -> "node",
+	 * "fv-az123" -> "fv-az"), but not a one-letter model after a
+	 * separator ("gpu-a100" stays) */
+	for (e = end; e > 0 && is_digit(host[e - 1]); e--)
+		;
+	if (e < end && e > 0 && !is_sep(host[e - 1])) {
+		for (p = e; p > 0 && !is_sep(host[p - 1]); p--)
+			;
+		if (!(p > 0 && e - p == 1))
+			end = e;
+	}
+	/* keep a name that is all digits */
 	if (!end)
 		end = len;
 	tk_buf_add(out, host, end);
+}
+
+/* "github-hosted-ubuntu22-x64" for a GitHub-hosted runner (agent tags
+ * of plugins/ci/github.c), lower-cased; nothing otherwise. */
+static void github_hosted(const struct tk_ci_context *ci, struct tk_buf *out)
+{
+	const char *env = tk_kvlist_get(&ci->agent_tags, "runner_environment");
+	const char *os = tk_kvlist_get(&ci->agent_tags, "image_os");
+	const char *arch = tk_kvlist_get(&ci->agent_tags, "runner_arch");
+	size_t i;
+
+	if (!env || strcmp(env, "github-hosted"))
+		return;
+	if (!os || !*os)
+		os = tk_kvlist_get(&ci->agent_tags, "runner_os");
+	tk_buf_adds(out, "github-hosted");
+	if (os && *os)
+		tk_buf_addf(out, "-%s", os);
+	if (arch && *arch)
+		tk_buf_addf(out, "-%s", arch);
+	for (i = 0; i < out->len; i++)
+		if (out->buf[i] >= 'A' && out->buf[i] <= 'Z')
+			out->buf[i] = (char)(out->buf[i] - 'A' + 'a');
 }
 
 static char *clean(const char *s)
@@ -56,7 +104,9 @@ char *tk_machine_class(const char *named, const struct tk_ci_context *ci)
 		return clean(queue);
 	if (ci->slurm_partition && *ci->slurm_partition)
 		return clean(ci->slurm_partition);
-	tk_machine_host_group(ci->host, &group);
+	github_hosted(ci, &group);
+	if (!group.len)
+		tk_machine_host_group(ci->host, &group);
 	ret = group.len ? clean(group.buf) : NULL;
 	tk_buf_release(&group);
 	return ret;

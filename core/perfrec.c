@@ -359,7 +359,7 @@ static void add_sample(struct tk_perfrec *r, struct image *im, const uint64_t *f
 	for (i = h & mask; im->slots[i]; i = (i + 1) & mask) {
 		s = &im->stacks[im->slots[i] - 1];
 		if (s->hash == h && s->nframes == n &&
-		    !memcmp(&im->frames[s->frames], f, n * sizeof(*f))) {
+		    (!n || !memcmp(&im->frames[s->frames], f, n * sizeof(*f)))) {
 			s->cpu_ns += weight;
 			return;
 		}
@@ -372,7 +372,8 @@ static void add_sample(struct tk_perfrec *r, struct image *im, const uint64_t *f
 	s->nframes = n;
 	s->flags = TK_RAW_SLOT_LEAF_IP;
 	s->cpu_ns = weight;
-	memcpy(&im->frames[im->nr_frames], f, n * sizeof(*f));
+	if (n)
+		memcpy(&im->frames[im->nr_frames], f, n * sizeof(*f));
 	im->nr_frames += n;
 	im->slots[i] = (uint32_t)(im->nr_stacks + 1);
 	im->nr_stacks++;

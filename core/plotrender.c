@@ -5,7 +5,7 @@
  *
  * Names are untrusted (keys, branches, commits, build numbers and URLs).
  * In SVG and HTML text they are escaped by xml_text (valid XML: & < > "
- * ' escaped; control characters, U+FFFE/U+FFFF and invalid UTF-8 as
+ * ' escaped; C0 and C1 controls, U+FFFE/U+FFFF and invalid UTF-8 as
  * U+FFFD); in the page's JSON by tk_html_json_str; on cairo's canvas they
  * are only text. The page's script puts them in the document with
  * textContent, and links only http(s) build URLs. The page's CSP runs
@@ -121,6 +121,7 @@ void tk_plot_xml_text(struct tk_buf *b, const char *s, size_t max_chars)
 		} else if (*p == '\'') {
 			tk_buf_adds(b, "&#39;");
 		} else if ((*p < 0x20 && *p != '\t') || *p == 0x7f ||
+			   (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) ||
 			   (n == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe)) {
 			tk_buf_adds(b, "\xef\xbf\xbd");
 		} else {

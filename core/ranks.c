@@ -449,7 +449,8 @@ void tk_rank_rows_finish(struct tk_rank_rows *j)
 
 	for (i = 0; i < j->nr; i++)
 		finish_row(&j->rows[i]);
-	qsort(j->rows, j->nr, sizeof(*j->rows), cmp_row);
+	if (j->nr) /* qsort's pointer must not be NULL, even for 0 elements */
+		qsort(j->rows, j->nr, sizeof(*j->rows), cmp_row);
 	/* the (key, group) index points at the old order */
 	free(j->slots);
 	j->slots = NULL;

@@ -184,14 +184,16 @@ static void out_text(struct tk_svgout *w, const char *s, size_t len, size_t max_
 			continue;
 		}
 		k = c < 0x80 ? 0 : utf8_seq(u + i, len - i);
-		if (k) {
+		if (k && !(k == 2 && c == 0xc2 && u[i + 1] < 0xa0)) {
 			memcpy(d, s + i, k);
 			w->len += k;
 			i += k;
 		} else {
+			/* a bad byte, a C0 control, or a C1 control
+			 * (U+0080-U+009F, shown as the C0 ones are) */
 			memcpy(d, "\xef\xbf\xbd", 3);
 			w->len += 3;
-			i++;
+			i += k ? k : 1;
 		}
 	}
 }

@@ -22,8 +22,8 @@
  * tk_svgout_text, which makes any byte string well-formed XML: & < > are
  * escaped; invalid UTF-8 (overlong forms, surrogates, past U+10FFFF,
  * truncated sequences: one U+FFFD per bad byte), the characters XML 1.0
- * forbids (C0 controls but tab, LF, CR; U+FFFE, U+FFFF) and DEL are
- * written as U+FFFD. Names never reach an attribute
+ * forbids (C0 controls but tab, LF, CR; U+FFFE, U+FFFF), DEL and the
+ * C1 controls (U+0080-U+009F, one U+FFFD each) are written as U+FFFD. Names never reach an attribute
  * or the <script>: the script holds only our own code and numbers and
  * reads the names back from the DOM.
  *

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "core/utf8.h"
+
 #include "core/banned.h"
 
 void tk_table_init(struct tk_table *t, size_t ncols, const char *const *headers,
@@ -20,28 +22,24 @@ void tk_table_init(struct tk_table *t, size_t ncols, const char *const *headers,
 	t->right = right;
 }
 
-static int is_control(const unsigned char *s, size_t i, size_t len)
-{
-	return s[i] < 0x20 || s[i] == 0x7f ||
-	       (s[i] == 0xc2 && i + 1 < len && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f);
-}
-
 void tk_text_escape(struct tk_buf *out, const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	size_t i, plain = 0;
+	size_t i = 0, plain = 0, n, k;
 
-	for (i = 0; i < len; i++) {
-		if (!is_control(u, i, len))
+	while (i < len) {
+		n = tk_utf8_seqlen(u + i, len - i);
+		/* a byte that starts no valid sequence (a lone 0x9b is an
+		 * 8-bit CSI to some terminals), C0, DEL, and C1 (0xc2 0x80-0x9f) */
+		if (n && u[i] >= 0x20 && u[i] != 0x7f && !(n == 2 && u[i] == 0xc2 && u[i + 1] < 0xa0)) {
+			i += n;
 			continue;
-		tk_buf_add(out, s + plain, i - plain);
-		if (u[i] == 0xc2) {
-			tk_buf_addf(out, "\\xc2\\x%02x", u[i + 1]);
-			i++;
-		} else {
-			tk_buf_addf(out, "\\x%02x", u[i]);
 		}
-		plain = i + 1;
+		tk_buf_add(out, s + plain, i - plain);
+		for (k = 0; k < (n ? n : 1); k++)
+			tk_buf_addf(out, "\\x%02x", u[i + k]);
+		i += n ? n : 1;
+		plain = i;
 	}
 	tk_buf_add(out, s + plain, len - plain);
 }

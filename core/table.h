@@ -47,9 +47,11 @@ void tk_csv_raw(struct tk_buf *out, const char *s);
 /*
  * Appends s[0..len) for a terminal or a text file, so that no byte of it
  * moves the cursor, ends a line or starts an escape sequence: the C0
- * controls (0x00-0x1f, TAB, CR and LF included), DEL (0x7f) and the C1
- * controls (U+0080-U+009F, in UTF-8 "\xc2\x80"-"\xc2\x9f") are written
- * as "\xNN", one per byte; every other byte as it is. Every text sink
+ * controls (0x00-0x1f, TAB, CR and LF included), DEL (0x7f), the C1
+ * controls (U+0080-U+009F, in UTF-8 "\xc2\x80"-"\xc2\x9f") and every
+ * byte that is not part of a valid UTF-8 sequence (a lone 0x9b is an
+ * 8-bit CSI to some terminals) are written as "\xNN", one per byte;
+ * every other byte (valid UTF-8) as it is. Every text sink
  * of user strings (tables, .txt outputs, messages) goes through it; CSV
  * and JSON keep the exact values, quoted by their own rules.
  */

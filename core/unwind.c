@@ -603,7 +603,8 @@ static uint32_t use_chain(const struct tk_unwind_input *in, uint64_t *out, uint3
 
 	if (in->nchain > max)
 		res->cut = 1;
-	memcpy(out, in->chain, n * sizeof(*out));
+	if (n)
+		memcpy(out, in->chain, n * sizeof(*out));
 	return n;
 }
 

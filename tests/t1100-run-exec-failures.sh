@@ -89,4 +89,20 @@ test_expect_success 'a job that could not start is recorded: status error, its e
 	grep "\"status\": \"error\"" rec/nostart-*.json
 '
 
+test_expect_success 'a job that could not start: its memory is unknown (-, empty, null), not 0' '
+	rm -f db.sqlite &&
+	test_expect_code 127 tracker run -q --key e --db db.sqlite --artifacts unk -- /nonexistent-cmd &&
+	tracker history --db db.sqlite --key e >out &&
+	grep " - *- *error\$" out &&
+	! grep " 0 B" out &&
+	tracker history --db db.sqlite --key e --format csv >out.csv &&
+	test "$(csv_field out.csv 1 maxrss_bytes)" = "" &&
+	test "$(csv_field out.csv 1 tree_rss_bytes)" = "" &&
+	tracker history --db db.sqlite --key e --format json >out.json &&
+	grep "\"maxrss_bytes\": null" out.json &&
+	grep "\"tree_rss_bytes\": null" out.json &&
+	grep "\"maxrss_bytes\": null" unk/e-*.json &&
+	grep "\"tree_rss_bytes\": null" unk/e-*.json
+'
+
 test_done

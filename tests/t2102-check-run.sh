@@ -96,6 +96,14 @@ test_expect_success 'a machine class the baseline never ran on: the note says so
 	! grep "^model  walltime  insufficient data" out
 '
 
+test_expect_success 'no run to check: the warning names what would find one' '
+	bk main 99 cpu tracker check --db h.db >out 2>err &&
+	grep "warning: no run to check in build 99 of branch .main. (check after the build.s tracker run steps, or name a run with --run ID)" err &&
+	! grep -- "--key" err &&
+	tracker check --db h.db --branch nosuch >out 2>err &&
+	grep "warning: no run to check on branch .nosuch. (name another with --branch, or a run with --run ID)" err
+'
+
 test_expect_success '--run: the run names its key; a wrong key or id is an error' '
 	id=$(tracker history --db h.db --key model --limit 1 --format csv | sed -n 2p | cut -d, -f1) &&
 	test -n "$id" &&

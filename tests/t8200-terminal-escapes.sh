@@ -1,7 +1,8 @@
 #!/bin/sh
 # Control characters in user strings (branch, commit, build, key, tag,
 # frame names, paths) never reach the terminal raw: tables, .txt outputs
-# and messages show C0, DEL and C1 controls as \xNN (core/table.h);
+# and messages show C0, DEL and C1 controls and bytes that are not
+# valid UTF-8 as \xNN (core/table.h);
 # CSV and JSON keep the exact values, quoted and escaped by their rules.
 
 . "$(dirname "$0")/test-lib.sh"
@@ -69,6 +70,17 @@ test_expect_success SQLITE3,PYTHON3 'a key with ESC in the database: the table e
 	tracker history --db h.db >out &&
 	no_controls out &&
 	grep -F "k\\x1b[5mblink" out
+'
+
+test_expect_success 'a branch that is not UTF-8 (a lone 8-bit CSI, 0xff): the table shows its bytes as \xNN' '
+	env BUILDKITE=true BUILDKITE_BRANCH="$(printf "fix\2332J\377")" BUILDKITE_BUILD_NUMBER=1 \
+		BUILDKITE_STEP_KEY=k BUILDKITE_AGENT_META_DATA_QUEUE=q \
+		tracker run -q --db bad.db -- true &&
+	tracker history --db bad.db >out &&
+	! LC_ALL=C grep -q "$(printf "[\233\377]")" out &&
+	grep -F "fix\x9b2J\xff" out &&
+	tracker history --db bad.db --format csv >out.csv &&
+	LC_ALL=C grep -q "$(printf "fix\2332J\377")" out.csv
 '
 
 test_expect_success 'error messages escape what the user typed' '

@@ -103,6 +103,29 @@ static void set_build_url(const struct tk_env *env, struct tk_ci_context *ctx)
 	ctx->build_url = tk_buf_detach(&b, NULL);
 }
 
+/*
+ * The runner, as agent tags (lower-cased names), when GitHub says what
+ * kind it is: a GitHub-hosted runner is a fresh VM with its own host name
+ * each job, and these name its kind (core/machine.c makes them a class).
+ */
+static void collect_runner(const struct tk_env *env, struct tk_ci_context *ctx)
+{
+	static const char *const vars[][2] = {
+		{ "RUNNER_ENVIRONMENT", "runner_environment" }, { "ImageOS", "image_os" },
+		{ "RUNNER_OS", "runner_os" }, { "RUNNER_ARCH", "runner_arch" },
+	};
+	size_t i;
+	const char *v = tk_env_get(env, "RUNNER_ENVIRONMENT");
+
+	if (!v || !*v)
+		return;
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		v = tk_env_get(env, vars[i][0]);
+		if (v && *v && !tk_kvlist_get(&ctx->agent_tags, vars[i][1]))
+			tk_kvlist_set(&ctx->agent_tags, vars[i][1], v);
+	}
+}
+
 static int collect(const struct tk_env *env, struct tk_ci_context *ctx,
 		   struct tk_err *err)
 {
@@ -127,6 +150,7 @@ static int collect(const struct tk_env *env, struct tk_ci_context *ctx,
 	tk_set_once(&ctx->step_label, tk_env_get(env, "GITHUB_WORKFLOW"));
 	if (pr)
 		tk_set_once(&ctx->base_branch, tk_env_get(env, "GITHUB_BASE_REF"));
+	collect_runner(env, ctx);
 	return 0;
 }
 

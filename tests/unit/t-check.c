@@ -223,6 +223,32 @@ int main(void)
 	   "insufficient, with a note: %s", r.note ? r.note : "(none)");
 	tk_check_result_release(&r);
 
+	/* a current run still running is said to be running, not failed;
+	 * a failed one with no baseline at all: the run is what to say */
+	for (b = 1; b <= 6; b++)
+		put(s, "live", "nightly", b, 100 + noise[b], NULL, 300 + b, TK_RUN_OK);
+	put(s, "live", "nightly", 7, 0, NULL, 307, TK_RUN_STARTED);
+	put(s, "lone", "topic", 1, 100, NULL, 310, TK_RUN_FAILED);
+	tk_check_opts_init(&o);
+	o.key = "live";
+	o.branch = "nightly";
+	o.baseline_branch = "nightly";
+	ok(!check(s, &o, NULL, NULL, &r), "a check while the current run runs");
+	is_str(r.current[0].build, "7", "the started run is current");
+	is_int(r.nr_base, 6, "the 6 runs before it are the baseline");
+	ok(r.metrics[0].result.verdict == TK_VERDICT_INSUFFICIENT && r.metrics[0].note &&
+	   !strcmp(r.metrics[0].note, "the current run is still running (status started)"),
+	   "a started run: still running, not judged (%s)",
+	   r.metrics[0].note ? r.metrics[0].note : "(none)");
+	tk_check_result_release(&r);
+	o.key = "lone";
+	o.branch = "topic";
+	o.baseline_branch = "main";
+	ok(!check(s, &o, NULL, NULL, &r), "a failed run, no baseline runs");
+	ok(r.nr_base == 0 && r.note && !strcmp(r.note, "the current run did not succeed"),
+	   "the note says the current run did not succeed (%s)", r.note ? r.note : "(none)");
+	tk_check_result_release(&r);
+
 	/* ocean: two machine classes, the slow one at 2x */
 	for (b = 1; b <= 20; b++)
 		put(s, "ocean", "main", b, (b % 2 ? 100 : 200) + noise[b % 12], b % 2 ? "fast" : "slow",

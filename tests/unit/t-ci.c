@@ -269,6 +269,17 @@ static const struct ci_case cases[] = {
 		"build_url=https://github.com/CliMA/ClimaAtmos.jl/actions/runs/9876543210",
 		"job_id=benchmark", "step_key=benchmark",
 		"step_label=Benchmarks", NULL }, -1, -1, 0 },
+	{ "github push on a GitHub-hosted runner", "github-push.env",
+	  { "RUNNER_ENVIRONMENT=github-hosted", "ImageOS=ubuntu22", "RUNNER_ARCH=X64", NULL }, {
+		"provider=github", "organization=CliMA",
+		"pipeline=CliMA/ClimaAtmos.jl", "branch=main",
+		"commit=1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d",
+		"build_number=412",
+		"build_url=https://github.com/CliMA/ClimaAtmos.jl/actions/runs/9876543210",
+		"job_id=benchmark", "step_key=benchmark",
+		"step_label=Benchmarks", "tag:runner_environment=github-hosted",
+		"tag:image_os=ubuntu22", "tag:runner_os=Linux", "tag:runner_arch=X64",
+		NULL }, -1, -1, 0 },
 	{ "github tag push", "github-push.env",
 	  { "GITHUB_REF_TYPE=tag", "GITHUB_REF_NAME=v0.27.0", NULL }, {
 		"provider=github", "organization=CliMA",

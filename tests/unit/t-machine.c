@@ -39,6 +39,13 @@ int main(void)
 	group("clima_12", "clima");
 	group("vm", "vm");
 	group("12345", "12345");
+	/* cloud VMs: every trailing number goes, so one class, not one per VM */
+	group("ip-10-0-1-23", "ip");
+	group("ip-10-0-1-23.ec2.internal", "ip");
+	group("fv-az123-456", "fv-az");
+	group("fv-az507-143", "fv-az");
+	group("n01", "n");
+	group("gpu-h100-3", "gpu-h100");
 	group("", "");
 	group(NULL, "");
 
@@ -48,6 +55,24 @@ int main(void)
 	class_is(tk_machine_class(NULL, &ci), "clima-node", "the host group");
 	ci.slurm_partition = strdup("expansion");
 	class_is(tk_machine_class(NULL, &ci), "expansion", "the SLURM partition before the host");
+	tk_kvlist_set(&ci.agent_tags, "runner_environment", "self-hosted");
+	tk_kvlist_set(&ci.agent_tags, "image_os", "ubuntu22");
+	class_is(tk_machine_class(NULL, &ci), "expansion", "a self-hosted runner: no runner class");
+	free(ci.slurm_partition);
+	ci.slurm_partition = NULL;
+	free(ci.host);
+	ci.host = strdup("fv-az507-143");
+	tk_kvlist_set(&ci.agent_tags, "runner_environment", "github-hosted");
+	tk_kvlist_set(&ci.agent_tags, "runner_os", "Linux");
+	tk_kvlist_set(&ci.agent_tags, "runner_arch", "X64");
+	class_is(tk_machine_class(NULL, &ci), "github-hosted-ubuntu22-x64",
+		 "a GitHub-hosted runner: its image and arch, not its VM's host name");
+	tk_kvlist_set(&ci.agent_tags, "image_os", "");
+	class_is(tk_machine_class(NULL, &ci), "github-hosted-linux-x64",
+		 "no ImageOS: the runner's OS");
+	tk_kvlist_set(&ci.agent_tags, "runner_environment", "self-hosted");
+	class_is(tk_machine_class(NULL, &ci), "fv-az", "self-hosted: the host group");
+	ci.slurm_partition = strdup("expansion");
 	tk_kvlist_set(&ci.agent_tags, "queue", "new-central");
 	class_is(tk_machine_class(NULL, &ci), "new-central", "the Buildkite queue before that");
 	class_is(tk_machine_class("a\x1b[31mb\n", &ci), "a[31mb", "named first, control "

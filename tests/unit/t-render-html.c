@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/import.h"
+#include "core/svgout.h"
 #include "tests/unit/tap.h"
 
 static void json_is(const char *in, size_t len, const char *want, const char *what)
@@ -101,7 +102,25 @@ int main(void)
 	is_str(b.buf, "&lt;b title=&quot;x&quot;&gt;&amp;&#39;\xef\xbf\xbd\xef\xbf\xbd "
 	       "\xef\xbf\xbd\xef\xbf\xbd",
 	       "html text escaped: controls as U+FFFD like the SVG, TAB as a space");
+	tk_buf_reset(&b);
+	tk_html_text(&b, "main\xc2\x9b[2J\xc2\x85\xc2\xa0");
+	is_str(b.buf, "main\xef\xbf\xbd[2J\xef\xbf\xbd\xc2\xa0",
+	       "html text: a C1 control (U+009B, U+0085) as one U+FFFD, U+00A0 kept");
 	tk_buf_release(&b);
+	{
+		char *svg = NULL;
+		size_t svg_len = 0;
+		FILE *f = open_memstream(&svg, &svg_len);
+		struct tk_svgout w;
+
+		tk_svgout_init(&w, f);
+		tk_svgout_text(&w, "main\xc2\x9b[2J\xc2\x85\xc2\xa0\x9b", 14);
+		tk_svgout_flush(&w);
+		fclose(f);
+		is_str(svg, "main\xef\xbf\xbd[2J\xef\xbf\xbd\xc2\xa0\xef\xbf\xbd",
+		       "svg text: a C1 control as one U+FFFD, a lone 0x9b too, U+00A0 kept");
+		free(svg);
+	}
 
 	num_is(0, "0");
 	num_is(-0.0, "0");

@@ -42,7 +42,11 @@ int main(void)
 	is_escaped("nul\0x", "nul\\x00x", "NUL inside the length");
 	is_escaped("c1\302\233[31m", "c1\\xc2\\x9b[31m", "the C1 CSI (U+009B)");
 	is_escaped("nbsp\302\240", "nbsp\302\240", "U+00A0 is not a control");
-	is_escaped("bad\377\302", "bad\377\302", "invalid UTF-8 is kept, a lone C2 too");
+	is_escaped("bad\377\302", "bad\\xff\\xc2", "invalid UTF-8 is escaped, a lone C2 too");
+	is_escaped("fix\2332J\377", "fix\\x9b2J\\xff", "a lone 0x9b (an 8-bit CSI) is escaped");
+	is_escaped("over\300\257long", "over\\xc0\\xaflong", "an overlong form is escaped byte by byte");
+	is_escaped("cut\342\202", "cut\\xe2\\x82", "a truncated sequence is escaped byte by byte");
+	is_escaped("euro\342\202\254!", "euro\342\202\254!", "a valid three-byte sequence is kept");
 	is_str(tk_text_shown(&b, NULL), "-", "tk_text_shown: NULL is -");
 	is_str(tk_text_shown(&b, "x\ny"), "x\\x0ay", "tk_text_shown escapes");
 
@@ -58,7 +62,7 @@ int main(void)
 	tk_table_release(&t);
 
 	/* Display width, not code points: a CJK key takes two columns a
-	 * character, a combining accent none, an invalid byte one. */
+	 * character, a combining accent none, an invalid byte four (its \xNN). */
 	tk_table_init(&t, 2, headers, NULL);
 	tk_table_add(&t, "\xe6\xb0\x94\xe5\x80\x99"); /* 2 CJK: 4 columns */
 	tk_table_add(&t, "a");
@@ -69,8 +73,8 @@ int main(void)
 	f = open_memstream(&text, &len);
 	tk_table_print(&t, f);
 	fclose(f);
-	is_str(text, "KEY   BRANCH\n\xe6\xb0\x94\xe5\x80\x99  a\n"
-	       "e\xcc\x81t\xc3\xa9   b\nx\377    c\n",
+	is_str(text, "KEY    BRANCH\n\xe6\xb0\x94\xe5\x80\x99   a\n"
+	       "e\xcc\x81t\xc3\xa9    b\nx\\xff  c\n",
 	       "cells are aligned by display width: CJK two, combining none");
 	free(text);
 	tk_table_release(&t);
