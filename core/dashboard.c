@@ -471,7 +471,8 @@ static int write_index(struct dash *d, size_t nrows, FILE *out, struct tk_err *e
 	if (d->o->plot.baseline_branch)
 		tk_buf_addf(&sub, "; baseline branch %s", d->o->plot.baseline_branch);
 	if (d->o->ci && d->o->ci->build_number)
-		tk_buf_addf(&sub, "; current build #%s", d->o->ci->build_number);
+		tk_buf_addf(&sub, "; current: build #%s, else each key's newest run",
+			    d->o->ci->build_number);
 	else
 		tk_buf_adds(&sub, "; current: each key's newest run");
 	tk_htmlout_init(&w, out);

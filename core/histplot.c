@@ -408,21 +408,41 @@ static const char *busiest_branch(const struct tk_plot_key *k)
 	}
 }
 
-static void classify(struct tk_plot_key *k, const struct tk_plot_opts *o, const char *base)
+static int in_current_build(const struct tk_plot_run *r, const char *build)
 {
+	return r->build_number && !strcmp(r->build_number, build);
+}
+
+/* Sets the class of each of k's runs. The current runs are those of
+ * o->current_build, else (no build, or a build that did not run the key:
+ * a scheduled step) the key's newest run, as tracker check judges it.
+ * Returns 1 when the key's newest run is current for want of a run in
+ * o->current_build. */
+static int classify(struct tk_plot_key *k, const struct tk_plot_opts *o, const char *base)
+{
+	const char *build = o->current_build;
+	int fell_back = 0;
 	size_t i;
 
+	if (build) {
+		for (i = 0; i < k->nr && !in_current_build(&k->runs[i], build); i++)
+			;
+		if (i == k->nr) {
+			build = NULL;
+			fell_back = 1;
+		}
+	}
 	for (i = 0; i < k->nr; i++) {
 		struct tk_plot_run *r = &k->runs[i];
 
-		if (o->current_build ? r->build_number && !strcmp(r->build_number, o->current_build)
-				     : i == k->nr - 1)
+		if (build ? in_current_build(r, build) : i == k->nr - 1)
 			r->cls = TK_PLOT_CURRENT;
 		else if (base && r->branch && !strcmp(r->branch, base))
 			r->cls = TK_PLOT_BASELINE;
 		else
 			r->cls = TK_PLOT_OTHER;
 	}
+	return fell_back;
 }
 
 /* The machine classes of a key's baseline runs, as series. */
@@ -985,7 +1005,7 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 {
 	static const enum tk_metric defaults[] = { TK_METRIC_WALLTIME, TK_METRIC_MAXRSS };
 	const enum tk_metric *metrics = o->nr_metrics ? o->metrics : defaults;
-	size_t nm = o->nr_metrics ? o->nr_metrics : 2, i, j, runs = 0;
+	size_t nm = o->nr_metrics ? o->nr_metrics : 2, i, j, runs = 0, nfallback = 0;
 	struct key_series ks;
 	double width = o->width > 0 ? o->width : 1000;
 	double h = o->chart_height > 0 ? o->chart_height : 340;
@@ -1008,7 +1028,7 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 		struct tk_plot_key *k = &d->keys[i];
 		const char *base = o->baseline_branch ? o->baseline_branch : busiest_branch(k);
 
-		classify(k, o, base);
+		nfallback += classify(k, o, base);
 		if (o->x == TK_PLOT_X_BUILD)
 			for (j = 0; j < k->nr; j++)
 				out->skipped += !isfinite(k->runs[j].build);
@@ -1040,10 +1060,12 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 		tk_format_iso(&b, newest);
 		out->date = tk_buf_detach(&b, NULL);
 	}
-	if (o->current_build) {
+	if (o->current_build && nfallback < d->nr) {
 		struct tk_buf b = TK_BUF_INIT;
 
 		tk_buf_addf(&b, "build #%s", o->current_build);
+		if (nfallback)
+			tk_buf_adds(&b, ", else newest run");
 		out->current = tk_buf_detach(&b, NULL);
 	} else {
 		out->current = tk_xstrdup("newest run");

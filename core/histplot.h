@@ -31,7 +31,8 @@
  *     number of runs, most first, then by class name;
  *   - other: runs on other branches, as dots of another colour;
  *   - current: the runs of opts->current_build (the CI context's build),
- *     else the key's newest run, as large dots;
+ *     else (no build, or a build without a run of the key) the key's
+ *     newest run, as large dots;
  *   - failed (status not ok) and partial runs get a red or amber halo;
  *   - change points of each baseline series' successful runs
  *     (core/changepoint.h) as dashed vertical lines labelled with their
@@ -118,7 +119,8 @@ struct tk_plot_opts {
 	size_t nr_metrics;           /* 0: walltime and maxrss */
 	enum tk_plot_x x;            /* the time axis: dates or build numbers */
 	const char *baseline_branch; /* NULL: each key's branch with most runs */
-	const char *current_build;   /* NULL: the key's newest run is current */
+	const char *current_build;   /* NULL, or no run of the key in it: the
+					key's newest run is current */
 	size_t window;               /* the rolling median's runs; 0: 10 */
 	double width;                /* pixels; 0: 1000 */
 	double chart_height;         /* pixels per chart; 0: 340 */
@@ -212,7 +214,9 @@ struct tk_plot_layout {
 	size_t nr;
 	size_t skipped;                /* runs without a numeric build (x build) */
 	char *current;                 /* what the current runs are: "build #412",
-					  "newest run" */
+					  "newest run", or "build #412, else
+					  newest run" when some key has no run
+					  in that build */
 	char *date;                    /* the newest run's start, ISO 8601 UTC: the
 					  PDF's date */
 	int thinned;                   /* some chart shows fewer points than runs */

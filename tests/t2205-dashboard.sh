@@ -83,7 +83,11 @@ test_expect_success 'a CI build that ran no key (a scheduled step): each key'"'"
 		echo "$k: $a / $b" &&
 		test -n "$a" && test "$a" = "$b" || return 1
 	done &&
-	tr -d "\n" <dci/index.html | sed "s/<tr /\n<tr /g" | grep ">k-slow</a>" | grep -q ">regression<"
+	tr -d "\n" <dci/index.html | sed "s/<tr /\n<tr /g" | grep ">k-slow</a>" | grep -q ">regression<" &&
+	grep -q "current: build #9999, else each key&#39;s newest run" dci/index.html &&
+	f=$(tr -d "\n" <dci/index.html | sed "s/.*<a href=\"\([^\"]*\)\">k-slow<.*/\1/") &&
+	grep -q "class=\"s-current\"" "dci/$f" &&
+	grep -q ">newest run<" "dci/$f"
 '
 
 test_expect_success 'the same database gives the same bytes' '

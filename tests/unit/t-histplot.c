@@ -170,6 +170,15 @@ static void test_layout(void)
 	is_str(l.current, "build #121", "named");
 	ok(l.charts[0].xlo < 100 && l.charts[0].xhi > 140, "the x axis spans the builds");
 	tk_plot_layout_release(&l);
+
+	/* a CI build that ran no run of the key (a scheduled plotting step):
+	 * the key's newest run is current, as tracker check judges it */
+	o.current_build = "999";
+	is_int(tk_plot_layout(&d, &o, &l, &err), 0, "a build without a run of the key");
+	is_int(l.charts[0].count[TK_PLOT_CURRENT], 1, "its newest run is current");
+	is_int(d.keys[0].runs[d.keys[0].nr - 1].cls, TK_PLOT_CURRENT, "the newest run");
+	is_str(l.current, "newest run", "and the legend says so");
+	tk_plot_layout_release(&l);
 	tk_plot_data_release(&d);
 
 	tk_plot_data_init(&d);
