@@ -462,18 +462,21 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 	}
 	/* halos, then dots by class: each a path of zero-length round-capped
 	 * strokes, so they stay round when the time axis is zoomed */
-	for (cls = 0; cls < 2; cls++) {
-		unsigned flag = cls ? TK_PLOT_PARTIAL : TK_PLOT_FAILED;
-		int any = 0;
+	/* a current run's halo is wider than its dark ring (14), else the
+	 * ring would hide it */
+	for (cls = 0; cls < 4; cls++) {
+		unsigned flag = cls & 1 ? TK_PLOT_PARTIAL : TK_PLOT_FAILED;
+		int cur = cls >= 2, any = 0;
 
 		for (i = 0; i < c->npts; i++) {
-			if (!(c->pts[i].flags & flag))
+			if (!(c->pts[i].flags & flag) || (c->pts[i].cls == TK_PLOT_CURRENT) != cur)
 				continue;
 			if (!any)
 				tk_buf_addf(b, "<path class=\"s-%s\" stroke=\"#%06x\" stroke-opacity=\"0.6\" "
-					    "stroke-width=\"13\" stroke-linecap=\"round\" "
+					    "stroke-width=\"%s\" stroke-linecap=\"round\" "
 					    "vector-effect=\"non-scaling-stroke\" d=\"",
-					    cls ? "partial" : "failed", cls ? C_PARTIAL : C_FAILED);
+					    cls & 1 ? "partial" : "failed", cls & 1 ? C_PARTIAL : C_FAILED,
+					    cur ? "22" : "13");
 			any = 1;
 			tk_buf_addch(b, 'M');
 			tk_plot_num(b, c->pts[i].px);
@@ -820,7 +823,8 @@ static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout 
 	}
 	for (i = 0; i < c->npts; i++)
 		if (c->pts[i].flags) {
-			dot(cr, c->pts[i].px, c->pts[i].py, 6.5);
+			/* around a current run, wider than its dark ring (7) */
+			dot(cr, c->pts[i].px, c->pts[i].py, c->pts[i].cls == TK_PLOT_CURRENT ? 11 : 6.5);
 			set_rgb(cr, c->pts[i].flags & TK_PLOT_FAILED ? C_FAILED : C_PARTIAL, 0.6);
 			cairo_fill(cr);
 		}

@@ -6,7 +6,8 @@
 # change point at build 140 with its commit, draws the baseline band and
 # highlights the newest run; PNG and PDF are read back as pixels (python3-pil,
 # pdftoppm); the same database gives the same bytes; bad options are
-# usage errors.
+# usage errors; a failed current run shows its red halo around the ringed dot
+# (SVG and PNG).
 
 . "$(dirname "$0")/test-lib.sh"
 
@@ -195,6 +196,45 @@ test_expect_success PYTHON3 'nothing to draw: exit 65, no file, rather than an e
 		--plot empty.png 2>err &&
 	grep "no run to plot has a figure of the metrics asked" err &&
 	! test -e empty.png
+'
+
+# bk N CMD...: CMD in Buildkite build N of branch main
+bk() {
+	_n=$1 && shift &&
+	env BUILDKITE=true BUILDKITE_BRANCH=main BUILDKITE_BUILD_NUMBER=$_n \
+		BUILDKITE_COMMIT=$(printf "%040d" $_n) BUILDKITE_PIPELINE_SLUG=app \
+		BUILDKITE_PIPELINE_DEFAULT_BRANCH=main BUILDKITE_STEP_KEY=bench \
+		BUILDKITE_AGENT_META_DATA_QUEUE=q "$@"
+}
+
+test_expect_success PYTHON3 'a failed current run: its red halo shows around the ringed dot' '
+	for n in 1 2 3 4 5 6 7 8; do bk $n tracker run -q --db f.db -- true || return 1; done &&
+	test_expect_code 1 bk 9 tracker run -q --db f.db -- false &&
+	tracker history --db f.db --key bench --metric walltime --plot f.svg &&
+	"$PY" - f.svg <<-\EOF
+	import sys, xml.etree.ElementTree as ET
+	root = ET.parse(sys.argv[1]).getroot()
+	paths = list(root.iter("{http://www.w3.org/2000/svg}path"))
+	cur = [p for p in paths if p.get("class") == "s-current"]
+	failed = [p for p in paths if p.get("class") == "s-failed"]
+	assert len(failed) == 1 and failed[0].get("d") == cur[0].get("d"), "the current run failed"
+	ring = max(float(p.get("stroke-width")) for p in cur)
+	assert float(failed[0].get("stroke-width")) >= ring + 6, (failed[0].get("stroke-width"), ring)
+	EOF
+'
+
+test_expect_success PYTHON3,PICTURES 'in the PNG too' '
+	tracker history --db f.db --key bench --metric walltime --plot f.png &&
+	x=$(sed -n "s/.*class=\"s-current\"[^>]*d=\"M\([0-9.]*\) \([0-9.]*\)h0.*/\1 \2/p" f.svg | head -1) &&
+	"$PY" - f.png $x <<-\EOF
+	import sys
+	from PIL import Image
+	im = Image.open(sys.argv[1]).convert("RGB")
+	x, y = round(float(sys.argv[2])), round(float(sys.argv[3]))
+	red = [d for d in range(-12, 13) for p in [im.getpixel((x + d, y))]
+	       if p[0] > 200 and 60 < p[1] < 180 and abs(p[1] - p[2]) < 20]
+	assert len(red) >= 4, red
+	EOF
 '
 
 test_done
