@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/baseline.h"
 #include "core/ci.h"
 #include "core/dashboard.h"
 #include "core/histplot.h"
@@ -63,9 +62,11 @@ const char cmd_history_usage[] =
 	"                    maxrss, tree_rss, alloc, slurm_maxrss (default\n"
 	"                    walltime,maxrss)\n"
 	"  --x AXIS          time (default: dates) or build (build numbers)\n"
-	"  --baseline-branch B  the baseline branch (default: the PR base of the CI\n"
-	"                    context, baseline_branch in .tracker.yml, the pipeline's\n"
-	"                    default branch, else the key's branch with most runs)\n"
+	"  --baseline-branch B  the baseline branch (default: tracker check's: the PR\n"
+	"                    base of the CI context, baseline_branch in .tracker.yml,\n"
+	"                    the pipeline's default branch of the CI context or, outside\n"
+	"                    CI, of the current run's; else the key's branch with most\n"
+	"                    runs)\n"
 	"  --width PX        the picture's width (default 1000)\n"
 	"\n"
 	"Examples:\n"
@@ -262,12 +263,12 @@ static int history_plot(struct cmd_ctx *ctx, struct history_opts *o, struct tk_s
 		return ret ? cmd_fail(&err) : 0;
 	}
 	o->po.current_build = ci.build_number;
-	if (!o->po.baseline_branch)
-		o->po.baseline_branch = tk_baseline_branch(NULL, &ci, &ctx->config, o->keys[0]);
 	tk_plot_data_init(&d);
 	ret = tk_plot_data_load(&d, store, &o->q, &err);
 	if (!ret)
 		ret = tk_plot_fill_alloc(&d, store, &o->po, &err);
+	if (!ret)
+		ret = tk_plot_data_baselines(&d, store, &o->po, &ci, &ctx->config, &err);
 	if (!ret)
 		ret = tk_plot_layout(&d, &o->po, &l, &err);
 	if (!ret && !l.drawn) {

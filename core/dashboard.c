@@ -17,7 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/baseline.h"
 #include "core/check.h"
 #include "core/dashboard.h"
 #include "core/fsutil.h"
@@ -362,13 +361,14 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 		return ret;
 	}
 	k = &pd.keys[0];
-	if (!po.baseline_branch)
-		po.baseline_branch = tk_baseline_branch(NULL, o->ci, o->cfg, key);
 	if (o->ci)
 		po.current_build = o->ci->build_number;
 	if (!po.max_points)
 		po.max_points = TK_DASHBOARD_MAX_POINTS;
-	ret = tk_plot_layout(&pd, &po, &l, err);
+	/* the chart's baseline branch is the one tracker check judges with */
+	ret = tk_plot_data_baselines(&pd, s, &po, o->ci, o->cfg, err);
+	if (!ret)
+		ret = tk_plot_layout(&pd, &po, &l, err);
 	if (ret) {
 		tk_plot_data_release(&pd);
 		return ret;
@@ -382,9 +382,10 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 	if (!ret) {
 		tk_check_opts_init(&co);
 		co.key = key;
-		co.baseline_branch = l.nr ? l.charts[0].baseline : NULL;
-		if (co.baseline_branch && !*co.baseline_branch)
-			co.baseline_branch = NULL;
+		/* check's own resolution, as the chart's (a chart of a key
+		 * check finds no baseline branch for shows the key's busiest
+		 * branch, but the verdict stays check's) */
+		co.baseline_branch = o->plot.baseline_branch;
 		co.metrics = d->metrics;
 		co.nr_metrics = d->nm;
 		/* the CI build's runs of the key, else (no build, or a build

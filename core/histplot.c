@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/baseline.h"
 #include "core/buf.h"
 #include "core/canvas.h"
 #include "core/changepoint.h"
@@ -411,6 +412,42 @@ static const char *busiest_branch(const struct tk_plot_key *k)
 static int in_current_build(const struct tk_plot_run *r, const char *build)
 {
 	return r->build_number && !strcmp(r->build_number, build);
+}
+
+/* The index of k's current run (the newest of the build when the build
+ * ran the key), as classify finds it. */
+static size_t current_run(const struct tk_plot_key *k, const char *build)
+{
+	size_t i;
+
+	for (i = k->nr; build && i > 0; i--)
+		if (in_current_build(&k->runs[i - 1], build))
+			return i - 1;
+	return k->nr - 1;
+}
+
+int tk_plot_data_baselines(struct tk_plot_data *d, struct tk_store *s,
+			   const struct tk_plot_opts *o, const struct tk_ci_context *ci,
+			   const struct tk_config *cfg, struct tk_err *err)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < d->nr; i++) {
+		struct tk_plot_key *k = &d->keys[i];
+		char *b = NULL;
+
+		if (!k->nr)
+			continue;
+		ret = tk_baseline_branch_for_run(s, o->baseline_branch, ci, cfg, k->key,
+						 k->runs[current_run(k, o->current_build)].run_id,
+						 &b, err);
+		if (ret < 0)
+			return ret;
+		k->baseline = dup_str(d, b);
+		free(b);
+	}
+	return 0;
 }
 
 /* Sets the class of each of k's runs. The current runs are those of
@@ -1026,7 +1063,8 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 	out->charts = tk_xcalloc(d->nr * nm, sizeof(*out->charts));
 	for (i = 0; i < d->nr; i++) {
 		struct tk_plot_key *k = &d->keys[i];
-		const char *base = o->baseline_branch ? o->baseline_branch : busiest_branch(k);
+		const char *base = o->baseline_branch ? o->baseline_branch
+				   : k->baseline ? k->baseline : busiest_branch(k);
 
 		nfallback += classify(k, o, base);
 		if (o->x == TK_PLOT_X_BUILD)

@@ -20,6 +20,7 @@
  *
  * What a chart shows, for one key and one metric:
  *   - baseline: the runs on the baseline branch (opts->baseline_branch,
+ *     else the key's baseline (tk_plot_data_baselines: tracker check's),
  *     else the branch with most runs of the key), split by machine class
  *     (core/machine.h) into series, so that two kinds of machine never
  *     form one noisy series: each series its dots joined by a line, and
@@ -79,6 +80,9 @@ struct tk_plot_run {
 struct tk_plot_key {
 	char *key;
 	char *pipeline;            /* of the newest run; NULL when none */
+	const char *baseline;      /* the baseline branch tracker check uses for
+				      the key's current run (set by
+				      tk_plot_data_baselines); NULL: none */
 	struct tk_plot_run *runs;  /* oldest first after tk_plot_data_finish */
 	size_t nr, alloc;
 };
@@ -112,13 +116,29 @@ struct tk_plot_opts;
 int tk_plot_fill_alloc(struct tk_plot_data *d, struct tk_store *s,
 		       const struct tk_plot_opts *o, struct tk_err *err);
 
+/*
+ * Sets each key's baseline branch to the one tracker check compares the
+ * key's current run with (tk_baseline_branch_for_run, core/baseline.h):
+ * o->baseline_branch, else the PR base of ci, baseline_branch of the key
+ * or of cfg, the pipeline's default branch of ci, else (outside CI) of
+ * the CI context the current run was recorded in. The current run is
+ * the newest run of o->current_build, else the key's newest run, as
+ * tk_plot_layout draws it. The store's errors.
+ */
+struct tk_ci_context;
+struct tk_config;
+int tk_plot_data_baselines(struct tk_plot_data *d, struct tk_store *s,
+			   const struct tk_plot_opts *o, const struct tk_ci_context *ci,
+			   const struct tk_config *cfg, struct tk_err *err);
+
 enum tk_plot_x { TK_PLOT_X_TIME, TK_PLOT_X_BUILD };
 
 struct tk_plot_opts {
 	enum tk_metric metrics[TK_PLOT_MAX_METRICS];
 	size_t nr_metrics;           /* 0: walltime and maxrss */
 	enum tk_plot_x x;            /* the time axis: dates or build numbers */
-	const char *baseline_branch; /* NULL: each key's branch with most runs */
+	const char *baseline_branch; /* NULL: each key's baseline, else its
+					branch with most runs */
 	const char *current_build;   /* NULL, or no run of the key in it: the
 					key's newest run is current */
 	size_t window;               /* the rolling median's runs; 0: 10 */

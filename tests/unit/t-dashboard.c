@@ -44,6 +44,7 @@ static void put_class(struct tk_store *s, int n, const char *key, const char *mc
 	snprintf(r.id, sizeof(r.id), "00000000-0000-4000-8000-%012d", n);
 	r.key = tk_xstrdup(key);
 	r.ci.branch = tk_xstrdup("main");
+	r.ci.default_branch = tk_xstrdup("main");
 	r.ci.build_number = tk_xstrdup("7");
 	r.started_at_us = (int64_t)(1767225600 + n * 3600) * 1000000;
 	r.walltime_s = 10 + n % 3;
