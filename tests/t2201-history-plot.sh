@@ -237,4 +237,57 @@ test_expect_success PYTHON3,PICTURES 'in the PNG too' '
 	EOF
 '
 
+test_expect_success PYTHON3 'text stays inside the picture: a 127-byte key, a tick at the edge' '
+	"$PY" - <<-\EOF &&
+	import json, os
+	K = "solver-" + "x" * 120
+	os.makedirs("edge", exist_ok=True)
+	for i, (key, t) in enumerate([("one", 1795564920), (K, 1795564920), (K, 1795568520)]):
+	    json.dump({"format": "tracker-run", "version": 1, "run": {
+	        "id": "00000000-0000-4000-8000-%012d" % i, "key": key, "status": "ok",
+	        "partial": False, "started_at_us": t * 10**6, "walltime_s": 100.0,
+	        "maxrss_bytes": 2**30, "maxrss_source": "wait4", "tree_rss_bytes": 2**30,
+	        "exit_code": 0, "argv": ["x"], "tags": {}, "ci": {"provider": "buildkite",
+	        "pipeline": "app", "branch": "main", "build_number": str(i + 1),
+	        "default_branch": "main"}}}, open("edge/%d.json" % i, "w"))
+	EOF
+	tracker push --db edge.db edge 2>/dev/null &&
+	K=solver-$(printf "x%.0s" $(seq 120)) &&
+	for k in one "$K"; do
+		for f in svg png; do
+			tracker history --db edge.db --key "$k" --metric walltime --since 2026-01-01 \
+				--plot "edge-${#k}.$f" || return 1
+		done
+	done &&
+	"$PY" - edge-3.svg edge-127.svg <<-\EOF
+	import sys, xml.etree.ElementTree as ET
+	for f in sys.argv[1:]:
+	    root = ET.parse(f).getroot()
+	    width = float(root.get("width"))
+	    for t in root.iter("{http://www.w3.org/2000/svg}text"):
+	        size = float(t.get("font-size") or 12)
+	        w = 0.62 * size * len(t.text or "")
+	        x = float(t.get("x"))
+	        a = t.get("text-anchor") or "start"
+	        left = x - w / 2 if a == "middle" else x - w if a == "end" else x
+	        assert 0 <= left and left + w <= width, (f, t.text, x, w, width)
+	    title = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "title"]
+	    print(f, title)
+	    if "127" in f:
+	        assert title[0].endswith("\u2026"), title
+	EOF
+'
+
+test_expect_success PYTHON3,PICTURES 'and in the PNG: nothing drawn at its left and right edges' '
+	"$PY" - edge-3.png edge-127.png <<-\EOF
+	import sys
+	from PIL import Image
+	for f in sys.argv[1:]:
+	    im = Image.open(f).convert("L")
+	    w, h = im.size
+	    dark = [(x, y) for x in (0, 1, w - 2, w - 1) for y in range(h) if im.getpixel((x, y)) < 160]
+	    assert not dark, (f, dark[:5])
+	EOF
+'
+
 test_done
