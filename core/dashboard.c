@@ -406,11 +406,12 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 		for (i = 0; i < d->nm; i++) {
 			const struct tk_verdict_result *vr = &cr.metrics[i].result;
 
-			rm[i].current = vr->n && isfinite(vr->current) ? vr->current : NAN;
+			/* the current value as check shows it, with a baseline
+			 * or without (a key's first run) */
+			rm[i].current = cr.metrics[i].nr_values && isfinite(vr->current)
+					? vr->current : NAN;
 			rm[i].delta = vr->n && isfinite(vr->delta_pct) && vr->base_median > 0
 				      ? vr->delta_pct : NAN;
-			if (!isfinite(rm[i].current) && cr.nr_current == 0)
-				rm[i].current = NAN;
 			tk_buf_addf(b, " data-d%zu=\"", i);
 			if (isfinite(rm[i].delta))
 				tk_buf_addf(b, "%.3f", rm[i].delta);

@@ -245,6 +245,42 @@ static int safe(const char *name)
 	return strlen(name) <= 60 + 14;
 }
 
+/* A key's first run: no baseline run yet, but the row shows its
+ * current value (as tracker check does) and the verdict insufficient
+ * data. */
+static void test_first_run(void)
+{
+	char dir[] = "/tmp/t-dashboard.XXXXXX";
+	struct tk_buf path = TK_BUF_INIT, page = TK_BUF_INIT;
+	struct tk_dashboard_opts o;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_store *s = NULL;
+
+	if (!mkdtemp(dir)) {
+		skip(3, "no temporary directory");
+		return;
+	}
+	tk_buf_addf(&path, "%s/h.db", dir);
+	if (tk_store_open(path.buf, &s, &err)) {
+		skip(3, "cannot open a store");
+		return;
+	}
+	put(s, 0, "first");
+	tk_dashboard_opts_init(&o);
+	tk_buf_reset(&path);
+	tk_buf_addf(&path, "%s/d", dir);
+	is_int(tk_dashboard_write(s, path.buf, &o, &err), 0, "the dashboard of a key's first run");
+	tk_buf_addf(&path, "/index.html");
+	tk_buf_read_file(&page, path.buf, &err);
+	ok(page.len && strstr(page.buf, "<td class=\"num\">10.00 s</td><td class=\"num\">-</td>"),
+	   "its current walltime, no change");
+	ok(page.len && strstr(page.buf, ">insufficient data<"), "insufficient data");
+	tk_store_close(s);
+	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	tk_buf_release(&page);
+	tk_buf_release(&path);
+}
+
 int main(void)
 {
 	static const char *const keys[] = {
@@ -284,5 +320,6 @@ int main(void)
 	test_fallback();
 	test_thinned();
 	test_spark_class();
+	test_first_run();
 	return done_testing();
 }
