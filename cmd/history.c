@@ -258,6 +258,8 @@ static int history_plot(struct cmd_ctx *ctx, struct history_opts *o, struct tk_s
 		cmd_keep_heap();
 		tk_buf_add(&dir, o->plot, strlen(o->plot) - strlen("index.html"));
 		ret = tk_dashboard_write(store, dir.len ? dir.buf : ".", &dopt, &err);
+		if (ret == TK_EDATA && !dopt.nr_keys && !o->since_set)
+			cmd_since_hint(&err);
 		tk_buf_release(&dir);
 		tk_ci_context_release(&ci);
 		return ret ? cmd_fail(&err) : 0;
@@ -265,6 +267,17 @@ static int history_plot(struct cmd_ctx *ctx, struct history_opts *o, struct tk_s
 	o->po.current_build = ci.build_number;
 	tk_plot_data_init(&d);
 	ret = tk_plot_data_load(&d, store, &o->q, &err);
+	if (!ret && !d.nr) {
+		struct tk_buf since = TK_BUF_INIT;
+
+		tk_format_iso(&since, o->q.since_us);
+		tk_err_set(&err, TK_EDATA, "no runs to plot%s%s", o->q.since_us ? " since " : "",
+			   o->q.since_us ? since.buf : "");
+		tk_buf_release(&since);
+		if (!o->since_set)
+			cmd_since_hint(&err);
+		ret = -1;
+	}
 	if (!ret)
 		ret = tk_plot_fill_alloc(&d, store, &o->po, &err);
 	if (!ret)

@@ -594,10 +594,18 @@ int tk_dashboard_write(struct tk_store *s, const char *dir, struct tk_dashboard_
 	d.nm = o->plot.nr_metrics ? o->plot.nr_metrics : 2;
 	/* the directory only once there is something to put in it */
 	ret = list_keys(s, o, &kl, err);
-	if (!ret && !kl.nr)
-		ret = tk_err_set(err, TK_EDATA, "no keys with runs%s%s to show",
+	if (!ret && !kl.nr) {
+		struct tk_buf since = TK_BUF_INIT;
+
+		if (o->since_us) {
+			tk_buf_adds(&since, " since ");
+			tk_format_iso(&since, o->since_us);
+		}
+		ret = tk_err_set(err, TK_EDATA, "no keys with runs%s%s%s to show",
 				 o->key_filter ? " matching " : "",
-				 o->key_filter ? o->key_filter : "");
+				 o->key_filter ? o->key_filter : "", since.len ? since.buf : "");
+		tk_buf_release(&since);
+	}
 	if (!ret)
 		ret = tk_mkdir_p(dir, err);
 	if (!ret) {

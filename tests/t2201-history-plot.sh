@@ -290,4 +290,33 @@ test_expect_success PYTHON3,PICTURES 'and in the PNG: nothing drawn at its left 
 	EOF
 '
 
+test_expect_success PYTHON3 'runs older than the default --since 1y: the error says so' '
+	"$PY" - <<-\EOF &&
+	import json, os
+	os.makedirs("old", exist_ok=True)
+	for i in range(10):
+	    json.dump({"format": "tracker-run", "version": 1, "run": {
+	        "id": "00000000-0000-4000-8000-%012d" % i, "key": "nightly", "status": "ok",
+	        "partial": False, "started_at_us": (1700000000 + i * 86400) * 10**6,
+	        "walltime_s": 100.0 + i, "maxrss_bytes": 2**30, "maxrss_source": "wait4",
+	        "tree_rss_bytes": 2**30, "exit_code": 0, "argv": ["x"], "tags": {},
+	        "ci": {"provider": "buildkite", "pipeline": "app", "branch": "main",
+	        "build_number": str(i + 1), "default_branch": "main"}}}, open("old/%d.json" % i, "w"))
+	EOF
+	tracker push --db old.db old 2>/dev/null &&
+	test_expect_code 65 tracker history --db old.db --key nightly --plot old.png 2>err &&
+	cat err &&
+	grep "no runs to plot since .*--since defaults to 1y" err &&
+	test_expect_code 65 tracker history --db old.db --plot olddash/index.html 2>err &&
+	grep "no keys with runs since .*--since defaults to 1y" err &&
+	test_expect_code 65 tracker dashboard --db old.db -o olddash 2>err &&
+	grep "no keys with runs since .*--since defaults to 1y" err &&
+	test_expect_code 65 tracker history --db old.db --key nightly --plot old.png \
+		--since 2025-01-01 2>err &&
+	grep "no runs to plot since 2025-01-01" err &&
+	! grep "defaults to 1y" err &&
+	tracker history --db old.db --key nightly --plot old.png --since 2000-01-01 &&
+	test -s old.png
+'
+
 test_done
