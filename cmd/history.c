@@ -219,6 +219,20 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx,
 	return 0;
 }
 
+/* A key asked for that has no runs gets no chart: say so. */
+static void warn_missing_keys(const struct history_opts *o, const struct tk_plot_data *d)
+{
+	size_t i, j;
+
+	for (i = 0; i < o->nr_keys; i++) {
+		for (j = 0; j < d->nr && strcmp(d->keys[j].key, o->keys[i]); j++)
+			;
+		if (j == d->nr)
+			cmd_warning("no runs of key '%s' to plot%s, so no chart of it", o->keys[i],
+				    o->since_set ? " since --since" : " in the last year (--since 1y)");
+	}
+}
+
 struct plot_job {
 	const struct tk_plot_layout *l;
 	enum tk_plot_format fmt;
@@ -278,6 +292,8 @@ static int history_plot(struct cmd_ctx *ctx, struct history_opts *o, struct tk_s
 			cmd_since_hint(&err);
 		ret = -1;
 	}
+	if (!ret)
+		warn_missing_keys(o, &d);
 	if (!ret)
 		ret = tk_plot_fill_alloc(&d, store, &o->po, &err);
 	if (!ret)

@@ -178,6 +178,15 @@ test_expect_success PYTHON3 'a key without runs is bad data, and writes nothing'
 	! test -e none.png
 '
 
+test_expect_success PYTHON3 'a key without runs among others: a warning, the charts of the rest' '
+	tracker history --db h.db --key amip --key amipp --plot two.svg 2>err &&
+	cat err &&
+	grep "warning: no runs of key .amipp. to plot in the last year" err &&
+	test $(grep -c "class=\"title\"" two.svg) = 2 &&
+	tracker history --db h.db --key amip --plot one.svg 2>err &&
+	! grep warning err
+'
+
 test_expect_success PYTHON3 'too many charts for one PNG: a usage error that says what to do' '
 	"$PY" "$TEST_DIRECTORY/helpers/gen-history.py" many --runs 12 \
 		$(for i in $(seq 10 59); do printf -- "--key k%s:1 " $i; done) &&
