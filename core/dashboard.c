@@ -469,7 +469,7 @@ static int write_index(struct dash *d, size_t nrows, FILE *out, struct tk_err *e
 	struct tk_buf sub = TK_BUF_INIT;
 	size_t i;
 
-	tk_buf_addf(&sub, "%zu keys", nrows);
+	tk_buf_addf(&sub, "%zu key%s", nrows, nrows == 1 ? "" : "s");
 	if (d->o->plot.baseline_branch)
 		tk_buf_addf(&sub, "; baseline branch %s", d->o->plot.baseline_branch);
 	if (d->o->ci && d->o->ci->build_number)

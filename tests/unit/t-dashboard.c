@@ -247,7 +247,7 @@ static int safe(const char *name)
 
 /* A key's first run: no baseline run yet, but the row shows its
  * current value (as tracker check does) and the verdict insufficient
- * data. */
+ * data; the page's subtitle says "1 key". */
 static void test_first_run(void)
 {
 	char dir[] = "/tmp/t-dashboard.XXXXXX";
@@ -257,12 +257,12 @@ static void test_first_run(void)
 	struct tk_store *s = NULL;
 
 	if (!mkdtemp(dir)) {
-		skip(3, "no temporary directory");
+		skip(4, "no temporary directory");
 		return;
 	}
 	tk_buf_addf(&path, "%s/h.db", dir);
 	if (tk_store_open(path.buf, &s, &err)) {
-		skip(3, "cannot open a store");
+		skip(4, "cannot open a store");
 		return;
 	}
 	put(s, 0, "first");
@@ -275,6 +275,8 @@ static void test_first_run(void)
 	ok(page.len && strstr(page.buf, "<td class=\"num\">10.00 s</td><td class=\"num\">-</td>"),
 	   "its current walltime, no change");
 	ok(page.len && strstr(page.buf, ">insufficient data<"), "insufficient data");
+	ok(page.len && strstr(page.buf, "1 key;") && !strstr(page.buf, "1 keys"),
+	   "the subtitle: 1 key");
 	tk_store_close(s);
 	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 	tk_buf_release(&page);
