@@ -254,6 +254,8 @@ static const char *const month_names[] = {
 	"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
 };
 
+/* with_time 2: "00:02:15", the time of day to the second (ticks less
+ * than a minute apart: the title and tooltips name the day) */
 static char *date_label(double t, int with_time, int month_only, int year_only)
 {
 	struct tk_buf b = TK_BUF_INIT;
@@ -261,7 +263,9 @@ static char *date_label(double t, int with_time, int month_only, int year_only)
 	struct tm tm;
 
 	gmtime_r(&tt, &tm);
-	if (year_only)
+	if (with_time == 2)
+		tk_buf_addf(&b, "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+	else if (year_only)
 		tk_buf_addf(&b, "%d", tm.tm_year + 1900);
 	else if (month_only)
 		tk_buf_addf(&b, "%s %d", month_names[tm.tm_mon], tm.tm_year + 1900);
@@ -289,8 +293,9 @@ size_t tk_plot_date_ticks(double lo, double hi, size_t max, double *t, char **la
 {
 	/* the steps of the page's dateTicks (core/plothtml.c), so that a
 	 * zoomed page and the drawn chart agree */
-	static const double fixed[] = { 60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600,
-					12 * 3600, 86400, 2 * 86400, 7 * 86400, 14 * 86400 };
+	static const double fixed[] = { 1, 2, 5, 10, 15, 30, 60, 300, 900, 1800, 3600,
+					3 * 3600, 6 * 3600, 12 * 3600, 86400, 2 * 86400,
+					7 * 86400, 14 * 86400 };
 	static const int months[] = { 1, 2, 3, 6, 12, 24, 60, 120 };
 	const double monday = 4 * 86400; /* 1970-01-05 */
 	size_t n = 0, i;
@@ -308,10 +313,10 @@ size_t tk_plot_date_ticks(double lo, double hi, size_t max, double *t, char **la
 			continue;
 		for (v = ceil((lo - off) / step) * step + off; v <= hi && n < max; v += step) {
 			t[n] = v;
-			labels[n++] = date_label(v, step < 86400, 0, 0);
+			labels[n++] = date_label(v, step < 60 ? 2 : step < 86400, 0, 0);
 		}
 		if (!n) {
-			/* all within one minute: name it once, in the middle */
+			/* all within one second: name it once, in the middle */
 			t[n] = (lo + hi) / 2;
 			labels[n++] = date_label(t[0], 1, 0, 0);
 		}

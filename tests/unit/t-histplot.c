@@ -60,9 +60,19 @@ static void test_date_ticks(void)
 	is_str(l[0], "Mar 1 09:15", "quarter hours with the time");
 	for (i = 0; i < n; i++)
 		free(l[i]);
-	/* runs within one minute */
+	/* runs within one minute: ticks seconds apart, the time to the second */
 	n = tk_plot_date_ticks(utc(2026, 3, 1, 9) + 10, utc(2026, 3, 1, 9) + 40, 8, t, l);
-	is_int(n, 1, "30 seconds: one tick");
+	ok(n >= 4 && n <= 8, "30 seconds: %zu ticks", n);
+	is_str(l[0], "09:00:10", "the time to the second");
+	for (i = 0; i < n; i++)
+		free(l[i]);
+	n = tk_plot_date_ticks(utc(2026, 3, 1, 9) + 3, utc(2026, 3, 1, 9) + 43, 8, t, l);
+	ok(n >= 4 && n <= 8, "40 seconds: %zu ticks", n);
+	for (i = 0; i < n; i++)
+		free(l[i]);
+	/* within one second: named once */
+	n = tk_plot_date_ticks(utc(2026, 3, 1, 9) + 10.2, utc(2026, 3, 1, 9) + 10.7, 8, t, l);
+	is_int(n, 1, "half a second: one tick");
 	is_str(l[0], "Mar 1 09:00", "naming the minute");
 	for (i = 0; i < n; i++)
 		free(l[i]);
