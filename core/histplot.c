@@ -222,8 +222,18 @@ const char *tk_plot_unit(enum tk_metric m, double max, double *div)
 			*div = 60;
 			return "min";
 		}
-		*div = 1;
-		return "s";
+		if (max >= 1 || max <= 0) {
+			*div = 1;
+			return "s";
+		}
+		/* below a second in ms, as the tables print it; below a
+		 * millisecond in µs */
+		if (max >= 0.001) {
+			*div = 0.001;
+			return "ms";
+		}
+		*div = 0.000001;
+		return "\xc2\xb5s";
 	}
 	if (max >= 1024.0 * 1024 * 1024) {
 		*div = 1024.0 * 1024 * 1024;

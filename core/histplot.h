@@ -12,7 +12,7 @@
  *      what the charts need of each run summary, grouped by key;
  *   2. lay out: tk_plot_layout turns the runs into charts in picture
  *      coordinates: scales, ticks with their labels (dates or build
- *      numbers; s/min/h, KiB/MiB/GiB), the points of each class, the
+ *      numbers; µs/ms/s/min/h, KiB/MiB/GiB), the points of each class, the
  *      baseline's rolling median and its band, the change points;
  *   3. render: tk_plot_write writes a layout as PNG or PDF (cairo), SVG
  *      (our own writer, text as text) or a self-contained HTML page (the
@@ -289,14 +289,16 @@ int tk_plot_write_path(const struct tk_plot_layout *l, const char *path, const c
 /* Axis helpers, shared with the dashboard and the tests. */
 /* A metric in words: "walltime", "max RSS (largest process)", ... */
 const char *tk_plot_metric_title(enum tk_metric m);
-/* The unit for values up to max of metric m: its name and divisor. */
+/* The unit for values up to max of metric m: its name and divisor
+ * (durations in h, min, s, ms or µs; sizes in GiB, MiB, KiB or B). */
 const char *tk_plot_unit(enum tk_metric m, double max, double *div);
 /* A value of metric m in human units: "1.23 s", "2m 03s", "512 MiB". */
 void tk_plot_format_value(struct tk_buf *b, enum tk_metric m, double v);
 /*
  * Date ticks over [lo, hi] (seconds since the epoch, UTC): at most max
- * ticks at hours, days, weeks (Mondays), months or years; labels in buf
- * order "Mar 14", "Mar 14 06:00", "Jan 2026". Returns how many were
+ * ticks at seconds, minutes, hours, days, weeks (Mondays), months or
+ * years; labels such as "00:02:15" (ticks under a minute apart), "Mar 14
+ * 06:00", "Mar 14", "Jan 2026". Returns how many were
  * written to t (labels allocated, the caller frees them).
  */
 size_t tk_plot_date_ticks(double lo, double hi, size_t max, double *t, char **labels);

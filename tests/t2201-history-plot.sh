@@ -328,4 +328,27 @@ test_expect_success PYTHON3 'runs older than the default --since 1y: the error s
 	test -s old.png
 '
 
+test_expect_success PYTHON3 'a 40-second history of 2 ms runs: ticks seconds apart, values in ms' '
+	"$PY" - <<-\EOF &&
+	import json, os
+	os.makedirs("short", exist_ok=True)
+	for i in range(5):
+	    json.dump({"format": "tracker-run", "version": 1, "run": {
+	        "id": "00000000-0000-4000-8000-%012d" % i, "key": "k", "status": "ok",
+	        "partial": False, "started_at_us": (1795564920 + 10 * i) * 10**6,
+	        "walltime_s": 0.0015 + 0.0001 * i, "maxrss_bytes": 2**20, "maxrss_source": "wait4",
+	        "tree_rss_bytes": 2**20, "exit_code": 0, "argv": ["x"], "tags": {},
+	        "ci": {"provider": "buildkite", "pipeline": "app", "branch": "main",
+	        "build_number": str(i + 1), "default_branch": "main"}}}, open("short/%d.json" % i, "w"))
+	EOF
+	tracker push --db short.db short 2>/dev/null &&
+	tracker history --db short.db --key k --metric walltime --since 2000-01-01 --plot short.svg &&
+	grep -o "<g class=\"xt\">.*" short.svg | grep -o ">[0-9:]*</text>" >xt &&
+	cat xt &&
+	test $(wc -l <xt) -ge 4 &&
+	grep -q ">00:02:10</text>" xt &&
+	grep -q ">1.5 ms</text>" short.svg &&
+	! grep -q "0.00[0-9]* s<" short.svg
+'
+
 test_done

@@ -84,6 +84,10 @@ static void test_units(void)
 	double div;
 
 	is_str(tk_plot_unit(TK_METRIC_WALLTIME, 90, &div), "s", "90 s in seconds");
+	is_str(tk_plot_unit(TK_METRIC_WALLTIME, 0.0019, &div), "ms", "1.9 ms in ms");
+	ok(div == 0.001, "a ms");
+	is_str(tk_plot_unit(TK_METRIC_WALLTIME, 0.0004, &div), "\xc2\xb5s", "400 us in us");
+	is_str(tk_plot_unit(TK_METRIC_WALLTIME, 1.5, &div), "s", "1.5 s in seconds");
 	is_str(tk_plot_unit(TK_METRIC_WALLTIME, 600, &div), "min", "10 min in minutes");
 	ok(div == 60, "a minute is 60 s");
 	is_str(tk_plot_unit(TK_METRIC_WALLTIME, 3 * 3600, &div), "h", "3 h in hours");
