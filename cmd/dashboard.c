@@ -36,10 +36,10 @@ const char cmd_dashboard_usage[] =
 	"  --since WHEN         runs started at or after WHEN (default 1y): an age\n"
 	"                       (30d, 2w, 1y) or a UTC date (2026-01-31)\n"
 	"  --branch B           only runs on branch B\n"
-	"  --baseline-branch B  the baseline branch (default: the PR base of the CI\n"
-	"                       context, baseline_branch in .tracker.yml, the\n"
-	"                       pipeline's default branch, else each key's branch\n"
-	"                       with most runs)\n"
+	"  --baseline-branch B  the baseline branch (default: tracker check's: the PR\n"
+	"                       base of the CI context, baseline_branch in\n"
+	"                       .tracker.yml, the pipeline's default branch of the CI\n"
+	"                       context or, outside CI, of the current run's)\n"
 	"  --metric LIST        walltime, cpu, maxrss, tree_rss, alloc, slurm_maxrss,\n"
 	"                       comma-separated\n"
 	"                       (default walltime,maxrss)\n"
@@ -71,7 +71,7 @@ static const struct option options[] = {
 };
 
 static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, const char **out,
-			 const char **db, struct tk_dashboard_opts *o)
+			 const char **db, struct tk_dashboard_opts *o, int *since_set)
 {
 	struct tk_err err = TK_ERR_INIT;
 	long jobs;
@@ -80,6 +80,7 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, const char 
 	opterr = 0;
 	optind = 1;
 	o->since_us = tk_now_us() - 365LL * 86400 * 1000000;
+	*since_set = 0;
 	while ((c = getopt_long(argc, argv, ":o:j:", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -100,6 +101,7 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, const char 
 		case OPT_SINCE:
 			if (tk_parse_since(optarg, tk_now_us(), &o->since_us, &err))
 				return cmd_usage_error(ctx, "--since: %s", err.msg);
+			*since_set = 1;
 			break;
 		case OPT_BRANCH:
 			o->branch = optarg;
@@ -139,10 +141,10 @@ int cmd_dashboard(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_buf url = TK_BUF_INIT;
 	struct tk_store *store = NULL;
 	const char *out = NULL, *db = NULL;
-	int ret;
+	int ret, since_set;
 
 	tk_dashboard_opts_init(&o);
-	ret = parse_options(argc, argv, ctx, &out, &db, &o);
+	ret = parse_options(argc, argv, ctx, &out, &db, &o, &since_set);
 	if (ret)
 		return ret;
 	cmd_resolve_db(ctx, db, &url);
@@ -159,6 +161,8 @@ int cmd_dashboard(int argc, char **argv, struct cmd_ctx *ctx)
 	o.store_url = url.buf;
 	cmd_keep_heap();
 	ret = tk_dashboard_write(store, out, &o, &err);
+	if (ret == TK_EDATA && !o.nr_keys && !since_set)
+		cmd_since_hint(&err);
 	if (ret)
 		ret = cmd_fail(&err);
 	else

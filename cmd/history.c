@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/baseline.h"
 #include "core/ci.h"
 #include "core/dashboard.h"
 #include "core/histplot.h"
@@ -63,9 +62,11 @@ const char cmd_history_usage[] =
 	"                    maxrss, tree_rss, alloc, slurm_maxrss (default\n"
 	"                    walltime,maxrss)\n"
 	"  --x AXIS          time (default: dates) or build (build numbers)\n"
-	"  --baseline-branch B  the baseline branch (default: the PR base of the CI\n"
-	"                    context, baseline_branch in .tracker.yml, the pipeline's\n"
-	"                    default branch, else the key's branch with most runs)\n"
+	"  --baseline-branch B  the baseline branch (default: tracker check's: the PR\n"
+	"                    base of the CI context, baseline_branch in .tracker.yml,\n"
+	"                    the pipeline's default branch of the CI context or, outside\n"
+	"                    CI, of the current run's; else the key's branch with most\n"
+	"                    runs)\n"
 	"  --width PX        the picture's width (default 1000)\n"
 	"\n"
 	"Examples:\n"
@@ -218,6 +219,20 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx,
 	return 0;
 }
 
+/* A key asked for that has no runs gets no chart: say so. */
+static void warn_missing_keys(const struct history_opts *o, const struct tk_plot_data *d)
+{
+	size_t i, j;
+
+	for (i = 0; i < o->nr_keys; i++) {
+		for (j = 0; j < d->nr && strcmp(d->keys[j].key, o->keys[i]); j++)
+			;
+		if (j == d->nr)
+			cmd_warning("no runs of key '%s' to plot%s, so no chart of it", o->keys[i],
+				    o->since_set ? " since --since" : " in the last year (--since 1y)");
+	}
+}
+
 struct plot_job {
 	const struct tk_plot_layout *l;
 	enum tk_plot_format fmt;
@@ -257,17 +272,32 @@ static int history_plot(struct cmd_ctx *ctx, struct history_opts *o, struct tk_s
 		cmd_keep_heap();
 		tk_buf_add(&dir, o->plot, strlen(o->plot) - strlen("index.html"));
 		ret = tk_dashboard_write(store, dir.len ? dir.buf : ".", &dopt, &err);
+		if (ret == TK_EDATA && !dopt.nr_keys && !o->since_set)
+			cmd_since_hint(&err);
 		tk_buf_release(&dir);
 		tk_ci_context_release(&ci);
 		return ret ? cmd_fail(&err) : 0;
 	}
 	o->po.current_build = ci.build_number;
-	if (!o->po.baseline_branch)
-		o->po.baseline_branch = tk_baseline_branch(NULL, &ci, &ctx->config, o->keys[0]);
 	tk_plot_data_init(&d);
 	ret = tk_plot_data_load(&d, store, &o->q, &err);
+	if (!ret && !d.nr) {
+		struct tk_buf since = TK_BUF_INIT;
+
+		tk_format_iso(&since, o->q.since_us);
+		tk_err_set(&err, TK_EDATA, "no runs to plot%s%s", o->q.since_us ? " since " : "",
+			   o->q.since_us ? since.buf : "");
+		tk_buf_release(&since);
+		if (!o->since_set)
+			cmd_since_hint(&err);
+		ret = -1;
+	}
+	if (!ret)
+		warn_missing_keys(o, &d);
 	if (!ret)
 		ret = tk_plot_fill_alloc(&d, store, &o->po, &err);
+	if (!ret)
+		ret = tk_plot_data_baselines(&d, store, &o->po, &ci, &ctx->config, &err);
 	if (!ret)
 		ret = tk_plot_layout(&d, &o->po, &l, &err);
 	if (!ret && !l.drawn) {

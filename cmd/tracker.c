@@ -119,6 +119,15 @@ int cmd_fail(const struct tk_err *err)
 	return tk_err_exit_code(err->code ? err->code : TK_EINTERNAL);
 }
 
+void cmd_since_hint(struct tk_err *err)
+{
+	char msg[TK_ERR_MSG_MAX];
+
+	snprintf(msg, sizeof(msg), "%s", err->msg);
+	tk_err_set(err, err->code, "%s; --since defaults to 1y: older runs need an earlier "
+		   "--since (e.g. --since 2000-01-01)", msg);
+}
+
 static const struct cmd_entry *find_command(const char *name)
 {
 	size_t i;

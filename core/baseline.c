@@ -90,6 +90,45 @@ const char *tk_baseline_branch(const char *named, const struct tk_ci_context *ci
 	return ci ? ci->default_branch : NULL;
 }
 
+struct recorded {
+	const struct tk_config *cfg;
+	const char *key;
+	char **out;
+};
+
+static int take_recorded(const struct tk_run *run, void *data)
+{
+	struct recorded *rc = data;
+	const char *b = tk_baseline_branch(NULL, &run->ci, rc->cfg, rc->key);
+
+	*rc->out = b ? tk_xstrdup(b) : NULL;
+	return 1;
+}
+
+int tk_baseline_branch_for_run(struct tk_store *s, const char *named,
+			       const struct tk_ci_context *ci, const struct tk_config *cfg,
+			       const char *key, const char *run_id, char **out,
+			       struct tk_err *err)
+{
+	struct recorded rc = { cfg, key, out };
+	const char *b = tk_baseline_branch(named, ci, cfg, key);
+	struct tk_run_query q;
+	int ret;
+
+	*out = NULL;
+	if (b) {
+		*out = tk_xstrdup(b);
+		return 0;
+	}
+	if (!run_id)
+		return 0;
+	/* outside CI: the context the run was recorded in */
+	memset(&q, 0, sizeof(q));
+	q.run_id = run_id;
+	ret = tk_store_query_runs(s, &q, take_recorded, &rc, err);
+	return ret < 0 ? ret : 0;
+}
+
 struct pick {
 	struct tk_baseline *b;
 	size_t want;

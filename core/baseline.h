@@ -64,6 +64,20 @@ struct tk_baseline {
 const char *tk_baseline_branch(const char *named, const struct tk_ci_context *ci,
 			       const struct tk_config *cfg, const char *key);
 
+/*
+ * The baseline branch tracker check compares the run run_id of key with,
+ * the one tracker history --plot and the dashboard draw and judge with:
+ * tk_baseline_branch(named, ci, cfg, key), else (outside CI, a context
+ * without PR base nor default branch) tk_baseline_branch of the CI
+ * context run_id was recorded in (its PR base, the config's, its
+ * pipeline's default branch). *out: a copy, or NULL when there is none
+ * (or run_id is NULL). Returns 0 or the store's negative code.
+ */
+int tk_baseline_branch_for_run(struct tk_store *s, const char *named,
+			       const struct tk_ci_context *ci, const struct tk_config *cfg,
+			       const char *key, const char *run_id, char **out,
+			       struct tk_err *err);
+
 int tk_baseline_choose(struct tk_store *s, const struct tk_baseline_query *q,
 		       const struct tk_ci_context *ci, const struct tk_config *cfg,
 		       struct tk_baseline *out, struct tk_err *err);

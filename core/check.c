@@ -246,34 +246,6 @@ static int fill_alloc(struct tk_store *s, struct points *p, struct tk_err *err)
 	return ret;
 }
 
-struct recorded {
-	const struct tk_config *cfg;
-	const char *key;
-	char **out;
-};
-
-static int take_recorded(const struct tk_run *run, void *data)
-{
-	struct recorded *rc = data;
-	const char *b = tk_baseline_branch(NULL, &run->ci, rc->cfg, rc->key);
-
-	*rc->out = b ? tk_xstrdup(b) : NULL;
-	return 1;
-}
-
-/* tk_baseline_branch of the CI context stored with run_id */
-static int recorded_baseline_branch(struct tk_store *s, const char *run_id,
-				    const struct tk_config *cfg, const char *key, char **out,
-				    struct tk_err *err)
-{
-	struct recorded rc = { cfg, key, out };
-	struct tk_run_query q;
-
-	memset(&q, 0, sizeof(q));
-	q.run_id = run_id;
-	return tk_store_query_runs(s, &q, take_recorded, &rc, err);
-}
-
 /* ---- per metric ---- */
 
 static const struct tk_check_rule *find_rule(const struct tk_config *cfg, const char *key,
@@ -492,22 +464,16 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 				       : cur.items[0].run.machine_class);
 
 	/* the baseline window and the history series */
-	bb = tk_baseline_branch(o->baseline_branch, ci, cfg, o->key);
-	if (!bb) {
-		/* outside CI: the context the current run was recorded in */
-		ret = recorded_baseline_branch(s, out->current[0].id, cfg, o->key,
-					       &out->baseline_branch, err);
-		if (ret < 0)
-			goto fail;
-		bb = out->baseline_branch;
-	}
+	ret = tk_baseline_branch_for_run(s, o->baseline_branch, ci, cfg, o->key,
+					 out->current[0].id, &out->baseline_branch, err);
+	if (ret < 0)
+		goto fail;
+	bb = out->baseline_branch;
 	if (!bb) {
 		out->note = "no baseline branch (name one with --baseline-branch or "
 			    "baseline_branch in .tracker.yml)";
 		goto done;
 	}
-	if (!out->baseline_branch)
-		out->baseline_branch = tk_xstrdup(bb);
 	memset(&fb, 0, sizeof(fb));
 	fb.res = out;
 	fb.pipeline = out->current[0].pipeline;

@@ -17,7 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/baseline.h"
 #include "core/check.h"
 #include "core/dashboard.h"
 #include "core/fsutil.h"
@@ -363,13 +362,14 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 		return ret;
 	}
 	k = &pd.keys[0];
-	if (!po.baseline_branch)
-		po.baseline_branch = tk_baseline_branch(NULL, o->ci, o->cfg, key);
 	if (o->ci)
 		po.current_build = o->ci->build_number;
 	if (!po.max_points)
 		po.max_points = TK_DASHBOARD_MAX_POINTS;
-	ret = tk_plot_layout(&pd, &po, &l, err);
+	/* the chart's baseline branch is the one tracker check judges with */
+	ret = tk_plot_data_baselines(&pd, s, &po, o->ci, o->cfg, err);
+	if (!ret)
+		ret = tk_plot_layout(&pd, &po, &l, err);
 	if (ret) {
 		tk_plot_data_release(&pd);
 		return ret;
@@ -383,9 +383,10 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 	if (!ret) {
 		tk_check_opts_init(&co);
 		co.key = key;
-		co.baseline_branch = l.nr ? l.charts[0].baseline : NULL;
-		if (co.baseline_branch && !*co.baseline_branch)
-			co.baseline_branch = NULL;
+		/* check's own resolution, as the chart's (a chart of a key
+		 * check finds no baseline branch for shows the key's busiest
+		 * branch, but the verdict stays check's) */
+		co.baseline_branch = o->plot.baseline_branch;
 		co.metrics = d->metrics;
 		co.nr_metrics = d->nm;
 		/* the CI build's runs of the key, else (no build, or a build
@@ -406,11 +407,12 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 		for (i = 0; i < d->nm; i++) {
 			const struct tk_verdict_result *vr = &cr.metrics[i].result;
 
-			rm[i].current = vr->n && isfinite(vr->current) ? vr->current : NAN;
+			/* the current value as check shows it, with a baseline
+			 * or without (a key's first run) */
+			rm[i].current = cr.metrics[i].nr_values && isfinite(vr->current)
+					? vr->current : NAN;
 			rm[i].delta = vr->n && isfinite(vr->delta_pct) && vr->base_median > 0
 				      ? vr->delta_pct : NAN;
-			if (!isfinite(rm[i].current) && cr.nr_current == 0)
-				rm[i].current = NAN;
 			tk_buf_addf(b, " data-d%zu=\"", i);
 			if (isfinite(rm[i].delta))
 				tk_buf_addf(b, "%.3f", rm[i].delta);
@@ -468,11 +470,12 @@ static int write_index(struct dash *d, size_t nrows, FILE *out, struct tk_err *e
 	struct tk_buf sub = TK_BUF_INIT;
 	size_t i;
 
-	tk_buf_addf(&sub, "%zu keys", nrows);
+	tk_buf_addf(&sub, "%zu key%s", nrows, nrows == 1 ? "" : "s");
 	if (d->o->plot.baseline_branch)
 		tk_buf_addf(&sub, "; baseline branch %s", d->o->plot.baseline_branch);
 	if (d->o->ci && d->o->ci->build_number)
-		tk_buf_addf(&sub, "; current build #%s", d->o->ci->build_number);
+		tk_buf_addf(&sub, "; current: build #%s, else each key's newest run",
+			    d->o->ci->build_number);
 	else
 		tk_buf_adds(&sub, "; current: each key's newest run");
 	tk_htmlout_init(&w, out);
@@ -592,10 +595,18 @@ int tk_dashboard_write(struct tk_store *s, const char *dir, struct tk_dashboard_
 	d.nm = o->plot.nr_metrics ? o->plot.nr_metrics : 2;
 	/* the directory only once there is something to put in it */
 	ret = list_keys(s, o, &kl, err);
-	if (!ret && !kl.nr)
-		ret = tk_err_set(err, TK_EDATA, "no keys with runs%s%s to show",
+	if (!ret && !kl.nr) {
+		struct tk_buf since = TK_BUF_INIT;
+
+		if (o->since_us) {
+			tk_buf_adds(&since, " since ");
+			tk_format_iso(&since, o->since_us);
+		}
+		ret = tk_err_set(err, TK_EDATA, "no keys with runs%s%s%s to show",
 				 o->key_filter ? " matching " : "",
-				 o->key_filter ? o->key_filter : "");
+				 o->key_filter ? o->key_filter : "", since.len ? since.buf : "");
+		tk_buf_release(&since);
+	}
 	if (!ret)
 		ret = tk_mkdir_p(dir, err);
 	if (!ret) {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/baseline.h"
 #include "core/buf.h"
 #include "core/canvas.h"
 #include "core/changepoint.h"
@@ -222,8 +223,18 @@ const char *tk_plot_unit(enum tk_metric m, double max, double *div)
 			*div = 60;
 			return "min";
 		}
-		*div = 1;
-		return "s";
+		if (max >= 1 || max <= 0) {
+			*div = 1;
+			return "s";
+		}
+		/* below a second in ms, as the tables print it; below a
+		 * millisecond in µs */
+		if (max >= 0.001) {
+			*div = 0.001;
+			return "ms";
+		}
+		*div = 0.000001;
+		return "\xc2\xb5s";
 	}
 	if (max >= 1024.0 * 1024 * 1024) {
 		*div = 1024.0 * 1024 * 1024;
@@ -254,6 +265,8 @@ static const char *const month_names[] = {
 	"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
 };
 
+/* with_time 2: "00:02:15", the time of day to the second (ticks less
+ * than a minute apart: the title and tooltips name the day) */
 static char *date_label(double t, int with_time, int month_only, int year_only)
 {
 	struct tk_buf b = TK_BUF_INIT;
@@ -261,7 +274,9 @@ static char *date_label(double t, int with_time, int month_only, int year_only)
 	struct tm tm;
 
 	gmtime_r(&tt, &tm);
-	if (year_only)
+	if (with_time == 2)
+		tk_buf_addf(&b, "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+	else if (year_only)
 		tk_buf_addf(&b, "%d", tm.tm_year + 1900);
 	else if (month_only)
 		tk_buf_addf(&b, "%s %d", month_names[tm.tm_mon], tm.tm_year + 1900);
@@ -289,8 +304,9 @@ size_t tk_plot_date_ticks(double lo, double hi, size_t max, double *t, char **la
 {
 	/* the steps of the page's dateTicks (core/plothtml.c), so that a
 	 * zoomed page and the drawn chart agree */
-	static const double fixed[] = { 60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600,
-					12 * 3600, 86400, 2 * 86400, 7 * 86400, 14 * 86400 };
+	static const double fixed[] = { 1, 2, 5, 10, 15, 30, 60, 300, 900, 1800, 3600,
+					3 * 3600, 6 * 3600, 12 * 3600, 86400, 2 * 86400,
+					7 * 86400, 14 * 86400 };
 	static const int months[] = { 1, 2, 3, 6, 12, 24, 60, 120 };
 	const double monday = 4 * 86400; /* 1970-01-05 */
 	size_t n = 0, i;
@@ -308,10 +324,10 @@ size_t tk_plot_date_ticks(double lo, double hi, size_t max, double *t, char **la
 			continue;
 		for (v = ceil((lo - off) / step) * step + off; v <= hi && n < max; v += step) {
 			t[n] = v;
-			labels[n++] = date_label(v, step < 86400, 0, 0);
+			labels[n++] = date_label(v, step < 60 ? 2 : step < 86400, 0, 0);
 		}
 		if (!n) {
-			/* all within one minute: name it once, in the middle */
+			/* all within one second: name it once, in the middle */
 			t[n] = (lo + hi) / 2;
 			labels[n++] = date_label(t[0], 1, 0, 0);
 		}
@@ -409,21 +425,77 @@ static const char *busiest_branch(const struct tk_plot_key *k)
 	}
 }
 
-static void classify(struct tk_plot_key *k, const struct tk_plot_opts *o, const char *base)
+static int in_current_build(const struct tk_plot_run *r, const char *build)
+{
+	return r->build_number && !strcmp(r->build_number, build);
+}
+
+/* The index of k's current run (the newest of the build when the build
+ * ran the key), as classify finds it. */
+static size_t current_run(const struct tk_plot_key *k, const char *build)
 {
 	size_t i;
 
+	for (i = k->nr; build && i > 0; i--)
+		if (in_current_build(&k->runs[i - 1], build))
+			return i - 1;
+	return k->nr - 1;
+}
+
+int tk_plot_data_baselines(struct tk_plot_data *d, struct tk_store *s,
+			   const struct tk_plot_opts *o, const struct tk_ci_context *ci,
+			   const struct tk_config *cfg, struct tk_err *err)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < d->nr; i++) {
+		struct tk_plot_key *k = &d->keys[i];
+		char *b = NULL;
+
+		if (!k->nr)
+			continue;
+		ret = tk_baseline_branch_for_run(s, o->baseline_branch, ci, cfg, k->key,
+						 k->runs[current_run(k, o->current_build)].run_id,
+						 &b, err);
+		if (ret < 0)
+			return ret;
+		k->baseline = dup_str(d, b);
+		free(b);
+	}
+	return 0;
+}
+
+/* Sets the class of each of k's runs. The current runs are those of
+ * o->current_build, else (no build, or a build that did not run the key:
+ * a scheduled step) the key's newest run, as tracker check judges it.
+ * Returns 1 when the key's newest run is current for want of a run in
+ * o->current_build. */
+static int classify(struct tk_plot_key *k, const struct tk_plot_opts *o, const char *base)
+{
+	const char *build = o->current_build;
+	int fell_back = 0;
+	size_t i;
+
+	if (build) {
+		for (i = 0; i < k->nr && !in_current_build(&k->runs[i], build); i++)
+			;
+		if (i == k->nr) {
+			build = NULL;
+			fell_back = 1;
+		}
+	}
 	for (i = 0; i < k->nr; i++) {
 		struct tk_plot_run *r = &k->runs[i];
 
-		if (o->current_build ? r->build_number && !strcmp(r->build_number, o->current_build)
-				     : i == k->nr - 1)
+		if (build ? in_current_build(r, build) : i == k->nr - 1)
 			r->cls = TK_PLOT_CURRENT;
 		else if (base && r->branch && !strcmp(r->branch, base))
 			r->cls = TK_PLOT_BASELINE;
 		else
 			r->cls = TK_PLOT_OTHER;
 	}
+	return fell_back;
 }
 
 /* The machine classes of a key's baseline runs, as series. */
@@ -986,7 +1058,7 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 {
 	static const enum tk_metric defaults[] = { TK_METRIC_WALLTIME, TK_METRIC_MAXRSS };
 	const enum tk_metric *metrics = o->nr_metrics ? o->metrics : defaults;
-	size_t nm = o->nr_metrics ? o->nr_metrics : 2, i, j, runs = 0;
+	size_t nm = o->nr_metrics ? o->nr_metrics : 2, i, j, runs = 0, nfallback = 0;
 	struct key_series ks;
 	double width = o->width > 0 ? o->width : 1000;
 	double h = o->chart_height > 0 ? o->chart_height : 340;
@@ -1007,9 +1079,10 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 	out->charts = tk_xcalloc(d->nr * nm, sizeof(*out->charts));
 	for (i = 0; i < d->nr; i++) {
 		struct tk_plot_key *k = &d->keys[i];
-		const char *base = o->baseline_branch ? o->baseline_branch : busiest_branch(k);
+		const char *base = o->baseline_branch ? o->baseline_branch
+				   : k->baseline ? k->baseline : busiest_branch(k);
 
-		classify(k, o, base);
+		nfallback += classify(k, o, base);
 		if (o->x == TK_PLOT_X_BUILD)
 			for (j = 0; j < k->nr; j++)
 				out->skipped += !isfinite(k->runs[j].build);
@@ -1041,10 +1114,12 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 		tk_format_iso(&b, newest);
 		out->date = tk_buf_detach(&b, NULL);
 	}
-	if (o->current_build) {
+	if (o->current_build && nfallback < d->nr) {
 		struct tk_buf b = TK_BUF_INIT;
 
 		tk_buf_addf(&b, "build #%s", o->current_build);
+		if (nfallback)
+			tk_buf_adds(&b, ", else newest run");
 		out->current = tk_buf_detach(&b, NULL);
 	} else {
 		out->current = tk_xstrdup("newest run");

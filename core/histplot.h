@@ -12,7 +12,7 @@
  *      what the charts need of each run summary, grouped by key;
  *   2. lay out: tk_plot_layout turns the runs into charts in picture
  *      coordinates: scales, ticks with their labels (dates or build
- *      numbers; s/min/h, KiB/MiB/GiB), the points of each class, the
+ *      numbers; µs/ms/s/min/h, KiB/MiB/GiB), the points of each class, the
  *      baseline's rolling median and its band, the change points;
  *   3. render: tk_plot_write writes a layout as PNG or PDF (cairo), SVG
  *      (our own writer, text as text) or a self-contained HTML page (the
@@ -20,6 +20,7 @@
  *
  * What a chart shows, for one key and one metric:
  *   - baseline: the runs on the baseline branch (opts->baseline_branch,
+ *     else the key's baseline (tk_plot_data_baselines: tracker check's),
  *     else the branch with most runs of the key), split by machine class
  *     (core/machine.h) into series, so that two kinds of machine never
  *     form one noisy series: each series its dots joined by a line, and
@@ -31,7 +32,8 @@
  *     number of runs, most first, then by class name;
  *   - other: runs on other branches, as dots of another colour;
  *   - current: the runs of opts->current_build (the CI context's build),
- *     else the key's newest run, as large dots;
+ *     else (no build, or a build without a run of the key) the key's
+ *     newest run, as large dots;
  *   - failed (status not ok) and partial runs get a red or amber halo;
  *   - change points of each baseline series' successful runs
  *     (core/changepoint.h) as dashed vertical lines labelled with their
@@ -78,6 +80,9 @@ struct tk_plot_run {
 struct tk_plot_key {
 	char *key;
 	char *pipeline;            /* of the newest run; NULL when none */
+	const char *baseline;      /* the baseline branch tracker check uses for
+				      the key's current run (set by
+				      tk_plot_data_baselines); NULL: none */
 	struct tk_plot_run *runs;  /* oldest first after tk_plot_data_finish */
 	size_t nr, alloc;
 };
@@ -111,14 +116,31 @@ struct tk_plot_opts;
 int tk_plot_fill_alloc(struct tk_plot_data *d, struct tk_store *s,
 		       const struct tk_plot_opts *o, struct tk_err *err);
 
+/*
+ * Sets each key's baseline branch to the one tracker check compares the
+ * key's current run with (tk_baseline_branch_for_run, core/baseline.h):
+ * o->baseline_branch, else the PR base of ci, baseline_branch of the key
+ * or of cfg, the pipeline's default branch of ci, else (outside CI) of
+ * the CI context the current run was recorded in. The current run is
+ * the newest run of o->current_build, else the key's newest run, as
+ * tk_plot_layout draws it. The store's errors.
+ */
+struct tk_ci_context;
+struct tk_config;
+int tk_plot_data_baselines(struct tk_plot_data *d, struct tk_store *s,
+			   const struct tk_plot_opts *o, const struct tk_ci_context *ci,
+			   const struct tk_config *cfg, struct tk_err *err);
+
 enum tk_plot_x { TK_PLOT_X_TIME, TK_PLOT_X_BUILD };
 
 struct tk_plot_opts {
 	enum tk_metric metrics[TK_PLOT_MAX_METRICS];
 	size_t nr_metrics;           /* 0: walltime and maxrss */
 	enum tk_plot_x x;            /* the time axis: dates or build numbers */
-	const char *baseline_branch; /* NULL: each key's branch with most runs */
-	const char *current_build;   /* NULL: the key's newest run is current */
+	const char *baseline_branch; /* NULL: each key's baseline, else its
+					branch with most runs */
+	const char *current_build;   /* NULL, or no run of the key in it: the
+					key's newest run is current */
 	size_t window;               /* the rolling median's runs; 0: 10 */
 	double width;                /* pixels; 0: 1000 */
 	double chart_height;         /* pixels per chart; 0: 340 */
@@ -212,7 +234,9 @@ struct tk_plot_layout {
 	size_t nr;
 	size_t skipped;                /* runs without a numeric build (x build) */
 	char *current;                 /* what the current runs are: "build #412",
-					  "newest run" */
+					  "newest run", or "build #412, else
+					  newest run" when some key has no run
+					  in that build */
 	char *date;                    /* the newest run's start, ISO 8601 UTC: the
 					  PDF's date */
 	int thinned;                   /* some chart shows fewer points than runs */
@@ -265,14 +289,16 @@ int tk_plot_write_path(const struct tk_plot_layout *l, const char *path, const c
 /* Axis helpers, shared with the dashboard and the tests. */
 /* A metric in words: "walltime", "max RSS (largest process)", ... */
 const char *tk_plot_metric_title(enum tk_metric m);
-/* The unit for values up to max of metric m: its name and divisor. */
+/* The unit for values up to max of metric m: its name and divisor
+ * (durations in h, min, s, ms or µs; sizes in GiB, MiB, KiB or B). */
 const char *tk_plot_unit(enum tk_metric m, double max, double *div);
 /* A value of metric m in human units: "1.23 s", "2m 03s", "512 MiB". */
 void tk_plot_format_value(struct tk_buf *b, enum tk_metric m, double v);
 /*
  * Date ticks over [lo, hi] (seconds since the epoch, UTC): at most max
- * ticks at hours, days, weeks (Mondays), months or years; labels in buf
- * order "Mar 14", "Mar 14 06:00", "Jan 2026". Returns how many were
+ * ticks at seconds, minutes, hours, days, weeks (Mondays), months or
+ * years; labels such as "00:02:15" (ticks under a minute apart), "Mar 14
+ * 06:00", "Mar 14", "Jan 2026". Returns how many were
  * written to t (labels allocated, the caller frees them).
  */
 size_t tk_plot_date_ticks(double lo, double hi, size_t max, double *t, char **labels);

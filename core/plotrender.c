@@ -254,6 +254,34 @@ static double text_width(const char *s)
 	return w;
 }
 
+/* Characters of text at font size px that fit in w pixels, by an
+ * estimate a little wider than Verdana's average (0.62 em): the SVG's
+ * text is laid out by the viewer. */
+static size_t chars_fitting(double w, double px)
+{
+	return w > 0 ? (size_t)(w / (0.62 * px)) : 1;
+}
+
+/* The centre of a label w pixels wide at x, moved inwards so that the
+ * label stays inside a picture `width` wide. */
+static double label_centre(double x, double w, double width)
+{
+	if (x + w / 2 > width - 2)
+		x = width - 2 - w / 2;
+	if (x - w / 2 < 2)
+		x = 2 + w / 2;
+	return x;
+}
+
+static size_t utf8_chars(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += (*s & 0xc0) != 0x80;
+	return n;
+}
+
 /* ---- SVG ---- */
 
 /* " s-mc<j>": the page-wide class of series s, when c has several. */
@@ -311,7 +339,7 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 	tk_buf_adds(b, "\" y=\"");
 	tk_plot_num(b, c->top + 19);
 	tk_buf_adds(b, "\" text-anchor=\"middle\" font-size=\"15\">");
-	tk_plot_xml_text(b, c->title, 200);
+	tk_plot_xml_text(b, c->title, chars_fitting(l->width - 16, 15) - 1);
 	tk_buf_adds(b, "</text>\n");
 
 	/* legend */
@@ -399,7 +427,8 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 		tk_buf_addch(b, ' ');
 		tk_plot_num(b, c->y1);
 		tk_buf_adds(b, "v5\" stroke=\"#000000\"/><text x=\"");
-		tk_plot_num(b, x);
+		tk_plot_num(b, label_centre(x, 0.62 * 12 * (double)utf8_chars(c->xt[i].label),
+					    l->width));
 		tk_buf_adds(b, "\" y=\"");
 		tk_plot_num(b, c->y1 + 19);
 		tk_buf_adds(b, "\" text-anchor=\"middle\">");
@@ -463,18 +492,21 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 	}
 	/* halos, then dots by class: each a path of zero-length round-capped
 	 * strokes, so they stay round when the time axis is zoomed */
-	for (cls = 0; cls < 2; cls++) {
-		unsigned flag = cls ? TK_PLOT_PARTIAL : TK_PLOT_FAILED;
-		int any = 0;
+	/* a current run's halo is wider than its dark ring (14), else the
+	 * ring would hide it */
+	for (cls = 0; cls < 4; cls++) {
+		unsigned flag = cls & 1 ? TK_PLOT_PARTIAL : TK_PLOT_FAILED;
+		int cur = cls >= 2, any = 0;
 
 		for (i = 0; i < c->npts; i++) {
-			if (!(c->pts[i].flags & flag))
+			if (!(c->pts[i].flags & flag) || (c->pts[i].cls == TK_PLOT_CURRENT) != cur)
 				continue;
 			if (!any)
 				tk_buf_addf(b, "<path class=\"s-%s\" stroke=\"#%06x\" stroke-opacity=\"0.6\" "
-					    "stroke-width=\"13\" stroke-linecap=\"round\" "
+					    "stroke-width=\"%s\" stroke-linecap=\"round\" "
 					    "vector-effect=\"non-scaling-stroke\" d=\"",
-					    cls ? "partial" : "failed", cls ? C_PARTIAL : C_FAILED);
+					    cls & 1 ? "partial" : "failed", cls & 1 ? C_PARTIAL : C_FAILED,
+					    cur ? "22" : "13");
 			any = 1;
 			tk_buf_addch(b, 'M');
 			tk_plot_num(b, c->pts[i].px);
@@ -696,7 +728,22 @@ static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout 
 
 	cairo_set_font_size(cr, 15);
 	set_rgb(cr, 0, 1);
-	tk_canvas_text_centred(cv, c->title, 200, c->top + 19);
+	{
+		/* the title cut with an ellipsis to the picture's width */
+		size_t max = 200, left;
+
+		for (;;) {
+			tk_buf_reset(&t);
+			left = tk_canvas_add_utf8(&t, c->title, strlen(c->title), max);
+			if (left)
+				tk_buf_adds(&t, "\xe2\x80\xa6");
+			cairo_text_extents(cr, t.buf, &ext);
+			if (ext.x_advance <= l->width - 16 || max <= 1)
+				break;
+			max--;
+		}
+		tk_canvas_text(cv, t.buf, 400, (l->width - ext.x_advance) / 2, c->top + 19);
+	}
 	cairo_set_font_size(cr, 11);
 
 	n = legend(l, c, names, nnames, items);
@@ -765,7 +812,9 @@ static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout 
 		cairo_line_to(cr, x, c->y1 + 5);
 		cairo_stroke(cr);
 		cairo_text_extents(cr, c->xt[i].label, &ext);
-		tk_canvas_text(cv, c->xt[i].label, 40, x - ext.x_advance / 2, c->y1 + 19);
+		tk_canvas_text(cv, c->xt[i].label, 40,
+			       label_centre(x, ext.x_advance, l->width) - ext.x_advance / 2,
+			       c->y1 + 19);
 	}
 
 	cairo_save(cr);
@@ -821,7 +870,8 @@ static void cairo_chart(const struct tk_canvas *cv, const struct tk_plot_layout 
 	}
 	for (i = 0; i < c->npts; i++)
 		if (c->pts[i].flags) {
-			dot(cr, c->pts[i].px, c->pts[i].py, 6.5);
+			/* around a current run, wider than its dark ring (7) */
+			dot(cr, c->pts[i].px, c->pts[i].py, c->pts[i].cls == TK_PLOT_CURRENT ? 11 : 6.5);
 			set_rgb(cr, c->pts[i].flags & TK_PLOT_FAILED ? C_FAILED : C_PARTIAL, 0.6);
 			cairo_fill(cr);
 		}

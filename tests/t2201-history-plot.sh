@@ -6,7 +6,8 @@
 # change point at build 140 with its commit, draws the baseline band and
 # highlights the newest run; PNG and PDF are read back as pixels (python3-pil,
 # pdftoppm); the same database gives the same bytes; bad options are
-# usage errors.
+# usage errors; a failed current run shows its red halo around the ringed dot
+# (SVG and PNG).
 
 . "$(dirname "$0")/test-lib.sh"
 
@@ -177,6 +178,15 @@ test_expect_success PYTHON3 'a key without runs is bad data, and writes nothing'
 	! test -e none.png
 '
 
+test_expect_success PYTHON3 'a key without runs among others: a warning, the charts of the rest' '
+	tracker history --db h.db --key amip --key amipp --plot two.svg 2>err &&
+	cat err &&
+	grep "warning: no runs of key .amipp. to plot in the last year" err &&
+	test $(grep -c "class=\"title\"" two.svg) = 2 &&
+	tracker history --db h.db --key amip --plot one.svg 2>err &&
+	! grep warning err
+'
+
 test_expect_success PYTHON3 'too many charts for one PNG: a usage error that says what to do' '
 	"$PY" "$TEST_DIRECTORY/helpers/gen-history.py" many --runs 12 \
 		$(for i in $(seq 10 59); do printf -- "--key k%s:1 " $i; done) &&
@@ -195,6 +205,150 @@ test_expect_success PYTHON3 'nothing to draw: exit 65, no file, rather than an e
 		--plot empty.png 2>err &&
 	grep "no run to plot has a figure of the metrics asked" err &&
 	! test -e empty.png
+'
+
+# bk N CMD...: CMD in Buildkite build N of branch main
+bk() {
+	_n=$1 && shift &&
+	env BUILDKITE=true BUILDKITE_BRANCH=main BUILDKITE_BUILD_NUMBER=$_n \
+		BUILDKITE_COMMIT=$(printf "%040d" $_n) BUILDKITE_PIPELINE_SLUG=app \
+		BUILDKITE_PIPELINE_DEFAULT_BRANCH=main BUILDKITE_STEP_KEY=bench \
+		BUILDKITE_AGENT_META_DATA_QUEUE=q "$@"
+}
+
+test_expect_success PYTHON3 'a failed current run: its red halo shows around the ringed dot' '
+	for n in 1 2 3 4 5 6 7 8; do bk $n tracker run -q --db f.db -- true || return 1; done &&
+	test_expect_code 1 bk 9 tracker run -q --db f.db -- false &&
+	tracker history --db f.db --key bench --metric walltime --plot f.svg &&
+	"$PY" - f.svg <<-\EOF
+	import sys, xml.etree.ElementTree as ET
+	root = ET.parse(sys.argv[1]).getroot()
+	paths = list(root.iter("{http://www.w3.org/2000/svg}path"))
+	cur = [p for p in paths if p.get("class") == "s-current"]
+	failed = [p for p in paths if p.get("class") == "s-failed"]
+	assert len(failed) == 1 and failed[0].get("d") == cur[0].get("d"), "the current run failed"
+	ring = max(float(p.get("stroke-width")) for p in cur)
+	assert float(failed[0].get("stroke-width")) >= ring + 6, (failed[0].get("stroke-width"), ring)
+	EOF
+'
+
+test_expect_success PYTHON3,PICTURES 'in the PNG too' '
+	tracker history --db f.db --key bench --metric walltime --plot f.png &&
+	x=$(sed -n "s/.*class=\"s-current\"[^>]*d=\"M\([0-9.]*\) \([0-9.]*\)h0.*/\1 \2/p" f.svg | head -1) &&
+	"$PY" - f.png $x <<-\EOF
+	import sys
+	from PIL import Image
+	im = Image.open(sys.argv[1]).convert("RGB")
+	x, y = round(float(sys.argv[2])), round(float(sys.argv[3]))
+	red = [d for d in range(-12, 13) for p in [im.getpixel((x + d, y))]
+	       if p[0] > 200 and 60 < p[1] < 180 and abs(p[1] - p[2]) < 20]
+	assert len(red) >= 4, red
+	EOF
+'
+
+test_expect_success PYTHON3 'text stays inside the picture: a 127-byte key, a tick at the edge' '
+	"$PY" - <<-\EOF &&
+	import json, os
+	K = "solver-" + "x" * 120
+	os.makedirs("edge", exist_ok=True)
+	for i, (key, t) in enumerate([("one", 1795564920), (K, 1795564920), (K, 1795568520)]):
+	    json.dump({"format": "tracker-run", "version": 1, "run": {
+	        "id": "00000000-0000-4000-8000-%012d" % i, "key": key, "status": "ok",
+	        "partial": False, "started_at_us": t * 10**6, "walltime_s": 100.0,
+	        "maxrss_bytes": 2**30, "maxrss_source": "wait4", "tree_rss_bytes": 2**30,
+	        "exit_code": 0, "argv": ["x"], "tags": {}, "ci": {"provider": "buildkite",
+	        "pipeline": "app", "branch": "main", "build_number": str(i + 1),
+	        "default_branch": "main"}}}, open("edge/%d.json" % i, "w"))
+	EOF
+	tracker push --db edge.db edge 2>/dev/null &&
+	K=solver-$(printf "x%.0s" $(seq 120)) &&
+	for k in one "$K"; do
+		for f in svg png; do
+			tracker history --db edge.db --key "$k" --metric walltime --since 2026-01-01 \
+				--plot "edge-${#k}.$f" || return 1
+		done
+	done &&
+	"$PY" - edge-3.svg edge-127.svg <<-\EOF
+	import sys, xml.etree.ElementTree as ET
+	for f in sys.argv[1:]:
+	    root = ET.parse(f).getroot()
+	    width = float(root.get("width"))
+	    for t in root.iter("{http://www.w3.org/2000/svg}text"):
+	        size = float(t.get("font-size") or 12)
+	        w = 0.62 * size * len(t.text or "")
+	        x = float(t.get("x"))
+	        a = t.get("text-anchor") or "start"
+	        left = x - w / 2 if a == "middle" else x - w if a == "end" else x
+	        assert 0 <= left and left + w <= width, (f, t.text, x, w, width)
+	    title = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "title"]
+	    print(f, title)
+	    if "127" in f:
+	        assert title[0].endswith("\u2026"), title
+	EOF
+'
+
+test_expect_success PYTHON3,PICTURES 'and in the PNG: nothing drawn at its left and right edges' '
+	"$PY" - edge-3.png edge-127.png <<-\EOF
+	import sys
+	from PIL import Image
+	for f in sys.argv[1:]:
+	    im = Image.open(f).convert("L")
+	    w, h = im.size
+	    dark = [(x, y) for x in (0, 1, w - 2, w - 1) for y in range(h) if im.getpixel((x, y)) < 160]
+	    assert not dark, (f, dark[:5])
+	EOF
+'
+
+test_expect_success PYTHON3 'runs older than the default --since 1y: the error says so' '
+	"$PY" - <<-\EOF &&
+	import json, os
+	os.makedirs("old", exist_ok=True)
+	for i in range(10):
+	    json.dump({"format": "tracker-run", "version": 1, "run": {
+	        "id": "00000000-0000-4000-8000-%012d" % i, "key": "nightly", "status": "ok",
+	        "partial": False, "started_at_us": (1700000000 + i * 86400) * 10**6,
+	        "walltime_s": 100.0 + i, "maxrss_bytes": 2**30, "maxrss_source": "wait4",
+	        "tree_rss_bytes": 2**30, "exit_code": 0, "argv": ["x"], "tags": {},
+	        "ci": {"provider": "buildkite", "pipeline": "app", "branch": "main",
+	        "build_number": str(i + 1), "default_branch": "main"}}}, open("old/%d.json" % i, "w"))
+	EOF
+	tracker push --db old.db old 2>/dev/null &&
+	test_expect_code 65 tracker history --db old.db --key nightly --plot old.png 2>err &&
+	cat err &&
+	grep "no runs to plot since .*--since defaults to 1y" err &&
+	test_expect_code 65 tracker history --db old.db --plot olddash/index.html 2>err &&
+	grep "no keys with runs since .*--since defaults to 1y" err &&
+	test_expect_code 65 tracker dashboard --db old.db -o olddash 2>err &&
+	grep "no keys with runs since .*--since defaults to 1y" err &&
+	test_expect_code 65 tracker history --db old.db --key nightly --plot old.png \
+		--since 2025-01-01 2>err &&
+	grep "no runs to plot since 2025-01-01" err &&
+	! grep "defaults to 1y" err &&
+	tracker history --db old.db --key nightly --plot old.png --since 2000-01-01 &&
+	test -s old.png
+'
+
+test_expect_success PYTHON3 'a 40-second history of 2 ms runs: ticks seconds apart, values in ms' '
+	"$PY" - <<-\EOF &&
+	import json, os
+	os.makedirs("short", exist_ok=True)
+	for i in range(5):
+	    json.dump({"format": "tracker-run", "version": 1, "run": {
+	        "id": "00000000-0000-4000-8000-%012d" % i, "key": "k", "status": "ok",
+	        "partial": False, "started_at_us": (1795564920 + 10 * i) * 10**6,
+	        "walltime_s": 0.0015 + 0.0001 * i, "maxrss_bytes": 2**20, "maxrss_source": "wait4",
+	        "tree_rss_bytes": 2**20, "exit_code": 0, "argv": ["x"], "tags": {},
+	        "ci": {"provider": "buildkite", "pipeline": "app", "branch": "main",
+	        "build_number": str(i + 1), "default_branch": "main"}}}, open("short/%d.json" % i, "w"))
+	EOF
+	tracker push --db short.db short 2>/dev/null &&
+	tracker history --db short.db --key k --metric walltime --since 2000-01-01 --plot short.svg &&
+	grep -o "<g class=\"xt\">.*" short.svg | grep -o ">[0-9:]*</text>" >xt &&
+	cat xt &&
+	test $(wc -l <xt) -ge 4 &&
+	grep -q ">00:02:10</text>" xt &&
+	grep -q ">1.5 ms</text>" short.svg &&
+	! grep -q "0.00[0-9]* s<" short.svg
 '
 
 test_done

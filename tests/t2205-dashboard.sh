@@ -66,6 +66,29 @@ test_expect_success 'the verdicts and changes are those of tracker check' '
 	done
 '
 
+test_expect_success 'outside CI: the baseline branch of tracker check, in the row and the chart' '
+	python3 "$TEST_DIRECTORY/helpers/gen-history.py" recmain --key amip --runs 60 \
+		--step-at 159 --step-factor 1.3 --default-branch main &&
+	tracker push --db main.db recmain 2>/dev/null &&
+	tracker check --db main.db --key amip --branch staging --format json >check.json &&
+	python3 -c "import json,sys; r=json.load(open(sys.argv[1]))[\"results\"][0]; print(r[\"baseline_branch\"], r[\"verdict\"]); assert r[\"baseline_branch\"] == \"main\"" check.json &&
+	tracker dashboard --db main.db -o dmain 2>/dev/null &&
+	tr -d "\n" <dmain/index.html | sed "s/<tr /\n<tr /g" | grep ">amip</a>" >amip &&
+	grep -q "<td>main</td></tr>" amip &&
+	grep -q ">insufficient data<" amip &&
+	f=$(sed "s/.*<a href=\"\([^\"]*\)\">.*/\1/" amip) &&
+	grep -q ">baseline main (0)<" "dmain/$f" &&
+	tracker history --db main.db --key amip --plot amip.svg &&
+	grep -q ">baseline main (0)<" amip.svg &&
+	test_expect_code 1 tracker check --db main.db --key amip --branch staging \
+		--baseline-branch staging --format json >cs.json &&
+	tracker dashboard --db main.db -o dstaging --baseline-branch staging 2>/dev/null &&
+	tr -d "\n" <dstaging/index.html | sed "s/<tr /\n<tr /g" | grep ">amip</a>" >amips &&
+	grep -q "<td>staging</td></tr>" amips &&
+	grep -q ">regression<" amips &&
+	grep -q "\"verdict\": \"regression\"" cs.json
+'
+
 test_expect_success 'each sparkline dot has its own metric'"'"'s verdict colour' '
 	row k-slow | grep -o "<circle[^>]*>" >dots &&
 	test $(wc -l <dots) = 2 &&
@@ -83,7 +106,11 @@ test_expect_success 'a CI build that ran no key (a scheduled step): each key'"'"
 		echo "$k: $a / $b" &&
 		test -n "$a" && test "$a" = "$b" || return 1
 	done &&
-	tr -d "\n" <dci/index.html | sed "s/<tr /\n<tr /g" | grep ">k-slow</a>" | grep -q ">regression<"
+	tr -d "\n" <dci/index.html | sed "s/<tr /\n<tr /g" | grep ">k-slow</a>" | grep -q ">regression<" &&
+	grep -q "current: build #9999, else each key&#39;s newest run" dci/index.html &&
+	f=$(tr -d "\n" <dci/index.html | sed "s/.*<a href=\"\([^\"]*\)\">k-slow<.*/\1/") &&
+	grep -q "class=\"s-current\"" "dci/$f" &&
+	grep -q ">newest run<" "dci/$f"
 '
 
 test_expect_success 'the same database gives the same bytes' '

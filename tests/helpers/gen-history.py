@@ -5,13 +5,17 @@ realistic history, for the plot and dashboard tests:
     gen-history.py OUTDIR [--key K[:FACTOR]]... [--runs N] [--step-at BUILD]
                    [--step-factor F] [--hostile] [--seed S]
                    [--machine-classes C[:FACTOR],...] [--step-class C]
+                   [--default-branch B]
 
 Per key: N builds on `staging`, one a day, the newest yesterday at noon UTC
 (so a default --since 1y sees them all), build numbers 100.., walltime
 about 100 s with 2% noise (times --step-factor from build --step-at on),
 maxrss about 1.5 GiB (a key's own :FACTOR overrides --step-factor); every 10th build also has a run on `feature-x`; build
 105 failed (exit 1) and build 107 is partial. The newest run is the key's
-last staging build. With --hostile, branch, commit, build URL and tags
+last staging build. Each run records `staging` as its pipeline's default
+branch (--default-branch names another), so outside CI tracker check,
+history --plot and the dashboard take staging as the baseline branch.
+With --hostile, branch, commit, build URL and tags
 carry markup, quotes, ampersands and control characters. Deterministic
 for a given day and arguments.
 
@@ -33,6 +37,7 @@ p.add_argument("--hostile", action="store_true")
 p.add_argument("--seed", type=int, default=1)
 p.add_argument("--machine-classes", default="")
 p.add_argument("--step-class", default=None)
+p.add_argument("--default-branch", default="staging")
 a = p.parse_args()
 classes = []
 for spec in filter(None, a.machine_classes.split(",")):
@@ -63,7 +68,7 @@ def record(key, n, branch, t, wall, rss, status="ok", exit_code=0, partial=False
                    "pipeline": "climacoupler-ci", "branch": branch, "commit": commit,
                    "build_number": str(n),
                    "build_url": url or "https://buildkite.com/clima/climacoupler-ci/builds/%d" % n,
-                   "step_key": key, "default_branch": "main", "host": "node-07"},
+                   "step_key": key, "default_branch": a.default_branch, "host": "node-07"},
             "tracker_version": "0.1.0",
             **({"machine_class": mclass} if mclass else {})}}
 

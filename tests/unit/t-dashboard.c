@@ -44,6 +44,7 @@ static void put_class(struct tk_store *s, int n, const char *key, const char *mc
 	snprintf(r.id, sizeof(r.id), "00000000-0000-4000-8000-%012d", n);
 	r.key = tk_xstrdup(key);
 	r.ci.branch = tk_xstrdup("main");
+	r.ci.default_branch = tk_xstrdup("main");
 	r.ci.build_number = tk_xstrdup("7");
 	r.started_at_us = (int64_t)(1767225600 + n * 3600) * 1000000;
 	r.walltime_s = 10 + n % 3;
@@ -244,6 +245,44 @@ static int safe(const char *name)
 	return strlen(name) <= 60 + 14;
 }
 
+/* A key's first run: no baseline run yet, but the row shows its
+ * current value (as tracker check does) and the verdict insufficient
+ * data; the page's subtitle says "1 key". */
+static void test_first_run(void)
+{
+	char dir[] = "/tmp/t-dashboard.XXXXXX";
+	struct tk_buf path = TK_BUF_INIT, page = TK_BUF_INIT;
+	struct tk_dashboard_opts o;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_store *s = NULL;
+
+	if (!mkdtemp(dir)) {
+		skip(4, "no temporary directory");
+		return;
+	}
+	tk_buf_addf(&path, "%s/h.db", dir);
+	if (tk_store_open(path.buf, &s, &err)) {
+		skip(4, "cannot open a store");
+		return;
+	}
+	put(s, 0, "first");
+	tk_dashboard_opts_init(&o);
+	tk_buf_reset(&path);
+	tk_buf_addf(&path, "%s/d", dir);
+	is_int(tk_dashboard_write(s, path.buf, &o, &err), 0, "the dashboard of a key's first run");
+	tk_buf_addf(&path, "/index.html");
+	tk_buf_read_file(&page, path.buf, &err);
+	ok(page.len && strstr(page.buf, "<td class=\"num\">10.00 s</td><td class=\"num\">-</td>"),
+	   "its current walltime, no change");
+	ok(page.len && strstr(page.buf, ">insufficient data<"), "insufficient data");
+	ok(page.len && strstr(page.buf, "1 key;") && !strstr(page.buf, "1 keys"),
+	   "the subtitle: 1 key");
+	tk_store_close(s);
+	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	tk_buf_release(&page);
+	tk_buf_release(&path);
+}
+
 int main(void)
 {
 	static const char *const keys[] = {
@@ -283,5 +322,6 @@ int main(void)
 	test_fallback();
 	test_thinned();
 	test_spark_class();
+	test_first_run();
 	return done_testing();
 }

@@ -60,9 +60,19 @@ static void test_date_ticks(void)
 	is_str(l[0], "Mar 1 09:15", "quarter hours with the time");
 	for (i = 0; i < n; i++)
 		free(l[i]);
-	/* runs within one minute */
+	/* runs within one minute: ticks seconds apart, the time to the second */
 	n = tk_plot_date_ticks(utc(2026, 3, 1, 9) + 10, utc(2026, 3, 1, 9) + 40, 8, t, l);
-	is_int(n, 1, "30 seconds: one tick");
+	ok(n >= 4 && n <= 8, "30 seconds: %zu ticks", n);
+	is_str(l[0], "09:00:10", "the time to the second");
+	for (i = 0; i < n; i++)
+		free(l[i]);
+	n = tk_plot_date_ticks(utc(2026, 3, 1, 9) + 3, utc(2026, 3, 1, 9) + 43, 8, t, l);
+	ok(n >= 4 && n <= 8, "40 seconds: %zu ticks", n);
+	for (i = 0; i < n; i++)
+		free(l[i]);
+	/* within one second: named once */
+	n = tk_plot_date_ticks(utc(2026, 3, 1, 9) + 10.2, utc(2026, 3, 1, 9) + 10.7, 8, t, l);
+	is_int(n, 1, "half a second: one tick");
 	is_str(l[0], "Mar 1 09:00", "naming the minute");
 	for (i = 0; i < n; i++)
 		free(l[i]);
@@ -74,6 +84,10 @@ static void test_units(void)
 	double div;
 
 	is_str(tk_plot_unit(TK_METRIC_WALLTIME, 90, &div), "s", "90 s in seconds");
+	is_str(tk_plot_unit(TK_METRIC_WALLTIME, 0.0019, &div), "ms", "1.9 ms in ms");
+	ok(div == 0.001, "a ms");
+	is_str(tk_plot_unit(TK_METRIC_WALLTIME, 0.0004, &div), "\xc2\xb5s", "400 us in us");
+	is_str(tk_plot_unit(TK_METRIC_WALLTIME, 1.5, &div), "s", "1.5 s in seconds");
 	is_str(tk_plot_unit(TK_METRIC_WALLTIME, 600, &div), "min", "10 min in minutes");
 	ok(div == 60, "a minute is 60 s");
 	is_str(tk_plot_unit(TK_METRIC_WALLTIME, 3 * 3600, &div), "h", "3 h in hours");
@@ -169,6 +183,15 @@ static void test_layout(void)
 	is_int(l.charts[0].count[TK_PLOT_CURRENT], 1, "build 121 is current");
 	is_str(l.current, "build #121", "named");
 	ok(l.charts[0].xlo < 100 && l.charts[0].xhi > 140, "the x axis spans the builds");
+	tk_plot_layout_release(&l);
+
+	/* a CI build that ran no run of the key (a scheduled plotting step):
+	 * the key's newest run is current, as tracker check judges it */
+	o.current_build = "999";
+	is_int(tk_plot_layout(&d, &o, &l, &err), 0, "a build without a run of the key");
+	is_int(l.charts[0].count[TK_PLOT_CURRENT], 1, "its newest run is current");
+	is_int(d.keys[0].runs[d.keys[0].nr - 1].cls, TK_PLOT_CURRENT, "the newest run");
+	is_str(l.current, "newest run", "and the legend says so");
 	tk_plot_layout_release(&l);
 	tk_plot_data_release(&d);
 
