@@ -280,6 +280,7 @@ static int history_plot(struct cmd_ctx *ctx, struct history_opts *o, struct tk_s
 	}
 	o->po.current_build = ci.build_number;
 	tk_plot_data_init(&d);
+	d.pipeline = ci.pipeline;
 	ret = tk_plot_data_load(&d, store, &o->q, &err);
 	if (!ret && !d.nr) {
 		struct tk_buf since = TK_BUF_INIT;

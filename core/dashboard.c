@@ -354,6 +354,7 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 	q.since_us = o->since_us;
 	q.branch = o->branch;
 	tk_plot_data_init(&pd);
+	pd.pipeline = o->ci ? o->ci->pipeline : NULL;
 	ret = tk_plot_data_load(&pd, s, &q, err);
 	if (!ret)
 		ret = tk_plot_fill_alloc(&pd, s, &po, err);

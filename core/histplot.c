@@ -85,10 +85,13 @@ static const char *class_of(struct tk_plot_data *d, const char *c)
 int tk_plot_data_add(const struct tk_run_summary *s, void *data)
 {
 	struct tk_plot_data *d = data;
-	struct tk_plot_key *k = key_of(d, s);
+	struct tk_plot_key *k;
 	struct tk_plot_run *r;
 	int m;
 
+	if (d->pipeline && s->pipeline && strcmp(d->pipeline, s->pipeline))
+		return 0;
+	k = key_of(d, s);
 	if (!k->pipeline && s->pipeline)
 		k->pipeline = tk_xstrdup(s->pipeline);
 	TK_ALLOC_GROW(k->runs, k->nr + 1, k->alloc);

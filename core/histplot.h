@@ -96,6 +96,9 @@ struct tk_plot_data {
 	const char *last_branch;
 	const char *classes[16]; /* the machine classes seen first, interned */
 	size_t nclasses;
+	/* Set before adding: only runs of this pipeline (or of none
+	 * recorded) are kept, as tracker check compares; NULL: all. */
+	const char *pipeline;
 };
 
 void tk_plot_data_init(struct tk_plot_data *d);
@@ -141,6 +144,8 @@ struct tk_plot_opts {
 					branch with most runs */
 	const char *current_build;   /* NULL, or no run of the key in it: the
 					key's newest run is current */
+	const char *pipeline;        /* tk_plot_key_to_path: only this
+					pipeline's runs (tk_plot_data) */
 	size_t window;               /* the rolling median's runs; 0: 10 */
 	double width;                /* pixels; 0: 1000 */
 	double chart_height;         /* pixels per chart; 0: 340 */

@@ -1083,6 +1083,7 @@ int tk_plot_key_to_path(struct tk_store *s, const char *key, int64_t since_us,
 	q.keys = keys;
 	q.since_us = since_us;
 	tk_plot_data_init(&d);
+	d.pipeline = o->pipeline;
 	ret = tk_plot_data_load(&d, s, &q, err);
 	if (!ret)
 		ret = tk_plot_fill_alloc(&d, s, o, err);

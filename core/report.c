@@ -154,6 +154,7 @@ static void chart_opts(struct tk_plot_opts *po, const struct tk_report_key *k,
 	po->nr_metrics = 2;
 	po->baseline_branch = k->baseline_branch;
 	po->current_build = ci && ci->build_number ? ci->build_number : NULL;
+	po->pipeline = ci ? ci->pipeline : NULL;
 }
 
 static void make_chart(struct tk_store *s, const struct tk_report_opts *o,

@@ -56,7 +56,7 @@ test_expect_success 'the report of the matrix build: an entry per class' '
 	grep "^tracker_walltime_seconds{key=\"bench\",machine_class=\"small\"} 0\.1" rep/metrics.txt
 '
 
-test_expect_success 'two pipelines sharing a database: each its own runs' '
+test_expect_success 'two pipelines sharing a database: each its own runs, in check and plots' '
 	for n in 1 2 3 4 5 6; do
 		bk app q main $n tracker run -q --db p.db -- sleep 0.1 || return 1
 	done &&
@@ -72,6 +72,13 @@ test_expect_success 'two pipelines sharing a database: each its own runs' '
 	bk app q feat 11 tracker check --db p.db --metric walltime >p2.txt;
 	test $? -le 1 &&
 	! grep "docs-only" p2.txt &&
+	bk app q feat 11 tracker history --db p.db --key bench --metric walltime --plot p.svg &&
+	python3 - <<-\PY &&
+	import xml.etree.ElementTree as ET
+	t = ["".join(x.itertext()) for x in ET.parse("p.svg").getroot().iter("{http://www.w3.org/2000/svg}text")]
+	assert t[0] == "bench \u2014 walltime (pipeline app)", t[:4]
+	assert "baseline main (6)" in t, t[:6]
+	PY
 	bk docs q feat 11 tracker check --db p.db --metric walltime >d.txt &&
 	grep "against 1 run of main" d.txt &&
 	grep "too few baseline runs" d.txt
