@@ -19,6 +19,8 @@
 /* how a baseline series of runs with no machine class recorded is named,
  * beside others that have one */
 #define NO_CLASS "no class"
+/* a run of another pipeline than tk_plot_data.pipeline */
+#define FOREIGN_PIPELINE 0x80u
 
 void tk_plot_data_init(struct tk_plot_data *d)
 {
@@ -85,14 +87,16 @@ static const char *class_of(struct tk_plot_data *d, const char *c)
 int tk_plot_data_add(const struct tk_run_summary *s, void *data)
 {
 	struct tk_plot_data *d = data;
-	struct tk_plot_key *k;
+	struct tk_plot_key *k = key_of(d, s);
 	struct tk_plot_run *r;
-	int m;
+	int m, foreign = d->pipeline && s->pipeline && strcmp(d->pipeline, s->pipeline);
 
-	if (d->pipeline && s->pipeline && strcmp(d->pipeline, s->pipeline))
-		return 0;
-	k = key_of(d, s);
-	if (!k->pipeline && s->pipeline)
+	if (d->pipeline && s->pipeline && !foreign && !k->own_pipeline) {
+		k->own_pipeline = 1;
+		free(k->pipeline);
+		k->pipeline = NULL;
+	}
+	if (!k->pipeline && s->pipeline && (!foreign || !k->own_pipeline))
 		k->pipeline = tk_xstrdup(s->pipeline);
 	TK_ALLOC_GROW(k->runs, k->nr + 1, k->alloc);
 	r = &k->runs[k->nr++];
@@ -116,6 +120,8 @@ int tk_plot_data_add(const struct tk_run_summary *s, void *data)
 		r->flags |= TK_PLOT_FAILED;
 	if (s->partial)
 		r->flags |= TK_PLOT_PARTIAL;
+	if (foreign)
+		r->flags |= FOREIGN_PIPELINE;
 	return 0;
 }
 
@@ -135,12 +141,17 @@ static int cmp_run(const void *a, const void *b)
 
 void tk_plot_data_finish(struct tk_plot_data *d)
 {
-	size_t i, j;
+	size_t i, j, kept;
 
 	for (i = 0; i < d->nr; i++) {
 		struct tk_plot_key *k = &d->keys[i];
 		int sorted = 1;
 
+		/* a key the build's pipeline ran: that pipeline's runs only */
+		for (j = kept = 0; j < k->nr; j++)
+			if (!k->own_pipeline || !(k->runs[j].flags & FOREIGN_PIPELINE))
+				k->runs[kept++] = k->runs[j];
+		k->nr = kept;
 		/* the store gives newest first: reversed, that is oldest first */
 		for (j = 0; j < k->nr / 2; j++) {
 			struct tk_plot_run t = k->runs[j];

@@ -80,6 +80,7 @@ struct tk_plot_run {
 struct tk_plot_key {
 	char *key;
 	char *pipeline;            /* of the newest run; NULL when none */
+	int own_pipeline;          /* has runs of tk_plot_data.pipeline */
 	const char *baseline;      /* the baseline branch tracker check uses for
 				      the key's current run (set by
 				      tk_plot_data_baselines); NULL: none */
@@ -96,8 +97,10 @@ struct tk_plot_data {
 	const char *last_branch;
 	const char *classes[16]; /* the machine classes seen first, interned */
 	size_t nclasses;
-	/* Set before adding: only runs of this pipeline (or of none
-	 * recorded) are kept, as tracker check compares; NULL: all. */
+	/* Set before adding: of a key with runs of this pipeline, only those
+	 * (and runs of no pipeline recorded) are kept, as tracker check
+	 * compares; a key it never ran (a separate dashboard pipeline) keeps
+	 * all. NULL: all. */
 	const char *pipeline;
 };
 
