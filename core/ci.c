@@ -107,7 +107,10 @@ static const char *nonempty(const char *s)
  * each job of such a step runs its own share of the work, so each is a
  * series of its own. k itself otherwise.
  */
-static const char *parallel_key(const struct tk_env *env, const char *k, struct tk_buf *buf)
+/* Appends "[JOB/COUNT]" to b in a job of a Buildkite step with
+ * parallelism (BUILDKITE_PARALLEL_JOB of BUILDKITE_PARALLEL_JOB_COUNT);
+ * returns 1 then, else 0. */
+static int add_parallel_suffix(const struct tk_env *env, struct tk_buf *b)
 {
 	const char *job = nonempty(tk_env_get(env, "BUILDKITE_PARALLEL_JOB"));
 	const char *count = nonempty(tk_env_get(env, "BUILDKITE_PARALLEL_JOB_COUNT"));
@@ -115,10 +118,21 @@ static const char *parallel_key(const struct tk_env *env, const char *k, struct 
 
 	if (!job || !count || tk_parse_long(job, &j) || tk_parse_long(count, &c) ||
 	    c < 2 || j < 0 || j >= c)
-		return k;
+		return 0;
+	tk_buf_addf(b, "[%ld/%ld]", j, c);
+	return 1;
+}
+
+/*
+ * k with "[JOB/COUNT]" appended in a job of a step with parallelism: each
+ * job of such a step runs its own share of the work, so each is a series
+ * of its own. k itself otherwise.
+ */
+static const char *parallel_key(const struct tk_env *env, const char *k, struct tk_buf *buf)
+{
 	tk_buf_reset(buf);
-	tk_buf_addf(buf, "%s[%ld/%ld]", k, j, c);
-	return buf->buf;
+	tk_buf_adds(buf, k);
+	return add_parallel_suffix(env, buf) ? buf->buf : k;
 }
 
 const char *tk_ci_key(const struct tk_env *env, const char *explicit_key, struct tk_buf *buf)
@@ -242,6 +256,7 @@ int tk_ci_derive_key(const struct tk_env *env, const char *command,
 		tk_ci_slug(name, key);
 		if (key->len == start)
 			continue;
+		add_parallel_suffix(env, key);
 		if (from)
 			tk_buf_addf(from, "%s '%s'", p->step_what, name);
 		return 0;
@@ -251,6 +266,7 @@ int tk_ci_derive_key(const struct tk_env *env, const char *command,
 		base = base ? base + 1 : command;
 		tk_ci_slug(base, key);
 		if (key->len > start) {
+			add_parallel_suffix(env, key);
 			if (from)
 				tk_buf_addf(from, "the command '%s'", base);
 			return 0;

@@ -141,6 +141,9 @@ int tk_ci_detected(const struct tk_env *env);
  * GitHub job, the GitLab job name, the SLURM job name -- else, under CI
  * (tk_ci_detected), the slug of the base name of command (may be NULL).
  *
+ * In a job of a Buildkite step with parallelism it gets "[JOB/COUNT]"
+ * appended, as tk_ci_key's do.
+ *
  * Appends the key to key and, when from is not NULL, a phrase naming
  * where it came from ("the Buildkite label ':earth_africa: AMIP'") to
  * from. Returns 0, or TK_EUSAGE with a message saying how to name a key

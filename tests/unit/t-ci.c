@@ -655,6 +655,13 @@ static void test_key(void)
 	fake_set(&fe, "BUILDKITE_PARALLEL_JOB_COUNT=4");
 	fake_set(&fe, "BUILDKITE_PARALLEL_JOB=4");
 	is_str(tk_ci_key(&env, NULL, &b), "tests", "key: a job index past the count is ignored");
+	/* a key derived from the label gets the suffix too */
+	fake_set(&fe, "BUILDKITE_PARALLEL_JOB=1");
+	fake_set(&fe, "BUILDKITE=true");
+	fake_set(&fe, "BUILDKITE_LABEL=:test_tube: Unit tests");
+	tk_buf_reset(&b);
+	ok(!tk_ci_derive_key(&env, "/bin/true", &b, NULL, NULL) && !strcmp(b.buf, "unit-tests[1/4]"),
+	   "derived key: a parallel job's index and count (%s)", b.buf);
 	tk_buf_release(&b);
 	tk_kvlist_release(&fe.vars);
 }
