@@ -235,15 +235,16 @@ static void decide(struct tk_verdict_result *r, double effect, double min_effect
 /*
  * Whether cur belongs to a mode of the key: runs the outlier rule sets
  * aside on cur's side (a machine that is sometimes 1.3x slower), within
- * width of cur, in at least one in ten of the recent runs (the window and
- * the older ones), not counting the newest runs in a row when older runs
- * are known (a level the newest runs just moved to is a change, not a
- * mode).
+ * width of cur, that keep coming back: apart from each other (runs of
+ * them in a row count once: a past regression that was reverted is no
+ * mode) in at least one in ten of the recent runs (the window and the
+ * older ones), not counting the newest runs in a row when older runs are
+ * known (a level the newest runs just moved to is a change).
  */
 static int in_a_mode(const struct judge *j, double cur, double width, int up)
 {
-	size_t total = j->n + j->no, need = total / 10 ? total / 10 : 1, like = 0, lead = 0, i;
-	int head = j->no > 0;
+	size_t total = j->n + j->no, need = (total + 9) / 10, spells = 0, i;
+	int head = j->no > 0, prev = 0;
 
 	if (j->mad <= 0)
 		return 0;
@@ -252,14 +253,13 @@ static int in_a_mode(const struct judge *j, double cur, double width, int up)
 		int is = fabs(dev) > j->o->reject * j->mad && (up ? dev > 0 : dev < 0) &&
 			 fabs(cur - y) <= width;
 
-		if (is && head)
-			lead++;
-		else if (is)
-			like++;
-		else
+		if (!is)
 			head = 0;
+		else if (!head && !prev)
+			spells++;
+		prev = is;
 	}
-	return like >= need;
+	return spells >= need;
 }
 
 static void judge_interval(struct judge *j, struct tk_verdict_result *r)

@@ -23,10 +23,12 @@
  *       sometimes 1.3x slower forms a second mode, and a current run in
  *       it is not a regression. A mode is runs the outlier rule sets
  *       aside on the current value's side, within the threshold of it,
- *       in at least one in ten of the recent runs (the window and the
- *       older runs given); with older runs given, the newest runs in a
- *       row do not count (a level they just moved to is a change, not a
- *       mode). Improvements mirror regressions.
+ *       apart from each other (runs of them in a row count once: a past
+ *       regression that was reverted is no mode) in at least one in ten
+ *       of the recent runs (the window and the older runs given, rounded
+ *       up); with older runs given, the newest runs in a row do not count
+ *       (a level they just moved to is a change, not a mode).
+ *       Improvements mirror regressions.
  *   percent  The current median against the baseline median: a change of
  *       more than o->threshold percent (default 10) is a verdict.
  *   zscore  (y - median) / (1.4826 MAD) on logs against o->threshold

@@ -89,6 +89,28 @@ static void older_runs(const double *base)
 	old[15] = 119;
 	tk_verdict_judge_history(w, 10, old, 20, &cur, 1, &o, &r, NULL);
 	is_int(r.verdict, TK_VERDICT_NO_CHANGE, "the same runs spread out are a mode");
+
+	/* a regression that was reverted after three builds, long ago, and
+	 * an old level the key left: runs in a row, no mode */
+	for (i = 0; i < 20; i++)
+		old[i] = base[i % 10] * (i >= 8 && i < 11 ? 1.3 : 1);
+	memcpy(w, base, sizeof(w));
+	w[9] = 131;
+	cur = 130;
+	tk_verdict_judge_history(w, 10, old, 20, &cur, 1, &o, &r, NULL);
+	is_int(r.verdict, TK_VERDICT_REGRESSION, "a past regression, reverted, is no mode: "
+	       "re-landed, it is a regression");
+	for (i = 0; i < 20; i++)
+		old[i] = base[i % 10] * 1.3;
+	tk_verdict_judge_history(w, 10, old, 20, &cur, 1, &o, &r, NULL);
+	is_int(r.verdict, TK_VERDICT_REGRESSION, "an old level is no mode either");
+	/* one slow run in 19: under one in ten */
+	for (i = 0; i < 20; i++)
+		old[i] = base[i % 10];
+	memcpy(w, base, sizeof(w));
+	w[5] = 130;
+	tk_verdict_judge_history(w, 10, old, 9, &cur, 1, &o, &r, NULL);
+	is_int(r.verdict, TK_VERDICT_REGRESSION, "one slow run in 19 is no mode");
 }
 
 static void known_answers(void)
