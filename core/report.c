@@ -346,11 +346,17 @@ static void add_entry(struct tk_store *s, const struct tk_report_opts *o,
 	memset(k, 0, sizeof(*k));
 	k->key = tk_xstrdup(key);
 	k->machine_class = dup_or_null(cls);
+	/* files of "KEY on CLASS" by a name no key can have (keys hold no
+	 * control characters) */
 	tk_buf_adds(&label, key);
 	if (cls)
-		tk_buf_addf(&label, " on %s", cls);
+		tk_buf_addf(&label, "\x1f%s", cls);
 	tk_report_file_name(label.buf, &name);
 	k->name = tk_buf_detach(&name, NULL);
+	if (cls) {
+		tk_buf_reset(&label);
+		tk_buf_addf(&label, "%s on %s", key, cls);
+	}
 	take_check(k, cr);
 	out->count[k->verdict]++;
 	if (!o->no_charts)

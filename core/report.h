@@ -88,7 +88,8 @@ struct tk_report_key {
 	 * each has its own entry, judged against its own baseline: this
 	 * entry's class, shown as "KEY on CLASS". NULL otherwise. */
 	char *machine_class;
-	char *name;            /* tk_report_file_name of the key, or of "KEY on CLASS" */
+	char *name;            /* tk_report_file_name of the key, or of the
+				  key, a 0x1f byte and the class */
 	char *branch;          /* of the current run; NULL */
 	char *baseline_branch; /* NULL when none */
 	char *build;           /* of the current run; NULL */
