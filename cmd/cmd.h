@@ -55,8 +55,9 @@ void cmd_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the message of err and returns its exit code. */
 int cmd_fail(const struct tk_err *err);
 /* Appends to a "no runs" error of a plot or the dashboard that --since
- * was left at its default, 1y, and how to reach older runs. */
-void cmd_since_hint(struct tk_err *err);
+ * was left at its default, 1y, and how to reach older runs, when q
+ * (without its since bound) finds a run in store. */
+void cmd_since_hint(struct tk_store *store, const struct tk_run_query *q, struct tk_err *err);
 /* Prints a usage error and the command's synopsis; returns 2. */
 int cmd_usage_error(const struct cmd_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

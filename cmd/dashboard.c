@@ -161,8 +161,11 @@ int cmd_dashboard(int argc, char **argv, struct cmd_ctx *ctx)
 	o.store_url = url.buf;
 	cmd_keep_heap();
 	ret = tk_dashboard_write(store, out, &o, &err);
-	if (ret == TK_EDATA && !o.nr_keys && !since_set)
-		cmd_since_hint(&err);
+	if (ret == TK_EDATA && !o.nr_keys && !since_set && !o.key_filter) {
+		struct tk_run_query q = { .branch = o.branch };
+
+		cmd_since_hint(store, &q, &err);
+	}
 	if (ret)
 		ret = cmd_fail(&err);
 	else

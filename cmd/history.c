@@ -273,7 +273,7 @@ static int history_plot(struct cmd_ctx *ctx, struct history_opts *o, struct tk_s
 		tk_buf_add(&dir, o->plot, strlen(o->plot) - strlen("index.html"));
 		ret = tk_dashboard_write(store, dir.len ? dir.buf : ".", &dopt, &err);
 		if (ret == TK_EDATA && !dopt.nr_keys && !o->since_set)
-			cmd_since_hint(&err);
+			cmd_since_hint(store, &o->q, &err);
 		tk_buf_release(&dir);
 		tk_ci_context_release(&ci);
 		return ret ? cmd_fail(&err) : 0;
@@ -290,7 +290,7 @@ static int history_plot(struct cmd_ctx *ctx, struct history_opts *o, struct tk_s
 			   o->q.since_us ? since.buf : "");
 		tk_buf_release(&since);
 		if (!o->since_set)
-			cmd_since_hint(&err);
+			cmd_since_hint(store, &o->q, &err);
 		ret = -1;
 	}
 	if (!ret)

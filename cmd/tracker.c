@@ -119,10 +119,25 @@ int cmd_fail(const struct tk_err *err)
 	return tk_err_exit_code(err->code ? err->code : TK_EINTERNAL);
 }
 
-void cmd_since_hint(struct tk_err *err)
+static int found_one(const struct tk_run_summary *s, void *data)
+{
+	(void)s;
+	*(int *)data = 1;
+	return 1;
+}
+
+void cmd_since_hint(struct tk_store *store, const struct tk_run_query *q, struct tk_err *err)
 {
 	char msg[TK_ERR_MSG_MAX];
+	struct tk_run_query all = *q;
+	struct tk_err qerr = TK_ERR_INIT;
+	int older = 0;
 
+	/* only when runs the default --since left out would have matched */
+	all.since_us = 0;
+	all.limit = 1;
+	if (tk_store_query_summaries(store, &all, found_one, &older, &qerr) < 0 || !older)
+		return;
 	snprintf(msg, sizeof(msg), "%s", err->msg);
 	tk_err_set(err, err->code, "%s; --since defaults to 1y: older runs need an earlier "
 		   "--since (e.g. --since 2000-01-01)", msg);

@@ -324,6 +324,9 @@ test_expect_success PYTHON3 'runs older than the default --since 1y: the error s
 		--since 2025-01-01 2>err &&
 	grep "no runs to plot since 2025-01-01" err &&
 	! grep "defaults to 1y" err &&
+	test_expect_code 65 tracker history --db old.db --key nosuch --plot old.png 2>err &&
+	grep "no runs to plot since" err &&
+	! grep "defaults to 1y" err &&
 	tracker history --db old.db --key nightly --plot old.png --since 2000-01-01 &&
 	test -s old.png
 '
