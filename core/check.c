@@ -470,8 +470,10 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 		goto fail;
 	bb = out->baseline_branch;
 	if (!bb) {
-		out->note = "no baseline branch (name one with --baseline-branch or "
-			    "baseline_branch in .tracker.yml)";
+		/* a current run that did not succeed is the first thing to say */
+		out->note = current_note(&cur) ? current_note(&cur)
+			    : "no baseline branch (name one with --baseline-branch or "
+			      "baseline_branch in .tracker.yml)";
 		goto done;
 	}
 	memset(&fb, 0, sizeof(fb));

@@ -125,4 +125,11 @@ test_expect_success 'one rare slow run in 30 does not excuse a regression of its
 	grep "^solver  walltime  regression " h.txt
 '
 
+test_expect_success 'a current run that could not start, with no baseline branch: says so first' '
+	tracker run -q --db n.db --key ns -- ./no-such-command 2>/dev/null;
+	test $? = 127 &&
+	tracker check --db n.db --key ns >n.txt &&
+	grep "^ns   walltime  insufficient data .*the current run did not succeed" n.txt
+'
+
 test_done
