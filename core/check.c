@@ -573,7 +573,7 @@ void tk_check_result_release(struct tk_check_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static int rank(enum tk_verdict v)
+int tk_check_verdict_rank(enum tk_verdict v)
 {
 	switch (v) {
 	case TK_VERDICT_REGRESSION:
@@ -593,7 +593,7 @@ enum tk_verdict tk_check_worst(const struct tk_check_result *r)
 	size_t i;
 
 	for (i = 0; i < r->nr_metrics; i++)
-		if (rank(r->metrics[i].result.verdict) > rank(w))
+		if (tk_check_verdict_rank(r->metrics[i].result.verdict) > tk_check_verdict_rank(w))
 			w = r->metrics[i].result.verdict;
 	return w;
 }

@@ -124,8 +124,9 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 void tk_check_result_release(struct tk_check_result *r);
 
 /* The worst verdict of a result: regression > improvement > no change >
- * insufficient. */
+ * insufficient. tk_check_verdict_rank gives that order: 3, 2, 1, 0. */
 enum tk_verdict tk_check_worst(const struct tk_check_result *r);
+int tk_check_verdict_rank(enum tk_verdict v);
 
 /*
  * The keys a check with no --key looks at, appended to keys (malloc'd

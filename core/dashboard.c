@@ -396,6 +396,28 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 		if (!po.current_build || !in_build(k, po.current_build))
 			co.run_id = k->runs[k->nr - 1].run_id;
 		ret = tk_check_key(s, &co, o->ci, o->cfg, &cr, err);
+		/* a build that ran the key on several machine classes: the row
+		 * shows the class with the worst verdict (the chart has them all) */
+		for (i = 0; !ret && i < cr.nr_other_classes; i++) {
+			struct tk_check_result other;
+
+			co.current_class = cr.other_classes[i];
+			ret = tk_check_key(s, &co, o->ci, o->cfg, &other, err);
+			if (!ret && tk_check_verdict_rank(tk_check_worst(&other)) >
+					    tk_check_verdict_rank(tk_check_worst(&cr))) {
+				char **classes = cr.other_classes; /* being walked */
+				size_t nr = cr.nr_other_classes;
+
+				cr.other_classes = NULL;
+				cr.nr_other_classes = 0;
+				tk_check_result_release(&cr);
+				cr = other;
+				cr.other_classes = classes;
+				cr.nr_other_classes = nr;
+			} else if (!ret) {
+				tk_check_result_release(&other);
+			}
+		}
 	}
 	if (!ret) {
 		rm = tk_xcalloc(d->nm, sizeof(*rm));

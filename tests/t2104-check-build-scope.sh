@@ -57,6 +57,39 @@ test_expect_success 'the report of the matrix build: an entry per class' '
 	grep "^tracker_walltime_seconds{key=\"bench\",machine_class=\"small\"} 0\.1" rep/metrics.txt
 '
 
+test_expect_success 'a matrix build whose slower class regressed: check and the dashboard say so' '
+	python3 - <<-\PY &&
+	import json, os, random, uuid
+	random.seed(5)
+	os.makedirs("mx", exist_ok=True)
+	t0 = 1790000000 * 10**6
+	def run(n, branch, cls, wall, minute):
+	    rid = str(uuid.UUID(int=random.getrandbits(128), version=4))
+	    json.dump({"format": "tracker-run", "version": 1, "run": {
+	        "id": rid, "key": "sim", "status": "ok", "partial": False,
+	        "started_at_us": t0 + (n * 60 + minute) * 60 * 10**6,
+	        "walltime_s": wall * (1 + random.gauss(0, 0.01)), "maxrss_bytes": 2**30,
+	        "maxrss_source": "wait4", "tree_rss_bytes": 2**30, "exit_code": 0,
+	        "argv": ["sim"], "tags": {}, "machine_class": cls,
+	        "ci": {"provider": "buildkite", "pipeline": "app", "branch": branch,
+	               "build_number": str(n), "default_branch": "main"}}},
+	        open("mx/%s.json" % rid, "w"))
+	for n in range(1, 21):
+	    run(n, "main", "gpu", 60, 0)
+	    run(n, "main", "cpu", 100, 1)
+	run(21, "feat", "gpu", 90, 0)   # the gpu run regressed, +50%
+	run(21, "feat", "cpu", 100, 1)  # the cpu run, the newest, did not
+	PY
+	tracker push --db mx.db mx 2>/dev/null &&
+	BASE=main test_expect_code 1 bk app q feat 21 tracker check --db mx.db --metric walltime >mx.txt &&
+	cat mx.txt &&
+	grep "^sim on cpu  walltime  no change " mx.txt &&
+	grep "^sim on gpu  walltime  regression " mx.txt &&
+	bk app q feat 21 tracker dashboard --db mx.db -o mxdash 2>/dev/null &&
+	tr -d "\n" <mxdash/index.html | sed "s/<tr /\n<tr /g" | grep ">sim</a>" >row &&
+	grep -q ">regression<" row
+'
+
 test_expect_success 'two pipelines sharing a database: each its own runs, in check and plots' '
 	for n in 1 2 3 4 5 6; do
 		bk app q main $n tracker run -q --db p.db -- sleep 0.1 || return 1
