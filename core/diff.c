@@ -291,7 +291,9 @@ static int cmp_double(const void *a, const void *b)
  * variance per unit of weight that Poisson-like sampling noise gives
  * (core/diff.h). The median, not a pooled sum, so that a few large
  * frames with noise of their own (a CPU frequency change) do not widen
- * every small frame's band.
+ * every small frame's band. With few frames it is a poor estimate (three
+ * frames of five runs each: under half the true value one time in six),
+ * so the inputs' known dispersion is its floor.
  */
 static double pooled_dispersion(const struct tk_diff *d)
 {
@@ -339,6 +341,7 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 	struct tk_diff_opts defaults;
 	uint32_t *map = NULL, max_nodes, i;
 	double *cur_self = NULL, *cur_total = NULL, scale_sum = 0, raw_sum = 0;
+	double known = new->dispersion;
 	size_t k, used = 0, have = 0, step = 0, cap;
 	int ret = 0, single, cloned;
 
@@ -429,6 +432,9 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 			continue; /* structure only */
 		scale_of(b, new, o, &num, &den);
 		scale_sum += num / den;
+		/* Weights scaled by c have c times the variance per unit. */
+		if (b->dispersion * num / den > known)
+			known = b->dispersion * num / den;
 		raw_sum += tk_profile_total(b);
 		/* w * num / den rather than w * (num / den): an exact integer
 		 * result stays exact. */
@@ -484,8 +490,11 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 	out->base_sum = out->base_total[TK_PROFILE_ROOT];
 	out->new_sum = out->new_total[TK_PROFILE_ROOT];
 	out->base_raw_sum = used ? raw_sum / (double)used : 0;
-	if (!single)
+	if (!single) {
 		out->dispersion = pooled_dispersion(out);
+		if (isfinite(known) && known > out->dispersion)
+			out->dispersion = known;
+	}
 	free(map);
 	free(cur_self);
 	free(cur_total);

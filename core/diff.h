@@ -34,7 +34,9 @@
  * frame has few samples than one frame's N values can show, so N > 1
  * also gives a pooled dispersion: the median, over the frames with base
  * self weight, of spread^2 / base (for Poisson-like sampling noise the
- * variance of a weight w is dispersion * w). A node's noise sd is then
+ * variance of a weight w is dispersion * w), and at least the largest
+ * dispersion the inputs know (struct tk_profile; a baseline's scaled by
+ * its normalization factor). A node's noise sd is then
  *   sd = max(spread, sqrt(dispersion * max(base, new)))
  * and its noise band  spread_k * sd * sqrt(1 + 1/N)  (a new run against
  * the mean of N). A frame missing from a baseline counts
@@ -119,7 +121,8 @@ struct tk_diff {
 				     the mean of the baselines' factors) */
 	double base_sum, new_sum; /* totals after normalization */
 	double base_raw_sum;      /* the baselines' mean total before scaling */
-	double dispersion;        /* pooled variance per unit of weight; 0: N < 2 */
+	double dispersion;        /* pooled (or known) variance per unit of
+				     weight; 0: N < 2 */
 };
 
 void tk_diff_opts_init(struct tk_diff_opts *o);

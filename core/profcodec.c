@@ -1,5 +1,6 @@
 #include "core/profcodec.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,10 @@
 #include "core/banned.h"
 
 #define MAGIC "TKPF"
+/* Version 2 adds the sampling dispersion; a profile without one is
+ * still written as version 1, byte for byte as before. */
 #define VERSION 1
+#define VERSION_DISPERSION 2
 /* Decompressed size limit: a stored profile is far smaller than this. */
 #define MAX_RAW (2u << 30)
 
@@ -25,20 +29,25 @@ static void put_varint(struct tk_buf *b, uint64_t v)
 	tk_buf_add(b, tmp, n);
 }
 
+static void put_double(struct tk_buf *b, double w)
+{
+	unsigned char raw[8];
+	uint64_t bits;
+	int i;
+
+	memcpy(&bits, &w, 8);
+	for (i = 0; i < 8; i++)
+		raw[i] = (unsigned char)(bits >> (8 * i));
+	tk_buf_add(b, raw, 8);
+}
+
 static void put_weight(struct tk_buf *b, double w)
 {
 	if (w >= 0 && w < 4503599627370496.0 && w == (double)(uint64_t)w) {
 		put_varint(b, (uint64_t)w * 2);
 	} else {
-		unsigned char raw[8];
-		uint64_t bits;
-		int i;
-
-		memcpy(&bits, &w, 8);
-		for (i = 0; i < 8; i++)
-			raw[i] = (unsigned char)(bits >> (8 * i));
 		put_varint(b, 1);
-		tk_buf_add(b, raw, 8);
+		put_double(b, w);
 	}
 }
 
@@ -49,9 +58,13 @@ int tk_profile_encode(const struct tk_profile *p, struct tk_buf *out, struct tk_
 	uint32_t i;
 	int rc;
 
+	int disp = p->dispersion > 0 && isfinite(p->dispersion);
+
 	tk_buf_add(&raw, MAGIC, 4);
-	tk_buf_addch(&raw, VERSION);
+	tk_buf_addch(&raw, disp ? VERSION_DISPERSION : VERSION);
 	tk_buf_addch(&raw, (int)p->unit);
+	if (disp)
+		put_double(&raw, p->dispersion);
 	put_varint(&raw, p->nr_names - 1);
 	for (i = 1; i < p->nr_names; i++) {
 		put_varint(&raw, p->name_lens[i]);
@@ -112,6 +125,20 @@ static int get_varint(struct dec *d, uint64_t *v)
 	return bad(d, "truncated number");
 }
 
+static int get_double(struct dec *d, double *w)
+{
+	uint64_t bits = 0;
+	int k;
+
+	if (d->end - d->p < 8)
+		return bad(d, "truncated number");
+	for (k = 0; k < 8; k++)
+		bits |= (uint64_t)d->p[k] << (8 * k);
+	d->p += 8;
+	memcpy(w, &bits, 8);
+	return 0;
+}
+
 int tk_profile_decode(const void *data, size_t len, const char *name,
 		      struct tk_profile *out, struct tk_err *err)
 {
@@ -141,12 +168,22 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 	d.end = d.p + got;
 	d.name = name;
 	d.err = err;
-	if (memcmp(d.p, MAGIC, 4) || d.p[4] != VERSION || d.p[5] > TK_UNIT_COUNT) {
-		ret = bad(&d, "not a tracker profile of version 1");
+	if (memcmp(d.p, MAGIC, 4) || (d.p[4] != VERSION && d.p[4] != VERSION_DISPERSION) ||
+	    d.p[5] > TK_UNIT_COUNT) {
+		ret = bad(&d, "not a tracker profile of version 1 or 2");
 		goto out;
 	}
 	out->unit = (enum tk_unit)d.p[5];
 	d.p += 6;
+	if (d.p[-2] == VERSION_DISPERSION) {
+		if ((ret = get_double(&d, &out->dispersion)))
+			goto out;
+		if (!(out->dispersion > 0) || !isfinite(out->dispersion)) {
+			d.p -= 8;
+			ret = bad(&d, "a sampling dispersion that is not a positive number");
+			goto out;
+		}
+	}
 	if ((ret = get_varint(&d, &nr_names)))
 		goto out;
 	if (nr_names > (uint64_t)(d.end - d.p)) {
@@ -188,17 +225,8 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 				break;
 			}
 			if (wv == 1) {
-				uint64_t bits = 0;
-				int k;
-
-				if (d.end - d.p < 8) {
-					ret = bad(&d, "truncated weight");
+				if ((ret = get_double(&d, &w)))
 					break;
-				}
-				for (k = 0; k < 8; k++)
-					bits |= (uint64_t)d.p[k] << (8 * k);
-				d.p += 8;
-				memcpy(&w, &bits, 8);
 			} else {
 				w = (double)(wv / 2);
 			}

@@ -82,6 +82,12 @@ struct tk_profile {
 	/* Something the importer wants the user told (skipped lines...);
 	 * empty when none. */
 	char warning[256];
+	/* The variance sampling alone gives a frame's weight, per unit of
+	 * weight (a frame of weight w varies by about dispersion * w from
+	 * run to run), when the profiler knows it: the built-in profiler's
+	 * allocation profiles, sampled by bytes. 0: unknown (imported
+	 * profiles, CPU profiles, exact ones). */
+	double dispersion;
 };
 
 void tk_profile_init(struct tk_profile *p, enum tk_unit unit);

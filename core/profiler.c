@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -534,6 +535,37 @@ static void say_what_is_missing(const struct tk_profiler *p, const struct tk_raw
 		     p->cpu_hz);
 }
 
+/*
+ * The sampling noise of the allocation profiles, which the profiler knows
+ * (struct tk_profile's dispersion): an allocation of s bytes is sampled
+ * with probability q = 1 - exp(-s/S) and then weighs s/q bytes and 1/q
+ * allocations, so it adds s^2 (1-q)/q to the variance of its frame's
+ * bytes, s / (exp(s/S) - 1) per byte (S for small blocks, falling to 0
+ * for blocks far above S, which are always sampled), and (1-q)/q =
+ * 1 / (exp(s/S) - 1) per allocation to its count. Both are taken at the
+ * profile's mean allocation size: exact when the sizes are alike (the
+ * known-answer model's 64 KiB blocks), about S for bytes when small
+ * blocks dominate. The peak of the live sampled bytes is a sum of such
+ * weights too.
+ */
+static void set_dispersion(struct tk_profiler *p)
+{
+	double s = (double)p->sample_bytes, bytes, count, x;
+
+	if (!(p->what & TK_PROFILER_ALLOC) || p->sample_bytes <= 1)
+		return;
+	bytes = tk_profile_total(&p->profiles[TK_RAW_ALLOC_BYTES]);
+	count = tk_profile_total(&p->profiles[TK_RAW_ALLOC_COUNT]);
+	if (!(bytes > 0 && count > 0))
+		return;
+	x = bytes / count / s;
+	if (!(isfinite(x) && x > 0 && x < 700))
+		return;  /* past 700 exp overflows: blocks that large are exact */
+	p->profiles[TK_RAW_ALLOC_BYTES].dispersion = bytes / count / expm1(x);
+	p->profiles[TK_RAW_PEAK_LIVE].dispersion = bytes / count / expm1(x);
+	p->profiles[TK_RAW_ALLOC_COUNT].dispersion = 1 / expm1(x);
+}
+
 void tk_profiler_finish(struct tk_profiler *p)
 {
 	struct tk_symbolize_opts so;
@@ -594,6 +626,7 @@ void tk_profiler_finish(struct tk_profiler *p)
 			p->have[TK_RAW_PEAK_LIVE] = 0;
 	if (!(p->what & TK_PROFILER_CPU))
 		p->have[TK_RAW_CPU_NS] = 0;
+	set_dispersion(p);
 	say_what_is_missing(p, &set, tables);
 	tk_rawset_release(&set);
 	tk_buf_release(&warnings);

@@ -21,6 +21,10 @@ int tk_profile_merge(struct tk_profile *into, const struct tk_profile *from,
 	if (into->unit != from->unit)
 		return tk_err_set(err, TK_EDATA, "cannot add a %s profile to a %s profile",
 				  tk_unit_name(from->unit), tk_unit_name(into->unit));
+	/* Variances add: the sum's variance per unit of weight is a weighted
+	 * mean of the parts', at most the larger. */
+	if (from->dispersion > into->dispersion)
+		into->dispersion = from->dispersion;
 	if (from->nr_nodes <= 1)
 		return 0;
 	names = tk_realloc_array(NULL, from->nr_names, sizeof(*names));

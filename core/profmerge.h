@@ -12,8 +12,8 @@
  * Adds the self weight of every node of `from` to the node of `into` with
  * the same call path (names compared as bytes), creating the nodes `into`
  * lacks. `from` is not changed; `into` is left unfinished (call
- * tk_profile_finish before reading totals). Time is linear in the nodes
- * of `from`.
+ * tk_profile_finish before reading totals), with the larger of the two
+ * sampling dispersions. Time is linear in the nodes of `from`.
  *
  * Errors: TK_EDATA when the units differ ("cannot add a bytes profile to
  * a samples profile") or the sum passes TK_PROFILE_MAX_NODES; TK_EINTERNAL

@@ -82,6 +82,29 @@ test_expect_success PRELOAD 'default sampling: the total is close to exact' '
 	test_within $got $(($want * 97 / 100)) $(($want * 103 / 100))
 '
 
+# tkprof_dispersion FILE: the sampling dispersion a stored profile
+# carries (docs/diff-model.md), or "none" for one without (version 1).
+tkprof_dispersion() {
+	python3 -c '
+import struct, sys, zlib
+raw = zlib.decompress(open(sys.argv[1], "rb").read()[8:])
+print(struct.unpack("<d", raw[6:14])[0] if raw[4] == 2 else "none")' "$1"
+}
+
+test_expect_success PRELOAD 'sampled profiles carry their sampling noise, exact ones none' '
+	rec=$(ls -t art/big-*.json | head -n 1) &&
+	prefix=${rec%.json} &&
+	d=$(tkprof_dispersion $prefix.alloc.tkprof) &&
+	echo "alloc dispersion $d" &&
+	awk -v d="$d" "BEGIN { exit !(d > 0 && d <= 524288) }" &&
+	test "$(tkprof_dispersion $prefix.heap_peak.tkprof)" = "$d" &&
+	c=$(tkprof_dispersion $prefix.alloc_count.tkprof) &&
+	awk -v c="$c" "BEGIN { exit !(c > 0) }" &&
+	for f in art/pat-*.tkprof; do
+		test "$(tkprof_dispersion $f)" = none || return 1
+	done
+'
+
 test_expect_success PRELOAD 'threads: every thread'\''s allocations are counted' '
 	tracker run -q --key thr --profile alloc --sample-bytes 1 -- "$ALLOCPATTERN" threads 4 >out &&
 	tracker flame --key thr --kind alloc -o thr.folded &&

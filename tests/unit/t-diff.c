@@ -648,6 +648,157 @@ static void test_pooled_noise(void)
 	tk_diff_release(&d);
 }
 
+/* ---- the known sampling dispersion ---- */
+
+/* Five baselines of three frames that happen to agree to 1%, in bytes,
+ * each sampled with a known dispersion of 1000 bytes per byte (a frame of
+ * 100000 bytes varies by 10%), and a new run. */
+static void known_build(struct tk_diff *d, double dispersion, const char *new_text,
+			const struct tk_diff_opts *o)
+{
+	static const char *const texts[] = {
+		"m;f1 100000\nm;f2 100000\nm;f3 100000\n",
+		"m;f1 101000\nm;f2 99000\nm;f3 100500\n",
+		"m;f1 99000\nm;f2 100500\nm;f3 99500\n",
+		"m;f1 100500\nm;f2 101000\nm;f3 100000\n",
+		"m;f1 99500\nm;f2 99500\nm;f3 100000\n",
+	};
+	struct tk_profile bases[5], new;
+	const struct tk_profile *bp[5];
+	struct tk_err err = TK_ERR_INIT;
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		load(&bases[i], texts[i]);
+		bases[i].unit = TK_UNIT_BYTES;
+		bases[i].dispersion = dispersion;
+		bp[i] = &bases[i];
+	}
+	load(&new, new_text);
+	new.unit = TK_UNIT_BYTES;
+	new.dispersion = dispersion;
+	if (tk_diff_build(bp, 5, &new, o, d, &err))
+		printf("# diff: %s\n", err.msg);
+	for (i = 0; i < 5; i++)
+		tk_profile_release(&bases[i]);
+	tk_profile_release(&new);
+}
+
+static void test_known_dispersion(void)
+{
+	const char *new_text = "m;f1 80000\nm;f2 150000\nm;f3 100000\n";
+	struct tk_diff_opts o;
+	struct tk_diff d;
+
+	tk_diff_opts_init(&o);
+	known_build(&d, 0, new_text, &o);
+	ok(d.dispersion < 100, "baselines that agree by chance: a pooled dispersion far "
+	   "under the sampling's (%g)", d.dispersion);
+	is_int(cls(&d, "m;f1", TK_DIFF_SELF, &o, NULL), TK_DIFF_DOWN,
+	       "... so without the profiler's word a 2-sigma wobble is DOWN");
+	tk_diff_release(&d);
+
+	known_build(&d, 1000, new_text, &o);
+	ok(d.dispersion == 1000, "the profiles' known dispersion is the floor (%g)",
+	   d.dispersion);
+	is_int(cls(&d, "m;f1", TK_DIFF_SELF, &o, NULL), TK_DIFF_NOISE,
+	       "f1 -20%%, two sampling sd: noise");
+	is_int(cls(&d, "m;f2", TK_DIFF_SELF, &o, NULL), TK_DIFF_UP, "f2 +50%%: UP");
+	is_int(cls(&d, "m;f3", TK_DIFF_SELF, &o, NULL), TK_DIFF_NOISE, "f3 unchanged: noise");
+	tk_diff_release(&d);
+
+	o.norm = TK_DIFF_NORM_TOTAL;
+	known_build(&d, 1000, new_text, &o);
+	/* the lightest baseline, 299000 bytes, is scaled the most */
+	ok(close_to(d.dispersion, 1000 * 330000.0 / 299000.0, 1e-6),
+	   "a baseline scaled by c brings c times its dispersion (%g)", d.dispersion);
+	tk_diff_release(&d);
+}
+
+/* splitmix64: a fixed sequence, so the counts below are the same on every
+ * machine. */
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/*
+ * One run of the known-answer model as the allocation sampler sees it:
+ * three frames allocating 2048, 1536 and 1280 blocks of 64 KiB, each
+ * sampled with probability q = 1 - exp(-1/8) (512 KiB mean interval) and
+ * then weighing 64 KiB / q, with the dispersion the profiler stores.
+ */
+static void sampled_run(struct tk_profile *p, uint64_t *rng, int known)
+{
+	static const unsigned blocks[3] = { 2048, 1536, 1280 };
+	static const char *const names[3] = { "f1", "f2", "f3" };
+	const double size = 65536, mean = 524288, q = -expm1(-size / mean);
+	uint32_t m, n;
+	unsigned f, b, hits;
+
+	tk_profile_init(p, TK_UNIT_BYTES);
+	m = tk_profile_child(p, TK_PROFILE_ROOT, tk_profile_intern(p, "m", 1));
+	for (f = 0; f < 3; f++) {
+		for (hits = 0, b = 0; b < blocks[f]; b++)
+			hits += (double)(rng_next(rng) >> 11) * 0x1p-53 < q;
+		n = tk_profile_child(p, m, tk_profile_intern(p, names[f], 2));
+		tk_profile_add_self(p, n, hits * size / q);
+	}
+	p->dispersion = known ? size / expm1(size / mean) : 0;
+	tk_profile_finish(p);
+}
+
+/*
+ * Unchanged frames let out of the noise band over many sampled diffs of
+ * five baselines against one run: three frames' pooled estimate alone is
+ * too often low (about 1.4% of frames out), the known dispersion under it
+ * keeps them near what a 3.3-sigma band gives (about 0.1%).
+ */
+static void test_sampled_false_changes(void)
+{
+	const unsigned trials = 2000;
+	unsigned out[2] = { 0, 0 }, t, k, f;
+	struct tk_diff_opts o;
+
+	tk_diff_opts_init(&o);
+	for (k = 0; k < 2; k++) {
+		uint64_t rng = 42;
+
+		for (t = 0; t < trials; t++) {
+			struct tk_profile bases[5], new;
+			const struct tk_profile *bp[5];
+			struct tk_err err = TK_ERR_INIT;
+			struct tk_diff d;
+
+			for (f = 0; f < 5; f++) {
+				sampled_run(&bases[f], &rng, k);
+				bp[f] = &bases[f];
+			}
+			sampled_run(&new, &rng, k);
+			if (tk_diff_build(bp, 5, &new, &o, &d, &err)) {
+				printf("# diff: %s\n", err.msg);
+				out[k] = trials * 3;
+			} else {
+				out[k] += cls(&d, "m;f1", TK_DIFF_SELF, &o, NULL) != TK_DIFF_NOISE;
+				out[k] += cls(&d, "m;f2", TK_DIFF_SELF, &o, NULL) != TK_DIFF_NOISE;
+				out[k] += cls(&d, "m;f3", TK_DIFF_SELF, &o, NULL) != TK_DIFF_NOISE;
+				tk_diff_release(&d);
+			}
+			for (f = 0; f < 5; f++)
+				tk_profile_release(&bases[f]);
+			tk_profile_release(&new);
+		}
+	}
+	ok(out[0] > trials * 3 / 125, "pooled estimate alone: %u of %u unchanged frames "
+	   "out of the band (over 0.8%%)", out[0], trials * 3);
+	ok(out[1] < trials * 3 / 250, "with the known dispersion: %u of %u (under 0.4%%)",
+	   out[1], trials * 3);
+}
+
 static void test_match_roots(void)
 {
 	struct tk_diff_opts o;
@@ -752,6 +903,8 @@ static void test_units(void)
 int main(void)
 {
 	test_pooled_noise();
+	test_known_dispersion();
+	test_sampled_false_changes();
 	test_match_roots();
 	test_summary();
 	test_units();
