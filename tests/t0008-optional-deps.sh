@@ -4,7 +4,8 @@
 # without them, which
 # says so in --version and, when the built-in profiler is asked for, in
 # one warning line, and still runs the job and records the run. The build
-# runs in a copy of the sources (the tree's objects are the full build's).
+# runs in a copy of the sources (the tree's objects are the full build's),
+# at -O0: what it tests is what gets built, not how fast it runs.
 
 . "$(dirname "$0")/test-lib.sh"
 
@@ -28,7 +29,7 @@ test_expect_success MAKE 'without libdw: one line at build time, a tracker that 
 	mkdir src &&
 	(cd "$TRACKER_ROOT" && cp -r Makefile VERSION core plugins cmd "$TRASH_DIRECTORY/src/") &&
 	find src -name "*.[od]" -delete &&
-	make -C src -j2 PKG_CONFIG="$TRASH_DIRECTORY/pkg-config" DEVELOPER=1 \
+	make -C src -j2 CFLAGS=-O0 PKG_CONFIG="$TRASH_DIRECTORY/pkg-config" DEVELOPER=1 \
 		tracker libtracker-preload.so >log 2>&1 ||
 	{ cat log; false; } &&
 	grep "^tracker: libdw not found" log >said &&
@@ -89,7 +90,7 @@ test_expect_success MAKE 'without libunwind: one line, a preload library that wa
 	test ! -e src/plugins/preload/preload.pic.o &&
 	test -e src/core/flame.o &&
 	rm -f src/tracker src/libtracker.a src/libtracker-preload.so &&
-	make -C src -j2 PKG_CONFIG="$TRASH_DIRECTORY/pkg-config-nounwind" DEVELOPER=1 \
+	make -C src -j2 CFLAGS=-O0 PKG_CONFIG="$TRASH_DIRECTORY/pkg-config-nounwind" DEVELOPER=1 \
 		tracker libtracker-preload.so >log 2>&1 ||
 	{ cat log; false; } &&
 	test $(grep -c "^tracker: libunwind not found" log) = 1 &&
