@@ -35,7 +35,7 @@ OPT_PKGS += libpq
 NOT_BUILT += plugins/store/postgres-none.c
 else
 $(info tracker: libpq not found (Debian: libpq-dev), building without it: postgresql:// databases are unavailable)
-NOT_BUILT += plugins/store/postgres.c tests/unit/t-store-postgres.c
+NOT_BUILT += plugins/store/postgres.c core/lazy-pq.c tests/unit/t-store-postgres.c
 endif
 PKGS := libcurl sqlite3 yaml-0.1 cairo jansson zlib $(OPT_PKGS)
 
@@ -50,7 +50,20 @@ ALL_CFLAGS := $(CFLAGS) -std=c11 -D_GNU_SOURCE -I. -MMD -MP \
 ALL_LDFLAGS := $(LDFLAGS)
 # libiberty (cplus_demangle, core/demangle.c) ships no pkg-config file:
 # Debian's libiberty-dev has only the static libiberty.a, linked by name.
-LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -liberty -lm -pthread
+# libcurl, cairo and libpq are not linked: they and the 46 libraries they
+# bring would cost every `tracker run` about 14 ms of loading. They are
+# dlopened by soname when first used (core/lazylib.h); the sonames are
+# those of the libraries built against.
+LAZY_PKGS := libcurl cairo $(if $(filter yes,$(HAVE_LIBPQ)),libpq)
+LIBS := $(shell $(PKG_CONFIG) --libs $(filter-out $(LAZY_PKGS),$(PKGS))) -liberty -ldl -lm -pthread
+soname = $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir $(1))/$(2)" 2>/dev/null | \
+	awk '$$1 == "SONAME" { print $$2 }')
+SONAME_CURL := $(call soname,libcurl,libcurl.so)
+SONAME_CAIRO := $(call soname,cairo,libcairo.so)
+SONAME_PQ := $(if $(filter yes,$(HAVE_LIBPQ)),$(call soname,libpq,libpq.so))
+ALL_CFLAGS += $(if $(SONAME_CURL),-DTK_SONAME_CURL='"$(SONAME_CURL)"') \
+	$(if $(SONAME_CAIRO),-DTK_SONAME_CAIRO='"$(SONAME_CAIRO)"') \
+	$(if $(SONAME_PQ),-DTK_SONAME_PQ='"$(SONAME_PQ)"')
 
 ifeq ($(DEVELOPER),1)
 ALL_CFLAGS += -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wpointer-arith \

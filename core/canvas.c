@@ -3,7 +3,6 @@
  */
 #include "core/canvas.h"
 
-#include <cairo-pdf.h>
 #include <math.h>
 #include <string.h>
 
@@ -31,7 +30,10 @@ int tk_canvas_render(struct tk_canvas *c, enum tk_canvas_format fmt, FILE *out,
 {
 	cairo_surface_t *s;
 	cairo_status_t st;
+	int ret = tk_cairo_load(err);
 
+	if (ret)
+		return ret;
 	if (fmt == TK_CANVAS_PDF) {
 		s = cairo_pdf_surface_create_for_stream(write_file, out, c->width, c->height);
 		if (c->pdf_date && cairo_surface_status(s) == CAIRO_STATUS_SUCCESS)

@@ -18,12 +18,12 @@
  * draws the bytes that are not valid UTF-8 as U+FFFD. Nothing here
  * prints, exits or keeps global state.
  */
-#include <cairo.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "core/buf.h"
+#include "core/lazy-cairo.h"
 
 struct tk_err;
 

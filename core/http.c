@@ -9,13 +9,13 @@
 #include "core/http.h"
 
 #include <ctype.h>
-#include <curl/curl.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "core/lazy-curl.h"
 #include "core/timeutil.h"
 #include "core/banned.h"
 
@@ -178,12 +178,17 @@ static int wait_for(const struct tk_http *h, double s)
 
 int tk_http_new(const struct tk_http_opts *o, struct tk_http **out, struct tk_err *err)
 {
-	struct tk_http *h = tk_xcalloc(1, sizeof(*h));
+	struct tk_http *h;
 	struct tk_buf origin = TK_BUF_INIT, hdr = TK_BUF_INIT;
 	const char *ua = "User-Agent: tracker/" TRACKER_VERSION;
 	long stall;
+	int ret;
 
 	*out = NULL;
+	ret = tk_curl_load(err);
+	if (ret)
+		return ret;
+	h = tk_xcalloc(1, sizeof(*h));
 	h->o = *o;
 	if (h->o.connect_timeout_s <= 0)
 		h->o.connect_timeout_s = 10;

@@ -38,7 +38,6 @@
  * (tk_store_redact_url).
  */
 #include <errno.h>
-#include <libpq-fe.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -50,6 +49,7 @@
 
 #include "core/buf.h"
 #include "core/cancel.h"
+#include "core/lazy-pq.h"
 #include "core/store.h"
 #include "core/timeutil.h"
 #include "plugins/plugins.h"
@@ -775,6 +775,9 @@ static int pg_open(const char *url, const struct tk_store_opts *o, struct tk_sto
 	int ret;
 
 	*out = NULL;
+	ret = tk_pq_load(err);
+	if (ret)
+		return ret;
 	st = tk_xcalloc(1, sizeof(*st));
 	st->base.ops = &tk_store_postgres;
 	st->url = tk_xstrdup(url);

@@ -64,11 +64,14 @@ static void draw_axes(void *arg)
 /* Whether the pixel at (x, y) of a PNG file is dark. */
 static int dark_at(const char *path, int x, int y)
 {
-	cairo_surface_t *s = cairo_image_surface_create_from_png(path);
+	cairo_surface_t *s;
 	unsigned char *d;
 	uint32_t px;
 	int ret = 0;
 
+	if (tk_cairo_load(NULL))
+		return 0;
+	s = cairo_image_surface_create_from_png(path);
 	if (cairo_surface_status(s) == CAIRO_STATUS_SUCCESS) {
 		cairo_surface_flush(s);
 		d = cairo_image_surface_get_data(s);
