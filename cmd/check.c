@@ -44,7 +44,8 @@ const char cmd_check_usage[] =
 	"                     interval, mannwhitney: the one-sided level (0.005)\n"
 	"  --history          also list the change points of the baseline branch\n"
 	"  --format F         text (default), json or markdown\n"
-	"  --run ID           the current run is this one (its whole id; its key)\n"
+	"  --run ID           the current run is this one (its id or the start of it,\n"
+	"                     as tracker prints it; its key)\n"
 	"  --branch B         the current branch (default: the CI context's)\n"
 	"  --machine-class C  compare runs of this machine class (default: the\n"
 	"                     current run's)\n"
@@ -214,8 +215,8 @@ static int run_key(struct tk_store *store, const char *id, struct tk_buf *out,
 	if (ret < 0)
 		return ret;
 	if (!out->len)
-		return tk_err_set(err, TK_EDATA, "no run %s in the database (--run takes the "
-				  "whole run id, as tracker history --format csv shows it)", id);
+		return tk_err_set(err, TK_EDATA, "no run %s in the database (--run takes a run "
+				  "id or the start of it, as tracker prints it)", id);
 	return 0;
 }
 
@@ -227,7 +228,7 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_buf url = TK_BUF_INIT, run_key_buf = TK_BUF_INIT;
 	struct tk_store *store = NULL;
 	struct tk_check_result *res = NULL;
-	char **found = NULL;
+	char **found = NULL, idbuf[TK_RUN_ID_LEN + 1];
 	size_t nr_found = 0, nr_res = 0, alloc_res = 0, i;
 	int ret, regression = 0;
 
@@ -248,7 +249,9 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 		cmd_warning("%s", store->warning);
 	if (c.o.run_id) {
 		/* the run names its key */
-		ret = run_key(store, c.o.run_id, &run_key_buf, &err);
+		ret = cmd_resolve_run_id(store, &c.o.run_id, idbuf, &err);
+		if (!ret)
+			ret = run_key(store, c.o.run_id, &run_key_buf, &err);
 		if (!ret && c.nr_keys && strcmp(c.keys[0], run_key_buf.buf))
 			ret = tk_err_set(&err, TK_EUSAGE, "run %s is of key '%s', not '%s'",
 					 c.o.run_id, run_key_buf.buf, c.keys[0]);

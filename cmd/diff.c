@@ -62,7 +62,8 @@ const char cmd_diff_usage[] =
 	"\n"
 	"Options:\n"
 	"  --key K              the step key of both runs\n"
-	"  --run ID             NEW is this run (default: the newest, see above)\n"
+	"  --run ID             NEW is this run: its id or the start of it (default:\n"
+	"                       the newest, see above)\n"
 	"  --branch B           NEW is the newest run on branch B\n"
 	"  --baseline-branch B  the branch the baseline runs come from\n"
 	"  --baseline-run ID    the baseline is this run\n"
@@ -274,10 +275,13 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff
 static int choose_runs(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_store *s,
 		       struct tk_err *err)
 {
+	static char ids[2][TK_RUN_ID_LEN + 1];
 	struct tk_baseline_query q;
 	struct tk_ci_context ci;
-	int ret;
+	int ret = cmd_resolve_run_id(s, &d->run_id, ids[0], err);
 
+	if (ret || (ret = cmd_resolve_run_id(s, &d->baseline_run, ids[1], err)))
+		return ret;
 	memset(&q, 0, sizeof(q));
 	q.key = d->key;
 	q.kind = d->kind;

@@ -49,7 +49,7 @@ const char cmd_flame_usage[] =
 	"  --format F           the profile format (default: recognised)\n"
 	"  --list-formats       print the formats --format takes, one a line, in the\n"
 	"                       order they are recognised, and exit\n"
-	"  --run ID             the profile stored with run ID\n"
+	"  --run ID             the profile stored with run ID (or the start of ID)\n"
 	"  --key K              the profile of the newest run of step key K\n"
 	"  --branch B           with --key: the newest run on branch B\n"
 	"  --ranks              with --run or --key: merge the profiles of every\n"
@@ -308,10 +308,13 @@ static int load_stored(struct cmd_ctx *ctx, struct flame_opts *o, struct tk_prof
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_buf db = TK_BUF_INIT;
 	struct tk_store *s = NULL;
+	char id[TK_RUN_ID_LEN + 1];
 	int ret;
 
 	cmd_resolve_db(ctx, o->db, &db);
 	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
+	if (!ret)
+		ret = cmd_resolve_run_id(s, &o->run_id, id, &err);
 	if (!ret && o->ranks) {
 		ret = tk_ranks_load_profile(s, o->run_id, o->key, o->branch, kind, p,
 					    &o->subtitle, &err);

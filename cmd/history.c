@@ -42,7 +42,7 @@ const char cmd_history_usage[] =
 	"  --since WHEN      only runs started at or after WHEN: an age (30d, 12h,\n"
 	"                    2w, 1y) or a UTC date (2026-01-31, 2026-01-31T12:00:00Z)\n"
 	"  --limit N         at most N runs (the newest N)\n"
-	"  --run ID          only the run with this id\n"
+	"  --run ID          only the run with this id (or the start of it)\n"
 	"  --ranks           one row per job recorded with tracker run --per-rank:\n"
 	"                    its number of ranks, the max and sum over the ranks of\n"
 	"                    the peak RSS (MAXRSS, TREE_RSS), the longest walltime\n"
@@ -334,6 +334,7 @@ int cmd_history(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_histsink h;
 	struct tk_buf url = TK_BUF_INIT;
 	struct tk_store *store = NULL;
+	char id[TK_RUN_ID_LEN + 1];
 	long limit = 0;
 	int ret;
 
@@ -354,6 +355,10 @@ int cmd_history(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (store->warning[0])
 		cmd_warning("%s", store->warning);
+	if (cmd_resolve_run_id(store, &o.q.run_id, id, &h.err)) {
+		ret = cmd_fail(&h.err);
+		goto out;
+	}
 	if (o.plot) {
 		ret = history_plot(ctx, &o, store, url.buf);
 		goto out;

@@ -22,7 +22,7 @@ const char cmd_import_usage[] =
 	"importing again replaces it.\n"
 	"\n"
 	"Options:\n"
-	"  --run ID           the run (see tracker history --format csv)\n"
+	"  --run ID           the run: its id or the start of it, as tracker prints it\n"
 	"  --key K            the newest run of step key K\n"
 	"  --branch B         with --key: the newest run on branch B\n"
 	"  --kind KIND        cpu, alloc, alloc_count, ... (default: from the\n"
@@ -69,7 +69,7 @@ int cmd_import(int argc, char **argv, struct cmd_ctx *ctx)
 	struct tk_buf db = TK_BUF_INIT, total = TK_BUF_INIT;
 	struct tk_store *s = NULL;
 	struct tk_profile p;
-	char id[TK_RUN_ID_LEN + 1];
+	char id[TK_RUN_ID_LEN + 1], given[TK_RUN_ID_LEN + 1];
 	int c, ret;
 
 	memset(&io, 0, sizeof(io));
@@ -116,6 +116,8 @@ int cmd_import(int argc, char **argv, struct cmd_ctx *ctx)
 		kind = tk_profstore_default_kind(p.unit);
 	cmd_resolve_db(ctx, db_opt, &db);
 	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
+	if (!ret)
+		ret = cmd_resolve_run_id(s, &run_id, given, &err);
 	if (!ret)
 		ret = tk_profstore_find_run(s, run_id, key, branch, NULL, id, &err);
 	if (!ret)

@@ -5,6 +5,7 @@
 #include "core/store.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/banned.h"
@@ -187,4 +188,50 @@ int tk_store_copy(struct tk_store *src, struct tk_store *dst,
 	if (ret > 0)
 		return c.failed;
 	return ret;
+}
+
+struct prefix_matches {
+	char ids[2][TK_RUN_ID_LEN + 1];
+	int n;
+};
+
+static int take_match(const struct tk_run_summary *s, void *data)
+{
+	struct prefix_matches *m = data;
+
+	if (m->n < 2 && s->run_id) {
+		snprintf(m->ids[m->n], sizeof(m->ids[m->n]), "%s", s->run_id);
+		m->n++;
+	}
+	return 0;
+}
+
+int tk_store_resolve_run_id(struct tk_store *s, const char *given, struct tk_buf *out,
+			    struct tk_err *err)
+{
+	struct prefix_matches m;
+	struct tk_run_query q;
+	size_t len = strlen(given);
+	int ret;
+
+	tk_buf_reset(out);
+	if (len < TK_RUN_ID_MIN_PREFIX || len >= TK_RUN_ID_LEN ||
+	    strspn(given, "0123456789abcdef-") != len) {
+		tk_buf_adds(out, given);
+		return 0;
+	}
+	memset(&m, 0, sizeof(m));
+	memset(&q, 0, sizeof(q));
+	q.run_id_prefix = given;
+	q.limit = 2;
+	q.chart_only = 1;
+	ret = tk_store_query_summaries(s, &q, take_match, &m, err);
+	if (ret)
+		return ret;
+	if (m.n > 1)
+		return tk_err_set(err, TK_EUSAGE, "run id '%s' is ambiguous: more than one run's "
+				  "id starts with it (%s, %s); give more of it", given, m.ids[0],
+				  m.ids[1]);
+	tk_buf_adds(out, m.n ? m.ids[0] : given);
+	return 0;
 }

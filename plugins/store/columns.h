@@ -456,6 +456,12 @@ static inline void query_sql(const struct tk_run_query *q, const char *select, i
 		placeholder(sql, numbered, &n);
 		sep = " AND ";
 	}
+	if (q->run_id_prefix) {
+		/* the length is ours, a number: the prefix itself is bound */
+		tk_buf_addf(sql, "%ssubstr(run_id, 1, %zu) = ", sep, strlen(q->run_id_prefix));
+		placeholder(sql, numbered, &n);
+		sep = " AND ";
+	}
 	if (q->rank_group) {
 		tk_buf_addf(sql, "%srank_group = ", sep);
 		placeholder(sql, numbered, &n);
@@ -491,6 +497,8 @@ static inline void query_bind(const struct tk_run_query *q, const struct cell_wr
 		w->i64(dst, n++, q->since_us);
 	if (q->run_id)
 		w->text(dst, n++, q->run_id, -1);
+	if (q->run_id_prefix)
+		w->text(dst, n++, q->run_id_prefix, -1);
 	if (q->rank_group)
 		w->text(dst, n++, q->rank_group, -1);
 	if (q->profile_kind)

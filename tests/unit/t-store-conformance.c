@@ -359,6 +359,48 @@ static void test_filters(struct tk_store *s)
 	check_query(s, &q, "", "no match is no run, not an error");
 }
 
+/* Runs named by the start of their id, as tracker prints them. */
+static void test_id_prefix(struct tk_store *s)
+{
+	const char *both[] = { keys[1], keys[0], NULL };
+	char id[TK_RUN_ID_LEN + 1], prefix[TK_RUN_ID_LEN + 1];
+	struct tk_buf out = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_run_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.keys = both;
+	q.run_id_prefix = tag;
+	check_query(s, &q, "104,105,102,103,101,106", "an id prefix all of them share");
+	run_id(id, 103);
+	memcpy(prefix, id, 35); /* 35 characters: 101 to 106 */
+	prefix[35] = '\0';
+	q.run_id_prefix = prefix;
+	q.keys = NULL;
+	check_query(s, &q, "104,105,102,103,101,106", "a longer prefix");
+	q.run_id_prefix = "x'; DROP TABLE runs; --";
+	check_query(s, &q, "", "a prefix that is no id matches nothing, as a value");
+
+	put(s, 424242, keys[2], "staging", 1704067200LL * 1000000);
+	run_id(id, 424242);
+	memcpy(prefix, id, 33); /* "...000000424": only 424242 */
+	prefix[33] = '\0';
+	is_int(tk_store_resolve_run_id(s, prefix, &out, &err), 0, "a unique prefix resolves");
+	is_str(out.buf, id, "to the whole id");
+	ok(!tk_store_resolve_run_id(s, id, &out, &err) && !strcmp(out.buf, id),
+	   "a whole id stays");
+	ok(!tk_store_resolve_run_id(s, "0123456789abc", &out, &err) &&
+	   !strcmp(out.buf, "0123456789abc"), "no run starts with it: it stays, for the "
+	   "caller's lookup to say so");
+	ok(!tk_store_resolve_run_id(s, "no-such", &out, &err) && !strcmp(out.buf, "no-such"),
+	   "not an id at all: it stays");
+	is_int(tk_store_resolve_run_id(s, tag, &out, &err), TK_EUSAGE,
+	       "a prefix of several runs is a usage error");
+	ok(strstr(err.msg, "ambiguous") && strstr(err.msg, tag),
+	   "saying so with two of them: %s", err.msg);
+	tk_buf_release(&out);
+}
+
 static void test_ranks(struct tk_store *s)
 {
 	const char *k[] = { keys[0], NULL };
@@ -471,6 +513,7 @@ int main(int argc, char **argv)
 	test_put_get(s);
 	test_partial(s);
 	test_filters(s);
+	test_id_prefix(s);
 	test_ranks(s);
 	test_profiles(s);
 	tk_store_close(s);
