@@ -214,9 +214,13 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 	if (ret) {
 		ret = cmd_fail(&err);
 	} else {
-		printf("wrote the report of %zu key%s to %s (%zu regression%s)\n", r.nr,
-		       r.nr == 1 ? "" : "s", dir.buf, r.count[TK_VERDICT_REGRESSION],
+		struct tk_buf what = TK_BUF_INIT;
+
+		tk_report_describe_count(&r, &what);
+		printf("wrote the report of %s to %s (%zu regression%s)\n", what.buf, dir.buf,
+		       r.count[TK_VERDICT_REGRESSION],
 		       r.count[TK_VERDICT_REGRESSION] == 1 ? "" : "s");
+		tk_buf_release(&what);
 		ret = publish(&r, inside ? prefix.buf : dir.buf, prefix.buf, upload, annotate);
 	}
 	tk_store_close(s);

@@ -464,6 +464,20 @@ int tk_report_build(struct tk_store *s, const struct tk_report_opts *o,
 	return ret;
 }
 
+void tk_report_describe_count(const struct tk_report *r, struct tk_buf *out)
+{
+	size_t i, j, keys = 0;
+
+	for (i = 0; i < r->nr; i++) {
+		for (j = 0; j < i && strcmp(r->keys[j].key, r->keys[i].key); j++)
+			;
+		keys += j == i;
+	}
+	tk_buf_addf(out, "%zu key%s", keys, keys == 1 ? "" : "s");
+	if (keys != r->nr)
+		tk_buf_addf(out, " in %zu series (one per machine class)", r->nr);
+}
+
 enum tk_verdict tk_report_worst(const struct tk_report *r)
 {
 	if (r->count[TK_VERDICT_REGRESSION])

@@ -106,7 +106,7 @@ struct tk_report {
 	char *build;                /* the CI build number; NULL outside CI */
 	char *branch;               /* the current branch; NULL when any */
 	char *build_url;            /* NULL */
-	size_t count[4];            /* keys per verdict */
+	size_t count[4];            /* entries per verdict */
 	const char *dashboard;      /* the dashboard's file in the directory, when
 				       the caller wrote one; NULL */
 	struct tk_check_result *checks; /* every key's check, in key order */
@@ -124,6 +124,11 @@ int tk_report_build(struct tk_store *s, const struct tk_report_opts *o,
  * insufficient), and the style a build page shows it in: "error" for a
  * regression, "warning" when a key has insufficient data, else "success". */
 enum tk_verdict tk_report_worst(const struct tk_report *r);
+
+/* Appends how much the report covers: "3 keys", or "2 keys in 3 series
+ * (one per machine class)" when a key ran on several machine classes and
+ * so has an entry per class. */
+void tk_report_describe_count(const struct tk_report *r, struct tk_buf *out);
 const char *tk_report_style(const struct tk_report *r);
 
 /* How the markdown links to the report's files. */

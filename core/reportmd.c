@@ -188,7 +188,8 @@ static void header(struct tk_buf *out, const struct tk_report *r)
 		tk_buf_adds(out, " on ");
 		tk_report_md_text(out, r->branch, 200);
 	}
-	tk_buf_addf(out, "\n\n%zu key%s", r->nr, r->nr == 1 ? "" : "s");
+	tk_buf_adds(out, "\n\n");
+	tk_report_describe_count(r, out);
 	for (i = 0; i < 4; i++) {
 		size_t n = r->count[order[i]];
 
@@ -297,7 +298,7 @@ void tk_report_markdown(const struct tk_report *r, enum tk_report_links links,
 	if (open)
 		tk_buf_adds(out, "</details>\n");
 	if (shown < r->nr)
-		tk_buf_addf(out, "\n_%zu of %zu keys are not shown: the text is limited to %zu "
+		tk_buf_addf(out, "\n_%zu of %zu rows are not shown: the text is limited to %zu "
 			    "bytes; summary.md in the report's files has them all._\n",
 			    r->nr - shown, r->nr, max - start);
 	else if (links == TK_REPORT_LINKS_ARTIFACTS && charts < nr_charts)

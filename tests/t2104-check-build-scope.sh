@@ -49,7 +49,9 @@ test_expect_success 'the text table names the class of each row' '
 '
 
 test_expect_success 'the report of the matrix build: an entry per class' '
-	bk app small feat 7 tracker report --db m.db --artifacts rep 2>err &&
+	bk app small feat 7 tracker report --db m.db --artifacts rep >out 2>err &&
+	grep "^wrote the report of 1 key in 2 series (one per machine class) to " out &&
+	grep "^1 key in 2 series (one per machine class): " rep/summary.md &&
 	grep "^| bench on small | " rep/summary.md &&
 	grep -q "(bench_small-[0-9a-f]*\.html)" rep/summary.md &&
 	grep "^| bench on big | " rep/summary.md &&

@@ -271,7 +271,7 @@ test_expect_success PYTHON3 'a build of 1301 keys: the annotation stays under 1 
 	test $(grep -c "^| &lt;&lt;&lt;" r-big/summary.md) = 1300 &&
 	test $(wc -c <agent.stdin.1) -lt 1048576 &&
 	test_cmp r-big/annotation.md agent.stdin.1 &&
-	grep "^_[0-9]* of 1301 keys are not shown: the text is limited to 1047552 bytes; summary.md in the report.s files has them all._$" agent.stdin.1 &&
+	grep "^_[0-9]* of 1301 rows are not shown: the text is limited to 1047552 bytes; summary.md in the report.s files has them all._$" agent.stdin.1 &&
 	shown=$(grep -c "^| " agent.stdin.1) &&
 	test_within "$shown" 900 1300
 '

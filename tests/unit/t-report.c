@@ -129,7 +129,7 @@ int main(void)
 	tk_report_markdown(&r, TK_REPORT_LINKS_ARTIFACTS, "rep", 100000, &b);
 	ok(b.len <= 100000, "100000 bytes at most (%zu)", b.len);
 	ok(strstr(b.buf, "| beta |") != NULL, "the regression is kept");
-	ok(strstr(b.buf, "keys are not shown: the text is limited to 100000 bytes") != NULL,
+	ok(strstr(b.buf, "rows are not shown: the text is limited to 100000 bytes") != NULL,
 	   "and a note says what is missing");
 	tk_buf_reset(&b);
 	tk_report_markdown(&r, TK_REPORT_LINKS_FILES, NULL, 0, &b);
