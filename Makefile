@@ -35,7 +35,7 @@ OPT_PKGS += libpq
 NOT_BUILT += plugins/store/postgres-none.c
 else
 $(info tracker: libpq not found (Debian: libpq-dev), building without it: postgresql:// databases are unavailable)
-NOT_BUILT += plugins/store/postgres.c core/lazy-pq.c tests/unit/t-store-postgres.c
+NOT_BUILT += plugins/store/postgres.c tests/unit/t-store-postgres.c
 endif
 PKGS := libcurl sqlite3 yaml-0.1 cairo jansson zlib $(OPT_PKGS)
 
@@ -266,6 +266,7 @@ FUZZ_CC ?= clang
 FUZZ_OPT ?= -O1
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := -g $(FUZZ_OPT) -std=c11 -D_GNU_SOURCE -I. -DTRACKER_VERSION='"$(VERSION)"' \
+	$(if $(filter yes,$(HAVE_LIBPQ)),-DTK_WITH_LIBPQ) \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS))
 FUZZ_LIB_SRC := $(filter-out core/job.c,$(CORE_SRC)) $(PLUGIN_SRC)
 FUZZ_OBJ := $(addprefix fuzz/obj/,$(FUZZ_LIB_SRC:.c=.o))

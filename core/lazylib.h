@@ -7,9 +7,10 @@
  * loading and relocation before the job started, for code a run never
  * calls. Each is opened with dlopen by its soname the first time tracker
  * talks HTTP, to PostgreSQL or draws a picture (core/lazy-curl.h,
- * core/lazy-pq.h, core/lazy-cairo.h); its functions are then called
- * through a table of pointers that those headers put under the usual
- * names, so the code that calls them reads as it did.
+ * core/lazy-pq.h, core/lazy-cairo.h; the tables are in core/lazylibs.c);
+ * its functions are then called through a table of pointers that those
+ * headers put under the usual names, so the code that calls them reads
+ * as it did.
  *
  * tk_lazylib_load is thread-safe and idempotent: the first call opens the
  * library and resolves every symbol (all or none: a missing symbol is an
