@@ -102,24 +102,32 @@ static const char *nonempty(const char *s)
 }
 
 /*
- * k with "[JOB/COUNT]" appended in a job of a Buildkite step with
- * parallelism (BUILDKITE_PARALLEL_JOB of BUILDKITE_PARALLEL_JOB_COUNT):
- * each job of such a step runs its own share of the work, so each is a
- * series of its own. k itself otherwise.
+ * Appends "[JOB/COUNT]" to the key that starts at b->buf + start in a job
+ * of a Buildkite step with parallelism (BUILDKITE_PARALLEL_JOB of
+ * BUILDKITE_PARALLEL_JOB_COUNT); returns 1 then, else 0. A key too long
+ * to take it within TK_RUN_KEY_MAX bytes loses its end first, at a
+ * character boundary: every job cuts it the same way.
  */
-/* Appends "[JOB/COUNT]" to b in a job of a Buildkite step with
- * parallelism (BUILDKITE_PARALLEL_JOB of BUILDKITE_PARALLEL_JOB_COUNT);
- * returns 1 then, else 0. */
-static int add_parallel_suffix(const struct tk_env *env, struct tk_buf *b)
+static int add_parallel_suffix(const struct tk_env *env, struct tk_buf *b, size_t start)
 {
 	const char *job = nonempty(tk_env_get(env, "BUILDKITE_PARALLEL_JOB"));
 	const char *count = nonempty(tk_env_get(env, "BUILDKITE_PARALLEL_JOB_COUNT"));
+	char suffix[64];
+	size_t len;
 	long j, c;
 
 	if (!job || !count || tk_parse_long(job, &j) || tk_parse_long(count, &c) ||
 	    c < 2 || j < 0 || j >= c)
 		return 0;
-	tk_buf_addf(b, "[%ld/%ld]", j, c);
+	len = (size_t)snprintf(suffix, sizeof(suffix), "[%ld/%ld]", j, c);
+	while (b->len > start && b->len - start + len > TK_RUN_KEY_MAX) {
+		size_t n = b->len - 1;
+
+		while (n > start && ((unsigned char)b->buf[n] & 0xc0) == 0x80)
+			n--;
+		tk_buf_setlen(b, n);
+	}
+	tk_buf_adds(b, suffix);
 	return 1;
 }
 
@@ -132,7 +140,7 @@ static const char *parallel_key(const struct tk_env *env, const char *k, struct 
 {
 	tk_buf_reset(buf);
 	tk_buf_adds(buf, k);
-	return add_parallel_suffix(env, buf) ? buf->buf : k;
+	return add_parallel_suffix(env, buf, 0) ? buf->buf : k;
 }
 
 const char *tk_ci_key(const struct tk_env *env, const char *explicit_key, struct tk_buf *buf)
@@ -256,7 +264,7 @@ int tk_ci_derive_key(const struct tk_env *env, const char *command,
 		tk_ci_slug(name, key);
 		if (key->len == start)
 			continue;
-		add_parallel_suffix(env, key);
+		add_parallel_suffix(env, key, start);
 		if (from)
 			tk_buf_addf(from, "%s '%s'", p->step_what, name);
 		return 0;
@@ -266,7 +274,7 @@ int tk_ci_derive_key(const struct tk_env *env, const char *command,
 		base = base ? base + 1 : command;
 		tk_ci_slug(base, key);
 		if (key->len > start) {
-			add_parallel_suffix(env, key);
+			add_parallel_suffix(env, key, start);
 			if (from)
 				tk_buf_addf(from, "the command '%s'", base);
 			return 0;

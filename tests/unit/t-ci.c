@@ -662,6 +662,23 @@ static void test_key(void)
 	tk_buf_reset(&b);
 	ok(!tk_ci_derive_key(&env, "/bin/true", &b, NULL, NULL) && !strcmp(b.buf, "unit-tests[1/4]"),
 	   "derived key: a parallel job's index and count (%s)", b.buf);
+	/* a key at the length limit makes room for the suffix, at a character */
+	{
+		char longest[TK_RUN_KEY_MAX + 1], want[TK_RUN_KEY_MAX + 1];
+		struct tk_err err = TK_ERR_INIT;
+		const char *k;
+
+		memset(longest, 'a', TK_RUN_KEY_MAX);
+		longest[TK_RUN_KEY_MAX] = '\0';
+		memcpy(longest + TK_RUN_KEY_MAX - 7, "\xc3\xa9\xc3\xa9", 4); /* "éé" */
+		k = tk_ci_key(&env, longest, &b);
+		memcpy(want, longest, TK_RUN_KEY_MAX - 7);
+		memcpy(want + TK_RUN_KEY_MAX - 7, "\xc3\xa9[1/4]", 8); /* ...é[1/4] */
+		is_str(k, want, "key: a 200-byte key loses its end, a whole character, to fit "
+		       "[1/4]");
+		ok(strlen(k) <= TK_RUN_KEY_MAX && !tk_run_check_key(k, &err),
+		   "and is a valid key (%zu bytes) %s", strlen(k), err.msg);
+	}
 	tk_buf_release(&b);
 	tk_kvlist_release(&fe.vars);
 }
