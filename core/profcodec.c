@@ -9,10 +9,10 @@
 #include "core/banned.h"
 
 #define MAGIC "TKPF"
-/* Version 2 adds the sampling dispersion; a profile without one is
- * still written as version 1, byte for byte as before. */
 #define VERSION 1
-#define VERSION_DISPERSION 2
+/* The trailer after the compressed stream: magic, dispersion, crc32 */
+#define TRAILER_MAGIC "TKD1"
+#define TRAILER_LEN 16
 /* Decompressed size limit: a stored profile is far smaller than this. */
 #define MAX_RAW (2u << 30)
 
@@ -58,13 +58,9 @@ int tk_profile_encode(const struct tk_profile *p, struct tk_buf *out, struct tk_
 	uint32_t i;
 	int rc;
 
-	int disp = p->dispersion > 0 && isfinite(p->dispersion);
-
 	tk_buf_add(&raw, MAGIC, 4);
-	tk_buf_addch(&raw, disp ? VERSION_DISPERSION : VERSION);
+	tk_buf_addch(&raw, VERSION);
 	tk_buf_addch(&raw, (int)p->unit);
-	if (disp)
-		put_double(&raw, p->dispersion);
 	put_varint(&raw, p->nr_names - 1);
 	for (i = 1; i < p->nr_names; i++) {
 		put_varint(&raw, p->name_lens[i]);
@@ -92,7 +88,47 @@ int tk_profile_encode(const struct tk_profile *p, struct tk_buf *out, struct tk_
 	if (rc != Z_OK)
 		return tk_err_set(err, TK_EINTERNAL, "cannot compress the profile (zlib %d)", rc);
 	tk_buf_setlen(out, out->len + zlen);
+	if (p->dispersion > 0 && isfinite(p->dispersion)) {
+		size_t at = out->len;
+		uLong crc;
+
+		tk_buf_add(out, TRAILER_MAGIC, 4);
+		put_double(out, p->dispersion);
+		crc = crc32(0L, (const Bytef *)out->buf + at, 12);
+		for (i = 0; i < 4; i++)
+			tk_buf_addch(out, (int)((crc >> (8 * i)) & 0xff));
+	}
 	return 0;
+}
+
+/*
+ * The trailer of len bytes at t, after the compressed stream: none, or
+ * TRAILER_LEN bytes whose magic and crc32 hold, carrying a positive
+ * dispersion. Readers before the trailer (zlib's uncompress stops at the
+ * stream's end) read the profile without it.
+ */
+static int read_trailer(const unsigned char *t, size_t len, size_t at, const char *name,
+			double *dispersion, struct tk_err *err)
+{
+	uint64_t bits = 0;
+	uint32_t crc = 0;
+	int k;
+
+	if (!len)
+		return 0;
+	if (len == TRAILER_LEN && !memcmp(t, TRAILER_MAGIC, 4)) {
+		for (k = 0; k < 8; k++)
+			bits |= (uint64_t)t[4 + k] << (8 * k);
+		for (k = 0; k < 4; k++)
+			crc |= (uint32_t)t[12 + k] << (8 * k);
+		memcpy(dispersion, &bits, 8);
+		if (crc == (uint32_t)crc32(0L, t, 12) && *dispersion > 0 && isfinite(*dispersion))
+			return 0;
+	}
+	*dispersion = 0;
+	return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s' at byte %zu: %zu bytes "
+			  "after the compressed data that are no sampling dispersion", name, at,
+			  len);
 }
 
 struct dec {
@@ -147,6 +183,7 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 	struct dec d;
 	uint64_t rawlen = 0, nr_names, nr_nodes, i, v;
 	uLongf got;
+	uLong zlen;
 	uint32_t *ids = NULL;
 	int ret = 0;
 
@@ -159,31 +196,27 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 				  (unsigned long long)rawlen);
 	tk_buf_grow(&raw, (size_t)rawlen);
 	got = (uLongf)rawlen;
-	if (uncompress((Bytef *)raw.buf, &got, in + 8, len - 8) != Z_OK || got != rawlen) {
+	zlen = (uLong)(len - 8);
+	if (uncompress2((Bytef *)raw.buf, &got, in + 8, &zlen) != Z_OK || got != rawlen) {
 		tk_buf_release(&raw);
 		return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s': bad compressed data",
 				  name);
+	}
+	ret = read_trailer(in + 8 + zlen, len - 8 - zlen, 8 + zlen, name, &out->dispersion, err);
+	if (ret) {
+		tk_buf_release(&raw);
+		return ret;
 	}
 	d.start = d.p = (const unsigned char *)raw.buf;
 	d.end = d.p + got;
 	d.name = name;
 	d.err = err;
-	if (memcmp(d.p, MAGIC, 4) || (d.p[4] != VERSION && d.p[4] != VERSION_DISPERSION) ||
-	    d.p[5] > TK_UNIT_COUNT) {
-		ret = bad(&d, "not a tracker profile of version 1 or 2");
+	if (memcmp(d.p, MAGIC, 4) || d.p[4] != VERSION || d.p[5] > TK_UNIT_COUNT) {
+		ret = bad(&d, "not a tracker profile of version 1");
 		goto out;
 	}
 	out->unit = (enum tk_unit)d.p[5];
 	d.p += 6;
-	if (d.p[-2] == VERSION_DISPERSION) {
-		if ((ret = get_double(&d, &out->dispersion)))
-			goto out;
-		if (!(out->dispersion > 0) || !isfinite(out->dispersion)) {
-			d.p -= 8;
-			ret = bad(&d, "a sampling dispersion that is not a positive number");
-			goto out;
-		}
-	}
 	if ((ret = get_varint(&d, &nr_names)))
 		goto out;
 	if (nr_names > (uint64_t)(d.end - d.p)) {

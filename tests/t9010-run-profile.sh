@@ -83,12 +83,17 @@ test_expect_success PRELOAD 'default sampling: the total is close to exact' '
 '
 
 # tkprof_dispersion FILE: the sampling dispersion a stored profile
-# carries (docs/diff-model.md), or "none" for one without (version 1).
+# carries in its trailer (core/profcodec.h), or "none" for one without.
+# The stream itself stays version 1, for trackers before the trailer.
 tkprof_dispersion() {
 	python3 -c '
 import struct, sys, zlib
-raw = zlib.decompress(open(sys.argv[1], "rb").read()[8:])
-print(struct.unpack("<d", raw[6:14])[0] if raw[4] == 2 else "none")' "$1"
+data = open(sys.argv[1], "rb").read()
+d = zlib.decompressobj()
+raw = d.decompress(data[8:])
+t = d.unused_data
+assert raw[:5] == b"TKPF\x01", raw[:5]
+print(struct.unpack("<d", t[4:12])[0] if t[:4] == b"TKD1" else "none")' "$1"
 }
 
 test_expect_success PRELOAD 'sampled profiles carry their sampling noise, exact ones none' '
