@@ -227,6 +227,7 @@ size_t tk_profile_demangle(struct tk_profile *p, unsigned flags)
 	rebuild(p, &q, map);
 	free(map);
 	memcpy(q.warning, p->warning, sizeof(q.warning));
+	q.dispersion = p->dispersion;
 	tk_profile_release(p);
 	*p = q;
 	if (finished)

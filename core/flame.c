@@ -282,6 +282,7 @@ int tk_profile_reverse(const struct tk_profile *in, struct tk_profile *out,
 		return tk_err_set(err, TK_EDATA, "reversed profile has more than %u nodes",
 				  TK_PROFILE_MAX_NODES);
 	memcpy(out->warning, in->warning, sizeof(out->warning));
+	out->dispersion = in->dispersion;
 	tk_profile_finish(out);
 	return 0;
 }

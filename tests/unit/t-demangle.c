@@ -128,6 +128,13 @@ static void merging(void)
 	free(got);
 	tk_profile_release(&p);
 
+	/* the profile rebuilt with merged frames keeps its sampling noise */
+	import_folded(in, 1, &p);
+	p.dispersion = 5000;
+	ok(tk_profile_demangle(&p, 0) > 0 && p.nr_nodes == 7 && p.dispersion == 5000,
+	   "merging frames keeps the profile's sampling dispersion (%g)", p.dispersion);
+	tk_profile_release(&p);
+
 	import_folded(in, 1, &p);
 	got = dump_folded(&p);
 	ok(strstr(got, "main;_ZN5alloc3oom3oom17h722648b727b8bcd0E;") &&
