@@ -99,9 +99,16 @@ int cmd_write_output(const char *path, cmd_write_fn fn, void *data)
 	errno = 0;
 	ret = fn(out, data, &err);
 	closed = fclose(out);
-	/* a renderer's TK_EUNAVAIL is a write error too: name the file */
+	/* a renderer's TK_EUNAVAIL is a write error too: name the file, with
+	 * the renderer's words (a cairo status, a library it could not load)
+	 * and the system's */
 	if ((closed || ret == TK_EUNAVAIL) && ret != TK_EDATA && ret != TK_EUSAGE) {
-		cmd_error("cannot write '%s': %s", path, errno ? strerror(errno) : "write error");
+		if (ret == TK_EUNAVAIL && err.msg[0] && errno)
+			cmd_error("cannot write '%s': %s (%s)", path, err.msg, strerror(errno));
+		else if (ret == TK_EUNAVAIL && err.msg[0])
+			cmd_error("cannot write '%s': %s", path, err.msg);
+		else
+			cmd_error("cannot write '%s': %s", path, errno ? strerror(errno) : "write error");
 		ret = EXIT_UNAVAILABLE;
 		goto fail;
 	}

@@ -4,6 +4,7 @@
 #include "core/lazylib.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,7 +54,7 @@ static void load_locked(struct tk_lazylib *l)
 
 int tk_lazylib_load(struct tk_lazylib *l, struct tk_err *err)
 {
-	int state = __atomic_load_n(&l->state, __ATOMIC_ACQUIRE);
+	int state = __atomic_load_n(&l->state, __ATOMIC_ACQUIRE), saved = errno;
 
 	if (!state) {
 		pthread_mutex_lock(&lock);
@@ -61,6 +62,8 @@ int tk_lazylib_load(struct tk_lazylib *l, struct tk_err *err)
 			load_locked(l);
 		pthread_mutex_unlock(&lock);
 		state = __atomic_load_n(&l->state, __ATOMIC_ACQUIRE);
+		/* dlopen's search leaves errno set: callers read it for writes */
+		errno = saved;
 	}
 	if (state > 0)
 		return 0;

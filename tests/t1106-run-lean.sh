@@ -23,4 +23,17 @@ test_expect_success 'a picture loads cairo when it is drawn' '
 	head -c 8 lean.png | od -An -c | grep -q "P   N   G"
 '
 
+# dlopen searches LD_LIBRARY_PATH first: a broken libcairo.so.2 there is a
+# machine without a working cairo.
+test_expect_success 'no working cairo: exit 69 naming it and its package, no file' '
+	mkdir broken &&
+	echo "not a library" >broken/libcairo.so.2 &&
+	printf "main;solve 3\n" >p.folded &&
+	test_expect_code 69 env LD_LIBRARY_PATH="$PWD/broken" tracker flame p.folded -o p.png 2>err &&
+	grep "cannot write .*p.png.: PNG and PDF output needs libcairo.so.2" err &&
+	grep "apt-get install libcairo2" err &&
+	test ! -e p.png &&
+	env LD_LIBRARY_PATH="$PWD/broken" tracker flame p.folded -o p.svg
+'
+
 test_done
