@@ -104,23 +104,27 @@ static const char *nonempty(const char *s)
 /*
  * Appends "[JOB/COUNT]" to the key that starts at b->buf + start in a job
  * of a Buildkite step with parallelism (BUILDKITE_PARALLEL_JOB of
- * BUILDKITE_PARALLEL_JOB_COUNT); returns 1 then, else 0. A key too long
- * to take it within TK_RUN_KEY_MAX bytes loses its end first, at a
- * character boundary: every job cuts it the same way.
+ * BUILDKITE_PARALLEL_JOB_COUNT); returns 1 then, else 0. A valid key
+ * too long to take it within TK_RUN_KEY_MAX bytes loses its end first,
+ * at a character boundary, to the room the longest suffix of the count
+ * needs ("[9/12]" and "[10/12]" cut it alike); a key already too long is
+ * left for the key check to refuse.
  */
 static int add_parallel_suffix(const struct tk_env *env, struct tk_buf *b, size_t start)
 {
 	const char *job = nonempty(tk_env_get(env, "BUILDKITE_PARALLEL_JOB"));
 	const char *count = nonempty(tk_env_get(env, "BUILDKITE_PARALLEL_JOB_COUNT"));
-	char suffix[64];
+	char suffix[64], longest[64];
 	size_t len;
 	long j, c;
 
 	if (!job || !count || tk_parse_long(job, &j) || tk_parse_long(count, &c) ||
 	    c < 2 || j < 0 || j >= c)
 		return 0;
-	len = (size_t)snprintf(suffix, sizeof(suffix), "[%ld/%ld]", j, c);
-	while (b->len > start && b->len - start + len > TK_RUN_KEY_MAX) {
+	snprintf(suffix, sizeof(suffix), "[%ld/%ld]", j, c);
+	len = (size_t)snprintf(longest, sizeof(longest), "[%ld/%ld]", c - 1, c);
+	while (b->len - start <= TK_RUN_KEY_MAX && b->len > start &&
+	       b->len - start + len > TK_RUN_KEY_MAX) {
 		size_t n = b->len - 1;
 
 		while (n > start && ((unsigned char)b->buf[n] & 0xc0) == 0x80)

@@ -678,6 +678,27 @@ static void test_key(void)
 		       "[1/4]");
 		ok(strlen(k) <= TK_RUN_KEY_MAX && !tk_run_check_key(k, &err),
 		   "and is a valid key (%zu bytes) %s", strlen(k), err.msg);
+		/* jobs 9 and 10 of 12 cut it alike */
+		memset(longest, 'b', TK_RUN_KEY_MAX);
+		fake_set(&fe, "BUILDKITE_PARALLEL_JOB_COUNT=12");
+		fake_set(&fe, "BUILDKITE_PARALLEL_JOB=9");
+		k = tk_ci_key(&env, longest, &b);
+		ok(k && strlen(k) == TK_RUN_KEY_MAX - 1 && !strcmp(k + strlen(k) - 6, "[9/12]"),
+		   "job 9 of 12 keeps room for [11/12] (%zu bytes)", strlen(k));
+		fake_set(&fe, "BUILDKITE_PARALLEL_JOB=10");
+		k = tk_ci_key(&env, longest, &b);
+		ok(k && strlen(k) == TK_RUN_KEY_MAX && !strncmp(k, longest, TK_RUN_KEY_MAX - 7),
+		   "job 10 of 12: the same key before its suffix");
+		/* a key over the limit is not cut: the key check refuses it */
+		{
+			char over[TK_RUN_KEY_MAX + 11];
+
+			memset(over, 'c', sizeof(over) - 1);
+			over[sizeof(over) - 1] = '\0';
+			k = tk_ci_key(&env, over, &b);
+			ok(k && strlen(k) > TK_RUN_KEY_MAX && tk_run_check_key(k, &err),
+			   "a key already over the limit stays so, and is refused");
+		}
 	}
 	tk_buf_release(&b);
 	tk_kvlist_release(&fe.vars);
