@@ -249,7 +249,8 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 		cmd_warning("%s", store->warning);
 	if (c.o.run_id) {
 		/* the run names its key */
-		ret = cmd_resolve_run_id(store, &c.o.run_id, idbuf, &err);
+		ret = cmd_resolve_run_id(store, c.nr_keys ? c.keys[0] : NULL, &c.o.run_id, idbuf,
+					 &err);
 		if (!ret)
 			ret = run_key(store, c.o.run_id, &run_key_buf, &err);
 		if (!ret && c.nr_keys && strcmp(c.keys[0], run_key_buf.buf))

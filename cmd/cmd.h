@@ -71,11 +71,12 @@ void cmd_resolve_db(const struct cmd_ctx *ctx, const char *opt, struct tk_buf *o
 /*
  * A --run value as users have it, the whole id or its start ("run
  * 61c63795" in tracker's messages): *id becomes the whole id, kept in
- * buf, when one run's id starts with it (tk_store_resolve_run_id); an
- * error when several do. *id NULL or a whole id: nothing changes.
+ * buf, when one run of key (NULL: any) has an id that starts with it
+ * (tk_store_resolve_run_id); an error when several do. *id NULL or a
+ * whole id: nothing changes.
  */
-int cmd_resolve_run_id(struct tk_store *s, const char **id, char buf[TK_RUN_ID_LEN + 1],
-		       struct tk_err *err);
+int cmd_resolve_run_id(struct tk_store *s, const char *key, const char **id,
+		       char buf[TK_RUN_ID_LEN + 1], struct tk_err *err);
 /*
  * For commands that lay out a chart per key (dashboard, report): freed
  * memory stays in the heap for the next key. Otherwise glibc returns each

@@ -48,15 +48,16 @@ void cmd_resolve_db(const struct cmd_ctx *ctx, const char *opt, struct tk_buf *o
 	tk_buf_addf(out, "%s/.local/share/tracker/history.db", home ? home : ".");
 }
 
-int cmd_resolve_run_id(struct tk_store *s, const char **id, char buf[TK_RUN_ID_LEN + 1],
-		       struct tk_err *err)
+int cmd_resolve_run_id(struct tk_store *s, const char *key, const char **id,
+		       char buf[TK_RUN_ID_LEN + 1], struct tk_err *err)
 {
+	const char *keys[2] = { key, NULL };
 	struct tk_buf whole = TK_BUF_INIT;
 	int ret;
 
 	if (!*id || strlen(*id) >= TK_RUN_ID_LEN)
 		return 0;
-	ret = tk_store_resolve_run_id(s, *id, &whole, err);
+	ret = tk_store_resolve_run_id(s, *id, key ? keys : NULL, &whole, err);
 	if (!ret && whole.len == TK_RUN_ID_LEN) {
 		memcpy(buf, whole.buf, TK_RUN_ID_LEN + 1);
 		*id = buf;

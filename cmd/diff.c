@@ -66,7 +66,7 @@ const char cmd_diff_usage[] =
 	"                       the newest, see above)\n"
 	"  --branch B           NEW is the newest run on branch B\n"
 	"  --baseline-branch B  the branch the baseline runs come from\n"
-	"  --baseline-run ID    the baseline is this run\n"
+	"  --baseline-run ID    the baseline is this run (an id or its start)\n"
 	"  --fetch-baseline     fetch the runs the history lacks from Buildkite, as\n"
 	"                       tracker fetch does (docs/tracker-fetch.md)\n"
 	"  --baselines N        average the newest N baseline runs (default 5); a\n"
@@ -278,9 +278,9 @@ static int choose_runs(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_store 
 	static char ids[2][TK_RUN_ID_LEN + 1];
 	struct tk_baseline_query q;
 	struct tk_ci_context ci;
-	int ret = cmd_resolve_run_id(s, &d->run_id, ids[0], err);
+	int ret = cmd_resolve_run_id(s, d->key, &d->run_id, ids[0], err);
 
-	if (ret || (ret = cmd_resolve_run_id(s, &d->baseline_run, ids[1], err)))
+	if (ret || (ret = cmd_resolve_run_id(s, d->key, &d->baseline_run, ids[1], err)))
 		return ret;
 	memset(&q, 0, sizeof(q));
 	q.key = d->key;

@@ -308,13 +308,13 @@ static int load_stored(struct cmd_ctx *ctx, struct flame_opts *o, struct tk_prof
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_buf db = TK_BUF_INIT;
 	struct tk_store *s = NULL;
-	char id[TK_RUN_ID_LEN + 1];
+	static char id[TK_RUN_ID_LEN + 1]; /* o->run_id may point here */
 	int ret;
 
 	cmd_resolve_db(ctx, o->db, &db);
 	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
 	if (!ret)
-		ret = cmd_resolve_run_id(s, &o->run_id, id, &err);
+		ret = cmd_resolve_run_id(s, NULL, &o->run_id, id, &err);
 	if (!ret && o->ranks) {
 		ret = tk_ranks_load_profile(s, o->run_id, o->key, o->branch, kind, p,
 					    &o->subtitle, &err);

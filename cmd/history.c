@@ -355,7 +355,8 @@ int cmd_history(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (store->warning[0])
 		cmd_warning("%s", store->warning);
-	if (cmd_resolve_run_id(store, &o.q.run_id, id, &h.err)) {
+	if (cmd_resolve_run_id(store, o.nr_keys == 1 ? o.keys[0] : NULL, &o.q.run_id, id,
+			       &h.err)) {
 		ret = cmd_fail(&h.err);
 		goto out;
 	}

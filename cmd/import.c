@@ -117,7 +117,7 @@ int cmd_import(int argc, char **argv, struct cmd_ctx *ctx)
 	cmd_resolve_db(ctx, db_opt, &db);
 	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
 	if (!ret)
-		ret = cmd_resolve_run_id(s, &run_id, given, &err);
+		ret = cmd_resolve_run_id(s, NULL, &run_id, given, &err);
 	if (!ret)
 		ret = tk_profstore_find_run(s, run_id, key, branch, NULL, id, &err);
 	if (!ret)

@@ -206,8 +206,8 @@ static int take_match(const struct tk_run_summary *s, void *data)
 	return 0;
 }
 
-int tk_store_resolve_run_id(struct tk_store *s, const char *given, struct tk_buf *out,
-			    struct tk_err *err)
+int tk_store_resolve_run_id(struct tk_store *s, const char *given, const char *const *keys,
+			    struct tk_buf *out, struct tk_err *err)
 {
 	struct prefix_matches m;
 	struct tk_run_query q;
@@ -223,6 +223,7 @@ int tk_store_resolve_run_id(struct tk_store *s, const char *given, struct tk_buf
 	memset(&m, 0, sizeof(m));
 	memset(&q, 0, sizeof(q));
 	q.run_id_prefix = given;
+	q.keys = keys;
 	q.limit = 2;
 	q.chart_only = 1;
 	ret = tk_store_query_summaries(s, &q, take_match, &m, err);

@@ -250,16 +250,18 @@ int tk_store_open(const char *url, struct tk_store **out, struct tk_err *err);
 /*
  * The run a user names: `given` is a whole run id, or the start of one
  * (at least TK_RUN_ID_MIN_PREFIX characters), as tracker prints them
- * ("run 61c63795"). Sets out to the whole id of the one run whose id
- * starts with it; to `given` itself when it is a whole id, when no run
- * starts with it or when it is not the start of an id at all (then the
- * caller's lookup says there is no such run). TK_EUSAGE, naming two of
- * them, when several runs start with it; a store error as the store gives
- * it.
+ * ("run 61c63795"), of one of keys (NULL-terminated; NULL: any key).
+ * Sets out to the whole id of the one such run whose id starts with it;
+ * to `given` itself when it is a whole id, when no run starts with it or
+ * when it is not the start of an id at all (then the caller's lookup says
+ * there is no such run). TK_EUSAGE, naming two of them, when several runs
+ * start with it; a store error as the store gives it. SQLite finds them
+ * in its index; PostgreSQL compares every id (its collation may not
+ * order bytes).
  */
 #define TK_RUN_ID_MIN_PREFIX 4
-int tk_store_resolve_run_id(struct tk_store *s, const char *given, struct tk_buf *out,
-			    struct tk_err *err);
+int tk_store_resolve_run_id(struct tk_store *s, const char *given, const char *const *keys,
+			    struct tk_buf *out, struct tk_err *err);
 
 /*
  * Appends url to out with any password replaced by "***": the one in

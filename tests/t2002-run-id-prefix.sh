@@ -51,9 +51,10 @@ test_expect_success 'a start several runs share: exit 2, two of them named' '
 	tracker run -q --key plain -- true &&
 	rec=$(ls art/plain-*.json) &&
 	id=$(basename "$rec" .json) && id=${id#plain-} &&
-	for n in 1 2; do
-		sed "s/$id/abcd000$n-0000-4000-8000-000000000000/" "$rec" >twin$n.json || return 1
-	done &&
+	sed "s/$id/abcd0001-0000-4000-8000-000000000000/" "$rec" >twin1.json &&
+	sed -e "s/$id/abcd0002-0000-4000-8000-000000000000/" \
+		-e "s/\"key\": *\"plain\"/\"key\": \"other\"/" "$rec" >twin2.json &&
+	grep "\"key\": *\"other\"" twin2.json &&
 	tracker push twin1.json twin2.json &&
 	test_expect_code 2 tracker history --run abcd000 2>err &&
 	grep "ambiguous" err &&
@@ -61,6 +62,12 @@ test_expect_success 'a start several runs share: exit 2, two of them named' '
 	grep "abcd0002-0000-4000-8000-000000000000" err &&
 	tracker history --run abcd0002 --format csv >out &&
 	grep "^abcd0002-" out
+'
+
+test_expect_success 'with --key, only that key'"'"'s runs count' '
+	tracker history --key plain --run abcd000 --format csv >out &&
+	grep "^abcd0001-" out &&
+	test $(wc -l <out) = 2
 '
 
 test_expect_success 'a start no run has: the usual "no run" error' '

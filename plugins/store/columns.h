@@ -413,11 +413,13 @@ static inline int put_begin(const struct tk_run *r, int *inserted, int numbered,
 	return 0;
 }
 
-/* The next placeholder: ? (SQLite) or $n (PostgreSQL, n counted in *n). */
+/* The next placeholder: ? (SQLite) or $n (PostgreSQL); both counted in
+ * *n, the parameter's number. */
 static inline void placeholder(struct tk_buf *sql, int numbered, int *n)
 {
+	++*n;
 	if (numbered)
-		tk_buf_addf(sql, "$%d", ++*n);
+		tk_buf_addf(sql, "$%d", *n);
 	else
 		tk_buf_addch(sql, '?');
 }
@@ -456,10 +458,17 @@ static inline void query_sql(const struct tk_run_query *q, const char *select, i
 		placeholder(sql, numbered, &n);
 		sep = " AND ";
 	}
-	if (q->run_id_prefix) {
-		/* the length is ours, a number: the prefix itself is bound */
+	if (q->run_id_prefix && numbered) {
+		/* PostgreSQL: the database's collation may not order bytes,
+		 * so compare the start (the length is ours, a number) */
 		tk_buf_addf(sql, "%ssubstr(run_id, 1, %zu) = ", sep, strlen(q->run_id_prefix));
 		placeholder(sql, numbered, &n);
+		sep = " AND ";
+	} else if (q->run_id_prefix) {
+		/* SQLite compares bytes: a range of the primary key's index,
+		 * the prefix bound once and used twice (?N) */
+		n++;
+		tk_buf_addf(sql, "%srun_id >= ?%d AND run_id < (?%d || char(255))", sep, n, n);
 		sep = " AND ";
 	}
 	if (q->rank_group) {

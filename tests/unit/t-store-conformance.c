@@ -385,19 +385,30 @@ static void test_id_prefix(struct tk_store *s)
 	run_id(id, 424242);
 	memcpy(prefix, id, 33); /* "...000000424": only 424242 */
 	prefix[33] = '\0';
-	is_int(tk_store_resolve_run_id(s, prefix, &out, &err), 0, "a unique prefix resolves");
+	is_int(tk_store_resolve_run_id(s, prefix, NULL, &out, &err), 0, "a unique prefix resolves");
 	is_str(out.buf, id, "to the whole id");
-	ok(!tk_store_resolve_run_id(s, id, &out, &err) && !strcmp(out.buf, id),
+	ok(!tk_store_resolve_run_id(s, id, NULL, &out, &err) && !strcmp(out.buf, id),
 	   "a whole id stays");
-	ok(!tk_store_resolve_run_id(s, "0123456789abc", &out, &err) &&
+	ok(!tk_store_resolve_run_id(s, "0123456789abc", NULL, &out, &err) &&
 	   !strcmp(out.buf, "0123456789abc"), "no run starts with it: it stays, for the "
 	   "caller's lookup to say so");
-	ok(!tk_store_resolve_run_id(s, "no-such", &out, &err) && !strcmp(out.buf, "no-such"),
+	ok(!tk_store_resolve_run_id(s, "no-such", NULL, &out, &err) && !strcmp(out.buf, "no-such"),
 	   "not an id at all: it stays");
-	is_int(tk_store_resolve_run_id(s, tag, &out, &err), TK_EUSAGE,
+	is_int(tk_store_resolve_run_id(s, tag, NULL, &out, &err), TK_EUSAGE,
 	       "a prefix of several runs is a usage error");
 	ok(strstr(err.msg, "ambiguous") && strstr(err.msg, tag),
 	   "saying so with two of them: %s", err.msg);
+	/* 424243, of another key, shares the 33 characters */
+	put(s, 424243, keys[1], "staging", 1704067200LL * 1000000);
+	is_int(tk_store_resolve_run_id(s, prefix, NULL, &out, &err), TK_EUSAGE,
+	       "two keys' runs share the prefix: ambiguous");
+	{
+		const char *only[] = { keys[2], NULL };
+
+		is_int(tk_store_resolve_run_id(s, prefix, only, &out, &err), 0,
+		       "among one key's runs: one run");
+		is_str(out.buf, id, "that key's");
+	}
 	tk_buf_release(&out);
 }
 
