@@ -14,11 +14,11 @@ PKG_CONFIG ?= pkg-config
 HAVE_LIBDW := $(shell $(PKG_CONFIG) --exists libdw libelf && echo yes)
 ifeq ($(HAVE_LIBDW),yes)
 OPT_PKGS := libdw libelf
-NOT_BUILT := core/symbolize-none.c core/unwind-none.c
+NOT_BUILT := core/measure/symbolize-none.c core/measure/unwind-none.c
 else
 $(info tracker: libdw not found (Debian: libdw-dev), building without it: the built-in profiler will record no profiles, perf CPU call paths follow frame pointers)
 OPT_PKGS :=
-NOT_BUILT := core/symbolize.c core/unwind.c tests/unit/t-symbolize.c tests/unit/t-unwind.c
+NOT_BUILT := core/measure/symbolize.c core/measure/unwind.c tests/unit/t-symbolize.c tests/unit/t-unwind.c
 endif
 HAVE_LIBUNWIND := $(shell $(PKG_CONFIG) --exists libunwind && echo yes)
 ifeq ($(HAVE_LIBUNWIND),yes)
@@ -48,11 +48,11 @@ ALL_CFLAGS := $(CFLAGS) -std=c11 -D_GNU_SOURCE -I. -MMD -MP \
 	$(if $(filter yes,$(HAVE_LIBPQ)),-DTK_WITH_LIBPQ) \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS))
 ALL_LDFLAGS := $(LDFLAGS)
-# libiberty (cplus_demangle, core/demangle.c) ships no pkg-config file:
+# libiberty (cplus_demangle, core/model/demangle.c) ships no pkg-config file:
 # Debian's libiberty-dev has only the static libiberty.a, linked by name.
 # libcurl, cairo and libpq are not linked: they and the 46 libraries they
 # bring would cost every `tracker run` about 14 ms of loading. They are
-# dlopened by soname when first used (core/lazylib.h); the sonames are
+# dlopened by soname when first used (core/base/lazylib.h); the sonames are
 # those of the libraries built against.
 LAZY_PKGS := libcurl cairo $(if $(filter yes,$(HAVE_LIBPQ)),libpq)
 LIBS := $(shell $(PKG_CONFIG) --libs $(filter-out $(LAZY_PKGS),$(PKGS))) -liberty -ldl -lm -pthread
@@ -78,7 +78,7 @@ ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recov
 ALL_LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
-CORE_SRC := $(filter-out $(NOT_BUILT),$(wildcard core/*.c))
+CORE_SRC := $(filter-out $(NOT_BUILT),$(wildcard core/*/*.c))
 PLUGIN_SRC := $(filter-out $(NOT_BUILT),$(wildcard plugins/*.c plugins/ci/*.c plugins/store/*.c plugins/import/*.c plugins/render/*.c plugins/diffrender/*.c))
 CMD_SRC := $(wildcard cmd/*.c)
 UNIT_SRC := $(filter-out $(NOT_BUILT),$(wildcard tests/unit/t-*.c))
@@ -268,7 +268,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := -g $(FUZZ_OPT) -std=c11 -D_GNU_SOURCE -I. -DTRACKER_VERSION='"$(VERSION)"' \
 	$(if $(filter yes,$(HAVE_LIBPQ)),-DTK_WITH_LIBPQ) \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS))
-FUZZ_LIB_SRC := $(filter-out core/job.c,$(CORE_SRC)) $(PLUGIN_SRC)
+FUZZ_LIB_SRC := $(filter-out core/measure/job.c,$(CORE_SRC)) $(PLUGIN_SRC)
 FUZZ_OBJ := $(addprefix fuzz/obj/,$(FUZZ_LIB_SRC:.c=.o))
 
 fuzz/obj/%.o: %.c
@@ -354,5 +354,5 @@ check-sanitized: san-build build-tests
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(HELPER_BIN:=.d) $(EXAMPLE_BIN:=.d) $(BENCH_BIN:=.d) $(PRELOAD_OBJ:.o=.d)
--include $(wildcard fuzz/obj/*/*.d fuzz/obj/*/*/*.d)
--include $(wildcard $(SAN_DIR)/*/*.d $(SAN_DIR)/*/*/*.d $(SAN_DIR)/tests/unit/*.d)
+-include $(wildcard fuzz/obj/*/*.d fuzz/obj/*/*/*.d fuzz/obj/*/*/*/*.d)
+-include $(wildcard $(SAN_DIR)/*/*.d $(SAN_DIR)/*/*/*.d $(SAN_DIR)/*/*/*/*.d $(SAN_DIR)/tests/unit/*.d)

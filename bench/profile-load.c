@@ -8,9 +8,9 @@
  */
 #include <stdio.h>
 
-#include "core/profcodec.h"
-#include "core/store.h"
-#include "core/timeutil.h"
+#include "core/model/profcodec.h"
+#include "core/store/store.h"
+#include "core/base/timeutil.h"
 
 int main(int argc, char **argv)
 {

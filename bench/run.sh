@@ -51,7 +51,7 @@ echo "1 s job (workload spin 1):"
 bench/timeit $(( (n + 1) / 3 )) "time -v spin 1" $gtime "$work" spin 1 :: \
 	"tracker run spin 1" $track "$work" spin 1
 echo
-echo "tree RSS sampling (core/proctree.c):"
+echo "tree RSS sampling (core/measure/proctree.c):"
 bench/sample-cost
 fi
 
@@ -322,7 +322,7 @@ echo "Importer memory per inflated input byte (bench/import-memory.sh):"
 sh bench/import-memory.sh
 fi
 
-# ---- CPU call paths: stack copies unwound with CFI (core/unwind) ----
+# ---- CPU call paths: stack copies unwound with CFI (core/measure/unwind) ----
 # bench/unwind-cost runs a program unprofiled, sampled by perf_event_open
 # with frame-pointer chains only, and sampled with stack copies unwound by
 # CFI (what --profile cpu does by default), interleaved, BENCH_PROFILE_N

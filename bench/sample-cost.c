@@ -9,8 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/proctree.h"
-#include "core/timeutil.h"
+#include "core/measure/proctree.h"
+#include "core/base/timeutil.h"
 
 static void measure(int nprocs, int iterations)
 {

@@ -20,8 +20,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "core/job.h"
-#include "core/perfrec.h"
+#include "core/measure/job.h"
+#include "core/measure/perfrec.h"
 
 #define MAX_RUNS 64
 

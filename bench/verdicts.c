@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "bench/verdictsim.h"
-#include "core/changepoint.h"
-#include "core/verdict.h"
+#include "core/analyze/changepoint.h"
+#include "core/analyze/verdict.h"
 
 #define NBASE 10
 

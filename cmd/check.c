@@ -10,11 +10,11 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/check.h"
-#include "core/checkfmt.h"
-#include "core/ci.h"
-#include "core/timeutil.h"
-#include "core/banned.h"
+#include "core/analyze/check.h"
+#include "core/pages/checkfmt.h"
+#include "core/ci/ci.h"
+#include "core/base/timeutil.h"
+#include "core/base/banned.h"
 
 const char cmd_check_usage[] =
 	"usage: tracker check [--key K]... [--metric walltime,maxrss,tree_rss,cpu,alloc,slurm_maxrss]\n"

@@ -20,9 +20,9 @@
  */
 #include <stdio.h>
 
-#include "core/config.h"
-#include "core/err.h"
-#include "core/store.h"
+#include "core/model/config.h"
+#include "core/base/err.h"
+#include "core/store/store.h"
 
 #define EXIT_USAGE 2
 #define EXIT_DATA 65

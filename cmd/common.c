@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "core/fsutil.h"
-#include "core/banned.h"
+#include "core/base/fsutil.h"
+#include "core/base/banned.h"
 
 static const char *nonempty(const char *s)
 {

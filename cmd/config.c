@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/ci.h"
-#include "core/config.h"
-#include "core/table.h"
-#include "core/banned.h"
+#include "core/ci/ci.h"
+#include "core/model/config.h"
+#include "core/base/table.h"
+#include "core/base/banned.h"
 
 const char cmd_config_usage[] =
 	"usage: tracker config check [FILE]\n"

@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/ci.h"
-#include "core/dashboard.h"
-#include "core/timeutil.h"
-#include "core/banned.h"
+#include "core/ci/ci.h"
+#include "core/pages/dashboard.h"
+#include "core/base/timeutil.h"
+#include "core/base/banned.h"
 
 const char cmd_dashboard_usage[] =
 	"usage: tracker dashboard -o DIR [--db URL] [--key-filter PATTERN] [--since WHEN]\n"

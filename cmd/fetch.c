@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "core/bkfetch.h"
-#include "core/timeutil.h"
-#include "core/banned.h"
+#include "core/ci/bkfetch.h"
+#include "core/base/timeutil.h"
+#include "core/base/banned.h"
 
 const char cmd_fetch_usage[] =
 	"usage: tracker fetch --org ORG --pipeline SLUG [--branch B] [--since WHEN]\n"

@@ -14,16 +14,16 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/baseline.h"
-#include "core/buf.h"
-#include "core/flame.h"
-#include "core/demangle.h"
-#include "core/import.h"
-#include "core/profile.h"
-#include "core/render.h"
-#include "core/profstore.h"
-#include "core/ranks.h"
-#include "core/banned.h"
+#include "core/analyze/baseline.h"
+#include "core/base/buf.h"
+#include "core/draw/flame.h"
+#include "core/model/demangle.h"
+#include "core/model/import.h"
+#include "core/model/profile.h"
+#include "core/draw/render.h"
+#include "core/store/profstore.h"
+#include "core/analyze/ranks.h"
+#include "core/base/banned.h"
 
 const char cmd_flame_usage[] =
 	"usage: tracker flame (FILE | --run ID | --key K [--branch B]) [--ranks] [--kind K]\n"

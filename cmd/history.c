@@ -16,12 +16,12 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/ci.h"
-#include "core/dashboard.h"
-#include "core/histplot.h"
-#include "core/histsink.h"
-#include "core/timeutil.h"
-#include "core/banned.h"
+#include "core/ci/ci.h"
+#include "core/pages/dashboard.h"
+#include "core/pages/histplot.h"
+#include "core/pages/histsink.h"
+#include "core/base/timeutil.h"
+#include "core/base/banned.h"
 
 const char cmd_history_usage[] =
 	"usage: tracker history [--db URL] [--key K]... [--branch B] [--since WHEN]\n"

@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/import.h"
-#include "core/profile.h"
-#include "core/timeutil.h"
-#include "core/profstore.h"
-#include "core/banned.h"
+#include "core/model/import.h"
+#include "core/model/profile.h"
+#include "core/base/timeutil.h"
+#include "core/store/profstore.h"
+#include "core/base/banned.h"
 
 const char cmd_import_usage[] =
 	"usage: tracker import (--run ID | --key K [--branch B]) [--kind KIND]\n"

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/buf.h"
-#include "core/pipewrap.h"
-#include "core/banned.h"
+#include "core/base/buf.h"
+#include "core/ci/pipewrap.h"
+#include "core/base/banned.h"
 
 const char cmd_pipeline_usage[] =
 	"usage: tracker pipeline wrap FILE [--keys K1,K2...] [--derive-keys] [-o OUT]\n"

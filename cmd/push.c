@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "core/bundle.h"
-#include "core/fsutil.h"
-#include "core/banned.h"
+#include "core/store/bundle.h"
+#include "core/base/fsutil.h"
+#include "core/base/banned.h"
 
 const char cmd_push_usage[] =
 	"usage: tracker push [--db URL] [--remove] FILE|DIR...\n"

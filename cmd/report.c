@@ -10,12 +10,12 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/baseline.h"
-#include "core/check.h"
-#include "core/ci.h"
-#include "core/report.h"
-#include "core/timeutil.h"
-#include "core/banned.h"
+#include "core/analyze/baseline.h"
+#include "core/analyze/check.h"
+#include "core/ci/ci.h"
+#include "core/pages/report.h"
+#include "core/base/timeutil.h"
+#include "core/base/banned.h"
 
 const char cmd_report_usage[] =
 	"usage: tracker report [--artifacts DIR] [--upload] [--annotate] [--db URL]\n"

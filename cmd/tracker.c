@@ -8,12 +8,12 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/ci.h"
-#include "core/config.h"
-#include "core/suggest.h"
-#include "core/table.h"
-#include "core/unwind.h"
-#include "core/banned.h"
+#include "core/ci/ci.h"
+#include "core/model/config.h"
+#include "core/base/suggest.h"
+#include "core/base/table.h"
+#include "core/measure/unwind.h"
+#include "core/base/banned.h"
 
 static const char help_usage[] =
 	"usage: tracker help [COMMAND]\n"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/bkapi.h"
+#include "core/ci/bkapi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

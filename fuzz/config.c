@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/config.h"
+#include "core/model/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/import.h"
+#include "core/model/import.h"
 
 #ifndef FUZZ_FORMAT
 #error "build with -DFUZZ_FORMAT='\"name\"'"

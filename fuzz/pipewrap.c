@@ -13,7 +13,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "core/pipewrap.h"
+#include "core/ci/pipewrap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

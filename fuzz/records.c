@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/buf.h"
-#include "core/run.h"
+#include "core/base/buf.h"
+#include "core/model/run.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/run.h"
-#include "core/sacct.h"
+#include "core/model/run.h"
+#include "core/ci/sacct.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,11 +17,11 @@
  * Only plugins/registry.c includes this header (and a plugin's own unit
  * test): nothing in core/ or cmd/ names a descriptor or a table.
  */
-#include "core/ci.h"
-#include "core/diffrender.h"
-#include "core/import.h"
-#include "core/render.h"
-#include "core/store.h"
+#include "core/ci/ci.h"
+#include "core/draw/diffrender.h"
+#include "core/model/import.h"
+#include "core/draw/render.h"
+#include "core/store/store.h"
 
 extern const struct tk_ci_provider tk_ci_buildkite;
 extern const struct tk_ci_provider tk_ci_github;

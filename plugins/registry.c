@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 /* Order matters: the first provider that detects itself names the CI. */
 static const struct tk_ci_provider *const tk_ci_providers[] = {

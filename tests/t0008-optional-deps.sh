@@ -80,15 +80,15 @@ ALLOCPATTERN="$TRACKER_ROOT/examples/allocpattern"
 # configuration adds (libdw's files) and the libraries afresh.
 test_expect_success MAKE 'without libunwind: one line, a preload library that walks frame pointers' '
 	(cd src && grep -rl "TK_WITH_" --include="*.[ch]" core plugins cmd) >configured &&
-	grep -x "core/profiler.c" configured && grep -x "cmd/tracker.c" configured &&
+	grep -x "core/measure/profiler.c" configured && grep -x "cmd/tracker.c" configured &&
 	grep -x "plugins/preload/preload.c" configured &&
 	(cd src && for d in $(find core plugins cmd -name "*.d"); do
 		sed "s/^[^:]*://; s/\\\\$//" "$d" | tr " " "\n" | grep -qxF -f ../configured &&
 		rm -f "$d" "${d%.d}.o" || :
 	done) &&
-	test ! -e src/core/profiler.o && test ! -e src/cmd/tracker.o &&
+	test ! -e src/core/measure/profiler.o && test ! -e src/cmd/tracker.o &&
 	test ! -e src/plugins/preload/preload.pic.o &&
-	test -e src/core/flame.o &&
+	test -e src/core/draw/flame.o &&
 	rm -f src/tracker src/libtracker.a src/libtracker-preload.so &&
 	make -C src -j2 CFLAGS=-O0 PKG_CONFIG="$TRASH_DIRECTORY/pkg-config-nounwind" DEVELOPER=1 \
 		tracker libtracker-preload.so >log 2>&1 ||

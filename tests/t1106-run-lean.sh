@@ -2,7 +2,7 @@
 # The wrapper carries only what a run needs: libcurl, libpq and cairo (and
 # the TLS, Kerberos, LDAP and X11 libraries they bring) are loaded when
 # tracker first talks HTTP, opens a postgresql:// database or draws a
-# picture, not at start-up (core/lazylib.h). A job sees its wrapper as its
+# picture, not at start-up (core/base/lazylib.h). A job sees its wrapper as its
 # parent, so it can read the wrapper's mappings.
 
 . "$(dirname "$0")/test-lib.sh"

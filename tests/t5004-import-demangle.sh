@@ -1,6 +1,6 @@
 #!/bin/sh
 # Readable frame names through every importer that can carry linkage
-# names (core/demangle.c): C++ and Rust (legacy and v0) demangled, symbol
+# names (core/model/demangle.c): C++ and Rust (legacy and v0) demangled, symbol
 # versions dropped, two Rust hashes of one function merged; --no-demangle
 # on flame, import and diff keeps the names raw.
 

@@ -2,7 +2,7 @@
 # Control characters in user strings (branch, commit, build, key, tag,
 # frame names, paths) never reach the terminal raw: tables, .txt outputs
 # and messages show C0, DEL and C1 controls and bytes that are not
-# valid UTF-8 as \xNN (core/table.h);
+# valid UTF-8 as \xNN (core/base/table.h);
 # CSV and JSON keep the exact values, quoted and escaped by their rules.
 
 . "$(dirname "$0")/test-lib.sh"

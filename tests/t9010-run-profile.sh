@@ -83,7 +83,7 @@ test_expect_success PRELOAD 'default sampling: the total is close to exact' '
 '
 
 # tkprof_dispersion FILE: the sampling dispersion a stored profile
-# carries in its trailer (core/profcodec.h), or "none" for one without.
+# carries in its trailer (core/model/profcodec.h), or "none" for one without.
 # The stream itself stays version 1, for trackers before the trailer.
 tkprof_dispersion() {
 	python3 -c '

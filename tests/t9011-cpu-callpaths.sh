@@ -1,7 +1,7 @@
 #!/bin/sh
 # tracker run --profile cpu with default flags: the callers of a leaf built
 # without a frame of its own, found by unwinding the sampled stacks with
-# CFI (core/unwind), on examples/cpumodel built four ways; the same paths
+# CFI (core/measure/unwind), on examples/cpumodel built four ways; the same paths
 # as `perf record --call-graph dwarf` where perf is installed; and one
 # warning line where the paths cannot be had.
 

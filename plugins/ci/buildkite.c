@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/subproc.h"
+#include "core/base/subproc.h"
 #include "plugins/plugins.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 #define META_PREFIX "BUILDKITE_AGENT_META_DATA_"
 

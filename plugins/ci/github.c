@@ -15,7 +15,7 @@
 #include <jansson.h>
 
 #include "plugins/plugins.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 /* PR payloads are tens of KiB; anything this large is not worth reading. */
 #define EVENT_MAX (8u << 20)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "plugins/plugins.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 static int detect(const struct tk_env *env)
 {

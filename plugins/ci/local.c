@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "plugins/plugins.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 /* HEAD, loose refs, .git and commondir files are one short line. */
 #define SMALL_FILE_MAX 4096

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "plugins/plugins.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 static const char *first_set(const struct tk_env *env, const char *a, const char *b)
 {

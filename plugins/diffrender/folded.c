@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/diffrender.h"
-#include "core/stacks.h"
-#include "core/timeutil.h"
-#include "core/banned.h"
+#include "core/base/buf.h"
+#include "core/draw/diffrender.h"
+#include "core/model/stacks.h"
+#include "core/base/timeutil.h"
+#include "core/base/banned.h"
 
 /* Every path with a self weight on either side, and every leaf. */
 static int keep_line(const struct tk_profile *p, uint32_t n, void *data)

@@ -40,12 +40,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/diffrender.h"
-#include "core/diffsum.h"
-#include "core/flame.h"
-#include "core/htmlout.h"
-#include "core/banned.h"
+#include "core/base/buf.h"
+#include "core/draw/diffrender.h"
+#include "core/analyze/diffsum.h"
+#include "core/draw/flame.h"
+#include "core/draw/htmlout.h"
+#include "core/base/banned.h"
 
 static const char page_style[] =
 	"<style>\n"

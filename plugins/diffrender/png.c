@@ -16,12 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/cairodraw.h"
-#include "core/diffrender.h"
-#include "core/diffsum.h"
-#include "core/flame.h"
-#include "core/banned.h"
+#include "core/base/buf.h"
+#include "core/draw/cairodraw.h"
+#include "core/draw/diffrender.h"
+#include "core/analyze/diffsum.h"
+#include "core/draw/flame.h"
+#include "core/base/banned.h"
 
 /* The longest text drawn, in characters. */
 #define TEXT_MAX 300

@@ -25,11 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/diffrender.h"
-#include "core/diffsum.h"
-#include "core/flame.h"
-#include "core/svgout.h"
-#include "core/banned.h"
+#include "core/draw/diffrender.h"
+#include "core/analyze/diffsum.h"
+#include "core/draw/flame.h"
+#include "core/draw/svgout.h"
+#include "core/base/banned.h"
 
 struct ctx {
 	struct tk_svgout w;

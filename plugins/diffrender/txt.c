@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/diffrender.h"
-#include "core/diffsum.h"
-#include "core/timeutil.h"
-#include "core/banned.h"
+#include "core/base/buf.h"
+#include "core/draw/diffrender.h"
+#include "core/analyze/diffsum.h"
+#include "core/base/timeutil.h"
+#include "core/base/banned.h"
 
 #define PATH_FRAMES 4
 

@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/demangle.h"
-#include "core/import.h"
-#include "core/banned.h"
+#include "core/base/buf.h"
+#include "core/model/demangle.h"
+#include "core/model/import.h"
+#include "core/base/banned.h"
 
 static int blank(const char *s, size_t n)
 {

@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/import.h"
-#include "core/banned.h"
+#include "core/model/import.h"
+#include "core/base/banned.h"
 
 static int is_digit(char c)
 {

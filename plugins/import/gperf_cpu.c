@@ -38,8 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/import.h"
-#include "core/banned.h"
+#include "core/model/import.h"
+#include "core/base/banned.h"
 
 /* gperftools writes at most 64 frames a record; files are small. */
 #define CPU_MAX_BYTES (1024u << 20)

@@ -37,8 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/import.h"
-#include "core/banned.h"
+#include "core/model/import.h"
+#include "core/base/banned.h"
 
 #define MAX_MAPPINGS 65536
 /* Memory map lines are short; longer ones are ignored, which also bounds

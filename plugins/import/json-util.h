@@ -23,8 +23,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/import.h"
+#include "core/base/buf.h"
+#include "core/model/import.h"
 
 #define TK_JSON_MAX_BYTES (128u << 20)
 #define TK_JSON_TREE_RATIO 40

@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/import.h"
-#include "core/banned.h"
+#include "core/model/import.h"
+#include "core/base/banned.h"
 
 #define MAX_MEM_DB ((size_t)1 << 30)
 

@@ -39,9 +39,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/demangle.h"
-#include "core/import.h"
-#include "core/banned.h"
+#include "core/model/demangle.h"
+#include "core/model/import.h"
+#include "core/base/banned.h"
 
 struct perf_state {
 	const struct tk_import_opts *opts;

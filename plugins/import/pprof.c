@@ -27,8 +27,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "core/import.h"
-#include "core/banned.h"
+#include "core/model/import.h"
+#include "core/base/banned.h"
 
 /* Decompressed size cap: real profiles are a few MB; this bounds memory. */
 #define PPROF_MAX_BYTES (512u << 20)

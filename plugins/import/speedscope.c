@@ -26,9 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/import.h"
+#include "core/model/import.h"
 #include "plugins/import/json-util.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 struct ss {
 	const char *name;

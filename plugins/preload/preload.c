@@ -54,8 +54,8 @@
 #include <libunwind.h>
 #endif
 
-#include "core/rawprof.h"
-#include "core/banned.h"
+#include "core/measure/rawprof.h"
+#include "core/base/banned.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)

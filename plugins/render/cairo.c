@@ -8,10 +8,10 @@
  */
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/cairodraw.h"
-#include "core/render.h"
-#include "core/banned.h"
+#include "core/base/buf.h"
+#include "core/draw/cairodraw.h"
+#include "core/draw/render.h"
+#include "core/base/banned.h"
 
 struct ctx {
 	struct tk_cairo_graph g;

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/render.h"
-#include "core/stacks.h"
-#include "core/timeutil.h"
-#include "core/banned.h"
+#include "core/base/buf.h"
+#include "core/draw/render.h"
+#include "core/model/stacks.h"
+#include "core/base/timeutil.h"
+#include "core/base/banned.h"
 
 static int has_self(const struct tk_profile *p, uint32_t node, void *data)
 {

@@ -38,10 +38,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/htmlout.h"
-#include "core/render.h"
-#include "core/banned.h"
+#include "core/base/buf.h"
+#include "core/draw/htmlout.h"
+#include "core/draw/render.h"
+#include "core/base/banned.h"
 
 static const char page_style[] =
 	"<style>\n"

@@ -19,9 +19,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/render.h"
-#include "core/svgout.h"
-#include "core/banned.h"
+#include "core/draw/render.h"
+#include "core/draw/svgout.h"
+#include "core/base/banned.h"
 
 static void background(const char *palette, const char **c1, const char **c2)
 {

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/render.h"
-#include "core/table.h"
-#include "core/timeutil.h"
-#include "core/banned.h"
+#include "core/base/buf.h"
+#include "core/draw/render.h"
+#include "core/base/table.h"
+#include "core/base/timeutil.h"
+#include "core/base/banned.h"
 
 struct agg {
 	uint32_t name;

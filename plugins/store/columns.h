@@ -27,10 +27,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/run.h"
-#include "core/store.h"
-#include "core/timeutil.h"
+#include "core/base/buf.h"
+#include "core/model/run.h"
+#include "core/store/store.h"
+#include "core/base/timeutil.h"
 
 struct run_row {
 	struct tk_run_summary sum;

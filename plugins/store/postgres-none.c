@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "plugins/plugins.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 static int none_accepts(const char *url)
 {

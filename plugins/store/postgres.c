@@ -47,14 +47,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/buf.h"
-#include "core/cancel.h"
-#include "core/lazy-pq.h"
-#include "core/store.h"
-#include "core/timeutil.h"
+#include "core/base/buf.h"
+#include "core/base/cancel.h"
+#include "core/base/lazy-pq.h"
+#include "core/store/store.h"
+#include "core/base/timeutil.h"
 #include "plugins/plugins.h"
 #include "plugins/store/columns.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 #define RETRY_S 30
 #define CONNECT_TIMEOUT_S "5"

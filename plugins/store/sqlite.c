@@ -32,14 +32,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/buf.h"
-#include "core/cancel.h"
-#include "core/fsutil.h"
-#include "core/store.h"
-#include "core/timeutil.h"
+#include "core/base/buf.h"
+#include "core/base/cancel.h"
+#include "core/base/fsutil.h"
+#include "core/store/store.h"
+#include "core/base/timeutil.h"
 #include "plugins/plugins.h"
 #include "plugins/store/columns.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 /* How long a writer keeps trying to get the write lock, in all. */
 #define BUSY_TIMEOUT_MS 30000

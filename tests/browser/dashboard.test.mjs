@@ -1,4 +1,4 @@
-// Headless-Chromium checks of tracker dashboard's page (core/dashboard.c).
+// Headless-Chromium checks of tracker dashboard's page (core/pages/dashboard.c).
 //
 //   node dashboard.test.mjs [--artifacts DIR] SCENARIO,PAGE...
 //

@@ -1,5 +1,5 @@
 // Headless-Chromium checks of tracker history --plot's HTML page
-// (core/plothtml.c, core/plotrender.c).
+// (core/pages/plothtml.c, core/pages/plotrender.c).
 //
 //   node plot.test.mjs [--artifacts DIR] SCENARIO,PAGE...
 //

@@ -27,8 +27,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/rawprof.h"
-#include "core/banned.h"
+#include "core/measure/rawprof.h"
+#include "core/base/banned.h"
 
 struct elf_file {
 	char *path;

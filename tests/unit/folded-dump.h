@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/profile.h"
+#include "core/base/buf.h"
+#include "core/model/profile.h"
 
 static __attribute__((unused)) int dump_cmp_lines(const void *a, const void *b)
 {

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/import.h"
-#include "core/profile.h"
+#include "core/base/buf.h"
+#include "core/model/import.h"
+#include "core/model/profile.h"
 #include "tests/unit/folded-dump.h"
 
 /*

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/baseline.h"
-#include "core/buf.h"
-#include "core/store.h"
+#include "core/analyze/baseline.h"
+#include "core/base/buf.h"
+#include "core/store/store.h"
 #include "tests/unit/tap.h"
 
 static char dir[] = "/tmp/t-baseline.XXXXXX";

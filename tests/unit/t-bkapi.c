@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/bkapi.h"
+#include "core/ci/bkapi.h"
 #include "tap.h"
 
 /* a string literal and its length */

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/bkfetch.h"
-#include "core/buf.h"
-#include "core/store.h"
+#include "core/ci/bkfetch.h"
+#include "core/base/buf.h"
+#include "core/store/store.h"
 #include "tests/unit/tap.h"
 
 static char dir[] = "/tmp/t-bkfetch.XXXXXX";

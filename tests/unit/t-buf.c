@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/buf.h"
-#include "core/err.h"
+#include "core/base/buf.h"
+#include "core/base/err.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 static void test_init(void)
 {

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/bundle.h"
-#include "core/profstore.h"
+#include "core/store/bundle.h"
+#include "core/store/profstore.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 static const char run_id[] = "00000000-0000-4000-8000-0000000000b1";
 

@@ -5,10 +5,10 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "core/cancel.h"
-#include "core/timeutil.h"
+#include "core/base/cancel.h"
+#include "core/base/timeutil.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 static volatile sig_atomic_t flag;
 

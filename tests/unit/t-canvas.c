@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/canvas.h"
-#include "core/err.h"
+#include "core/draw/canvas.h"
+#include "core/base/err.h"
 #include "tests/unit/tap.h"
 
 static int same(const double *got, size_t n, const double *want, size_t nw)

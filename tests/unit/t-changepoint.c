@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "bench/verdictsim.h"
-#include "core/changepoint.h"
+#include "core/analyze/changepoint.h"
 #include "tests/unit/tap.h"
 
 /* n values of 100 with +-1% noise from a fixed pattern, x (1 + step) from at. */

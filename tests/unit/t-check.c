@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/check.h"
+#include "core/analyze/check.h"
 #include "tests/unit/tap.h"
 
 static char dir[] = "/tmp/t-check.XXXXXX";

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/checkfmt.h"
+#include "core/pages/checkfmt.h"
 #include "tests/unit/tap.h"
 
 static char *esc(int markdown, const char *s)

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/ci.h"
-#include "core/fsutil.h"
+#include "core/ci/ci.h"
+#include "core/base/fsutil.h"
 #include "plugins/plugins.h"
 #include "tests/unit/tap.h"
 

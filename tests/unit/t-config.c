@@ -10,11 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/buf.h"
-#include "core/ci.h"
-#include "core/config.h"
+#include "core/base/buf.h"
+#include "core/ci/ci.h"
+#include "core/model/config.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 static struct tk_buf fixtures = TK_BUF_INIT;
 

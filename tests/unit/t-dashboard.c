@@ -11,9 +11,9 @@
 #include <unistd.h>
 #include <jansson.h>
 
-#include "core/buf.h"
-#include "core/dashboard.h"
-#include "core/run.h"
+#include "core/base/buf.h"
+#include "core/pages/dashboard.h"
+#include "core/model/run.h"
 #include "tests/unit/tap.h"
 
 static const struct tk_store_ops *real_ops;

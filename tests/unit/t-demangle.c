@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/demangle.h"
-#include "core/import.h"
+#include "core/model/demangle.h"
+#include "core/model/import.h"
 #include "tests/unit/folded-dump.h"
 #include "tests/unit/tap.h"
 

@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/diff.h"
-#include "core/diffrender.h"
-#include "core/diffsum.h"
-#include "core/flame.h"
-#include "core/import.h"
-#include "core/profile.h"
+#include "core/base/buf.h"
+#include "core/analyze/diff.h"
+#include "core/draw/diffrender.h"
+#include "core/analyze/diffsum.h"
+#include "core/draw/flame.h"
+#include "core/model/import.h"
+#include "core/model/profile.h"
 #include "tests/unit/folded-dump.h"
 #include "tests/unit/tap.h"
 

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/diff.h"
-#include "core/diffrender.h"
-#include "core/import.h"
+#include "core/analyze/diff.h"
+#include "core/draw/diffrender.h"
+#include "core/model/import.h"
 #include "plugins/plugins.h"
 #include "tests/unit/tap.h"
 

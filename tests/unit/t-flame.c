@@ -13,11 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/buf.h"
-#include "core/flame.h"
-#include "core/import.h"
-#include "core/profile.h"
-#include "core/render.h"
+#include "core/base/buf.h"
+#include "core/draw/flame.h"
+#include "core/model/import.h"
+#include "core/model/profile.h"
+#include "core/draw/render.h"
 #include "tests/unit/tap.h"
 
 struct row {

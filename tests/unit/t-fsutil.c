@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/buf.h"
-#include "core/fsutil.h"
+#include "core/base/buf.h"
+#include "core/base/fsutil.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 static char dir[] = "/tmp/t-fsutil.XXXXXX";
 

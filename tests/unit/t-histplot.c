@@ -13,8 +13,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/histplot.h"
-#include "core/plotpage.h"
+#include "core/pages/histplot.h"
+#include "core/pages/plotpage.h"
 #include "tests/unit/tap.h"
 
 static double utc(int y, int mo, int d, int h)

@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "core/http.h"
+#include "core/ci/http.h"
 #include "tap.h"
 
 #define MAX_RESPONSES 8

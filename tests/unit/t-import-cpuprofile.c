@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/import.h"
+#include "core/model/import.h"
 #include "tests/unit/profile-dump.h"
 #include "tests/unit/tap.h"
 

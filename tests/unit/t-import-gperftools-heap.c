@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/import.h"
+#include "core/model/import.h"
 #include "plugins/plugins.h"
 #include "tests/unit/folded-dump.h"
 #include "tests/unit/tap.h"

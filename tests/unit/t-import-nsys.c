@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "core/import.h"
+#include "core/model/import.h"
 #include "plugins/plugins.h"
 #include "tests/unit/folded-dump.h"
 #include "tests/unit/tap.h"

@@ -5,7 +5,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "core/import.h"
+#include "core/model/import.h"
 #include "tests/unit/profile-dump.h"
 #include "tests/unit/tap.h"
 

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/import.h"
-#include "core/reader.h"
+#include "core/model/import.h"
+#include "core/base/reader.h"
 #include "plugins/plugins.h"
 #include "tests/unit/tap.h"
 

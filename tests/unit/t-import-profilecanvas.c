@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/import.h"
+#include "core/model/import.h"
 #include "tests/unit/profile-dump.h"
 #include "tests/unit/tap.h"
 

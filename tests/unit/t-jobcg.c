@@ -12,10 +12,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/buf.h"
-#include "core/jobcg.h"
+#include "core/base/buf.h"
+#include "core/measure/jobcg.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 /* pid's "0::" line of /proc/PID/cgroup, or "" */
 static void v2_of(pid_t pid, char *out, size_t size)

@@ -3,10 +3,10 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "core/err.h"
-#include "core/lazy-cairo.h"
-#include "core/lazy-curl.h"
-#include "core/lazylib.h"
+#include "core/base/err.h"
+#include "core/base/lazy-cairo.h"
+#include "core/base/lazy-curl.h"
+#include "core/base/lazylib.h"
 #include "tests/unit/tap.h"
 
 static const char *(*zlib_version)(void);

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/config.h"
-#include "core/machine.h"
+#include "core/model/config.h"
+#include "core/model/machine.h"
 #include "tests/unit/tap.h"
 
 static void group(const char *host, const char *want)

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/metric.h"
-#include "core/profile.h"
-#include "core/profstore.h"
+#include "core/model/metric.h"
+#include "core/model/profile.h"
+#include "core/store/profstore.h"
 #include "tests/unit/tap.h"
 
 static char dir[] = "/tmp/t-metric.XXXXXX";
@@ -90,7 +90,7 @@ int main(void)
 	ok(!tk_profstore_put(st, r.id, "alloc", NULL, &p, &err), "an alloc profile stored");
 	ids[0] = r.id;
 	ids[1] = "00000000-0000-4000-8000-000000000000";
-	ok(!tk_metric_alloc_totals(st, ids, 2, tot, &err), "alloc totals read");
+	ok(!tk_profstore_alloc_totals(st, ids, 2, tot, &err), "alloc totals read");
 	ok(tot[0] == 5096, "the run's total (%g)", tot[0]);
 	ok(tot[1] == -1, "none for a run without a profile");
 	tk_profile_release(&p);

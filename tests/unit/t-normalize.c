@@ -1,7 +1,7 @@
 /* Frame-name normalizers: real-looking names from perf, gdb, pprof, Julia, V8. */
 #include <string.h>
 
-#include "core/normalize.h"
+#include "core/analyze/normalize.h"
 #include "tests/unit/tap.h"
 
 static const char *norm(const char *in, unsigned flags)

@@ -24,11 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/buf.h"
-#include "core/job.h"
-#include "core/perfrec.h"
+#include "core/base/buf.h"
+#include "core/measure/job.h"
+#include "core/measure/perfrec.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 /* The kernel walks user stacks along frame pointers. clang has no
  * optimize attribute: the Makefile builds this test with

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/pipewrap.h"
+#include "core/ci/pipewrap.h"
 #include "tests/unit/tap.h"
 
 static int nr_warnings;

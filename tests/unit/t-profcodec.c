@@ -4,8 +4,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "core/profcodec.h"
-#include "core/profile.h"
+#include "core/model/profcodec.h"
+#include "core/model/profile.h"
 #include "tests/unit/tap.h"
 
 /* Two profiles are equal when every path has the same self weight. */

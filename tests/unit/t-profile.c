@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/import.h"
-#include "core/profile.h"
+#include "core/model/import.h"
+#include "core/model/profile.h"
 #include "tests/unit/tap.h"
 
 /* The node reached by following names from the root, 0 if none. */

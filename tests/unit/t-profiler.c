@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/buf.h"
-#include "core/profiler.h"
+#include "core/base/buf.h"
+#include "core/measure/profiler.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 struct warnings {
 	struct tk_buf all;

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/profstore.h"
+#include "core/store/profstore.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 static void test_kinds(void)
 {

@@ -8,12 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/profmerge.h"
-#include "core/profstore.h"
-#include "core/ranks.h"
-#include "core/store.h"
+#include "core/model/profmerge.h"
+#include "core/store/profstore.h"
+#include "core/analyze/ranks.h"
+#include "core/model/rank.h"
+#include "core/store/store.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 /* Adds "a;b;c" with weight w. */
 static void add(struct tk_profile *p, const char *stack, double w)

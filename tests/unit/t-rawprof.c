@@ -10,8 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/buf.h"
-#include "core/rawprof.h"
+#include "core/base/buf.h"
+#include "core/measure/rawprof.h"
 #include "tests/unit/tap.h"
 
 #define NSLOTS 16u

@@ -11,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/recorder.h"
-#include "core/store.h"
+#include "core/store/recorder.h"
+#include "core/store/store.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 static char dir[] = "/tmp/t-recorder.XXXXXX";
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/import.h"
-#include "core/svgout.h"
+#include "core/model/import.h"
+#include "core/draw/svgout.h"
 #include "tests/unit/tap.h"
 
 static void json_is(const char *in, size_t len, const char *want, const char *what)

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/report.h"
+#include "core/pages/report.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 static void md_is(const char *in, size_t max, const char *want)
 {

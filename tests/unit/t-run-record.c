@@ -12,12 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/buf.h"
-#include "core/err.h"
-#include "core/run.h"
-#include "core/recorder.h"
+#include "core/base/buf.h"
+#include "core/base/err.h"
+#include "core/model/run.h"
+#include "core/store/recorder.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 static const char *const hostile[] = {
 	"plain",

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/sacct.h"
+#include "core/base/buf.h"
+#include "core/ci/sacct.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 /* Run from the top of the tree, or with $TRACKER_ROOT set. */
 static const char *root(void)

@@ -7,14 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/flame.h"
-#include "core/import.h"
-#include "core/profile.h"
-#include "core/render.h"
-#include "core/stacks.h"
+#include "core/base/buf.h"
+#include "core/draw/flame.h"
+#include "core/model/import.h"
+#include "core/model/profile.h"
+#include "core/draw/render.h"
+#include "core/model/stacks.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 /* Every node as "depth hex(name) self", depth first with children in
  * name order: two trees are the same when their dumps are. */

@@ -20,10 +20,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/store.h"
+#include "core/store/store.h"
 #include "plugins/plugins.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 static char tag[9];     /* random, in every id and key of this run */
 static char keys[3][32]; /* "conf-<tag>-a" ... */

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/run.h"
+#include "core/model/run.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 static uint64_t seed = 88172645463325252ull;
 

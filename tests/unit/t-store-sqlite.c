@@ -9,10 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/store.h"
+#include "core/store/store.h"
 #include "plugins/plugins.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 static char tmpdir[] = "/tmp/t-store-sqlite.XXXXXX";
 

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/subproc.h"
+#include "core/base/subproc.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 static int run(const char *const *argv, const char *in, size_t in_len, size_t cap,
 	       double timeout, struct tk_buf *out, struct tk_buf *errout, int *status,

@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "core/suggest.h"
+#include "core/base/suggest.h"
 #include "tests/unit/tap.h"
 
 int main(void)

@@ -13,10 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/buf.h"
-#include "core/profile.h"
-#include "core/rawprof.h"
-#include "core/symbolize.h"
+#include "core/base/buf.h"
+#include "core/model/profile.h"
+#include "core/measure/rawprof.h"
+#include "core/measure/symbolize.h"
 #include "tests/unit/folded-dump.h"
 #include "tests/unit/tap.h"
 

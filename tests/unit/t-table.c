@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/table.h"
+#include "core/base/buf.h"
+#include "core/base/table.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 static char *escaped(const char *s, size_t len)
 {

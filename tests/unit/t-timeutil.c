@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/timeutil.h"
+#include "core/base/timeutil.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 #define US 1000000LL
 /* 2026-01-31T12:00:00Z */

@@ -14,11 +14,11 @@
 #include <string.h>
 #include <ucontext.h>
 
-#include "core/buf.h"
-#include "core/rawprof.h"
-#include "core/unwind.h"
+#include "core/base/buf.h"
+#include "core/measure/rawprof.h"
+#include "core/measure/unwind.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 #if defined(__x86_64__)
 

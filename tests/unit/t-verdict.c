@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "bench/verdictsim.h"
-#include "core/verdict.h"
+#include "core/analyze/verdict.h"
 #include "tests/unit/tap.h"
 
 static const double base[10] = { 100, 101, 99, 102, 100, 98, 101, 100, 99, 103 };
@@ -46,7 +46,7 @@ static double rate(const struct sim_scenario *sc, const struct tk_verdict_opts *
  * The key's older runs tell a mode from a rare slow run and from a level
  * the newest runs just moved to (tk_verdict_judge_history).
  */
-static void older_runs(const double *base)
+static void older_runs(const double *window)
 {
 	struct tk_verdict_opts o = tk_verdict_opts_default();
 	struct tk_verdict_result r;
@@ -54,8 +54,8 @@ static void older_runs(const double *base)
 	size_t i;
 
 	for (i = 0; i < 20; i++)
-		old[i] = base[i % 10];
-	memcpy(w, base, sizeof(w));
+		old[i] = window[i % 10];
+	memcpy(w, window, sizeof(w));
 	w[5] = 150; /* one hiccup among the window's runs */
 	tk_verdict_judge(w, 10, &cur, 1, &o, &r, NULL);
 	is_int(r.verdict, TK_VERDICT_NO_CHANGE, "window only: a +50%% run is like the one "
@@ -71,8 +71,8 @@ static void older_runs(const double *base)
 
 	/* the newest three runs moved to +20%; the current run is there too */
 	for (i = 0; i < 20; i++)
-		old[i] = base[i % 10];
-	memcpy(w, base, sizeof(w));
+		old[i] = window[i % 10];
+	memcpy(w, window, sizeof(w));
 	w[0] = 120;
 	w[1] = 121;
 	w[2] = 119;
@@ -83,7 +83,7 @@ static void older_runs(const double *base)
 	is_int(r.verdict, TK_VERDICT_REGRESSION, "with older runs: a level the newest runs "
 	       "just moved to is a change");
 	/* the same three slow runs spread among older ones: a mode */
-	memcpy(w, base, sizeof(w));
+	memcpy(w, window, sizeof(w));
 	w[2] = 120;
 	old[4] = 121;
 	old[15] = 119;
@@ -93,21 +93,21 @@ static void older_runs(const double *base)
 	/* a regression that was reverted after three builds, long ago, and
 	 * an old level the key left: runs in a row, no mode */
 	for (i = 0; i < 20; i++)
-		old[i] = base[i % 10] * (i >= 8 && i < 11 ? 1.3 : 1);
-	memcpy(w, base, sizeof(w));
+		old[i] = window[i % 10] * (i >= 8 && i < 11 ? 1.3 : 1);
+	memcpy(w, window, sizeof(w));
 	w[9] = 131;
 	cur = 130;
 	tk_verdict_judge_history(w, 10, old, 20, &cur, 1, &o, &r, NULL);
 	is_int(r.verdict, TK_VERDICT_REGRESSION, "a past regression, reverted, is no mode: "
 	       "re-landed, it is a regression");
 	for (i = 0; i < 20; i++)
-		old[i] = base[i % 10] * 1.3;
+		old[i] = window[i % 10] * 1.3;
 	tk_verdict_judge_history(w, 10, old, 20, &cur, 1, &o, &r, NULL);
 	is_int(r.verdict, TK_VERDICT_REGRESSION, "an old level is no mode either");
 	/* one slow run in 19: under one in ten */
 	for (i = 0; i < 20; i++)
-		old[i] = base[i % 10];
-	memcpy(w, base, sizeof(w));
+		old[i] = window[i % 10];
+	memcpy(w, window, sizeof(w));
 	w[5] = 130;
 	tk_verdict_judge_history(w, 10, old, 9, &cur, 1, &o, &r, NULL);
 	is_int(r.verdict, TK_VERDICT_REGRESSION, "one slow run in 19 is no mode");

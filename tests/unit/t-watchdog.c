@@ -13,10 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/jobcg.h"
-#include "core/watchdog.h"
+#include "core/measure/jobcg.h"
+#include "core/measure/watchdog.h"
 #include "tests/unit/tap.h"
-#include "core/banned.h"
+#include "core/base/banned.h"
 
 struct fake {
 	pid_t tracker; /* the process that runs the watchdog */

@@ -1,0 +1,390 @@
+/*
+ * Change points by binary segmentation on a Laplace cost (contract in
+ * core/changepoint.h).
+ *
+ * The cost of a segment is sum min(|y - median|, CAP) (in units of the
+ * noise). The costs of every prefix of a segment come from one pass that
+ * inserts the values into Fenwick trees of counts and sums indexed by the
+ * values' ranks: the median is a k-th element search, and the sums of
+ * |y - m| below and above m, and the counts beyond m -/+ CAP, are prefix
+ * sums at three ranks. So the best split of a segment costs O(L log n),
+ * where the exact median of every candidate pair would cost O(L^2 log L).
+ */
+#include "core/analyze/changepoint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/buf.h"
+#include "core/base/banned.h"
+
+struct tk_changepoint_opts tk_changepoint_opts_default(void)
+{
+	struct tk_changepoint_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.min_segment = 4;
+	o.penalty = 3.0;
+	o.min_effect = 0.02;
+	return o;
+}
+
+/*
+ * Ranks of the values (sorted once) index two Fenwick trees, of counts and
+ * of sums, holding the values of the part of a segment read so far.
+ */
+struct fenwick {
+	size_t n;
+	double *cnt, *sum;
+};
+
+static void fw_add(struct fenwick *f, size_t r, double v)
+{
+	for (r++; r <= f->n; r += r & -r) {
+		f->cnt[r - 1] += 1;
+		f->sum[r - 1] += v;
+	}
+}
+
+/* count and sum of the values of rank < r */
+static void fw_prefix(const struct fenwick *f, size_t r, double *cnt, double *sum)
+{
+	*cnt = 0;
+	*sum = 0;
+	for (; r > 0; r -= r & -r) {
+		*cnt += f->cnt[r - 1];
+		*sum += f->sum[r - 1];
+	}
+}
+
+/* the rank of the k-th smallest value held (k from 1) */
+static size_t fw_kth(const struct fenwick *f, double k)
+{
+	size_t pos = 0, step = 1;
+
+	while (step * 2 <= f->n)
+		step *= 2;
+	for (; step; step /= 2)
+		if (pos + step <= f->n && f->cnt[pos + step - 1] < k) {
+			pos += step;
+			k -= f->cnt[pos - 1];
+		}
+	return pos;
+}
+
+/* the number of sorted values < v, or <= v when inclusive */
+static size_t bound(const double *sv, size_t n, double v, int inclusive)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (sv[mid] < v || (inclusive && sv[mid] == v))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct work {
+	const double *y;    /* in units of sigma */
+	const double *sv;   /* y sorted */
+	const size_t *rank; /* of y[i] in sv */
+	size_t n, min_seg;
+	double *pre, *suf;
+	struct fenwick fw;
+};
+
+/*
+ * The cost of a run at distance r from its segment's median is |r|,
+ * capped at CAP sigmas: a slow run, or a machine that is sometimes 1.3x
+ * slower, costs the same in every segment, so it cannot pay for a split.
+ */
+#define CAP 2.5
+/* var(min(|z|, CAP)) for standard normal z; a spread this much above it
+ * raises the penalty */
+#define NULL_SPREAD 0.347
+#define SPREAD_SLACK 1.5
+
+/*
+ * cost[k] = cost of the first k values of [a, b) read in direction step
+ * (+1 from a, -1 from b - 1), for k = 0..b-a.
+ */
+static void prefix_costs(struct work *w, size_t a, size_t b, int step, double *cost)
+{
+	const struct fenwick *f = &w->fw;
+	size_t k, len = b - a, i;
+	double cl, sl, cm, sm, ch, sh, tot_c = 0, m;
+
+	memset(w->fw.cnt, 0, w->n * sizeof(double));
+	memset(w->fw.sum, 0, w->n * sizeof(double));
+	cost[0] = 0;
+	for (k = 0; k < len; k++) {
+		i = step > 0 ? a + k : b - 1 - k;
+		fw_add(&w->fw, w->rank[i], w->y[i]);
+		tot_c += 1;
+		m = w->sv[fw_kth(f, (double)((k + 2) / 2))];
+		/* held values below m - CAP, up to m, up to m + CAP */
+		fw_prefix(f, bound(w->sv, w->n, m - CAP, 0), &cl, &sl);
+		fw_prefix(f, bound(w->sv, w->n, m, 1), &cm, &sm);
+		fw_prefix(f, bound(w->sv, w->n, m + CAP, 1), &ch, &sh);
+		cost[k + 1] = CAP * (cl + tot_c - ch) + (m * (cm - cl) - (sm - sl)) +
+			      ((sh - sm) - m * (ch - cm));
+	}
+}
+
+/* The best split of [a, b): its index (0 when none fits) and its gain. */
+static size_t best_split(struct work *w, size_t a, size_t b, double *gain)
+{
+	size_t len = b - a, k, best = 0;
+	double whole, c, best_c = HUGE_VAL;
+
+	*gain = 0;
+	if (len < 2 * w->min_seg)
+		return 0;
+	prefix_costs(w, a, b, 1, w->pre);
+	prefix_costs(w, a, b, -1, w->suf);
+	whole = w->pre[len];
+	for (k = w->min_seg; k + w->min_seg <= len; k++) {
+		/* pre[k]: y[a..a+k-1]; suf[len-k]: y[a+k..b-1] */
+		c = w->pre[k] + w->suf[len - k];
+		if (c < best_c) {
+			best_c = c;
+			best = a + k;
+		}
+	}
+	*gain = whole - best_c;
+	return best;
+}
+
+static int by_value(const void *a, const void *b, void *data)
+{
+	const double *y = data;
+	double x = y[*(const size_t *)a], z = y[*(const size_t *)b];
+
+	return x < z ? -1 : x > z ? 1 : 0;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median_of(const double *x, size_t n, double *tmp)
+{
+	memcpy(tmp, x, n * sizeof(*x));
+	qsort(tmp, n, sizeof(*tmp), cmp_double);
+	return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+}
+
+/* Robust noise level from successive differences (see the header). */
+static double noise_sigma(const double *y, size_t n, double *tmp)
+{
+	size_t i, m = 0;
+	double s, smallest = HUGE_VAL;
+
+	for (i = 1; i < n; i++) {
+		tmp[m] = fabs(y[i] - y[i - 1]);
+		if (tmp[m] > 0 && tmp[m] < smallest)
+			smallest = tmp[m];
+		m++;
+	}
+	if (!m)
+		return 0;
+	qsort(tmp, m, sizeof(*tmp), cmp_double);
+	s = (m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2) * 1.4826 / sqrt(2.0);
+	if (s <= 0 && smallest < HUGE_VAL)
+		s = smallest;
+	return s;
+}
+
+/*
+ * Binary segmentation of [0, n) with penalty pen: the splits, sorted,
+ * into *cps (grown as needed), each then moved to its best place between
+ * its neighbours. Returns how many.
+ */
+static size_t segment(struct work *w, double pen, size_t max_changes, size_t **cps,
+		      size_t *alloc_cp)
+{
+	size_t *stack = NULL, nstack = 0, alloc_stack = 0, ncp = 0, i, a, b, k, lo, hi;
+	double gain;
+
+	/* split [a, b) while a split pays for its penalty */
+	TK_ALLOC_GROW(stack, 2, alloc_stack);
+	stack[nstack++] = 0;
+	stack[nstack++] = w->n;
+	while (nstack) {
+		b = stack[--nstack];
+		a = stack[--nstack];
+		k = best_split(w, a, b, &gain);
+		if (!k || gain <= pen)
+			continue;
+		if (max_changes && ncp >= max_changes)
+			break;
+		TK_ALLOC_GROW(*cps, ncp + 1, *alloc_cp);
+		(*cps)[ncp++] = k;
+		TK_ALLOC_GROW(stack, nstack + 4, alloc_stack);
+		stack[nstack++] = a;
+		stack[nstack++] = k;
+		stack[nstack++] = k;
+		stack[nstack++] = b;
+	}
+	free(stack);
+	if (ncp)
+		qsort(*cps, ncp, sizeof(**cps), cmp_size);
+
+	/* each split to its best place between its neighbours */
+	for (i = 0; i < ncp; i++) {
+		lo = i ? (*cps)[i - 1] : 0;
+		hi = i + 1 < ncp ? (*cps)[i + 1] : w->n;
+		k = best_split(w, lo, hi, &gain);
+		if (k)
+			(*cps)[i] = k;
+	}
+	return ncp;
+}
+
+/*
+ * The variance of the run costs (min(|y - segment median|, CAP)) over the
+ * segments cps[0..ncp) cut. Normal noise gives NULL_SPREAD.
+ */
+static double cost_spread(const struct work *w, const size_t *cps, size_t ncp, double *tmp)
+{
+	size_t s, i, lo, hi;
+	double sum = 0, sum2 = 0, m, c;
+
+	for (s = 0; s <= ncp; s++) {
+		lo = s ? cps[s - 1] : 0;
+		hi = s < ncp ? cps[s] : w->n;
+		m = median_of(w->y + lo, hi - lo, tmp);
+		for (i = lo; i < hi; i++) {
+			c = fabs(w->y[i] - m);
+			if (c > CAP)
+				c = CAP;
+			sum += c;
+			sum2 += c * c;
+		}
+	}
+	m = sum / (double)w->n;
+	return sum2 / (double)w->n - m * m;
+}
+
+int tk_changepoints(const double *x, size_t n, const struct tk_changepoint_opts *o,
+		    struct tk_changepoint **out, size_t *nout, struct tk_err *err)
+{
+	struct tk_changepoint_opts d = tk_changepoint_opts_default();
+	struct work w;
+	double *y = NULL, *tmp = NULL, *sv = NULL, sigma, pen, spread;
+	size_t *order = NULL, *rank = NULL;
+	size_t *cps = NULL, ncp = 0, alloc_cp = 0;
+	size_t i, lo, hi;
+	int use_log = 1, ret = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (o) {
+		if (o->min_segment)
+			d.min_segment = o->min_segment;
+		if (o->penalty > 0)
+			d.penalty = o->penalty;
+		if (o->min_effect)
+			d.min_effect = o->min_effect;
+		d.max_changes = o->max_changes;
+	}
+	for (i = 0; i < n; i++) {
+		if (!isfinite(x[i]))
+			return tk_err_set(err, TK_EDATA, "value %zu of the series is not a "
+					  "finite number", i + 1);
+		if (x[i] <= 0)
+			use_log = 0;
+	}
+	if (n < 2 * d.min_segment || n < 2)
+		return 0;
+
+	y = tk_xmalloc(n * sizeof(*y));
+	tmp = tk_xmalloc(n * sizeof(*tmp));
+	for (i = 0; i < n; i++)
+		y[i] = use_log ? log(x[i]) : x[i];
+	sigma = noise_sigma(y, n, tmp);
+	if (!(sigma > 0))
+		goto done;
+	for (i = 0; i < n; i++)
+		y[i] /= sigma;
+	pen = d.penalty * log((double)n);
+
+	w.y = y;
+	w.n = n;
+	w.min_seg = d.min_segment;
+	w.pre = tk_xmalloc((n + 1) * sizeof(double));
+	w.suf = tk_xmalloc((n + 1) * sizeof(double));
+	w.fw.n = n;
+	w.fw.cnt = tk_xmalloc(n * sizeof(double));
+	w.fw.sum = tk_xmalloc(n * sizeof(double));
+	order = tk_xmalloc(n * sizeof(*order));
+	rank = tk_xmalloc(n * sizeof(*rank));
+	sv = tk_xmalloc(n * sizeof(*sv));
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), by_value, y);
+	for (i = 0; i < n; i++) {
+		rank[order[i]] = i;
+		sv[i] = y[order[i]];
+	}
+	w.sv = sv;
+	w.rank = rank;
+
+	ncp = segment(&w, pen, d.max_changes, &cps, &alloc_cp);
+	/* A key whose runs scatter more than a bell curve around their
+	 * segments' medians (a machine sometimes 1.3x slower) swings the gain
+	 * of every split by more: its penalty grows with the spread of the
+	 * run costs, and the series is split again. */
+	spread = cost_spread(&w, cps, ncp, tmp);
+	if (spread > NULL_SPREAD * SPREAD_SLACK)
+		ncp = segment(&w, pen * sqrt(spread / NULL_SPREAD), d.max_changes, &cps, &alloc_cp);
+
+	/* medians either side, in the series' own units; drop tiny shifts */
+	if (ncp)
+		*out = tk_xcalloc(ncp, sizeof(**out));
+	for (i = 0; i < ncp; i++) {
+		double before, after;
+
+		lo = i ? cps[i - 1] : 0;
+		hi = i + 1 < ncp ? cps[i + 1] : n;
+		before = median_of(x + lo, cps[i] - lo, tmp);
+		after = median_of(x + cps[i], hi - cps[i], tmp);
+		if (d.min_effect > 0 && before != 0 &&
+		    fabs(after / before - 1) < d.min_effect)
+			continue;
+		(*out)[*nout].index = cps[i];
+		(*out)[*nout].before = before;
+		(*out)[*nout].after = after;
+		(*nout)++;
+	}
+	if (!*nout) {
+		free(*out);
+		*out = NULL;
+	}
+	free(w.pre);
+	free(w.suf);
+	free(w.fw.cnt);
+	free(w.fw.sum);
+	free(order);
+	free(rank);
+	free(sv);
+done:
+	free(y);
+	free(tmp);
+	free(cps);
+	return ret;
+}

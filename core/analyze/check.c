@@ -1,0 +1,675 @@
+/*
+ * The check of one key (contract in core/check.h): two reads of the
+ * store's summaries (the current runs, then the baseline branch newest
+ * first, which gives the window and the history series in one pass), then
+ * core/verdict.h per metric and core/changepoint.h per series.
+ */
+#include "core/analyze/check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/analyze/baseline.h"
+#include "core/store/profstore.h"
+#include "core/base/buf.h"
+#include "core/base/banned.h"
+
+#define HISTORY_DEFAULT 1000
+#define CURRENT_SCAN_MAX 10000 /* rows looked at to find this build's runs */
+/* runs before the window that tell whether a value is in a mode of the key
+ * (tk_verdict_judge_history): the window and these make 30 by default */
+#define OLDER_RUNS 20
+
+void tk_check_opts_init(struct tk_check_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->vopts = tk_verdict_opts_default();
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? tk_xstrdup(s) : NULL;
+}
+
+static void run_set(struct tk_check_run *r, const struct tk_run_summary *s)
+{
+	memset(r, 0, sizeof(*r));
+	if (s->run_id)
+		memcpy(r->id, s->run_id, strnlen(s->run_id, TK_RUN_ID_LEN));
+	r->branch = dup_or_null(s->branch);
+	r->build = dup_or_null(s->build_number);
+	r->commit = dup_or_null(s->commit);
+	r->machine_class = dup_or_null(s->machine_class);
+	r->pipeline = dup_or_null(s->pipeline);
+	r->started_at_us = s->started_at_us;
+}
+
+static void run_copy(struct tk_check_run *dst, const struct tk_check_run *src)
+{
+	*dst = *src;
+	dst->branch = dup_or_null(src->branch);
+	dst->build = dup_or_null(src->build);
+	dst->commit = dup_or_null(src->commit);
+	dst->machine_class = dup_or_null(src->machine_class);
+	dst->pipeline = dup_or_null(src->pipeline);
+}
+
+static void run_release(struct tk_check_run *r)
+{
+	free(r->branch);
+	free(r->build);
+	free(r->commit);
+	free(r->machine_class);
+	free(r->pipeline);
+	memset(r, 0, sizeof(*r));
+}
+
+/* A run with its figures, kept while the check reads the store. */
+struct point {
+	struct tk_check_run run;
+	int ok; /* succeeded, complete */
+	int running; /* status started: the job had not ended when read */
+	int maxrss_bound; /* its maxrss is only an upper bound: not judged */
+	double value[TK_METRIC_COUNT]; /* -1: none */
+};
+
+struct points {
+	struct point *items;
+	size_t nr, alloc;
+};
+
+static void points_add(struct points *p, const struct tk_run_summary *s)
+{
+	struct point *pt;
+	int m;
+
+	TK_ALLOC_GROW(p->items, p->nr + 1, p->alloc);
+	pt = &p->items[p->nr++];
+	run_set(&pt->run, s);
+	pt->ok = s->status == TK_RUN_OK && !s->partial;
+	pt->running = s->status == TK_RUN_STARTED;
+	for (m = 0; m < TK_METRIC_COUNT; m++)
+		if (tk_metric_value(s, (enum tk_metric)m, &pt->value[m]))
+			pt->value[m] = -1;
+	/* a job that ended before the sampler saw it may report tracker's
+	 * own RSS, inherited at fork (docs/measurements.md): a bound, not a
+	 * measurement, which would pass for a change in either direction */
+	pt->maxrss_bound = s->maxrss_source && !strcmp(s->maxrss_source, "upper-bound");
+	if (pt->maxrss_bound)
+		pt->value[TK_METRIC_MAXRSS] = -1;
+}
+
+static void points_release(struct points *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr; i++)
+		run_release(&p->items[i].run);
+	free(p->items);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ---- the current runs ---- */
+
+struct find_current {
+	const char *build;
+	const char *pipeline; /* this build's pipeline; NULL: any */
+	struct points *pts;
+	size_t seen;
+};
+
+/* A machine class or pipeline unknown on either side matches. */
+static int same_or_unknown(const char *want, const char *have)
+{
+	return !want || !have || !strcmp(want, have);
+}
+
+static int take_current(const struct tk_run_summary *s, void *data)
+{
+	struct find_current *fc = data;
+
+	fc->seen++;
+	if (!same_or_unknown(fc->pipeline, s->pipeline))
+		return 0;
+	if (!fc->build) {
+		points_add(fc->pts, s);
+		return 1;
+	}
+	if (s->build_number && !strcmp(s->build_number, fc->build)) {
+		points_add(fc->pts, s);
+		return 0;
+	}
+	/* this build's runs are together near the top: stop after them */
+	if (fc->pts->nr || fc->seen >= CURRENT_SCAN_MAX)
+		return 1;
+	return 0;
+}
+
+/*
+ * Keeps the runs of machine class cls (or of no known class) in p: a
+ * matrix build runs one key on several kinds of machine, and each kind
+ * has its own baseline. With out, the classes set aside are listed in
+ * out->other_classes, once each.
+ */
+static void keep_class(struct points *p, const char *cls, struct tk_check_result *out)
+{
+	size_t i, k, kept = 0, alloc = 0;
+
+	for (i = 0; i < p->nr; i++) {
+		const char *have = p->items[i].run.machine_class;
+
+		if (same_or_unknown(cls, have)) {
+			p->items[kept++] = p->items[i];
+			continue;
+		}
+		for (k = 0; out && k < out->nr_other_classes; k++)
+			if (!strcmp(out->other_classes[k], have))
+				break;
+		if (out && k == out->nr_other_classes) {
+			TK_ALLOC_GROW(out->other_classes, out->nr_other_classes + 1, alloc);
+			out->other_classes[out->nr_other_classes++] = tk_xstrdup(have);
+		}
+		run_release(&p->items[i].run);
+	}
+	p->nr = kept;
+}
+
+/* ---- the baseline branch ---- */
+
+struct find_base {
+	const struct tk_check_result *res;
+	const char *pipeline; /* the current run's; NULL: any */
+	const char *current_branch;
+	int64_t before_us; /* same branch: only runs that started before; 0: any */
+	size_t window, limit;
+	struct points *window_pts, *series; /* series newest first here */
+	struct points *older; /* up to OLDER_RUNS runs before the window */
+	size_t other_class; /* successful runs of other machine classes */
+};
+
+static int is_current(const struct tk_check_result *res, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < res->nr_current; i++)
+		if (!strcmp(res->current[i].id, id))
+			return 1;
+	return 0;
+}
+
+static int take_base(const struct tk_run_summary *s, void *data)
+{
+	struct find_base *fb = data;
+
+	if (s->status != TK_RUN_OK || s->partial || !s->run_id)
+		return 0;
+	if (!same_or_unknown(fb->pipeline, s->pipeline))
+		return 0;
+	if (!same_or_unknown(fb->res->machine_class, s->machine_class)) {
+		fb->other_class++;
+		return 0;
+	}
+	if (is_current(fb->res, s->run_id))
+		return 0;
+	if (fb->before_us && s->started_at_us >= fb->before_us)
+		return 0;
+	if (fb->window_pts->nr < fb->window)
+		points_add(fb->window_pts, s);
+	else if (fb->older->nr < OLDER_RUNS)
+		points_add(fb->older, s);
+	if (fb->series && fb->series->nr < fb->limit)
+		points_add(fb->series, s);
+	if (fb->older->nr >= OLDER_RUNS && (!fb->series || fb->series->nr >= fb->limit))
+		return 1;
+	return 0;
+}
+
+/* ---- alloc totals, which summaries do not carry ---- */
+
+static int fill_alloc(struct tk_store *s, struct points *p, struct tk_err *err)
+{
+	const char **ids;
+	double *tot;
+	size_t i;
+	int ret;
+
+	if (!p->nr)
+		return 0;
+	ids = tk_xcalloc(p->nr, sizeof(*ids));
+	tot = tk_xcalloc(p->nr, sizeof(*tot));
+	for (i = 0; i < p->nr; i++)
+		ids[i] = p->items[i].run.id;
+	ret = tk_profstore_alloc_totals(s, ids, p->nr, tot, err);
+	for (i = 0; !ret && i < p->nr; i++)
+		p->items[i].value[TK_METRIC_ALLOC] = tot[i];
+	free(ids);
+	free(tot);
+	return ret;
+}
+
+/* ---- per metric ---- */
+
+static const struct tk_check_rule *find_rule(const struct tk_config *cfg, const char *key,
+					     enum tk_metric m)
+{
+	size_t i;
+	const struct tk_check_rule *any = NULL;
+
+	if (!cfg)
+		return NULL;
+	for (i = 0; i < cfg->check.nr_rules; i++) {
+		const struct tk_check_rule *r = &cfg->check.rules[i];
+
+		if (r->metric != (int)m)
+			continue;
+		if (r->key && !strcmp(r->key, key))
+			return r;
+		if (!r->key && !any)
+			any = r;
+	}
+	return any;
+}
+
+static struct tk_verdict_opts metric_opts(const struct tk_check_opts *o,
+					  const struct tk_config *cfg, enum tk_metric m)
+{
+	struct tk_verdict_opts v = tk_verdict_opts_default();
+	const struct tk_check_rule *rule;
+
+	if (cfg && cfg->check.method_set)
+		v.method = (enum tk_verdict_method)cfg->check.method;
+	if (cfg && cfg->check.threshold > 0)
+		v.threshold = cfg->check.threshold;
+	rule = find_rule(cfg, o->key, m);
+	if (rule) {
+		if (rule->method_set)
+			v.method = (enum tk_verdict_method)rule->method;
+		if (rule->threshold > 0)
+			v.threshold = rule->threshold;
+		if (rule->min_effect > 0)
+			v.min_effect = rule->min_effect;
+	}
+	if (o->method_set)
+		v = o->vopts;
+	/* for the tests, a threshold is their level (as --threshold) */
+	if ((v.method == TK_VERDICT_INTERVAL || v.method == TK_VERDICT_MANNWHITNEY) &&
+	    v.threshold > 0) {
+		if (v.threshold < 0.5)
+			v.alpha = v.threshold;
+		v.threshold = 0;
+	}
+	return v;
+}
+
+/* Why no current run is judged when none succeeded: one still running
+ * has not ended yet; NULL when one succeeded. */
+static const char *current_note(const struct points *cur)
+{
+	size_t i;
+	int running = 0;
+
+	for (i = 0; i < cur->nr; i++) {
+		if (cur->items[i].ok)
+			return NULL;
+		running |= cur->items[i].running;
+	}
+	return running ? "the current run is still running (status started)"
+		       : "the current run did not succeed";
+}
+
+static int judge_metric(const struct points *cur, const struct points *base,
+			const struct points *older, struct tk_check_metric *cm, struct tk_err *err)
+{
+	double *b = tk_xcalloc(base->nr + older->nr + 1, sizeof(double));
+	double *c = tk_xcalloc(cur->nr + 1, sizeof(double));
+	size_t nb = 0, no = 0, nc = 0, i;
+	int ret;
+
+	for (i = 0; i < base->nr; i++)
+		if (base->items[i].value[cm->metric] >= 0)
+			b[nb++] = base->items[i].value[cm->metric];
+	for (i = 0; i < older->nr; i++)
+		if (older->items[i].value[cm->metric] >= 0)
+			b[nb + no++] = older->items[i].value[cm->metric];
+	/* a failed or cancelled run's figures say nothing about speed */
+	for (i = 0; i < cur->nr; i++)
+		if (cur->items[i].ok && cur->items[i].value[cm->metric] >= 0)
+			c[nc++] = cur->items[i].value[cm->metric];
+	for (i = 0; i < cur->nr && !cur->items[i].ok; i++)
+		;
+	cm->nr_values = nc;
+	ret = tk_verdict_judge_history(b, nb, b + nb, no, c, nc, &cm->vopts, &cm->result, err);
+	if (!ret && !nc && cur->nr)
+		cm->note = i == cur->nr ? current_note(cur)
+			   : cm->metric == TK_METRIC_MAXRSS && cur->items[i].maxrss_bound
+			   ? "the current run's maxrss is only an upper bound (it ended "
+			     "before tracker sampled it)"
+			   : "the current run has no such figure";
+	free(b);
+	free(c);
+	return ret;
+}
+
+/* series: newest first, as read */
+static int metric_history(const struct points *series, struct tk_check_metric *cm,
+			  struct tk_err *err)
+{
+	double *x = tk_xcalloc(series->nr + 1, sizeof(double));
+	size_t *at = tk_xcalloc(series->nr + 1, sizeof(size_t));
+	struct tk_changepoint *cps = NULL;
+	size_t n = 0, ncp = 0, i;
+	int ret;
+
+	/* oldest first, only the runs with the figure */
+	for (i = series->nr; i-- > 0;)
+		if (series->items[i].value[cm->metric] >= 0) {
+			x[n] = series->items[i].value[cm->metric];
+			at[n++] = i;
+		}
+	cm->series_n = n;
+	ret = tk_changepoints(x, n, NULL, &cps, &ncp, err);
+	if (!ret && ncp) {
+		cm->changes = tk_xcalloc(ncp, sizeof(*cm->changes));
+		for (i = 0; i < ncp; i++) {
+			struct tk_check_change *ch = &cm->changes[i];
+
+			ch->cp = cps[i];
+			run_copy(&ch->first, &series->items[at[cps[i].index]].run);
+			run_copy(&ch->last_before, &series->items[at[cps[i].index - 1]].run);
+		}
+		cm->nr_changes = ncp;
+	}
+	free(cps);
+	free(x);
+	free(at);
+	return ret;
+}
+
+/* ---- the whole check ---- */
+
+static const enum tk_metric default_metrics[] = { TK_METRIC_WALLTIME, TK_METRIC_MAXRSS };
+
+static int need_alloc(const struct tk_check_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_metrics; i++)
+		if (r->metrics[i].metric == TK_METRIC_ALLOC)
+			return 1;
+	return 0;
+}
+
+int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
+		 const struct tk_ci_context *ci, const struct tk_config *cfg,
+		 struct tk_check_result *out, struct tk_err *err)
+{
+	const char *keys[2] = { o->key, NULL };
+	const char *branch = o->branch, *build = o->build, *bb;
+	const enum tk_metric *metrics = o->metrics ? o->metrics : default_metrics;
+	size_t nr_metrics = o->metrics ? o->nr_metrics : 2, i;
+	struct points cur = { NULL, 0, 0 }, win = { NULL, 0, 0 }, series = { NULL, 0, 0 };
+	struct points older = { NULL, 0, 0 };
+	struct find_current fc;
+	struct find_base fb;
+	struct tk_run_query q;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!o->key)
+		return tk_err_set(err, TK_EUSAGE, "a check needs a key");
+	/* this CI build's runs, unless another branch was named */
+	if (!build && ci && !o->run_id && (!branch || (ci->branch && !strcmp(branch, ci->branch))))
+		build = ci->build_number;
+	if (!branch && ci)
+		branch = ci->branch;
+	if (!branch)
+		build = NULL; /* a build number means little without its branch */
+	out->key = tk_xstrdup(o->key);
+	out->metrics = tk_xcalloc(nr_metrics, sizeof(*out->metrics));
+	out->nr_metrics = nr_metrics;
+	for (i = 0; i < nr_metrics; i++) {
+		out->metrics[i].metric = metrics[i];
+		out->metrics[i].vopts = metric_opts(o, cfg, metrics[i]);
+		out->metrics[i].result.verdict = TK_VERDICT_INSUFFICIENT;
+		out->metrics[i].result.method =
+			tk_verdict_method_name(out->metrics[i].vopts.method);
+	}
+
+	/* the current runs */
+	memset(&q, 0, sizeof(q));
+	q.keys = keys;
+	q.run_id = o->run_id;
+	q.branch = o->run_id ? NULL : branch;
+	memset(&fc, 0, sizeof(fc));
+	fc.build = o->run_id ? NULL : build;
+	fc.pipeline = !o->run_id && ci ? ci->pipeline : NULL;
+	fc.pts = &cur;
+	ret = tk_store_query_summaries(s, &q, take_current, &fc, err);
+	if (ret < 0)
+		goto fail;
+	if (cur.nr && !o->machine_class)
+		keep_class(&cur, o->current_class ? o->current_class
+						  : cur.items[0].run.machine_class,
+			   o->current_class ? NULL : out);
+	if (!cur.nr) {
+		out->note = o->run_id ? "no such run" : build ? "no run of the key in this build"
+						     : "no run of the key on this branch";
+		goto done;
+	}
+	out->current = tk_xcalloc(cur.nr, sizeof(*out->current));
+	for (i = 0; i < cur.nr; i++)
+		run_copy(&out->current[out->nr_current++], &cur.items[i].run);
+	out->branch = dup_or_null(cur.items[0].run.branch);
+	out->machine_class = dup_or_null(o->machine_class ? o->machine_class
+				       : o->current_class ? o->current_class
+				       : cur.items[0].run.machine_class);
+
+	/* the baseline window and the history series */
+	ret = tk_baseline_branch_for_run(s, o->baseline_branch, ci, cfg, o->key,
+					 out->current[0].id, &out->baseline_branch, err);
+	if (ret < 0)
+		goto fail;
+	bb = out->baseline_branch;
+	if (!bb) {
+		/* a current run that did not succeed is the first thing to say */
+		out->note = current_note(&cur) ? current_note(&cur)
+			    : "no baseline branch (name one with --baseline-branch or "
+			      "baseline_branch in .tracker.yml)";
+		goto done;
+	}
+	memset(&fb, 0, sizeof(fb));
+	fb.res = out;
+	fb.pipeline = out->current[0].pipeline;
+	fb.window = o->window ? o->window
+		    : cfg && cfg->check.window ? cfg->check.window : TK_CHECK_WINDOW_DEFAULT;
+	if (fb.window > TK_CHECK_WINDOW_MAX) {
+		ret = tk_err_set(err, TK_EUSAGE, "a baseline window of at most %d runs",
+				 TK_CHECK_WINDOW_MAX);
+		goto fail;
+	}
+	fb.limit = o->history_limit ? o->history_limit : HISTORY_DEFAULT;
+	fb.window_pts = &win;
+	fb.older = &older;
+	fb.series = o->history ? &series : NULL;
+	if (out->branch && !strcmp(out->branch, bb))
+		for (i = 0; i < cur.nr; i++)
+			if (!fb.before_us || cur.items[i].run.started_at_us < fb.before_us)
+				fb.before_us = cur.items[i].run.started_at_us;
+	memset(&q, 0, sizeof(q));
+	q.keys = keys;
+	q.branch = bb;
+	ret = tk_store_query_summaries(s, &q, take_base, &fb, err);
+	if (ret < 0)
+		goto fail;
+	out->base = win.nr ? tk_xcalloc(win.nr, sizeof(*out->base)) : NULL;
+	for (i = 0; i < win.nr; i++)
+		run_copy(&out->base[out->nr_base++], &win.items[i].run);
+
+	if (need_alloc(out)) {
+		ret = fill_alloc(s, &cur, err);
+		if (!ret)
+			ret = fill_alloc(s, &win, err);
+		if (!ret)
+			ret = fill_alloc(s, &older, err);
+		if (!ret)
+			ret = fill_alloc(s, &series, err);
+		if (ret)
+			goto fail;
+	}
+	for (i = 0; i < nr_metrics; i++) {
+		ret = judge_metric(&cur, &win, &older, &out->metrics[i], err);
+		if (!ret && o->history)
+			ret = metric_history(&series, &out->metrics[i], err);
+		if (ret)
+			goto fail;
+	}
+	/* a current run that did not succeed is the first thing to say */
+	if (!win.nr && current_note(&cur))
+		out->note = current_note(&cur);
+	else if (!win.nr && fb.other_class)
+		out->note = "no successful run of the key on the baseline branch on this "
+			    "machine class (there are runs of others: --machine-class names one)";
+	else if (!win.nr)
+		out->note = "no successful run of the key on the baseline branch";
+done:
+	points_release(&cur);
+	points_release(&win);
+	points_release(&older);
+	points_release(&series);
+	return 0;
+fail:
+	points_release(&cur);
+	points_release(&win);
+	points_release(&older);
+	points_release(&series);
+	tk_check_result_release(out);
+	return ret;
+}
+
+void tk_check_result_release(struct tk_check_result *r)
+{
+	size_t i, k;
+
+	free(r->key);
+	free(r->branch);
+	free(r->baseline_branch);
+	free(r->machine_class);
+	for (i = 0; i < r->nr_current; i++)
+		run_release(&r->current[i]);
+	free(r->current);
+	for (i = 0; i < r->nr_base; i++)
+		run_release(&r->base[i]);
+	free(r->base);
+	for (i = 0; i < r->nr_metrics; i++) {
+		for (k = 0; k < r->metrics[i].nr_changes; k++) {
+			run_release(&r->metrics[i].changes[k].first);
+			run_release(&r->metrics[i].changes[k].last_before);
+		}
+		free(r->metrics[i].changes);
+	}
+	free(r->metrics);
+	for (i = 0; i < r->nr_other_classes; i++)
+		free(r->other_classes[i]);
+	free(r->other_classes);
+	memset(r, 0, sizeof(*r));
+}
+
+int tk_check_verdict_rank(enum tk_verdict v)
+{
+	switch (v) {
+	case TK_VERDICT_REGRESSION:
+		return 3;
+	case TK_VERDICT_IMPROVEMENT:
+		return 2;
+	case TK_VERDICT_NO_CHANGE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+enum tk_verdict tk_check_worst(const struct tk_check_result *r)
+{
+	enum tk_verdict w = TK_VERDICT_INSUFFICIENT;
+	size_t i;
+
+	for (i = 0; i < r->nr_metrics; i++)
+		if (tk_check_verdict_rank(r->metrics[i].result.verdict) > tk_check_verdict_rank(w))
+			w = r->metrics[i].result.verdict;
+	return w;
+}
+
+/* ---- which keys ---- */
+
+struct key_list {
+	char **keys;
+	size_t nr, alloc;
+	const char *build;
+	const char *pipeline; /* this build's; NULL: any */
+	int64_t newest, since;
+	size_t seen;
+};
+
+static int take_key(const struct tk_run_summary *s, void *data)
+{
+	struct key_list *kl = data;
+	size_t i;
+
+	kl->seen++;
+	if (kl->build) {
+		if (!s->build_number || strcmp(s->build_number, kl->build) ||
+		    !same_or_unknown(kl->pipeline, s->pipeline))
+			return kl->seen >= CURRENT_SCAN_MAX && kl->nr ? 1 : 0;
+	} else {
+		if (!kl->newest) {
+			kl->newest = s->started_at_us;
+			kl->since = kl->newest - (int64_t)24 * 3600 * 1000000;
+		}
+		if (s->started_at_us < kl->since)
+			return 1;
+	}
+	for (i = 0; i < kl->nr; i++)
+		if (!strcmp(kl->keys[i], s->key))
+			return 0;
+	TK_ALLOC_GROW(kl->keys, kl->nr + 1, kl->alloc);
+	kl->keys[kl->nr++] = tk_xstrdup(s->key);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int tk_check_default_keys(struct tk_store *s, const struct tk_ci_context *ci,
+			  const char *branch, char ***keys, size_t *nr_keys,
+			  struct tk_err *err)
+{
+	struct key_list kl;
+	struct tk_run_query q;
+	int ret;
+
+	memset(&kl, 0, sizeof(kl));
+	if (!branch && ci)
+		branch = ci->branch;
+	if (branch && ci && ci->build_number) {
+		kl.build = ci->build_number;
+		kl.pipeline = ci->pipeline;
+	}
+	memset(&q, 0, sizeof(q));
+	q.branch = branch;
+	ret = tk_store_query_summaries(s, &q, take_key, &kl, err);
+	if (ret < 0) {
+		size_t i;
+
+		for (i = 0; i < kl.nr; i++)
+			free(kl.keys[i]);
+		free(kl.keys);
+		return ret;
+	}
+	if (kl.nr)
+		qsort(kl.keys, kl.nr, sizeof(*kl.keys), cmp_str);
+	*keys = kl.keys;
+	*nr_keys = kl.nr;
+	return 0;
+}

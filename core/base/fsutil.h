@@ -1,0 +1,55 @@
+#ifndef TK_FSUTIL_H
+#define TK_FSUTIL_H
+/*
+ * Small filesystem helpers with tk_err reporting.
+ */
+#include <stddef.h>
+
+#include "core/base/buf.h"
+#include "core/base/err.h"
+
+/* mkdir -p; TK_EUNAVAIL naming the directory on failure. */
+int tk_mkdir_p(const char *dir, struct tk_err *err);
+
+/*
+ * Creates a new, empty temporary file beside path, named
+ * "<path>.tmp.<pid>.<12 random hex digits>", with O_CREAT | O_EXCL |
+ * O_NOFOLLOW and mode 0666 less the umask, and appends its name to tmp.
+ * The name cannot be guessed and the open never follows a symlink or
+ * reuses a file someone else created, so writing in a directory others
+ * may write to (a shared artifacts directory) cannot be turned against
+ * another file. Returns the descriptor (O_CLOEXEC), or -1 with err set
+ * (TK_EUNAVAIL, naming path).
+ */
+int tk_tmpfile_beside(const char *path, struct tk_buf *tmp, struct tk_err *err);
+
+/*
+ * Whether name (a file name, no directory) is one tk_tmpfile_beside made
+ * for a file named `base`: "<base>.tmp.<pid>.<12 hex digits>". Fills *pid
+ * with the pid of its writer. base NULL: any base ending in ".json".
+ */
+int tk_tmpfile_name_parse(const char *name, const char *base, long *pid);
+
+/*
+ * Writes data to a temporary file beside path (tk_tmpfile_beside), fsyncs
+ * it and renames it over path, so a reader sees either the old file or
+ * the whole new one. On failure the temporary file is removed. A write
+ * the file size limit refuses (EFBIG, with SIGXFSZ ignored) is an
+ * ordinary write error. tk_write_file_atomic_flags takes
+ * TK_WRITE_NO_FSYNC: the data reaches the file (and survives the writer
+ * being killed) but is not forced to the disk.
+ */
+enum { TK_WRITE_NO_FSYNC = 1 << 0 };
+int tk_write_file_atomic(const char *path, const void *data, size_t len,
+			 struct tk_err *err);
+int tk_write_file_atomic_flags(const char *path, const void *data, size_t len,
+			       unsigned flags, struct tk_err *err);
+
+/*
+ * Whether the filesystem holding path is a network filesystem (NFS, CIFS,
+ * Lustre, GPFS, BeeGFS, ...), where SQLite's WAL mode does not work.
+ * Returns 1, 0, or 0 when it cannot tell.
+ */
+int tk_is_network_fs(const char *path);
+
+#endif

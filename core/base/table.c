@@ -1,0 +1,211 @@
+/*
+ * Aligned tables and CSV fields for text output.
+ */
+#include "core/base/table.h"
+
+#include <locale.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "core/base/utf8.h"
+
+#include "core/base/banned.h"
+
+void tk_table_init(struct tk_table *t, size_t ncols, const char *const *headers,
+		   const unsigned char *right)
+{
+	memset(t, 0, sizeof(*t));
+	t->ncols = ncols;
+	t->headers = headers;
+	t->right = right;
+}
+
+void tk_text_escape(struct tk_buf *out, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, plain = 0, n, k;
+
+	while (i < len) {
+		n = tk_utf8_seqlen(u + i, len - i);
+		/* a byte that starts no valid sequence (a lone 0x9b is an
+		 * 8-bit CSI to some terminals), C0, DEL, and C1 (0xc2 0x80-0x9f) */
+		if (n && u[i] >= 0x20 && u[i] != 0x7f && !(n == 2 && u[i] == 0xc2 && u[i + 1] < 0xa0)) {
+			i += n;
+			continue;
+		}
+		tk_buf_add(out, s + plain, i - plain);
+		for (k = 0; k < (n ? n : 1); k++)
+			tk_buf_addf(out, "\\x%02x", u[i + k]);
+		i += n ? n : 1;
+		plain = i;
+	}
+	tk_buf_add(out, s + plain, len - plain);
+}
+
+const char *tk_text_shown(struct tk_buf *tmp, const char *s)
+{
+	tk_buf_reset(tmp);
+	if (!s)
+		s = "-";
+	tk_text_escape(tmp, s, strlen(s));
+	return tmp->buf;
+}
+
+void tk_table_add(struct tk_table *t, const char *cell)
+{
+	struct tk_buf b = TK_BUF_INIT;
+
+	TK_ALLOC_GROW(t->cells, t->nr_cells + 1, t->alloc);
+	tk_text_shown(&b, cell);
+	t->cells[t->nr_cells++] = tk_buf_detach(&b, NULL);
+}
+
+size_t tk_table_rows(const struct tk_table *t)
+{
+	return t->ncols ? t->nr_cells / t->ncols : 0;
+}
+
+/*
+ * The C.UTF-8 locale, whatever the process's own is: the cells are UTF-8
+ * (or escaped bytes) regardless of LANG. NULL when the C library has no
+ * such locale.
+ */
+static locale_t utf8_locale;
+static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
+
+static void utf8_locale_init(void)
+{
+	utf8_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+/*
+ * Display width in terminal columns, as glibc's wcwidth says under
+ * C.UTF-8: a CJK character takes two, a combining mark none. A byte that
+ * does not decode takes one (a terminal shows U+FFFD). Without C.UTF-8,
+ * each UTF-8 lead byte counts one.
+ */
+static size_t width(const char *s)
+{
+	size_t n = 0, left = strlen(s);
+	locale_t old;
+	mbstate_t st;
+
+	pthread_once(&utf8_once, utf8_locale_init);
+	if (!utf8_locale) {
+		for (; *s; s++)
+			if (((unsigned char)*s & 0xc0) != 0x80)
+				n++;
+		return n;
+	}
+	old = uselocale(utf8_locale);
+	memset(&st, 0, sizeof(st));
+	while (left) {
+		wchar_t wc;
+		size_t len = mbrtowc(&wc, s, left, &st);
+		int w;
+
+		if (len == (size_t)-1 || len == (size_t)-2 || len == 0) {
+			memset(&st, 0, sizeof(st));
+			len = 1;
+			w = 1;
+		} else {
+			w = wcwidth(wc);
+			if (w < 0)
+				w = 1;
+		}
+		n += (size_t)w;
+		s += len;
+		left -= len;
+	}
+	uselocale(old);
+	return n;
+}
+
+static void print_row(const struct tk_table *t, const char *const *cells,
+		      const size_t *w, FILE *f)
+{
+	size_t c;
+
+	for (c = 0; c < t->ncols; c++) {
+		size_t pad = w[c] - width(cells[c]);
+		int last = c + 1 == t->ncols;
+
+		if (t->right && t->right[c])
+			fprintf(f, "%*s%s", (int)pad, "", cells[c]);
+		else if (last)
+			fputs(cells[c], f);
+		else
+			fprintf(f, "%s%*s", cells[c], (int)pad, "");
+		fputs(last ? "\n" : "  ", f);
+	}
+}
+
+void tk_table_print(const struct tk_table *t, FILE *f)
+{
+	size_t *w = tk_xcalloc(t->ncols ? t->ncols : 1, sizeof(*w));
+	size_t r, c, rows = tk_table_rows(t);
+
+	for (c = 0; c < t->ncols; c++)
+		w[c] = width(t->headers[c]);
+	for (r = 0; r < rows; r++)
+		for (c = 0; c < t->ncols; c++) {
+			size_t n = width(t->cells[r * t->ncols + c]);
+
+			if (n > w[c])
+				w[c] = n;
+		}
+	print_row(t, t->headers, w, f);
+	for (r = 0; r < rows; r++)
+		print_row(t, (const char *const *)t->cells + r * t->ncols, w, f);
+	free(w);
+}
+
+void tk_table_release(struct tk_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_cells; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	t->cells = NULL;
+	t->nr_cells = t->alloc = 0;
+}
+
+static void csv_field(struct tk_buf *out, const char *s, int neutralize)
+{
+	int formula, quote;
+	const char *p;
+
+	if (!s)
+		return;
+	formula = neutralize && *s && strchr("=+-@\t\r", *s);
+	quote = strpbrk(s, ",\"\r\n") != NULL;
+	if (!quote && !formula) {
+		/* the common case, in one append: history writes thousands */
+		tk_buf_adds(out, s);
+		return;
+	}
+	if (quote)
+		tk_buf_addch(out, '"');
+	if (formula)
+		tk_buf_addch(out, '\'');
+	for (p = s; *p; p++) {
+		if (*p == '"')
+			tk_buf_addch(out, '"');
+		tk_buf_addch(out, *p);
+	}
+	if (quote)
+		tk_buf_addch(out, '"');
+}
+
+void tk_csv_text(struct tk_buf *out, const char *s)
+{
+	csv_field(out, s, 1);
+}
+
+void tk_csv_raw(struct tk_buf *out, const char *s)
+{
+	csv_field(out, s, 0);
+}

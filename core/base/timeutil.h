@@ -1,0 +1,48 @@
+#ifndef TK_TIMEUTIL_H
+#define TK_TIMEUTIL_H
+/*
+ * Time and size parsing and formatting shared by the commands.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/base/buf.h"
+#include "core/base/err.h"
+
+/* Microseconds since the epoch, UTC (CLOCK_REALTIME). */
+int64_t tk_now_us(void);
+/* Seconds on the monotonic clock. */
+double tk_mono_s(void);
+/* CPU seconds the calling thread has used (CLOCK_THREAD_CPUTIME_ID). */
+double tk_thread_cpu_s(void);
+
+/*
+ * "90", "90s", "1.5m", "2h", "1d", "500ms", "1h30m" -> seconds. Returns 0
+ * or TK_EUSAGE with a message naming the text.
+ */
+int tk_parse_duration(const char *s, double *out, struct tk_err *err);
+
+/*
+ * --since: a relative age ("30d", "12h", "2w", "1y" — 1y is 365 days) or
+ * an ISO date ("2026-01-31", "2026-01-31T12:00:00Z", "2026-01-31 12:00").
+ * Returns the bound in microseconds since the epoch (UTC).
+ */
+int tk_parse_since(const char *s, int64_t now_us, int64_t *out, struct tk_err *err);
+
+/* ISO 8601 UTC with seconds: "2026-11-21T12:34:56Z". */
+void tk_format_iso(struct tk_buf *out, int64_t us);
+
+/* Human units: "1.23 s", "2m 03s", "1h 02m"; "512 KiB", "1.50 GiB". */
+void tk_format_duration(struct tk_buf *out, double seconds);
+void tk_format_bytes(struct tk_buf *out, int64_t bytes);
+/* A profile weight: an integer when it is one, else up to 6 significant digits. */
+void tk_format_weight(struct tk_buf *out, double w);
+/* The same for data files: an integer when it is one, else the fewest
+ * digits that read back as the same double. */
+void tk_format_weight_exact(struct tk_buf *out, double w);
+
+/* Strict number parsing: the whole string must be the number. */
+int tk_parse_long(const char *s, long *out);
+int tk_parse_double(const char *s, double *out);
+
+#endif

@@ -1,0 +1,46 @@
+#ifndef TK_SACCT_H
+#define TK_SACCT_H
+/*
+ * Asking SLURM's accounting about a run's job: runs sacct on an argv
+ * (core/base/subproc.h) and reads its answer into the run's `slurm`
+ * object (core/model/slurm.h), waiting while slurmdbd lags behind.
+ */
+#include "core/base/buf.h"
+#include "core/base/env.h"
+#include "core/base/err.h"
+#include "core/model/run.h"
+#include "core/model/slurm.h"
+
+/*
+ * Runs sacct (program: "sacct", or another name for tests) for job_id,
+ * parsing its output; retries while the accounting is not settled (empty,
+ * or steps still running: slurmdbd lags the step's end), sleeping 0.25 s,
+ * then 0.5 s, then 1 s between tries, until wait_s has passed. Keeps the
+ * last answer. Returns 0 with *out filled (possibly unsettled);
+ * TK_EUNAVAIL when sacct cannot be run, fails ("sacct exited 1: <its
+ * first line of stderr>") or has no row for the job after wait_s;
+ * TK_EDATA when its output cannot be parsed.
+ */
+struct tk_sacct_query {
+	const char *program;  /* NULL: "sacct" */
+	const char *job_id;
+	const char *own_step; /* SLURM_STEP_ID of tracker's own step; may be NULL */
+	double wait_s;        /* total time to wait for the accounting */
+};
+
+int tk_sacct_query(const struct tk_sacct_query *q, struct tk_sacct *out, struct tk_err *err);
+
+/*
+ * tracker run's part, after the job: inside an allocation (the run's
+ * ci.slurm_job_id) or when forced, queries sacct for the job (waiting up
+ * to $TRACKER_SACCT_WAIT seconds, default 5, for the accounting to
+ * settle) and keeps the steps in run->slurm. Returns 0 when the steps
+ * were stored or nothing was asked for; otherwise a negative code with
+ * note (emptied first) saying why in a sentence for the user ("no SLURM accounting for
+ * job 812: cannot run 'sacct': not found"). Never touches the run's
+ * measurements or status.
+ */
+int tk_sacct_for_run(struct tk_run *run, int forced, const struct tk_env *env,
+		     struct tk_buf *note);
+
+#endif

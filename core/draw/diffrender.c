@@ -1,0 +1,87 @@
+/*
+ * Diff renderer options and layout; the renderers are plugins
+ * (plugins/diffrender/), found through the registry's
+ * tk_diff_renderer_for_path.
+ */
+#include "core/draw/diffrender.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/buf.h"
+#include "core/draw/flame.h"
+
+#include "core/base/banned.h"
+
+void tk_diff_render_opts_init(struct tk_diff_render_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	tk_render_opts_init(&o->render);
+	o->render.title = "Differential Flame Graph";
+	o->mode = TK_DIFF_SELF;
+	o->width_by_base = 0;
+	o->base_label = NULL;
+	o->new_label = NULL;
+	o->new_color = "#000000";
+}
+
+double tk_diff_image_width(const struct tk_diff_render_opts *o)
+{
+	struct tk_flame_opts fo;
+
+	tk_flame_opts_init(&fo);
+	return o->render.image_width > 2 * TK_FLAME_XPAD ? o->render.image_width : fo.image_width;
+}
+
+int tk_diff_layout(const struct tk_diff *d, const struct tk_diff_render_opts *o,
+		   enum tk_diff_layout_kind kind, struct tk_flame *out, struct tk_err *err)
+{
+	struct tk_flame_opts fo;
+	double *w, nsum, bsum;
+	uint32_t i;
+	int ret;
+
+	tk_flame_opts_init(&fo);
+	fo.image_width = tk_diff_image_width(o);
+	if (kind != TK_DIFF_LAYOUT_EITHER)
+		return tk_flame_layout_weights(&d->tree, o->width_by_base ? d->base_total :
+					       d->new_total, &fo, out, err);
+	/* each frame at the larger of its shares of new and of the baseline */
+	nsum = d->new_total[0];
+	bsum = d->base_total[0];
+	w = tk_realloc_array(NULL, d->tree.nr_nodes ? d->tree.nr_nodes : 1, sizeof(*w));
+	for (i = 0; i < d->tree.nr_nodes; i++) {
+		double a = nsum > 0 ? d->new_total[i] / nsum : 0;
+		double c = bsum > 0 ? d->base_total[i] / bsum : 0;
+
+		w[i] = a > c ? a : c;
+	}
+	if (d->tree.nr_nodes)
+		w[0] = 1;
+	ret = tk_flame_layout_weights(&d->tree, w, &fo, out, err);
+	free(w);
+	if (!ret && !out->nr) {
+		/* a page always has a root to zoom out to */
+		TK_ALLOC_GROW(out->frames, 1, out->alloc);
+		memset(&out->frames[0], 0, sizeof(out->frames[0]));
+		out->nr = 1;
+	}
+	return ret;
+}
+
+int tk_diff_render(const struct tk_diff_renderer *r, const struct tk_diff *d,
+		   const struct tk_diff_opts *dopts, const struct tk_diff_render_opts *o,
+		   FILE *out, struct tk_err *err)
+{
+	struct tk_flame fl;
+	int ret;
+
+	if (r->layout == TK_DIFF_LAYOUT_NONE)
+		return r->render(d, NULL, dopts, o, out, err);
+	memset(&fl, 0, sizeof(fl));
+	ret = tk_diff_layout(d, o, r->layout, &fl, err);
+	if (!ret)
+		ret = r->render(d, &fl, dopts, o, out, err);
+	tk_flame_release(&fl);
+	return ret;
+}

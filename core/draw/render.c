@@ -1,0 +1,209 @@
+/*
+ * Renderer lookup, render options and flamegraph.pl's colour palettes.
+ *
+ * Colours reproduce flamegraph.pl's default (not --hash, not --random):
+ * it seeds Perl's drand48 with the sum of the name's code points and
+ * draws one number v in [0,1), the same for the three channels. We do
+ * the same arithmetic, so a name gets the colour flamegraph.pl gives it,
+ * in every graph.
+ */
+#include "core/draw/render.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "core/base/banned.h"
+
+void tk_render_opts_init(struct tk_render_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->title = "Flame Graph";
+	o->subtitle = NULL;
+	o->palette = "hot";
+	o->count_name = NULL;
+	o->inverted = 0;
+	o->image_width = 1200;
+	o->frame_height = 16;
+	o->font_size = 12;
+	o->top_n = 30;
+}
+
+/* The code point at s (lenient: an invalid byte counts as itself). */
+static uint32_t next_code_point(const unsigned char **sp)
+{
+	const unsigned char *s = *sp;
+	uint32_t c = s[0];
+	int n, i;
+
+	if (c < 0x80 || c < 0xc2 || c > 0xf4) {
+		*sp = s + 1;
+		return c;
+	}
+	n = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
+	c &= 0x3f >> n;
+	for (i = 1; i <= n; i++) {
+		if ((s[i] & 0xc0) != 0x80) {
+			*sp = s + 1;
+			return s[0];
+		}
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	*sp = s + n + 1;
+	return c;
+}
+
+/* Perl: srand(unpack("%32W*", name)); rand(1) — drand48 on 48 bits. */
+static double name_random(const char *name)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	uint32_t sum = 0;
+	uint64_t x;
+
+	while (*s)
+		sum += next_code_point(&s);
+	x = (uint64_t)sum << 16 | 0x330e;
+	x = (x * 0x5deece66dull + 0xb) & ((1ull << 48) - 1);
+	return (double)x / (double)(1ull << 48);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && !memcmp(s + ls - lx, suffix, lx);
+}
+
+/* ^L?(java|javax|jdk|net|org|com|io|sun)/ */
+static int java_package(const char *s)
+{
+	static const char *const pkgs[] = { "java/", "javax/", "jdk/", "net/", "org/",
+					    "com/", "io/", "sun/" };
+	size_t i;
+
+	if (*s == 'L' && java_package(s + 1))
+		return 1;
+	for (i = 0; i < sizeof(pkgs) / sizeof(pkgs[0]); i++)
+		if (!strncmp(s, pkgs[i], strlen(pkgs[i])))
+			return 1;
+	return 0;
+}
+
+/* The flat palette a multi-palette (java, js, perl, wakeup) picks for name. */
+static const char *pick_palette(const char *palette, const char *name)
+{
+	if (!strcmp(palette, "java")) {
+		if (ends_with(name, "_[j]"))
+			return "green";
+		if (ends_with(name, "_[i]"))
+			return "aqua";
+		if (java_package(name) || strstr(name, ":::"))
+			return "green";
+		if (strstr(name, "::"))
+			return "yellow";
+		if (ends_with(name, "_[k]"))
+			return "orange";
+		return "red";
+	}
+	if (!strcmp(palette, "perl")) {
+		if (strstr(name, "::"))
+			return "yellow";
+		if (strstr(name, "Perl") || strstr(name, ".pl"))
+			return "green";
+		if (ends_with(name, "_[k]"))
+			return "orange";
+		return "red";
+	}
+	if (!strcmp(palette, "js")) {
+		const char *slash = strchr(name, '/');
+
+		if (ends_with(name, "_[j]"))
+			return slash ? "green" : "aqua";
+		if (strstr(name, "::"))
+			return "yellow";
+		if (slash && strstr(slash, ".js"))
+			return "green";
+		if (strchr(name, ':'))
+			return "aqua";
+		if (!strcmp(name, " "))
+			return "green";
+		if (strstr(name, "_[k]"))
+			return "orange";
+		return "red";
+	}
+	if (!strcmp(palette, "wakeup"))
+		return "aqua";
+	return palette;
+}
+
+void tk_palette_color(const char *palette, const char *name, int *r, int *g, int *b)
+{
+	double v = name_random(name ? name : "");
+
+	if (!palette)
+		palette = "hot";
+	palette = pick_palette(palette, name ? name : "");
+	*r = *g = *b = 0;
+	if (!strcmp(palette, "mem")) {
+		*g = 190 + (int)(50 * v);
+		*b = (int)(210 * v);
+	} else if (!strcmp(palette, "io")) {
+		*r = *g = 80 + (int)(60 * v);
+		*b = 190 + (int)(55 * v);
+	} else if (!strcmp(palette, "red")) {
+		*r = 200 + (int)(55 * v);
+		*g = *b = 50 + (int)(80 * v);
+	} else if (!strcmp(palette, "green")) {
+		*g = 200 + (int)(55 * v);
+		*r = *b = 50 + (int)(60 * v);
+	} else if (!strcmp(palette, "blue")) {
+		*b = 205 + (int)(50 * v);
+		*r = *g = 80 + (int)(60 * v);
+	} else if (!strcmp(palette, "yellow")) {
+		*r = *g = 175 + (int)(55 * v);
+		*b = 50 + (int)(20 * v);
+	} else if (!strcmp(palette, "purple")) {
+		*r = *b = 190 + (int)(65 * v);
+		*g = 80 + (int)(60 * v);
+	} else if (!strcmp(palette, "aqua")) {
+		*r = 50 + (int)(60 * v);
+		*g = *b = 165 + (int)(55 * v);
+	} else if (!strcmp(palette, "orange")) {
+		*r = 190 + (int)(65 * v);
+		*g = 90 + (int)(65 * v);
+	} else {
+		/* hot, and the fallback for names we do not know */
+		*r = 205 + (int)(50 * v);
+		*g = (int)(230 * v);
+		*b = (int)(55 * v);
+	}
+}
+
+size_t tk_render_shown_len(const char *name, size_t len)
+{
+	if (len >= 4 && name[len - 4] == '_' && name[len - 3] == '[' && name[len - 1] == ']' &&
+	    name[len - 2] && strchr("kwij", name[len - 2]))
+		return len - 4;
+	return len;
+}
+
+int tk_palette_known(const char *name)
+{
+	static const char *const palettes[] = {
+		"hot", "mem", "io", "wakeup", "java", "js", "perl", "red", "green", "blue",
+		"aqua", "yellow", "purple", "orange",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(palettes) / sizeof(palettes[0]); i++)
+		if (!strcmp(name, palettes[i]))
+			return 1;
+	return 0;
+}
+
+void tk_renderer_list_exts(struct tk_buf *b)
+{
+	size_t i;
+
+	for (i = 0; tk_renderer_at(i); i++)
+		tk_buf_addf(b, "%s%s", i ? ", " : "", tk_renderer_at(i)->ext);
+}

@@ -1,0 +1,70 @@
+#ifndef TK_RENDER_H
+#define TK_RENDER_H
+/*
+ * Renderers draw a laid-out flame graph (core/flame.h) to a FILE *. One
+ * is picked by the output file's extension (tk_renderer_for_path):
+ * .svg, .html, .png, .pdf, .folded, .txt. Every renderer escapes frame
+ * names for its output (XML, HTML, JSON inside <script>, ...): names are
+ * untrusted.
+ *
+ * To add a renderer, see the checklist in plugins/plugins.h.
+ */
+#include <stdio.h>
+
+#include "core/base/buf.h"
+
+#include "core/base/err.h"
+#include "core/draw/flame.h"
+#include "core/model/profile.h"
+
+struct tk_render_opts {
+	const char *title;     /* default "Flame Graph" */
+	const char *subtitle;  /* NULL: none */
+	const char *palette;   /* hot (default), mem, io, java, js, perl, red,
+				  green, blue, aqua, yellow, purple, orange */
+	const char *count_name; /* "samples" (default from the unit) */
+	int inverted;          /* icicle: root at the top */
+	double image_width;    /* pixels, default 1200 */
+	double frame_height;   /* pixels, default 16 */
+	double font_size;      /* default 12 */
+	size_t top_n;          /* .txt: rows, default 30 */
+};
+
+void tk_render_opts_init(struct tk_render_opts *o);
+
+#define TK_RENDERER_VERSION 1
+
+struct tk_renderer {
+	int version; /* TK_RENDERER_VERSION */
+	const char *name;
+	const char *ext;  /* ".svg" */
+	int (*render)(const struct tk_profile *p, const struct tk_flame *f,
+		      const struct tk_render_opts *o, FILE *out, struct tk_err *err);
+};
+
+/* The renderer for path's extension, or NULL. */
+/* The registry's lookups (plugins/registry.c): the renderer for path's
+ * extension (case-insensitive), the i-th renderer; NULL when none. */
+const struct tk_renderer *tk_renderer_for_path(const char *path);
+const struct tk_renderer *tk_renderer_at(size_t i);
+
+/*
+ * A colour for a frame name, flamegraph.pl-style: the same name gets the
+ * same colour in every graph (hashed from the name), within the palette's
+ * range. r, g, b in 0..255.
+ */
+void tk_palette_color(const char *palette, const char *name, int *r, int *g, int *b);
+/* 1 when name is a palette: hot, mem, io, wakeup, java, js, perl, red,
+ * green, blue, aqua, yellow, purple, orange. */
+int tk_palette_known(const char *name);
+/* Appends the renderers' extensions, ", " between them, in table order. */
+void tk_renderer_list_exts(struct tk_buf *out);
+
+/*
+ * How much of a frame name is shown: without a trailing "_[k]", "_[w]",
+ * "_[i]" or "_[j]" annotation (kernel, waker, inlined, JIT), which picks
+ * the colour but is not part of the name, as in flamegraph.pl.
+ */
+size_t tk_render_shown_len(const char *name, size_t len);
+
+#endif

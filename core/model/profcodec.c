@@ -1,0 +1,286 @@
+#include "core/model/profcodec.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "core/base/banned.h"
+
+#define MAGIC "TKPF"
+#define VERSION 1
+/* The trailer after the compressed stream: magic, dispersion, crc32 */
+#define TRAILER_MAGIC "TKD1"
+#define TRAILER_LEN 16
+/* Decompressed size limit: a stored profile is far smaller than this. */
+#define MAX_RAW (2u << 30)
+
+static void put_varint(struct tk_buf *b, uint64_t v)
+{
+	unsigned char tmp[10];
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		tmp[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	tmp[n++] = (unsigned char)v;
+	tk_buf_add(b, tmp, n);
+}
+
+static void put_double(struct tk_buf *b, double w)
+{
+	unsigned char raw[8];
+	uint64_t bits;
+	int i;
+
+	memcpy(&bits, &w, 8);
+	for (i = 0; i < 8; i++)
+		raw[i] = (unsigned char)(bits >> (8 * i));
+	tk_buf_add(b, raw, 8);
+}
+
+static void put_weight(struct tk_buf *b, double w)
+{
+	if (w >= 0 && w < 4503599627370496.0 && w == (double)(uint64_t)w) {
+		put_varint(b, (uint64_t)w * 2);
+	} else {
+		put_varint(b, 1);
+		put_double(b, w);
+	}
+}
+
+int tk_profile_encode(const struct tk_profile *p, struct tk_buf *out, struct tk_err *err)
+{
+	struct tk_buf raw = TK_BUF_INIT;
+	uLongf zlen;
+	uint32_t i;
+	int rc;
+
+	tk_buf_add(&raw, MAGIC, 4);
+	tk_buf_addch(&raw, VERSION);
+	tk_buf_addch(&raw, (int)p->unit);
+	put_varint(&raw, p->nr_names - 1);
+	for (i = 1; i < p->nr_names; i++) {
+		put_varint(&raw, p->name_lens[i]);
+		tk_buf_add(&raw, p->names[i], p->name_lens[i]);
+	}
+	put_varint(&raw, p->nr_nodes - 1);
+	for (i = 1; i < p->nr_nodes; i++) {
+		put_varint(&raw, i - p->nodes[i].parent);
+		put_varint(&raw, p->nodes[i].name);
+		put_weight(&raw, p->nodes[i].self);
+	}
+	zlen = compressBound(raw.len);
+	tk_buf_grow(out, zlen + 8);
+	/* Raw length first (8 bytes LE), so decoding allocates once. */
+	{
+		unsigned char hdr[8];
+		uint64_t n = raw.len;
+
+		for (i = 0; i < 8; i++)
+			hdr[i] = (unsigned char)(n >> (8 * i));
+		tk_buf_add(out, hdr, 8);
+	}
+	rc = compress2((Bytef *)out->buf + out->len, &zlen, (const Bytef *)raw.buf, raw.len, 3);
+	tk_buf_release(&raw);
+	if (rc != Z_OK)
+		return tk_err_set(err, TK_EINTERNAL, "cannot compress the profile (zlib %d)", rc);
+	tk_buf_setlen(out, out->len + zlen);
+	if (p->dispersion > 0 && isfinite(p->dispersion)) {
+		size_t at = out->len;
+		uLong crc;
+
+		tk_buf_add(out, TRAILER_MAGIC, 4);
+		put_double(out, p->dispersion);
+		crc = crc32(0L, (const Bytef *)out->buf + at, 12);
+		for (i = 0; i < 4; i++)
+			tk_buf_addch(out, (int)((crc >> (8 * i)) & 0xff));
+	}
+	return 0;
+}
+
+/*
+ * The trailer of len bytes at t, after the compressed stream: none, or
+ * TRAILER_LEN bytes whose magic and crc32 hold, carrying a positive
+ * dispersion. Readers before the trailer (zlib's uncompress stops at the
+ * stream's end) read the profile without it.
+ */
+static int read_trailer(const unsigned char *t, size_t len, size_t at, const char *name,
+			double *dispersion, struct tk_err *err)
+{
+	uint64_t bits = 0;
+	uint32_t crc = 0;
+	int k;
+
+	if (!len)
+		return 0;
+	if (len == TRAILER_LEN && !memcmp(t, TRAILER_MAGIC, 4)) {
+		for (k = 0; k < 8; k++)
+			bits |= (uint64_t)t[4 + k] << (8 * k);
+		for (k = 0; k < 4; k++)
+			crc |= (uint32_t)t[12 + k] << (8 * k);
+		memcpy(dispersion, &bits, 8);
+		if (crc == (uint32_t)crc32(0L, t, 12) && *dispersion > 0 && isfinite(*dispersion))
+			return 0;
+	}
+	*dispersion = 0;
+	return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s' at byte %zu: %zu bytes "
+			  "after the compressed data that are no sampling dispersion", name, at,
+			  len);
+}
+
+struct dec {
+	const unsigned char *p, *end, *start;
+	const char *name;
+	struct tk_err *err;
+};
+
+static int bad(struct dec *d, const char *what)
+{
+	return tk_err_set(d->err, TK_EDATA, "corrupt stored profile '%s' at byte %zu: %s",
+			  d->name, (size_t)(d->p - d->start), what);
+}
+
+static int get_varint(struct dec *d, uint64_t *v)
+{
+	uint64_t r = 0;
+	int shift = 0;
+
+	while (d->p < d->end && shift < 64) {
+		unsigned char c = *d->p++;
+
+		r |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80)) {
+			*v = r;
+			return 0;
+		}
+		shift += 7;
+	}
+	return bad(d, "truncated number");
+}
+
+static int get_double(struct dec *d, double *w)
+{
+	uint64_t bits = 0;
+	int k;
+
+	if (d->end - d->p < 8)
+		return bad(d, "truncated number");
+	for (k = 0; k < 8; k++)
+		bits |= (uint64_t)d->p[k] << (8 * k);
+	d->p += 8;
+	memcpy(w, &bits, 8);
+	return 0;
+}
+
+int tk_profile_decode(const void *data, size_t len, const char *name,
+		      struct tk_profile *out, struct tk_err *err)
+{
+	const unsigned char *in = data;
+	struct tk_buf raw = TK_BUF_INIT;
+	struct dec d;
+	uint64_t rawlen = 0, nr_names, nr_nodes, i, v;
+	uLongf got;
+	uLong zlen;
+	uint32_t *ids = NULL;
+	int ret = 0;
+
+	if (len < 8)
+		return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s': %zu bytes", name, len);
+	for (i = 0; i < 8; i++)
+		rawlen |= (uint64_t)in[i] << (8 * i);
+	if (rawlen < 6 || rawlen > MAX_RAW)
+		return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s': size %llu", name,
+				  (unsigned long long)rawlen);
+	tk_buf_grow(&raw, (size_t)rawlen);
+	got = (uLongf)rawlen;
+	zlen = (uLong)(len - 8);
+	if (uncompress2((Bytef *)raw.buf, &got, in + 8, &zlen) != Z_OK || got != rawlen) {
+		tk_buf_release(&raw);
+		return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s': bad compressed data",
+				  name);
+	}
+	ret = read_trailer(in + 8 + zlen, len - 8 - zlen, 8 + zlen, name, &out->dispersion, err);
+	if (ret) {
+		tk_buf_release(&raw);
+		return ret;
+	}
+	d.start = d.p = (const unsigned char *)raw.buf;
+	d.end = d.p + got;
+	d.name = name;
+	d.err = err;
+	if (memcmp(d.p, MAGIC, 4) || d.p[4] != VERSION || d.p[5] > TK_UNIT_COUNT) {
+		ret = bad(&d, "not a tracker profile of version 1");
+		goto out;
+	}
+	out->unit = (enum tk_unit)d.p[5];
+	d.p += 6;
+	if ((ret = get_varint(&d, &nr_names)))
+		goto out;
+	if (nr_names > (uint64_t)(d.end - d.p)) {
+		ret = bad(&d, "name count past the end");
+		goto out;
+	}
+	ids = tk_xcalloc((size_t)nr_names + 1, sizeof(uint32_t));
+	for (i = 1; i <= nr_names; i++) {
+		if ((ret = get_varint(&d, &v)))
+			goto out;
+		if (v > TK_PROFILE_MAX_NAME || v > (uint64_t)(d.end - d.p)) {
+			ret = bad(&d, "name past the end");
+			goto out;
+		}
+		ids[i] = tk_profile_intern(out, (const char *)d.p, (size_t)v);
+		d.p += v;
+	}
+	if ((ret = get_varint(&d, &nr_nodes)))
+		goto out;
+	if (nr_nodes > (uint64_t)(d.end - d.p) || nr_nodes >= TK_PROFILE_MAX_NODES) {
+		ret = bad(&d, "node count past the end");
+		goto out;
+	}
+	/* Node ids in the blob are 1..nr_nodes; map them as they are created. */
+	tk_profile_reserve(out, (size_t)nr_nodes + 1);
+	{
+		uint32_t *map = tk_xcalloc((size_t)nr_nodes + 1, sizeof(uint32_t));
+
+		for (i = 1; i <= nr_nodes && !ret; i++) {
+			uint64_t delta, nm, wv;
+			double w;
+
+			if ((ret = get_varint(&d, &delta)) || (ret = get_varint(&d, &nm)) ||
+			    (ret = get_varint(&d, &wv)))
+				break;
+			/* Name 0 is "", which a frame may have too. */
+			if (!delta || delta > i || nm > nr_names) {
+				ret = bad(&d, "node out of range");
+				break;
+			}
+			if (wv == 1) {
+				if ((ret = get_double(&d, &w)))
+					break;
+			} else {
+				w = (double)(wv / 2);
+			}
+			map[i] = tk_profile_new_child(out, map[i - delta], ids[nm]);
+			if (!map[i]) {
+				ret = bad(&d, "too many nodes");
+				break;
+			}
+			if (tk_profile_add_self(out, map[i], w)) {
+				ret = bad(&d, "a weight that is negative, not a number or too large");
+				break;
+			}
+		}
+		free(map);
+	}
+	if (!ret && d.p != d.end)
+		ret = bad(&d, "trailing bytes");
+	if (!ret)
+		tk_profile_finish(out);
+out:
+	free(ids);
+	tk_buf_release(&raw);
+	return ret;
+}

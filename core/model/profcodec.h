@@ -1,0 +1,39 @@
+#ifndef TK_PROFCODEC_H
+#define TK_PROFCODEC_H
+/*
+ * The compact stored form of a profile: what the store keeps in a BLOB and
+ * `tracker run` writes next to a record file (*.tkprof).
+ *
+ *   the raw length (8 bytes, LE)
+ *   zlib( "TKPF" version(1) unit(1)
+ *         varint nr_names, then per name: varint len, bytes
+ *         varint nr_nodes, then per node in id order:
+ *             varint (id - parent), varint name,
+ *             weight: varint (2 * w) for an integral w in [0, 2^52),
+ *                     else varint 1 followed by 8 bytes (IEEE double, LE) )
+ *   [ "TKD1" dispersion (8 bytes, IEEE double, LE) crc32 of those 12 (4 LE) ]
+ *
+ * The trailer, only for a profile whose sampling dispersion is known
+ * (core/profile.h), follows the stream, where trackers that predate it do
+ * not look: zlib's uncompress stops at the stream's end, so they read the
+ * profile as before, without it. Names and nodes exclude the root. A
+ * node's parent always has a smaller
+ * id (tk_profile_child creates parents first), so a delta is small and
+ * decoding is one pass. Decoding bounds every count and length by the
+ * input, so a corrupt blob is an error (TK_EDATA naming `name` and the
+ * byte offset), never a crash.
+ */
+#include <stddef.h>
+
+#include "core/base/buf.h"
+#include "core/base/err.h"
+#include "core/model/profile.h"
+
+#define TK_PROFCODEC_EXT ".tkprof"
+
+int tk_profile_encode(const struct tk_profile *p, struct tk_buf *out, struct tk_err *err);
+/* out must be initialised (tk_profile_init); it is finished on return. */
+int tk_profile_decode(const void *data, size_t len, const char *name,
+		      struct tk_profile *out, struct tk_err *err);
+
+#endif

@@ -1,0 +1,167 @@
+#ifndef TK_PROFILE_H
+#define TK_PROFILE_H
+/*
+ * The profile model: one merged call tree with interned frame names.
+ *
+ * Node 0 is the root (no name). Every other node has a parent, a name id
+ * and a self weight; tk_profile_finish fills in totals (self plus the
+ * totals of the children). Names are interned into an arena, so a name
+ * seen a million times is stored once, and a child is found from its
+ * (parent, name) pair through a hash table: building is one pass over the
+ * input, and memory grows with the number of distinct nodes, not with the
+ * size of the input.
+ *
+ * Weights are doubles: fractional sample counts (flamegraph.pl accepts
+ * them) and scaled diffs need them, and a double counts integers exactly
+ * up to 2^53. A weight is finite and not negative, and all of them add
+ * up to at most TK_PROFILE_MAX_WEIGHT (tk_profile_weight_error): every total and every
+ * ratio of totals a renderer computes is then a finite number.
+ *
+ * Limits that protect against hostile input (importers turn them into
+ * TK_EDATA errors naming the place): TK_PROFILE_MAX_NAME bytes per name,
+ * TK_PROFILE_MAX_DEPTH frames per stack, TK_PROFILE_MAX_NODES nodes.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/base/arena.h"
+#include "core/base/err.h"
+
+#define TK_PROFILE_MAX_NAME (1u << 20)
+#define TK_PROFILE_MAX_DEPTH 65536
+#define TK_PROFILE_MAX_NODES (1u << 28)
+#define TK_PROFILE_ROOT 0u
+/* Far below DBL_MAX: diffs scale and add totals without overflowing. */
+#define TK_PROFILE_MAX_WEIGHT 1e300
+
+enum tk_unit {
+	TK_UNIT_SAMPLES,
+	TK_UNIT_NANOSECONDS,
+	TK_UNIT_BYTES,
+	TK_UNIT_COUNT,
+};
+
+const char *tk_unit_name(enum tk_unit u);
+int tk_unit_parse(const char *s, enum tk_unit *out);
+
+struct tk_profile_node {
+	uint32_t name;         /* name id; 0 for the root */
+	uint32_t parent;       /* the root is its own parent */
+	uint32_t first_child;  /* 0: none (the root is never a child) */
+	uint32_t next_sibling; /* 0: none */
+	double self;
+	double total;          /* valid after tk_profile_finish */
+};
+
+struct tk_profile {
+	enum tk_unit unit;
+	struct tk_arena arena;
+	/* names[0] is "" (the root's); ids are indexes */
+	const char **names;
+	uint32_t *name_lens;
+	uint32_t nr_names, alloc_names;
+	/* open addressing: the hash's high 32 bits << 32 | (name id + 1),
+	 * 0 empty; the tag spares most string compares */
+	uint64_t *name_slots;
+	size_t name_mask;
+	struct tk_profile_node *nodes;
+	uint32_t nr_nodes, alloc_nodes;
+	/* open addressing: node id, 0 empty. Only the children of nodes
+	 * flagged in child_indexed are in it: a child of a node that has
+	 * never been searched is created without hashing (sorted input
+	 * creates most nodes under fresh parents), and a node's children
+	 * are indexed the first time one of them is searched. */
+	uint32_t *child_slots;
+	size_t child_mask;
+	uint8_t *child_indexed; /* per node, alloc_nodes long */
+	uint32_t nr_indexed;    /* nodes in child_slots */
+	int finished;
+	/* The sum of every weight added so far: a weight whose addition
+	 * would make it infinite is refused, so every total is finite. */
+	double sum;
+	/* Something the importer wants the user told (skipped lines...);
+	 * empty when none. */
+	char warning[256];
+	/* The variance sampling alone gives a frame's weight, per unit of
+	 * weight (a frame of weight w varies by about dispersion * w from
+	 * run to run), when the profiler knows it: the built-in profiler's
+	 * allocation profiles, sampled by bytes. 0: unknown (imported
+	 * profiles, CPU profiles, exact ones). */
+	double dispersion;
+};
+
+void tk_profile_init(struct tk_profile *p, enum tk_unit unit);
+void tk_profile_release(struct tk_profile *p);
+
+/* The id of name s[0..len), interning it on first sight. A NUL byte in
+ * it becomes the two characters "\0": every name is a C string. */
+uint32_t tk_profile_intern(struct tk_profile *p, const char *s, size_t len);
+
+/* The child of parent with name id `name`, created on first sight.
+ * Returns 0 when the node limit is reached (the root is never a child). */
+uint32_t tk_profile_child(struct tk_profile *p, uint32_t parent, uint32_t name);
+
+/*
+ * A new child of parent without looking for an existing one: for readers
+ * of a tree that is merged already (the stored form), where the lookup is
+ * wasted work. The caller promises the (parent, name) pair is new; if it
+ * is not, the tree gets two siblings of that name, nothing worse.
+ * Returns 0 when the node limit is reached.
+ */
+uint32_t tk_profile_new_child(struct tk_profile *p, uint32_t parent, uint32_t name);
+
+/* Makes room for `nodes` nodes in all (a hint: growing still works). */
+void tk_profile_reserve(struct tk_profile *p, size_t nodes);
+
+/*
+ * Adds weight to the leaf of a stack given root-first as name ids.
+ * Returns 0, or TK_EDATA when the node limit is reached or the weight is
+ * refused (tk_profile_weight_error; checked first, so nothing is added).
+ */
+int tk_profile_add_stack(struct tk_profile *p, const uint32_t *names, size_t depth,
+			 double weight);
+
+/*
+ * Why w cannot be added to p as a weight: "is not a number", "is
+ * negative", "is too large" (over TK_PROFILE_MAX_WEIGHT, infinities
+ * included) or "makes the total too large" (the sum of all weights would
+ * pass TK_PROFILE_MAX_WEIGHT); NULL when it can. Importers call it first
+ * to name the place in their message; the add functions refuse the same
+ * weights, so no profile ever holds one.
+ */
+const char *tk_profile_weight_error(const struct tk_profile *p, double w);
+
+/*
+ * Adds w to node's self weight. TK_EDATA, the node unchanged, for a
+ * weight tk_profile_weight_error refuses.
+ */
+static inline int tk_profile_add_self(struct tk_profile *p, uint32_t node, double w)
+{
+	if (!(w >= 0 && w <= TK_PROFILE_MAX_WEIGHT && p->sum + w <= TK_PROFILE_MAX_WEIGHT))
+		return TK_EDATA;
+	p->nodes[node].self += w;
+	p->sum += w;
+	p->finished = 0;
+	return 0;
+}
+
+/* The number of frames on the deepest stack (0 for an empty profile). */
+uint32_t tk_profile_depth(const struct tk_profile *p);
+
+/* Computes totals. Idempotent; cheap when nothing changed. */
+void tk_profile_finish(struct tk_profile *p);
+
+static inline double tk_profile_total(const struct tk_profile *p)
+{
+	return p->nodes[0].total;
+}
+
+static inline const char *tk_profile_name(const struct tk_profile *p, uint32_t node)
+{
+	return p->names[p->nodes[node].name];
+}
+
+/* A fast 64-bit hash of bytes (not cryptographic). */
+uint64_t tk_hash_bytes(const void *data, size_t len);
+
+#endif

@@ -1,0 +1,45 @@
+#ifndef TK_CHECKFMT_H
+#define TK_CHECKFMT_H
+/*
+ * The outputs of checks (core/check.h): a text table for the terminal,
+ * markdown for CI annotations and reports, and JSON for scripts. The same
+ * results print the same way wherever they are shown.
+ *
+ *   text      one aligned line per key and metric: verdict, baseline
+ *             median and spread, current value, change, the statistic
+ *             against its threshold (method), a note; with history, a
+ *             table of change points. Keys and branches have their
+ *             control characters (C0, DEL, C1) written as \xNN and invalid
+ *             UTF-8 as U+FFFD, so a hostile name cannot drive the terminal.
+ *   markdown  the same as a table; names are escaped for markdown and
+ *             HTML (| \ ` * _ [ ] < > & # and the rest of markdown's
+ *             punctuation), control characters as in text.
+ *   json      { "format": "tracker-check", "version": 1, "results": [...] },
+ *             documented in docs/tracker-check.md.
+ *
+ * Writes only to the FILE * given; returns 0, or TK_EUNAVAIL when the
+ * write fails (ferror).
+ */
+#include <stdio.h>
+
+#include "core/base/buf.h"
+#include "core/analyze/check.h"
+#include "core/base/err.h"
+
+enum tk_checkfmt {
+	TK_CHECKFMT_TEXT,
+	TK_CHECKFMT_JSON,
+	TK_CHECKFMT_MARKDOWN,
+};
+
+/* 0 for "text", "json", "markdown"; -1 otherwise. */
+int tk_checkfmt_parse(const char *name, enum tk_checkfmt *out);
+
+int tk_checkfmt_write(FILE *f, enum tk_checkfmt fmt, const struct tk_check_result *r,
+		      size_t nr, int history, struct tk_err *err);
+
+/* Appends s for a terminal / for markdown, escaped as above; NULL is "-". */
+void tk_checkfmt_escape_terminal(struct tk_buf *out, const char *s);
+void tk_checkfmt_escape_markdown(struct tk_buf *out, const char *s);
+
+#endif

@@ -1,0 +1,680 @@
+/*
+ * The dashboard (core/dashboard.h): one row per key, each key's chart
+ * beside it. Keys come from the store's key list (TK_STORE_CTRL_KEYS, a
+ * seek per key) or, from a backend without it, from one pass over the
+ * runs; each key's runs from one indexed query bounded by since_us.
+ *
+ * Untrusted names reach the page only through tk_plot_xml_text (HTML
+ * text and attribute values); the script reads them back with
+ * textContent. When dash_script changes, DASH_SCRIPT_SHA256 must become
+ * the base64 SHA-256 of its text: tests/t2204-dashboard-browser.sh checks
+ * it and prints the right value.
+ */
+#include <fnmatch.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/analyze/check.h"
+#include "core/pages/dashboard.h"
+#include "core/base/fsutil.h"
+#include "core/draw/htmlout.h"
+#include "core/pages/plotpage.h"
+#include "core/base/timeutil.h"
+#include "core/base/banned.h"
+
+#define DASH_SCRIPT_SHA256 "baZbzgrjmVagMYjF4/By35mupY4/wYu1xAxT659AA0g="
+
+#define SPARK_W 140
+#define SPARK_H 30
+
+static const char dash_style[] =
+	"<style>\n"
+	"body { margin: 0; font: 13px Verdana, 'DejaVu Sans', sans-serif; background: #f6f7f9; }\n"
+	"#head { padding: 8px 14px; background: #fff; border-bottom: 1px solid #ddd; }\n"
+	"#head h1 { font-size: 17px; margin: 2px 0; }\n"
+	"#subtitle { margin: 2px 0; color: #555; overflow-wrap: anywhere; }\n"
+	".bar { display: flex; gap: 12px; align-items: center; margin-top: 6px; }\n"
+	"main { padding: 10px; }\n"
+	"table { border-collapse: collapse; background: #fff; box-shadow: 0 1px 3px #0002; }\n"
+	"th, td { padding: 4px 8px; border-bottom: 1px solid #eee; text-align: left;"
+	" vertical-align: middle; }\n"
+	"th { background: #fafafa; position: sticky; top: 0; }\n"
+	"th button { font: inherit; font-weight: bold; border: 0; background: none;"
+	" cursor: pointer; padding: 0; }\n"
+	"td.key { max-width: 360px; overflow-wrap: anywhere; }\n"
+	"td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }\n"
+	".up { color: #b00; } .down { color: #070; }\n"
+	".v-regression { color: #fff; background: #c62828; border-radius: 3px; padding: 1px 5px; }\n"
+	".v-improvement { color: #fff; background: #2e7d32; border-radius: 3px; padding: 1px 5px; }\n"
+	".v-no-change { color: #333; }\n"
+	".v-insufficient-data { color: #888; }\n"
+	"</style>\n";
+
+static const char dash_script[] =
+	"(function () {\n"
+	"'use strict';\n"
+	"var $ = function (id) { return document.getElementById(id); };\n"
+	"var body = $('rows'), filter = $('filter'), shown = $('shown');\n"
+	"var rows = Array.prototype.slice.call(body.rows), dir = {};\n"
+	"function keyOf(r) { return r.cells[0].textContent; }\n"
+	"function apply() {\n"
+	"  var f = filter.value.toLowerCase(), n = 0;\n"
+	"  rows.forEach(function (r) {\n"
+	"    var ok = keyOf(r).toLowerCase().indexOf(f) >= 0;\n"
+	"    r.hidden = !ok;\n"
+	"    if (ok) n++;\n"
+	"  });\n"
+	"  shown.textContent = n + ' of ' + rows.length + ' keys';\n"
+	"}\n"
+	"function sortBy(col) {\n"
+	"  var d = dir[col] = dir[col] === 'desc' ? 'asc' : 'desc', s = d === 'desc' ? -1 : 1;\n"
+	"  rows.sort(function (a, b) {\n"
+	"    if (col === 'key') return s * (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0);\n"
+	"    var x = parseFloat(a.getAttribute('data-' + col)), y = parseFloat(b.getAttribute('data-' + col));\n"
+	"    if (isNaN(x) !== isNaN(y)) return isNaN(x) ? 1 : -1;\n"
+	"    if (isNaN(x) || x === y) return keyOf(a) < keyOf(b) ? -1 : 1;\n"
+	"    return s * (x - y);\n"
+	"  });\n"
+	"  rows.forEach(function (r) { body.appendChild(r); });\n"
+	"  document.querySelectorAll('th[data-col]').forEach(function (th) {\n"
+	"    th.setAttribute('aria-sort', th.getAttribute('data-col') === col ?\n"
+	"      (d === 'desc' ? 'descending' : 'ascending') : 'none');\n"
+	"  });\n"
+	"}\n"
+	"document.querySelectorAll('th[data-col] button').forEach(function (b) {\n"
+	"  b.addEventListener('click', function () { sortBy(b.parentNode.getAttribute('data-col')); });\n"
+	"});\n"
+	"filter.addEventListener('input', apply);\n"
+	"apply();\n"
+	"window.tkDash = {\n"
+	"  order: function () { return rows.filter(function (r) { return !r.hidden; }).map(keyOf); },\n"
+	"  sort: sortBy\n"
+	"};\n"
+	"})();\n";
+
+void tk_dashboard_opts_init(struct tk_dashboard_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+}
+
+int tk_dashboard_index_path(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return !strcmp(base ? base + 1 : path, "index.html");
+}
+
+void tk_dashboard_file_name(struct tk_buf *out, const char *key)
+{
+	const unsigned char *p = (const unsigned char *)key;
+	uint32_t h = 2166136261u;
+	size_t n = 0;
+
+	for (; *p; p++) {
+		h = (h ^ *p) * 16777619u;
+		if (n < 60) {
+			int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+				 (*p >= '0' && *p <= '9') || *p == '-' || *p == '_';
+
+			tk_buf_addch(out, ok ? *p : '_');
+			n++;
+		}
+	}
+	if (!n)
+		tk_buf_adds(out, "key");
+	tk_buf_addf(out, "-%08x.html", (unsigned)h);
+}
+
+/* ---- the keys ---- */
+
+struct key_list {
+	char **keys;
+	size_t nr, alloc;
+	const char *filter;
+};
+
+static int add_key(const char *key, void *data)
+{
+	struct key_list *k = data;
+
+	if (k->filter && fnmatch(k->filter, key, 0))
+		return 0;
+	if (k->nr && !strcmp(k->keys[k->nr - 1], key))
+		return 0;
+	TK_ALLOC_GROW(k->keys, k->nr + 1, k->alloc);
+	k->keys[k->nr++] = tk_xstrdup(key);
+	return 0;
+}
+
+static int add_run_key(const struct tk_run_summary *s, void *data)
+{
+	return add_key(s->key ? s->key : "", data);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_keys(struct tk_store *s, const struct tk_dashboard_opts *o, struct key_list *k,
+		     struct tk_err *err)
+{
+	struct tk_store_keys q;
+	size_t i, j;
+	int ret;
+
+	q.since_us = o->since_us;
+	q.fn = add_key;
+	q.data = k;
+	ret = o->branch ? TK_EUSAGE : s->ops->ctrl(s, TK_STORE_CTRL_KEYS, &q, err);
+	if (ret == TK_EUSAGE) {
+		struct tk_run_query rq;
+
+		tk_err_clear(err);
+		memset(&rq, 0, sizeof(rq));
+		rq.since_us = o->since_us;
+		rq.branch = o->branch;
+		ret = tk_store_query_summaries(s, &rq, add_run_key, k, err);
+	}
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (k->nr) /* qsort's pointer must not be NULL, even for 0 elements */
+		qsort(k->keys, k->nr, sizeof(*k->keys), cmp_str);
+	for (i = j = 0; i < k->nr; i++) {
+		if (j && !strcmp(k->keys[j - 1], k->keys[i]))
+			free(k->keys[i]);
+		else
+			k->keys[j++] = k->keys[i];
+	}
+	k->nr = j;
+	return 0;
+}
+
+/* ---- one row ---- */
+
+struct row_metric {
+	double spark[1024];
+	size_t nspark;
+	double current, delta; /* NaN: none */
+};
+
+/* The baseline's successful runs of machine class mc (NULL: any; a run
+ * with no class matches any, as in tracker check), by bucket medians. */
+static void sparkline(const struct tk_plot_key *k, enum tk_metric m, const char *mc, size_t max,
+		      struct row_metric *rm)
+{
+	double *v = NULL, *tmp;
+	size_t n = 0, alloc = 0, i;
+
+	for (i = 0; i < k->nr; i++) {
+		const struct tk_plot_run *r = &k->runs[i];
+
+		if (r->cls == TK_PLOT_BASELINE && !r->flags && isfinite(r->v[m]) &&
+		    (!mc || !r->machine_class || !strcmp(mc, r->machine_class))) {
+			TK_ALLOC_GROW(v, n + 1, alloc);
+			v[n++] = r->v[m];
+		}
+	}
+	if (max > sizeof(rm->spark) / sizeof(rm->spark[0]))
+		max = sizeof(rm->spark) / sizeof(rm->spark[0]);
+	rm->nspark = 0;
+	tmp = tk_xmalloc((n / max + 2) * sizeof(*tmp));
+	for (i = 0; i < max && n; i++) {
+		size_t lo = n * i / max, hi = n * (i + 1) / max, j, c;
+
+		if (n <= max) {
+			if (i >= n)
+				break;
+			rm->spark[rm->nspark++] = v[i];
+			continue;
+		}
+		c = hi - lo;
+		for (j = 0; j < c; j++)
+			tmp[j] = v[lo + j];
+		/* the bucket's median: insertion sort, buckets are small */
+		for (j = 1; j < c; j++) {
+			double x = tmp[j];
+			size_t q = j;
+
+			for (; q && tmp[q - 1] > x; q--)
+				tmp[q] = tmp[q - 1];
+			tmp[q] = x;
+		}
+		rm->spark[rm->nspark++] = c % 2 ? tmp[c / 2] : (tmp[c / 2 - 1] + tmp[c / 2]) / 2;
+	}
+	free(tmp);
+	free(v);
+}
+
+static void spark_svg(struct tk_buf *b, const struct row_metric *rm, const char *verdict_css)
+{
+	double lo = INFINITY, hi = -INFINITY, xs, y;
+	size_t i;
+
+	for (i = 0; i < rm->nspark; i++) {
+		lo = fmin(lo, rm->spark[i]);
+		hi = fmax(hi, rm->spark[i]);
+	}
+	if (isfinite(rm->current)) {
+		lo = fmin(lo, rm->current);
+		hi = fmax(hi, rm->current);
+	}
+	tk_buf_addf(b, "<svg class=\"spark\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">",
+		    SPARK_W, SPARK_H, SPARK_W, SPARK_H);
+	if (!isfinite(lo)) {
+		tk_buf_adds(b, "</svg>");
+		return;
+	}
+	if (hi <= lo) {
+		hi = lo + 1;
+		lo -= 1;
+	}
+	xs = rm->nspark > 1 ? (SPARK_W - 8.0) / (double)(rm->nspark - 1) : 0;
+	if (rm->nspark) {
+		tk_buf_adds(b, "<path fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.2\" d=\"");
+		for (i = 0; i < rm->nspark; i++) {
+			tk_buf_addch(b, i ? 'L' : 'M');
+			tk_plot_num(b, 1 + xs * (double)i);
+			tk_buf_addch(b, ' ');
+			tk_plot_num(b, SPARK_H - 3 - (rm->spark[i] - lo) / (hi - lo) * (SPARK_H - 6));
+		}
+		tk_buf_adds(b, "\"/>");
+	}
+	if (isfinite(rm->current)) {
+		y = SPARK_H - 3 - (rm->current - lo) / (hi - lo) * (SPARK_H - 6);
+		tk_buf_adds(b, "<circle cx=\"");
+		tk_plot_num(b, SPARK_W - 4);
+		tk_buf_adds(b, "\" cy=\"");
+		tk_plot_num(b, y);
+		tk_buf_addf(b, "\" r=\"3\" fill=\"%s\"/>",
+			    !strcmp(verdict_css, "regression") ? "#c62828"
+			    : !strcmp(verdict_css, "improvement") ? "#2e7d32" : "#d4009b");
+	}
+	tk_buf_adds(b, "</svg>");
+}
+
+static void verdict_css(struct tk_buf *b, enum tk_verdict v)
+{
+	const char *s = tk_verdict_name(v);
+
+	for (; *s; s++)
+		tk_buf_addch(b, *s == ' ' ? '-' : *s);
+}
+
+struct dash {
+	struct tk_dashboard_opts *o;
+	const enum tk_metric *metrics;
+	size_t nm;
+	const char *dir;
+	char **keys;
+	size_t nkeys;
+	struct tk_buf *rows;  /* per key, in key order; empty: no row */
+	int *ret;             /* per key */
+	struct tk_err *errs;  /* per key, set where ret[i] != 0 */
+	pthread_mutex_t lock;
+	size_t next;          /* the next key to take, under lock */
+	int failed;           /* a key failed: take no more, under lock */
+};
+
+/* Whether key k has a run in build `build`. */
+static int in_build(const struct tk_plot_key *k, const char *build)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr; i++)
+		if (k->runs[i].build_number && !strcmp(k->runs[i].build_number, build))
+			return 1;
+	return 0;
+}
+
+/* A key's row, appended to b when the key has runs. */
+static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct tk_buf *b,
+		    struct tk_err *err)
+{
+	const char *keys[] = { key, NULL };
+	struct tk_dashboard_opts *o = d->o;
+	struct tk_run_query q;
+	struct tk_plot_data pd;
+	struct tk_plot_layout l;
+	struct tk_plot_opts po = o->plot;
+	struct tk_check_opts co;
+	struct tk_check_result cr;
+	struct tk_buf name = TK_BUF_INIT, path = TK_BUF_INIT, css = TK_BUF_INIT;
+	struct row_metric *rm = NULL;
+	const struct tk_plot_key *k;
+	enum tk_verdict worst;
+	int ret;
+	size_t i;
+
+	memset(&q, 0, sizeof(q));
+	q.keys = keys;
+	q.since_us = o->since_us;
+	q.branch = o->branch;
+	tk_plot_data_init(&pd);
+	pd.pipeline = o->ci ? o->ci->pipeline : NULL;
+	ret = tk_plot_data_load(&pd, s, &q, err);
+	if (!ret)
+		ret = tk_plot_fill_alloc(&pd, s, &po, err);
+	if (ret || !pd.nr) {
+		tk_plot_data_release(&pd);
+		return ret;
+	}
+	k = &pd.keys[0];
+	if (o->ci)
+		po.current_build = o->ci->build_number;
+	if (!po.max_points)
+		po.max_points = TK_DASHBOARD_MAX_POINTS;
+	/* the chart's baseline branch is the one tracker check judges with */
+	ret = tk_plot_data_baselines(&pd, s, &po, o->ci, o->cfg, err);
+	if (!ret)
+		ret = tk_plot_layout(&pd, &po, &l, err);
+	if (ret) {
+		tk_plot_data_release(&pd);
+		return ret;
+	}
+	tk_dashboard_file_name(&name, key);
+	tk_buf_addf(&path, "%s/%s", d->dir, name.buf);
+	ret = tk_plot_write_path(&l, path.buf, "index.html", TK_WRITE_NO_FSYNC, err);
+
+	/* the verdict, as tracker check gives it, with the same baseline */
+	memset(&cr, 0, sizeof(cr));
+	if (!ret) {
+		tk_check_opts_init(&co);
+		co.key = key;
+		/* check's own resolution, as the chart's (a chart of a key
+		 * check finds no baseline branch for shows the key's busiest
+		 * branch, but the verdict stays check's) */
+		co.baseline_branch = o->plot.baseline_branch;
+		co.metrics = d->metrics;
+		co.nr_metrics = d->nm;
+		/* the CI build's runs of the key, else (no build, or a build
+		 * that did not run the key: a scheduled dashboard step) its
+		 * newest run */
+		if (!po.current_build || !in_build(k, po.current_build))
+			co.run_id = k->runs[k->nr - 1].run_id;
+		ret = tk_check_key(s, &co, o->ci, o->cfg, &cr, err);
+		/* a build that ran the key on several machine classes: the row
+		 * shows the class with the worst verdict (the chart has them all) */
+		for (i = 0; !ret && i < cr.nr_other_classes; i++) {
+			struct tk_check_result other;
+
+			co.current_class = cr.other_classes[i];
+			ret = tk_check_key(s, &co, o->ci, o->cfg, &other, err);
+			if (!ret && tk_check_verdict_rank(tk_check_worst(&other)) >
+					    tk_check_verdict_rank(tk_check_worst(&cr))) {
+				char **classes = cr.other_classes; /* being walked */
+				size_t nr = cr.nr_other_classes;
+
+				cr.other_classes = NULL;
+				cr.nr_other_classes = 0;
+				tk_check_result_release(&cr);
+				cr = other;
+				cr.other_classes = classes;
+				cr.nr_other_classes = nr;
+			} else if (!ret) {
+				tk_check_result_release(&other);
+			}
+		}
+	}
+	if (!ret) {
+		rm = tk_xcalloc(d->nm, sizeof(*rm));
+		worst = tk_check_worst(&cr);
+		verdict_css(&css, worst);
+		tk_buf_adds(b, "<tr data-verdict=\"");
+		tk_buf_addf(b, "%d", worst == TK_VERDICT_REGRESSION ? 3 : worst ==
+			    TK_VERDICT_IMPROVEMENT ? 1 : worst == TK_VERDICT_NO_CHANGE ? 2 : 0);
+		tk_buf_addf(b, "\" data-runs=\"%zu\"", k->nr);
+		for (i = 0; i < d->nm; i++) {
+			const struct tk_verdict_result *vr = &cr.metrics[i].result;
+
+			/* the current value as check shows it, with a baseline
+			 * or without (a key's first run) */
+			rm[i].current = cr.metrics[i].nr_values && isfinite(vr->current)
+					? vr->current : NAN;
+			rm[i].delta = vr->n && isfinite(vr->delta_pct) && vr->base_median > 0
+				      ? vr->delta_pct : NAN;
+			tk_buf_addf(b, " data-d%zu=\"", i);
+			if (isfinite(rm[i].delta))
+				tk_buf_addf(b, "%.3f", rm[i].delta);
+			else
+				tk_buf_adds(b, "NaN");
+			tk_buf_addch(b, '"');
+			sparkline(k, d->metrics[i], cr.machine_class,
+				  o->spark_points ? o->spark_points : 200, &rm[i]);
+		}
+		tk_buf_adds(b, ">\n<td class=\"key\"><a href=\"");
+		tk_plot_xml_text(b, name.buf, 200);
+		tk_buf_adds(b, "\">");
+		tk_plot_xml_text(b, key, 300);
+		tk_buf_addf(b, "</a></td><td class=\"num\">%zu</td>", k->nr);
+		for (i = 0; i < d->nm; i++) {
+			/* the dot in its own metric's colour, not the row's worst */
+			tk_buf_reset(&css);
+			verdict_css(&css, cr.metrics[i].result.verdict);
+			tk_buf_adds(b, "<td>");
+			spark_svg(b, &rm[i], css.buf);
+			tk_buf_adds(b, "</td><td class=\"num\">");
+			tk_plot_format_value(b, d->metrics[i], rm[i].current);
+			if (isfinite(rm[i].delta))
+				tk_buf_addf(b, "</td><td class=\"num %s\">%+.1f%%</td>",
+					    rm[i].delta > 0 ? "up" : rm[i].delta < 0 ? "down" : "",
+					    rm[i].delta);
+			else
+				tk_buf_adds(b, "</td><td class=\"num\">-</td>");
+		}
+		tk_buf_reset(&css);
+		verdict_css(&css, worst);
+		tk_buf_addf(b, "<td><span class=\"v-%s\">%s</span></td><td>", css.buf,
+			    tk_verdict_name(worst));
+		tk_plot_xml_text(b, cr.baseline_branch ? cr.baseline_branch : "-", 60);
+		if (cr.machine_class) {
+			tk_buf_adds(b, " \xc2\xb7 ");
+			tk_plot_xml_text(b, cr.machine_class, 60);
+		}
+		tk_buf_adds(b, "</td></tr>\n");
+	}
+	free(rm);
+	tk_check_result_release(&cr);
+	tk_buf_release(&css);
+	tk_buf_release(&name);
+	tk_buf_release(&path);
+	tk_plot_layout_release(&l);
+	tk_plot_data_release(&pd);
+	return ret;
+}
+
+static int write_index(struct dash *d, size_t nrows, FILE *out, struct tk_err *err)
+{
+	static const char *const script[] = { dash_script, NULL };
+	struct tk_htmlout w;
+	struct tk_buf sub = TK_BUF_INIT;
+	size_t i;
+
+	tk_buf_addf(&sub, "%zu key%s", nrows, nrows == 1 ? "" : "s");
+	if (d->o->plot.baseline_branch)
+		tk_buf_addf(&sub, "; baseline branch %s", d->o->plot.baseline_branch);
+	if (d->o->ci && d->o->ci->build_number)
+		tk_buf_addf(&sub, "; current: build #%s, else each key's newest run",
+			    d->o->ci->build_number);
+	else
+		tk_buf_adds(&sub, "; current: each key's newest run");
+	tk_htmlout_init(&w, out);
+	tk_htmlout_begin(&w, DASH_SCRIPT_SHA256, dash_style, "tracker dashboard", sub.buf);
+	tk_buf_release(&sub);
+	tk_buf_adds(&w.b, "<div class=\"bar\"><input id=\"filter\" type=\"search\" "
+		    "placeholder=\"Filter keys\" autocomplete=\"off\" spellcheck=\"false\">"
+		    "<span id=\"shown\"></span></div>\n</header>\n<main>\n<table>\n<thead><tr>"
+		    "<th data-col=\"key\" aria-sort=\"ascending\"><button type=\"button\">key</button></th>"
+		    "<th data-col=\"runs\"><button type=\"button\">runs</button></th>");
+	for (i = 0; i < d->nm; i++) {
+		tk_buf_addf(&w.b, "<th>%s</th><th>current</th><th data-col=\"d%zu\">"
+			    "<button type=\"button\" id=\"sort-d%zu\">&Delta; %s</button></th>",
+			    tk_metric_name(d->metrics[i]), i, i, tk_metric_name(d->metrics[i]));
+	}
+	tk_buf_adds(&w.b, "<th data-col=\"verdict\"><button type=\"button\">verdict</button></th>"
+		    "<th>baseline</th></tr></thead>\n<tbody id=\"rows\">\n");
+	for (i = 0; i < d->nkeys; i++)
+		tk_buf_add(&w.b, d->rows[i].buf, d->rows[i].len);
+	tk_buf_adds(&w.b, "</tbody>\n</table>\n</main>\n<script type=\"application/json\" "
+		    "id=\"tk-data\">{}");
+	return tk_htmlout_end(&w, script, err);
+}
+
+/* ---- the workers ---- */
+
+struct worker {
+	struct dash *d;
+	struct tk_store *s; /* the caller's, or this worker's own */
+	pthread_t thread;
+};
+
+/* Takes keys until none is left or one has failed; each key's row and
+ * result land in its own slot, so the page does not depend on which
+ * worker took which key. */
+static void *work(void *data)
+{
+	struct worker *w = data;
+	struct dash *d = w->d;
+	size_t i;
+
+	for (;;) {
+		pthread_mutex_lock(&d->lock);
+		i = d->failed ? d->nkeys : d->next++;
+		pthread_mutex_unlock(&d->lock);
+		if (i >= d->nkeys)
+			break;
+		d->ret[i] = dash_key(d, w->s, d->keys[i], &d->rows[i], &d->errs[i]);
+		if (d->ret[i]) {
+			pthread_mutex_lock(&d->lock);
+			d->failed = 1;
+			pthread_mutex_unlock(&d->lock);
+		}
+	}
+	return NULL;
+}
+
+static unsigned default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > TK_DASHBOARD_MAX_JOBS ? TK_DASHBOARD_MAX_JOBS : (unsigned)n;
+}
+
+/* Runs every key on `jobs` workers: the caller's store and, for each
+ * other worker, a connection of its own to o->store_url. A worker whose
+ * connection cannot be opened is not started; the others do its share. */
+static void run_workers(struct dash *d, struct tk_store *s, unsigned jobs)
+{
+	struct worker *w = tk_xcalloc(jobs, sizeof(*w));
+	struct tk_store_opts so;
+	struct tk_err ignored = TK_ERR_INIT;
+	unsigned i, started = 0;
+
+	memset(&so, 0, sizeof(so));
+	so.flags = TK_STORE_NO_CREATE;
+	so.cancel = s->cancel;
+	for (i = 1; i < jobs && i < d->nkeys; i++) {
+		w[i].d = d;
+		if (tk_store_open_opts(d->o->store_url, &so, &w[i].s, &ignored))
+			break;
+		if (pthread_create(&w[i].thread, NULL, work, &w[i])) {
+			tk_store_close(w[i].s);
+			break;
+		}
+		started++;
+	}
+	w[0].d = d;
+	w[0].s = s;
+	work(&w[0]);
+	for (i = 1; i <= started; i++) {
+		pthread_join(w[i].thread, NULL);
+		tk_store_close(w[i].s);
+	}
+	free(w);
+}
+
+int tk_dashboard_write(struct tk_store *s, const char *dir, struct tk_dashboard_opts *o,
+		       struct tk_err *err)
+{
+	static const enum tk_metric defaults[] = { TK_METRIC_WALLTIME, TK_METRIC_MAXRSS };
+	struct key_list kl;
+	struct dash d;
+	struct tk_buf path = TK_BUF_INIT;
+	char *mem = NULL;
+	size_t len = 0, i, nrows = 0;
+	unsigned jobs;
+	FILE *f;
+	int ret;
+
+	memset(&kl, 0, sizeof(kl));
+	memset(&d, 0, sizeof(d));
+	kl.filter = o->key_filter;
+	d.o = o;
+	d.dir = dir;
+	d.metrics = o->plot.nr_metrics ? o->plot.metrics : defaults;
+	d.nm = o->plot.nr_metrics ? o->plot.nr_metrics : 2;
+	/* the directory only once there is something to put in it */
+	ret = list_keys(s, o, &kl, err);
+	if (!ret && !kl.nr) {
+		struct tk_buf since = TK_BUF_INIT;
+
+		if (o->since_us) {
+			tk_buf_adds(&since, " since ");
+			tk_format_iso(&since, o->since_us);
+		}
+		ret = tk_err_set(err, TK_EDATA, "no keys with runs%s%s%s to show",
+				 o->key_filter ? " matching " : "",
+				 o->key_filter ? o->key_filter : "", since.len ? since.buf : "");
+		tk_buf_release(&since);
+	}
+	if (!ret)
+		ret = tk_mkdir_p(dir, err);
+	if (!ret) {
+		d.keys = kl.keys;
+		d.nkeys = kl.nr;
+		d.rows = tk_xcalloc(kl.nr, sizeof(*d.rows));
+		d.ret = tk_xcalloc(kl.nr, sizeof(*d.ret));
+		d.errs = tk_xcalloc(kl.nr, sizeof(*d.errs));
+		pthread_mutex_init(&d.lock, NULL);
+		jobs = o->jobs ? o->jobs : default_jobs();
+		run_workers(&d, s, o->store_url ? jobs : 1);
+		pthread_mutex_destroy(&d.lock);
+		/* the first failure in key order, whichever worker saw it */
+		for (i = 0; !ret && i < kl.nr; i++) {
+			if (d.ret[i]) {
+				ret = d.ret[i];
+				*err = d.errs[i];
+			}
+			nrows += d.rows[i].len > 0;
+		}
+	}
+	o->nr_keys = nrows;
+	if (!ret) {
+		f = open_memstream(&mem, &len);
+		if (!f) {
+			ret = tk_err_set(err, TK_EINTERNAL, "out of memory");
+		} else {
+			ret = write_index(&d, nrows, f, err);
+			if (fclose(f) && !ret)
+				ret = tk_err_set(err, TK_EINTERNAL, "out of memory");
+		}
+		tk_buf_addf(&path, "%s/index.html", dir);
+		if (!ret)
+			ret = tk_write_file_atomic(path.buf, mem, len, err);
+		free(mem);
+	}
+	for (i = 0; i < kl.nr; i++) {
+		free(kl.keys[i]);
+		if (d.rows)
+			tk_buf_release(&d.rows[i]);
+	}
+	free(kl.keys);
+	free(d.rows);
+	free(d.ret);
+	free(d.errs);
+	tk_buf_release(&path);
+	return ret;
+}

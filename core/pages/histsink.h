@@ -1,0 +1,80 @@
+#ifndef TK_HISTSINK_H
+#define TK_HISTSINK_H
+/*
+ * The outputs of tracker history: a list of runs, newest first, written
+ * to a FILE * as an aligned table for people ("table"), CSV for
+ * spreadsheets and scripts ("csv"), or a JSON array of whole runs
+ * ("json"). docs/tracker-history.md is the contract of each format; the
+ * first ten CSV columns never change, new ones are appended.
+ *
+ * Use:
+ *
+ *	tk_histsink_init(&h, "csv", ranks, stdout);
+ *	tk_histsink_begin(&h);
+ *	ret = tk_histsink_full_runs(&h)
+ *		? tk_store_query_runs(s, &q, tk_histsink_add_run, &h, &h.err)
+ *		: tk_store_query_summaries(s, &q, tk_histsink_add_summary, &h, &h.err);
+ *	if (!ret && ranks)
+ *		ret = tk_histsink_write_jobs(&h, limit);
+ *	tk_histsink_end(&h);   (also after a failed query: closes the document)
+ *	tk_histsink_release(&h);
+ *
+ * Table and CSV take run summaries (the store reads them from columns,
+ * without parsing any record); json wants whole runs (full_runs). With
+ * ranks, the runs are gathered into jobs (core/ranks.h) as they come and
+ * tk_histsink_write_jobs writes one row per job.
+ *
+ * The table is written at the end (its alignment needs the widest cell);
+ * CSV and JSON rows as they come. Nothing is written anywhere but out;
+ * write errors are the caller's to check (ferror(out)). Errors are
+ * negative enum tk_code with h->err filled (TK_EINTERNAL: a run that
+ * jansson cannot encode; a run's own tk_run_to_json error).
+ */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/base/buf.h"
+#include "core/base/err.h"
+#include "core/analyze/ranks.h"
+#include "core/model/run.h"
+#include "core/store/store.h"
+#include "core/base/table.h"
+
+struct tk_histsink_format;
+
+struct tk_histsink {
+	const struct tk_histsink_format *fmt;
+	FILE *out;
+	int ranks;          /* runs are gathered into jobs */
+	size_t count;       /* rows written (jobs with ranks) */
+	struct tk_err err;
+	/* private */
+	struct tk_table table;
+	struct tk_buf line;
+	struct tk_buf iso_date; /* "YYYY-MM-DDT" of iso_day, for CSV times */
+	int64_t iso_day;
+	struct tk_rank_rows jobs;
+};
+
+/* 1 when name is a format ("table", "csv", "json"). */
+int tk_histsink_known(const char *name);
+/* Sets h up for format name (NULL: table); TK_EUSAGE for an unknown one. */
+int tk_histsink_init(struct tk_histsink *h, const char *name, int ranks, FILE *out);
+/* 1 when the format wants whole runs (query_runs, add_run). */
+int tk_histsink_full_runs(const struct tk_histsink *h);
+void tk_histsink_begin(struct tk_histsink *h);
+/* The store's callbacks (tk_summary_fn, tk_run_fn); data is the sink. */
+int tk_histsink_add_summary(const struct tk_run_summary *r, void *data);
+int tk_histsink_add_run(const struct tk_run *r, void *data);
+/* With ranks: writes the gathered jobs, newest first, at most limit
+ * (0: all). */
+int tk_histsink_write_jobs(struct tk_histsink *h, long limit);
+/*
+ * Ends the output. Returns 1 when nothing was written for want of rows
+ * in a format that writes nothing then (the table: the caller tells
+ * people there are no runs), else 0.
+ */
+int tk_histsink_end(struct tk_histsink *h);
+void tk_histsink_release(struct tk_histsink *h);
+
+#endif

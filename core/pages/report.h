@@ -1,0 +1,183 @@
+#ifndef TK_REPORT_H
+#define TK_REPORT_H
+/*
+ * The report of one build: for every key recorded in it, its history
+ * chart, its diff flame graph against the baseline when profiles exist,
+ * the check's verdicts, and a summary table; written into a directory
+ * that a CI system can upload and show (tracker report).
+ *
+ * Which build (tk_report_build):
+ *   keys     tk_check_default_keys: with a CI build number and branch, the
+ *            keys recorded in this build; else the keys run on the current
+ *            branch (the CI context's, else any) in the newest 24 hours of
+ *            its runs.
+ *   verdicts tk_check_key per key (core/check.h): the current runs (this
+ *            build, else the key's newest run on the branch), the
+ *            baseline window, walltime and maxrss; the same verdicts as
+ *            `tracker check`.
+ *   chart    tk_plot_key_to_path (core/histplot.h): <name>.png (small,
+ *            for the annotation) and <name>.html (interactive), the
+ *            current build's runs marked.
+ *   diff     with a stored cpu profile (else alloc) of the current run
+ *            and of baseline runs (core/baseline.h, up to 5):
+ *            <name>-diff.html, as `tracker diff --key K` draws it.
+ *   dashboard  with the charts, the dashboard of every key with runs in
+ *            the last year (core/dashboard.h) in DIR/dashboard/, linked
+ *            from the summary.
+ * where <name> is tk_report_file_name(key): the key reduced to
+ * [A-Za-z0-9._-] and a hash of the key, so two keys never share files.
+ *
+ * A chart or diff that cannot be made is a warning (o->warn) and the
+ * report goes on without it; the store's errors end the build.
+ *
+ * Outputs (tk_report_write): summary.md (the table, links relative to the
+ * directory), annotation.md (the body for a CI build page: the table,
+ * small charts and links as artifact:// URLs under o->artifact_prefix,
+ * cut to fit o->max_body bytes with a note), verdicts.txt and check.json
+ * (the checks as `tracker check` prints them as text and JSON,
+ * core/checkfmt.h), metrics.txt (OpenMetrics, for GitLab's metrics
+ * report). Every key, branch and other untrusted string is escaped for
+ * markdown and HTML (tk_report_md_text).
+ *
+ * Nothing here prints except to the FILE * or callbacks it is given.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/base/buf.h"
+#include "core/analyze/check.h"
+#include "core/model/context.h"
+#include "core/model/config.h"
+#include "core/base/err.h"
+#include "core/store/store.h"
+#include "core/analyze/verdict.h"
+
+/* The dashboard's directory inside the report's. */
+#define TK_REPORT_DASHBOARD_DIR "dashboard"
+
+/* Buildkite's limit on an annotation body, bytes. */
+#define TK_REPORT_BODY_MAX 1048576
+
+struct tk_report_opts {
+	const char *dir;             /* where the files go; created */
+	const char *branch;          /* the current branch; NULL: the CI context's */
+	const char *baseline_branch; /* NULL: core/baseline.h's precedence */
+	const char *artifact_prefix; /* the directory as the CI uploads it
+					(annotation links); NULL: dir */
+	size_t max_body;             /* annotation.md at most this; 0: the limit
+					above minus 1 KiB */
+	int no_charts;               /* no charts and no dashboard */
+	const char *store_url;       /* the store's URL, for the dashboard's
+					workers (core/dashboard.h); NULL: one */
+	void (*warn)(void *data, const char *msg);
+	void *data;
+};
+
+/* One metric of one key against its baseline. */
+struct tk_report_cell {
+	enum tk_verdict verdict;
+	double current;       /* -1: unknown */
+	double base_median;   /* -1: no baseline */
+	double delta_pct;
+	size_t n;             /* baseline runs */
+};
+
+struct tk_report_key {
+	char *key;
+	/* When the build ran the key on several machine classes (a matrix),
+	 * each has its own entry, judged against its own baseline: this
+	 * entry's class, shown as "KEY on CLASS". NULL otherwise. */
+	char *machine_class;
+	char *name;            /* tk_report_file_name of the key, or of the
+				  key, a 0x1f byte and the class */
+	char *branch;          /* of the current run; NULL */
+	char *baseline_branch; /* NULL when none */
+	char *build;           /* of the current run; NULL */
+	enum tk_verdict verdict; /* the worst of the cells */
+	struct tk_report_cell wall, rss;
+	const char *note;      /* static: why data is insufficient, or NULL */
+	int has_chart;         /* <name>.png and <name>.html written */
+	char *diff_kind;       /* NULL: no diff; else <name>-diff.html of this kind */
+};
+
+struct tk_report {
+	struct tk_report_key *keys; /* regressions first, then by key */
+	size_t nr, alloc;
+	char *build;                /* the CI build number; NULL outside CI */
+	char *branch;               /* the current branch; NULL when any */
+	char *build_url;            /* NULL */
+	size_t count[4];            /* entries per verdict */
+	const char *dashboard;      /* the dashboard's file in the directory, when
+				       the caller wrote one; NULL */
+	struct tk_check_result *checks; /* every key's check, in key order */
+	size_t nr_checks, alloc_checks;
+};
+
+void tk_report_init(struct tk_report *r);
+void tk_report_release(struct tk_report *r);
+
+int tk_report_build(struct tk_store *s, const struct tk_report_opts *o,
+		    const struct tk_ci_context *ci, const struct tk_config *cfg,
+		    struct tk_report *out, struct tk_err *err);
+
+/* The worst verdict over the keys (regression > improvement > no change >
+ * insufficient), and the style a build page shows it in: "error" for a
+ * regression, "warning" when a key has insufficient data, else "success". */
+enum tk_verdict tk_report_worst(const struct tk_report *r);
+
+/* Appends how much the report covers: "3 keys", or "2 keys in 3 series
+ * (one per machine class)" when a key ran on several machine classes and
+ * so has an entry per class. */
+void tk_report_describe_count(const struct tk_report *r, struct tk_buf *out);
+const char *tk_report_style(const struct tk_report *r);
+
+/* How the markdown links to the report's files. */
+enum tk_report_links {
+	TK_REPORT_LINKS_FILES,     /* relative to the report directory */
+	TK_REPORT_LINKS_ARTIFACTS, /* artifact://PREFIX/..., charts inline */
+	TK_REPORT_LINKS_NONE,      /* no links (GitHub's step summary) */
+};
+
+/*
+ * Appends the markdown summary: a title, the counts, the table (key,
+ * walltime and peak RSS against the baseline median, verdict, links),
+ * then (artifact links) the small charts. At most max bytes are appended
+ * (0: no limit): rows that do not fit are left out, regressions last to
+ * go, with a line saying how many and where the whole table is.
+ */
+void tk_report_markdown(const struct tk_report *r, enum tk_report_links links,
+			const char *prefix, size_t max, struct tk_buf *out);
+
+/* OpenMetrics text: walltime_seconds, maxrss_bytes and their baseline
+ * medians per key (label key="..." escaped), then "# EOF". */
+void tk_report_metrics(const struct tk_report *r, struct tk_buf *out);
+
+/* Writes summary.md, annotation.md, verdicts.txt, check.json and
+ * metrics.txt into o->dir (atomically each). */
+int tk_report_write(const struct tk_report *r, const struct tk_report_opts *o,
+		    struct tk_err *err);
+
+/*
+ * s as markdown text that renders as itself in a table cell, in
+ * CommonMark/GFM and in Buildkite's and GitHub's renderers, which pass
+ * HTML through: & < > " ' as entities, markdown punctuation backslashed
+ * (| included), newlines and other control characters as spaces, bytes
+ * that are not UTF-8 as U+FFFD; at most max_bytes of s (0: all), then an
+ * ellipsis. NULL is "".
+ */
+void tk_report_md_text(struct tk_buf *out, const char *s, size_t max_bytes);
+
+/*
+ * dir as a CI system names it once uploaded from the working directory:
+ * relative paths as they are ("./" dropped), absolute ones under the
+ * working directory made relative to it, others without the leading '/'.
+ * Returns 1 when out names dir from the working directory (the first two
+ * cases), 0 for a directory elsewhere.
+ */
+int tk_report_artifact_prefix(const char *dir, struct tk_buf *out);
+
+/* A file name for key's files: [A-Za-z0-9._-] of it (at most 60 bytes,
+ * never starting with '.') and 8 hex digits of its FNV-1a hash. */
+void tk_report_file_name(const char *key, struct tk_buf *out);
+
+#endif

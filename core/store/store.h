@@ -1,0 +1,280 @@
+#ifndef TK_STORE_H
+#define TK_STORE_H
+/*
+ * The history store. A backend is a const struct tk_store_ops registered in
+ * plugins/registry.c; tk_store_open picks it by URL: a bare path or
+ * "sqlite:PATH" is SQLite, "postgresql://..." (or "postgres://...")
+ * PostgreSQL.
+ *
+ * Backend state embeds struct tk_store first, so a backend casts the
+ * pointer it receives to its own struct.
+ *
+ * Error codes: TK_EUNAVAIL when the database cannot be opened, locked past
+ * the busy timeout, or written; TK_EDATA when the data is not acceptable;
+ * TK_EUSAGE for a URL no backend accepts.
+ */
+#include <signal.h>
+#include <stdint.h>
+
+#include "core/base/buf.h"
+#include "core/base/err.h"
+#include "core/model/run.h"
+#include "core/model/summary.h"
+
+struct tk_store;
+
+/* Which runs to list; NULL/0 fields do not filter. */
+struct tk_run_query {
+	const char *const *keys; /* NULL-terminated, any of */
+	const char *branch;
+	int64_t since_us;  /* started_at_us >= since_us; 0: no bound */
+	long limit;        /* 0: all */
+	const char *run_id;
+	const char *run_id_prefix; /* runs whose id starts with it (hex and '-') */
+	const char *profile_kind; /* only runs with a stored profile of this kind */
+	const char *rank_group;   /* only the ranks of this job (run->rank_group) */
+	/*
+	 * query_summaries only, a hint: the caller reads only what a chart
+	 * shows (tk_plot_data_add: run id, key, branch, commit, build number
+	 * and URL, start, status, partial, pipeline, walltime, CPU, RSS,
+	 * machine class), so
+	 * a store may leave the other fields unknown (SQLite does).
+	 */
+	int chart_only;
+};
+
+/* A stored profile: the encoded blob (core/profcodec.h) and what it is. */
+struct tk_profile_blob {
+	const char *run_id;
+	const char *kind;          /* "cpu", "alloc", "alloc_count", ... */
+	const char *unit;          /* tk_unit_name */
+	const char *source_format; /* the importer that read it; may be NULL */
+	int64_t nodes;
+	double total;
+	const void *data;
+	size_t len;
+};
+
+/* Called once per run, newest first; a non-zero return stops iteration
+ * and is returned by query_runs. The run is valid only during the call. */
+typedef int (*tk_run_fn)(const struct tk_run *run, void *data);
+
+/* Called once per run in the query's order; a non-zero return stops the
+ * query and is returned by query_summaries. */
+typedef int (*tk_summary_fn)(const struct tk_run_summary *s, void *data);
+
+/* 2: query_summaries; 3: open takes struct tk_store_opts (cancel) */
+#define TK_STORE_OPS_VERSION 3
+
+struct tk_store_opts;
+
+struct tk_store_ops {
+	int version; /* TK_STORE_OPS_VERSION */
+	const char *name;
+	/* 1 if this backend handles url. */
+	int (*accepts)(const char *url);
+	/*
+	 * o->flags: TK_STORE_* below. o->cancel (may be NULL) is the caller's
+	 * cancel flag (core/cancel.h): the backend copies it to the base's
+	 * `cancel` and checks that, there and in every later call, between
+	 * the attempts of any wait that may last (lock and connection
+	 * retries), giving up with tk_cancel_err once it is set.
+	 */
+	int (*open)(const char *url, const struct tk_store_opts *o, struct tk_store **out,
+		    struct tk_err *err);
+	/* Brings the schema to the newest version (idempotent). */
+	int (*migrate)(struct tk_store *s, struct tk_err *err);
+	/*
+	 * Stores one run in one transaction, idempotent by run id: a run
+	 * already stored is left alone (*inserted = 0), except that a stored
+	 * partial run is replaced by a complete one, and a stored "started"
+	 * run (status TK_RUN_STARTED, written when the job started) by any
+	 * record of it that is not "started" (*inserted = 1).
+	 */
+	int (*put_run)(struct tk_store *s, const struct tk_run *run,
+		       int *inserted, struct tk_err *err);
+	/*
+	 * Calls fn for each run q selects, newest first (started_at_us
+	 * descending, then run id ascending), at most q->limit of them.
+	 * Returns 0, fn's non-zero return, or a negative error: TK_EUNAVAIL
+	 * when the database cannot be read, TK_EDATA when a stored record
+	 * cannot be parsed (the message names the database and the run).
+	 */
+	int (*query_runs)(struct tk_store *s, const struct tk_run_query *q,
+			  tk_run_fn fn, void *data, struct tk_err *err);
+	/*
+	 * The same selection, filters and order as query_runs, but only the
+	 * summary of each run, read from columns without parsing records:
+	 * this is what lists of many runs use. Same returns as query_runs.
+	 */
+	int (*query_summaries)(struct tk_store *s, const struct tk_run_query *q,
+			       tk_summary_fn fn, void *data, struct tk_err *err);
+	/*
+	 * Stores a profile of a stored run, replacing one of the same kind
+	 * (TK_EDATA when the run is not stored).
+	 */
+	int (*put_profile)(struct tk_store *s, const struct tk_profile_blob *b,
+			   struct tk_err *err);
+	/* Appends the blob of run_id's profile of kind to out; TK_EDATA
+	 * "no <kind> profile for run <id>" when there is none. */
+	int (*get_profile)(struct tk_store *s, const char *run_id, const char *kind,
+			   struct tk_buf *out, struct tk_err *err);
+	/* Escape hatch for backend-specific operations (TK_STORE_CTRL_*). */
+	int (*ctrl)(struct tk_store *s, int op, void *arg, struct tk_err *err);
+	void (*close)(struct tk_store *s);
+};
+
+enum tk_store_ctrl {
+	TK_STORE_CTRL_SCHEMA_VERSION = 1, /* arg: int *, the schema version */
+	TK_STORE_CTRL_JOURNAL_MODE = 2,   /* arg: const char **, e.g. "wal" */
+	/* arg: struct tk_store_profile_total *; the stored total of one
+	 * profile without reading it. A backend without it returns
+	 * TK_EUSAGE (callers then load the profile). */
+	TK_STORE_CTRL_PROFILE_TOTAL = 3,
+	/* arg: struct tk_store_keys *; the keys with a run started at or
+	 * after since_us, in byte order, without reading every run. A
+	 * backend without it returns TK_EUSAGE (callers then list runs). */
+	TK_STORE_CTRL_KEYS = 4,
+	/* arg: struct tk_profile_each *: fn for every stored profile, in
+	 * (run id, kind) order; fn's non-zero return stops and is returned */
+	TK_STORE_CTRL_EACH_PROFILE = 5,
+};
+
+struct tk_store_keys {
+	int64_t since_us;                      /* in; 0: any run */
+	int (*fn)(const char *key, void *data); /* in: each key; non-zero stops */
+	void *data;
+};
+
+struct tk_store_profile_total {
+	const char *run_id; /* in */
+	const char *kind;   /* in */
+	int found;          /* out: 1 when the run has such a profile */
+	double total;       /* out: its total, when found */
+};
+
+struct tk_profile_each {
+	/* b and everything it points to are valid during the call only */
+	int (*fn)(const struct tk_profile_blob *b, void *data);
+	void *data;
+};
+
+struct tk_store {
+	const struct tk_store_ops *ops;
+	/* A warning the backend wants shown once (e.g. WAL unavailable on a
+	 * network filesystem); empty when none. */
+	char warning[256];
+	/* The caller's cancel flag (core/cancel.h), NULL: never cancelled.
+	 * Set from tk_store_opts by open; the caller may change it later. */
+	const volatile sig_atomic_t *cancel;
+};
+
+/* Flags of tk_store_open_flags and tk_store_opts. */
+enum tk_store_flags {
+	/*
+	 * For commands that only read: a database that does not exist yet is
+	 * not created, and opening fails with TK_EUNAVAIL "no database at
+	 * 'PATH' (nothing recorded yet?)". An existing one is still migrated
+	 * (when writable), so an old file stays readable.
+	 */
+	TK_STORE_NO_CREATE = 1 << 0,
+};
+
+/*
+ * Opens and migrates the store at url, creating it (and the directories
+ * above a SQLite file) when needed. Errors: TK_EUSAGE for an empty url or
+ * one no backend accepts ("no store understands the database URL ..."),
+ * TK_EUNAVAIL when it cannot be opened or migrated; messages
+ * name the database. After a successful open, (*out)->warning may hold a
+ * message the caller should show once.
+ */
+/* The registry's lookups (plugins/registry.c): the backend that accepts
+ * url (and has this TK_STORE_OPS_VERSION), the i-th backend; NULL when
+ * none. */
+const struct tk_store_ops *tk_store_backend_for(const char *url);
+const struct tk_store_ops *tk_store_backend_at(size_t i);
+
+struct tk_store_opts {
+	unsigned flags;                      /* enum tk_store_flags */
+	const volatile sig_atomic_t *cancel; /* NULL: never cancelled */
+};
+
+int tk_store_open(const char *url, struct tk_store **out, struct tk_err *err);
+
+/*
+ * The run a user names: `given` is a whole run id, or the start of one
+ * (at least TK_RUN_ID_MIN_PREFIX characters), as tracker prints them
+ * ("run 61c63795"), of one of keys (NULL-terminated; NULL: any key).
+ * Sets out to the whole id of the one such run whose id starts with it;
+ * to `given` itself when it is a whole id, when no run starts with it or
+ * when it is not the start of an id at all (then the caller's lookup says
+ * there is no such run). TK_EUSAGE, naming two of them, when several runs
+ * start with it; a store error as the store gives it. SQLite finds them
+ * in its index; PostgreSQL compares every id (its collation may not
+ * order bytes).
+ */
+#define TK_RUN_ID_MIN_PREFIX 4
+int tk_store_resolve_run_id(struct tk_store *s, const char *given, const char *const *keys,
+			    struct tk_buf *out, struct tk_err *err);
+
+/*
+ * Appends url to out with any password replaced by "***": the one in
+ * "scheme://user:PASSWORD@host" and a "password=" query parameter. What
+ * every message that names a database prints.
+ */
+void tk_store_redact_url(const char *url, struct tk_buf *out);
+/* With the caller's cancel flag: a wait given up because it is set fails
+ * with TK_EUNAVAIL "cancelled while waiting for ..." (core/cancel.h). */
+int tk_store_open_opts(const char *url, const struct tk_store_opts *o,
+		       struct tk_store **out, struct tk_err *err);
+int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,
+			struct tk_err *err);
+/*
+ * Copies every run of src into dst (put_run: idempotent, a complete run
+ * replaces a partial one) and then every profile (put_profile, which
+ * replaces one of the same kind), so copying twice stores everything
+ * once. Counts what happened in *stats. Errors: src's or dst's, with
+ * the message naming the database; what was copied before stays.
+ */
+struct tk_store_copy_stats {
+	size_t runs, runs_stored, profiles;
+};
+
+int tk_store_copy(struct tk_store *src, struct tk_store *dst,
+		  struct tk_store_copy_stats *stats, struct tk_err *err);
+
+/* Closes s; NULL is fine. */
+void tk_store_close(struct tk_store *s);
+
+static inline int tk_store_put_run(struct tk_store *s, const struct tk_run *run,
+				   int *inserted, struct tk_err *err)
+{
+	return s->ops->put_run(s, run, inserted, err);
+}
+
+static inline int tk_store_put_profile(struct tk_store *s, const struct tk_profile_blob *b,
+				       struct tk_err *err)
+{
+	return s->ops->put_profile(s, b, err);
+}
+
+static inline int tk_store_get_profile(struct tk_store *s, const char *run_id,
+				       const char *kind, struct tk_buf *out,
+				       struct tk_err *err)
+{
+	return s->ops->get_profile(s, run_id, kind, out, err);
+}
+
+static inline int tk_store_query_runs(struct tk_store *s, const struct tk_run_query *q,
+				      tk_run_fn fn, void *data, struct tk_err *err)
+{
+	return s->ops->query_runs(s, q, fn, data, err);
+}
+
+static inline int tk_store_query_summaries(struct tk_store *s, const struct tk_run_query *q,
+					   tk_summary_fn fn, void *data, struct tk_err *err)
+{
+	return s->ops->query_summaries(s, q, fn, data, err);
+}
+
+#endif
