@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/base/escape.h"
 #include "core/analyze/check.h"
 #include "core/pages/checkfmt.h"
 #include "core/ci/ci.h"
@@ -279,9 +280,9 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 
 			tk_buf_reset(&url);
 			if (b)
-				tk_checkfmt_escape_terminal(&url, b);
+				tk_text_escape(&url, b, strlen(b));
 			if (b && ci.build_number) {
-				tk_checkfmt_escape_terminal(&num, ci.build_number);
+				tk_text_escape(&num, ci.build_number, strlen(ci.build_number));
 				cmd_warning("no run to check in build %s of branch '%s' (check "
 					    "after the build's tracker run steps, or name a run "
 					    "with --run ID)", num.buf, url.buf);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/base/escape.h"
 #include "core/ci/ci.h"
 #include "core/model/config.h"
 #include "core/base/table.h"

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/base/escape.h"
 #include "core/analyze/baseline.h"
 #include "core/ci/ci.h"
 #include "core/model/demangle.h"

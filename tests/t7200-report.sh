@@ -217,11 +217,11 @@ test_expect_success PYTHON3 'hostile keys and branch are escaped in markdown and
 	for f in r-h/summary.md r-h/annotation.md; do
 		! grep "<script\|<img\|](javascript" $f &&
 		! grep "[^\\]\`" $f &&
-		grep -F "| &lt;script&gt;alert\(1\)&lt;/script&gt; |" $f &&
-		grep -F "| a\|b\|c |" $f &&
-		grep -F "| \\\`rm \-rf /\\\` |" $f &&
+		grep -F "| &lt;script&gt;alert\(1\)&lt;\/script&gt; |" $f &&
+		grep -F "| a&#124;b&#124;c |" $f &&
+		grep -F "| \\\`rm \-rf \/\\\` |" $f &&
 		grep -F "| x\]\(javascript\:alert\(1\)\) |" $f &&
-		grep -F "on f&lt;img src\=x onerror\=alert\(2\)&gt; \#\# injected" $f &&
+		grep -F "on f&lt;img src\=x onerror\=alert\(2\)&gt;\x0a\#\# injected" $f &&
 		! grep "^## injected" $f || return 1
 	done &&
 	python3 - r-h/summary.md <<-\EOF

@@ -6,6 +6,7 @@
  * costs one pass and no sort of the whole; only the kept rows are
  * sorted at the end.
  */
+#include "core/base/escape.h"
 #include "core/analyze/diffsum.h"
 #include "core/base/table.h"
 

@@ -90,7 +90,7 @@ void tk_diff_add_scaling(struct tk_buf *b, const struct tk_diff *d,
 
 /* s[0..len) (len 0: strlen) on one line: more than 80 bytes are cut at
  * a character boundary, with "...", and control bytes are shown as
- * "\xNN" (tk_text_escape, core/table.h). */
+ * "\xNN" (tk_text_escape, core/base/escape.h). */
 void tk_diff_add_name(struct tk_buf *b, const char *s, size_t len);
 
 /* A frame's call path, leaf first, "leaf <- caller <- ...", at most

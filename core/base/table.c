@@ -3,6 +3,8 @@
  */
 #include "core/base/table.h"
 
+#include "core/base/escape.h"
+
 #include <locale.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -20,37 +22,6 @@ void tk_table_init(struct tk_table *t, size_t ncols, const char *const *headers,
 	t->ncols = ncols;
 	t->headers = headers;
 	t->right = right;
-}
-
-void tk_text_escape(struct tk_buf *out, const char *s, size_t len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, plain = 0, n, k;
-
-	while (i < len) {
-		n = tk_utf8_seqlen(u + i, len - i);
-		/* a byte that starts no valid sequence (a lone 0x9b is an
-		 * 8-bit CSI to some terminals), C0, DEL, and C1 (0xc2 0x80-0x9f) */
-		if (n && u[i] >= 0x20 && u[i] != 0x7f && !(n == 2 && u[i] == 0xc2 && u[i + 1] < 0xa0)) {
-			i += n;
-			continue;
-		}
-		tk_buf_add(out, s + plain, i - plain);
-		for (k = 0; k < (n ? n : 1); k++)
-			tk_buf_addf(out, "\\x%02x", u[i + k]);
-		i += n ? n : 1;
-		plain = i;
-	}
-	tk_buf_add(out, s + plain, len - plain);
-}
-
-const char *tk_text_shown(struct tk_buf *tmp, const char *s)
-{
-	tk_buf_reset(tmp);
-	if (!s)
-		s = "-";
-	tk_text_escape(tmp, s, strlen(s));
-	return tmp->buf;
 }
 
 void tk_table_add(struct tk_table *t, const char *cell)

@@ -10,6 +10,7 @@
 
 #include "core/base/buf.h"
 #include "core/base/err.h"
+#include "core/base/escape.h"
 #include "core/draw/htmlout.h"
 #include "core/base/utf8.h"
 #include "core/base/banned.h"
@@ -50,15 +51,15 @@ void tk_htmlout_begin(struct tk_htmlout *w, const char *script_sha256, const cha
 		    "img-src data:; base-uri 'none'; form-action 'none'\">\n"
 		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		    "<meta name=\"generator\" content=\"tracker\">\n<title>");
-	tk_html_text(b, title);
+	tk_xml_text(b, title, TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
 	tk_buf_adds(b, "</title>\n");
 	tk_buf_adds(b, style);
 	tk_buf_adds(b, "</head>\n<body>\n<header id=\"head\">\n<h1 id=\"title\">");
-	tk_html_text(b, title);
+	tk_xml_text(b, title, TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
 	tk_buf_adds(b, "</h1>\n");
 	if (subtitle && *subtitle) {
 		tk_buf_adds(b, "<p id=\"subtitle\">");
-		tk_html_text(b, subtitle);
+		tk_xml_text(b, subtitle, TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
 		tk_buf_adds(b, "</p>\n");
 	}
 }
@@ -151,38 +152,6 @@ void tk_html_json_cstr(struct tk_buf *b, const char *s)
 		tk_buf_adds(b, "null");
 }
 
-void tk_html_text(struct tk_buf *b, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t len = strlen(s);
-
-	while (len) {
-		size_t n = tk_utf8_seqlen(p, len);
-
-		if (!n) {
-			tk_buf_adds(b, "\xef\xbf\xbd");
-			n = 1;
-		} else if (*p == '&') {
-			tk_buf_adds(b, "&amp;");
-		} else if (*p == '<') {
-			tk_buf_adds(b, "&lt;");
-		} else if (*p == '>') {
-			tk_buf_adds(b, "&gt;");
-		} else if (*p == '"') {
-			tk_buf_adds(b, "&quot;");
-		} else if (*p == '\'') {
-			tk_buf_adds(b, "&#39;");
-		} else if (*p == '\t' || *p == '\n' || *p == '\r') {
-			tk_buf_addch(b, ' ');
-		} else if (*p < 0x20 || *p == 0x7f || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
-			tk_buf_adds(b, "\xef\xbf\xbd");
-		} else {
-			tk_buf_add(b, p, n);
-		}
-		p += n;
-		len -= n;
-	}
-}
 
 void tk_html_json_int(struct tk_buf *b, int64_t v)
 {

@@ -57,7 +57,8 @@ void tk_htmlout_flush(struct tk_htmlout *w);
  * plugins), the <title>, `style` (a trusted <style> element, written as
  * is), then <body>, <header id="head"> with <h1 id="title"> and, when
  * subtitle is non-empty, <p id="subtitle">. title and subtitle are
- * untrusted and escaped with tk_html_text. The header is left open.
+ * untrusted and escaped by the xml rule (core/base/escape.h; quotes
+ * too, TAB, LF and CR as a space). The header is left open.
  */
 void tk_htmlout_begin(struct tk_htmlout *w, const char *script_sha256, const char *style,
 		      const char *title, const char *subtitle);
@@ -81,7 +82,8 @@ void tk_htmlout_begin_data(struct tk_htmlout *w);
 int tk_htmlout_end(struct tk_htmlout *w, const char *const *script, struct tk_err *err);
 
 /*
- * Escaping. Names in the pages are untrusted: any bytes, NUL included.
+ * Names in the pages' data are untrusted: any bytes, NUL included (their
+ * HTML text goes through the xml rule of core/base/escape.h).
  *
  * tk_html_json_str appends s[0..len) as a JSON string literal, quotes
  * included, that is valid JSON, valid UTF-8, a valid JavaScript string
@@ -93,17 +95,9 @@ int tk_htmlout_end(struct tk_htmlout *w, const char *const *script, struct tk_er
  * not part of a valid UTF-8 sequence (tk_utf8_seqlen) as \ufffd. Other
  * characters are copied. tk_html_json_cstr does the same for a C string
  * and writes null for NULL.
- *
- * tk_html_text appends s as HTML text, fit for element content and for
- * a quoted attribute value: & < > " ' as &amp; &lt; &gt; &quot; &#39;,
- * TAB, LF and CR as a space, other control characters (below 0x20, 0x7f
- * and the C1 controls U+0080-U+009F) and each byte that is not valid
- * UTF-8 as U+FFFD, as the SVG
- * writer shows them.
  */
 void tk_html_json_str(struct tk_buf *b, const char *s, size_t len);
 void tk_html_json_cstr(struct tk_buf *b, const char *s);
-void tk_html_text(struct tk_buf *b, const char *s);
 
 /*
  * JSON numbers. tk_html_json_int writes v in decimal. tk_html_json_num

@@ -5,7 +5,7 @@
 
 #include "core/base/buf.h"
 #include "core/draw/render.h"
-#include "core/base/utf8.h"
+#include "core/base/escape.h"
 #include "core/base/banned.h"
 
 void tk_svgout_init(struct tk_svgout *w, FILE *f)
@@ -105,97 +105,14 @@ void tk_svgout_rgb(struct tk_svgout *w, int r, int g, int b)
 	TK_SVGOUT_LIT(w, ")");
 }
 
-/* The ASCII written as is: printable but & < >, and tab, LF, CR. */
-static const unsigned char plain[256] = {
-	['\t'] = 1, ['\n'] = 1, ['\r'] = 1,
-	[' '] = 1, ['!'] = 1, ['"'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['\''] = 1,
-	['('] = 1, [')'] = 1, ['*'] = 1, ['+'] = 1, [','] = 1, ['-'] = 1, ['.'] = 1,
-	['/'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1,
-	['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, [':'] = 1, [';'] = 1, ['='] = 1,
-	['?'] = 1, ['@'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1,
-	['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1,
-	['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1,
-	['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
-	['['] = 1, ['\\'] = 1, [']'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1, ['a'] = 1,
-	['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
-	['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1,
-	['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1,
-	['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1, ['{'] = 1, ['|'] = 1, ['}'] = 1,
-	['~'] = 1,
-};
-
-/* The length of the valid, XML-allowed UTF-8 sequence at s (a byte
- * >= 0x80), or 0: replace one byte. */
-static size_t utf8_seq(const unsigned char *s, size_t avail)
-{
-	size_t k = tk_utf8_seqlen(s, avail);
-
-	/* U+FFFE and U+FFFF are valid UTF-8 that XML forbids */
-	if (k == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe)
-		return 0;
-	return k;
-}
-
-/* Characters in s[0..len) as out_text counts them. */
-static size_t count_chars(const char *s, size_t len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, n = 0;
-
-	while (i < len) {
-		size_t k = u[i] < 0x80 ? 1 : utf8_seq(u + i, len - i);
-
-		i += k ? k : 1;
-		n++;
-	}
-	return n;
-}
-
-/* At most max_chars characters (0: all) of s[0..len) as XML text. */
+/* At most max_chars characters (0: all) of s[0..len) as XML text: the
+ * xml rule of core/base/escape.h, LF and CR kept, quotes as they are
+ * (element content only). */
 static void out_text(struct tk_svgout *w, const char *s, size_t len, size_t max_chars)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, chars = 0;
-
-	/* the worst case: every byte becomes a U+FFFD or "&amp;" */
-	tk_svgout_reserve(w, len * 6 + 8);
-	while (i < len && (!max_chars || chars < max_chars)) {
-		unsigned char c = u[i];
-		char *d = w->buf + w->len;
-		size_t k;
-
-		chars++;
-		if (plain[c]) {
-			*d = (char)c;
-			w->len++;
-			i++;
-			continue;
-		}
-		if (c == '&') {
-			memcpy(d, "&amp;", 5);
-			w->len += 5;
-			i++;
-			continue;
-		}
-		if (c == '<' || c == '>') {
-			memcpy(d, c == '<' ? "&lt;" : "&gt;", 4);
-			w->len += 4;
-			i++;
-			continue;
-		}
-		k = c < 0x80 ? 0 : utf8_seq(u + i, len - i);
-		if (k && !(k == 2 && c == 0xc2 && u[i + 1] < 0xa0)) {
-			memcpy(d, s + i, k);
-			w->len += k;
-			i += k;
-		} else {
-			/* a bad byte, a C0 control, or a C1 control
-			 * (U+0080-U+009F, shown as the C0 ones are) */
-			memcpy(d, "\xef\xbf\xbd", 3);
-			w->len += 3;
-			i += k ? k : 1;
-		}
-	}
+	tk_svgout_reserve(w, TK_XML_ESCAPED_MAX(len) + 8);
+	w->len += tk_xml_escape_raw(w->buf + w->len, s, len, TK_XML_LINES_KEEP, max_chars,
+				    NULL);
 }
 
 void tk_svgout_text(struct tk_svgout *w, const char *s, size_t len)
@@ -206,7 +123,7 @@ void tk_svgout_text(struct tk_svgout *w, const char *s, size_t len)
 void tk_svgout_text_fit(struct tk_svgout *w, const char *s, size_t len, size_t max_chars)
 {
 	/* a name of no more bytes than fit has no more characters either */
-	size_t n = len <= max_chars ? len : count_chars(s, len);
+	size_t n = len <= max_chars ? len : tk_xml_chars(s, len);
 
 	if (n <= max_chars) {
 		out_text(w, s, len, 0);

@@ -19,13 +19,12 @@
  *
  * Text (tk_svgout_text): frame names are untrusted, so they only ever
  * appear as XML character data (in <title> and <text>) written by
- * tk_svgout_text, which makes any byte string well-formed XML: & < > are
- * escaped; invalid UTF-8 (overlong forms, surrogates, past U+10FFFF,
- * truncated sequences: one U+FFFD per bad byte), the characters XML 1.0
- * forbids (C0 controls but tab, LF, CR; U+FFFE, U+FFFF), DEL and the
- * C1 controls (U+0080-U+009F, one U+FFFD each) are written as U+FFFD. Names never reach an attribute
- * or the <script>: the script holds only our own code and numbers and
- * reads the names back from the DOM.
+ * tk_svgout_text, by the xml rule of core/base/escape.h (LF and CR kept,
+ * quotes as they are): any byte string comes out well-formed XML, with
+ * & < > escaped and U+FFFD for invalid UTF-8, the controls and the
+ * characters XML forbids. Names never reach an attribute or the
+ * <script>: the script holds only our own code and numbers and reads the
+ * names back from the DOM.
  *
  * The page, in the order a renderer writes it:
  *
@@ -149,8 +148,7 @@ static inline void tk_svgout_cstr(struct tk_svgout *w, const char *s)
 /*
  * s[0..len) as XML text in at most max_chars characters (max_chars >= 3),
  * as flamegraph.pl does: whole when it fits, else its first max_chars - 2
- * characters and "..". A character is a valid sequence or a byte replaced
- * by U+FFFD, as tk_svgout_text writes them.
+ * characters and "..". Characters count as tk_xml_chars counts them.
  */
 void tk_svgout_text_fit(struct tk_svgout *w, const char *s, size_t len, size_t max_chars);
 

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/base/escape.h"
 #include "core/base/table.h"
 #include "core/base/utf8.h"
 #include "core/base/banned.h"
@@ -24,79 +25,21 @@ int tk_checkfmt_parse(const char *name, enum tk_checkfmt *out)
 	return 0;
 }
 
-/* ---- escaping ---- */
+/* ---- escaping: names by the rules of core/base/escape.h, NULL as "-" ---- */
 
-/*
- * Calls put(out, p, len) for each valid UTF-8 sequence of s, writes
- * control characters (C0, DEL, C1) as \xNN and invalid bytes as U+FFFD.
- */
-static void escape(struct tk_buf *out, const char *s,
-		   void (*put)(struct tk_buf *, const char *, size_t))
+static void esc_text(struct tk_buf *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t left, len;
+	if (!s)
+		s = "-";
+	tk_text_escape(out, s, strlen(s));
+}
 
-	if (!s) {
+static void esc_markdown(struct tk_buf *out, const char *s)
+{
+	if (!s)
 		tk_buf_adds(out, "-");
-		return;
-	}
-	left = strlen(s);
-	while (left) {
-		len = tk_utf8_seqlen(p, left);
-		if (!len) {
-			tk_buf_adds(out, "\xef\xbf\xbd");
-			len = 1;
-		} else if (*p < 0x20 || *p == 0x7f) {
-			tk_buf_addf(out, "\\x%02x", *p);
-		} else if (len == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
-			tk_buf_addf(out, "\\x%02x", p[1]); /* C1: U+0080..U+009F */
-		} else {
-			put(out, (const char *)p, len);
-		}
-		p += len;
-		left -= len;
-	}
-}
-
-static void put_plain(struct tk_buf *out, const char *p, size_t len)
-{
-	tk_buf_add(out, p, len);
-}
-
-static void put_markdown(struct tk_buf *out, const char *p, size_t len)
-{
-	if (len > 1) {
-		tk_buf_add(out, p, len);
-		return;
-	}
-	switch (*p) {
-	case '<':
-		tk_buf_adds(out, "&lt;");
-		break;
-	case '>':
-		tk_buf_adds(out, "&gt;");
-		break;
-	case '&':
-		tk_buf_adds(out, "&amp;");
-		break;
-	case '|':
-		tk_buf_adds(out, "&#124;");
-		break;
-	default:
-		if (strchr("\\`*_{}[]()#+-.!~\"'=:$%^;@/?", *p))
-			tk_buf_addch(out, '\\');
-		tk_buf_addch(out, *p);
-	}
-}
-
-void tk_checkfmt_escape_terminal(struct tk_buf *out, const char *s)
-{
-	escape(out, s, put_plain);
-}
-
-void tk_checkfmt_escape_markdown(struct tk_buf *out, const char *s)
-{
-	escape(out, s, put_markdown);
+	else
+		tk_md_escape(out, s, 0);
 }
 
 /* ---- pieces shared by text and markdown ---- */
@@ -187,7 +130,7 @@ static void metric_cells(const struct tk_check_result *r, const struct tk_check_
 static void run_label(struct tk_buf *b, const struct tk_check_run *run, int markdown)
 {
 	void (*esc)(struct tk_buf *, const char *) =
-		markdown ? tk_checkfmt_escape_markdown : tk_checkfmt_escape_terminal;
+		markdown ? esc_markdown : esc_text;
 
 	if (run->branch) {
 		esc(b, run->branch);
@@ -212,7 +155,7 @@ static void run_label(struct tk_buf *b, const struct tk_check_run *run, int mark
 static void header_line(struct tk_buf *b, const struct tk_check_result *r, int markdown)
 {
 	void (*esc)(struct tk_buf *, const char *) =
-		markdown ? tk_checkfmt_escape_markdown : tk_checkfmt_escape_terminal;
+		markdown ? esc_markdown : esc_text;
 
 	esc(b, r->key);
 	if (r->nr_current) {
@@ -242,9 +185,9 @@ static void short_commit(struct tk_buf *b, const char *commit, int markdown)
 	else
 		tk_buf_adds(&c, "?");
 	if (markdown)
-		tk_checkfmt_escape_markdown(b, c.buf);
+		esc_markdown(b, c.buf);
 	else
-		tk_checkfmt_escape_terminal(b, c.buf);
+		esc_text(b, c.buf);
 	tk_buf_release(&c);
 }
 
@@ -257,7 +200,7 @@ static void key_cell(struct tk_buf *b, const struct tk_check_result *r, size_t n
 		     int markdown)
 {
 	void (*esc)(struct tk_buf *, const char *) =
-		markdown ? tk_checkfmt_escape_markdown : tk_checkfmt_escape_terminal;
+		markdown ? esc_markdown : esc_text;
 	size_t k;
 
 	esc(b, r[i].key);
@@ -281,7 +224,7 @@ static void change_cells(struct tk_table *t, const char *key, const struct tk_ch
 	tk_buf_reset(&b);
 	if (c->first.build) {
 		tk_buf_adds(&b, "#");
-		tk_checkfmt_escape_terminal(&b, c->first.build);
+		esc_text(&b, c->first.build);
 	} else {
 		tk_buf_addf(&b, "run %.8s", c->first.id);
 	}
@@ -418,7 +361,7 @@ static void write_markdown(FILE *f, const struct tk_check_result *r, size_t nr, 
 					tk_buf_reset(&b);
 					key_cell(&b, r, nr, i, 1);
 					tk_buf_addf(&b, " | %s | ", tk_metric_name(m->metric));
-					tk_checkfmt_escape_markdown(&b, ch->first.build);
+					esc_markdown(&b, ch->first.build);
 					tk_buf_adds(&b, " | ");
 					short_commit(&b, ch->last_before.commit, 1);
 					tk_buf_adds(&b, "..");

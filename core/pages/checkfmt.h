@@ -8,12 +8,11 @@
  *   text      one aligned line per key and metric: verdict, baseline
  *             median and spread, current value, change, the statistic
  *             against its threshold (method), a note; with history, a
- *             table of change points. Keys and branches have their
- *             control characters (C0, DEL, C1) written as \xNN and invalid
- *             UTF-8 as U+FFFD, so a hostile name cannot drive the terminal.
- *   markdown  the same as a table; names are escaped for markdown and
- *             HTML (| \ ` * _ [ ] < > & # and the rest of markdown's
- *             punctuation), control characters as in text.
+ *             table of change points. Keys and branches are escaped by
+ *             the text rule of core/base/escape.h (controls and invalid
+ *             UTF-8 as \xNN), so a hostile name cannot drive the terminal.
+ *   markdown  the same as a table; names are escaped by the markdown rule
+ *             of core/base/escape.h.
  *   json      { "format": "tracker-check", "version": 1, "results": [...] },
  *             documented in docs/tracker-check.md.
  *
@@ -37,9 +36,5 @@ int tk_checkfmt_parse(const char *name, enum tk_checkfmt *out);
 
 int tk_checkfmt_write(FILE *f, enum tk_checkfmt fmt, const struct tk_check_result *r,
 		      size_t nr, int history, struct tk_err *err);
-
-/* Appends s for a terminal / for markdown, escaped as above; NULL is "-". */
-void tk_checkfmt_escape_terminal(struct tk_buf *out, const char *s);
-void tk_checkfmt_escape_markdown(struct tk_buf *out, const char *s);
 
 #endif

@@ -4,7 +4,7 @@
  * seek per key) or, from a backend without it, from one pass over the
  * runs; each key's runs from one indexed query bounded by since_us.
  *
- * Untrusted names reach the page only through tk_plot_xml_text (HTML
+ * Untrusted names reach the page only through tk_xml_text (HTML
  * text and attribute values); the script reads them back with
  * textContent. When dash_script changes, DASH_SCRIPT_SHA256 must become
  * the base64 SHA-256 of its text: tests/t2204-dashboard-browser.sh checks
@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/base/escape.h"
 #include "core/analyze/check.h"
 #include "core/pages/dashboard.h"
 #include "core/base/fsutil.h"
@@ -446,9 +447,9 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 				  o->spark_points ? o->spark_points : 200, &rm[i]);
 		}
 		tk_buf_adds(b, ">\n<td class=\"key\"><a href=\"");
-		tk_plot_xml_text(b, name.buf, 200);
+		tk_xml_text(b, name.buf, TK_XML_QUOTES, 200);
 		tk_buf_adds(b, "\">");
-		tk_plot_xml_text(b, key, 300);
+		tk_xml_text(b, key, TK_XML_QUOTES, 300);
 		tk_buf_addf(b, "</a></td><td class=\"num\">%zu</td>", k->nr);
 		for (i = 0; i < d->nm; i++) {
 			/* the dot in its own metric's colour, not the row's worst */
@@ -469,10 +470,10 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 		verdict_css(&css, worst);
 		tk_buf_addf(b, "<td><span class=\"v-%s\">%s</span></td><td>", css.buf,
 			    tk_verdict_name(worst));
-		tk_plot_xml_text(b, cr.baseline_branch ? cr.baseline_branch : "-", 60);
+		tk_xml_text(b, cr.baseline_branch ? cr.baseline_branch : "-", TK_XML_QUOTES, 60);
 		if (cr.machine_class) {
 			tk_buf_adds(b, " \xc2\xb7 ");
-			tk_plot_xml_text(b, cr.machine_class, 60);
+			tk_xml_text(b, cr.machine_class, TK_XML_QUOTES, 60);
 		}
 		tk_buf_adds(b, "</td></tr>\n");
 	}

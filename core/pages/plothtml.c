@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/escape.h"
 #include "core/base/buf.h"
 #include "core/base/err.h"
 #include "core/pages/histplot.h"
@@ -339,7 +340,7 @@ static void class_toggles(struct tk_buf *b, const struct tk_plot_layout *l)
 			continue;
 		tk_buf_addf(b, "<label><input type=\"checkbox\" data-s=\"mc%zu\" id=\"t-mc%zu\" "
 			    "checked> ", j, j);
-		tk_plot_xml_text(b, names[j] ? names[j] : "no class", 60);
+		tk_xml_text(b, names[j] ? names[j] : "no class", TK_XML_QUOTES, 60);
 		tk_buf_adds(b, "</label>");
 	}
 	free(names);
@@ -572,7 +573,7 @@ int tk_plot_html(const struct tk_plot_layout *l, const char *back, FILE *out, st
 	tk_buf_adds(&w.b, "<div class=\"bar\">");
 	if (back) {
 		tk_buf_adds(&w.b, "<a id=\"back\" href=\"");
-		tk_plot_xml_text(&w.b, back, 200);
+		tk_xml_text(&w.b, back, TK_XML_QUOTES, 200);
 		tk_buf_adds(&w.b, "\">&larr; all keys</a>");
 	}
 	toggle(&w.b, "base", "baseline");

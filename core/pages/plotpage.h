@@ -12,13 +12,6 @@
 #include "core/pages/histplot.h"
 #include "core/draw/htmlout.h"
 
-/*
- * s as XML text, fit for element content and quoted attributes, in at
- * most max_chars characters (then an ellipsis): & < > " ' escaped;
- * control characters but tab, DEL, U+FFFE, U+FFFF and bytes that are not
- * valid UTF-8 as U+FFFD. NULL is "".
- */
-void tk_plot_xml_text(struct tk_buf *b, const char *s, size_t max_chars);
 /* v with at most one decimal, trimmed ("12", "12.5"). */
 void tk_plot_num(struct tk_buf *b, double v);
 /*

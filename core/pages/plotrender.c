@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/escape.h"
 #include "core/base/buf.h"
 #include "core/draw/canvas.h"
 #include "core/base/fsutil.h"
@@ -95,43 +96,6 @@ static size_t page_class(const char *const *names, size_t n, const struct tk_plo
 	return 0;
 }
 
-void tk_plot_xml_text(struct tk_buf *b, const char *s, size_t max_chars)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t len = strlen((const char *)p), chars = 0;
-
-	while (len) {
-		size_t n = tk_utf8_seqlen(p, len);
-
-		if (chars++ == max_chars) {
-			tk_buf_adds(b, "\xe2\x80\xa6");
-			return;
-		}
-		if (!n) {
-			tk_buf_adds(b, "\xef\xbf\xbd");
-			n = 1;
-		} else if (*p == '&') {
-			tk_buf_adds(b, "&amp;");
-		} else if (*p == '<') {
-			tk_buf_adds(b, "&lt;");
-		} else if (*p == '>') {
-			tk_buf_adds(b, "&gt;");
-		} else if (*p == '"') {
-			tk_buf_adds(b, "&quot;");
-		} else if (*p == '\'') {
-			tk_buf_adds(b, "&#39;");
-		} else if ((*p < 0x20 && *p != '\t') || *p == 0x7f ||
-			   (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) ||
-			   (n == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe)) {
-			tk_buf_adds(b, "\xef\xbf\xbd");
-		} else {
-			tk_buf_add(b, p, n);
-		}
-		p += n;
-		len -= n;
-	}
-}
-
 void tk_plot_num(struct tk_buf *b, double v)
 {
 	char tmp[TK_SVG_NUM_MAX];
@@ -173,7 +137,7 @@ static size_t legend_series(const struct tk_plot_chart *c, const char *const *na
 		tk_buf_reset(&b);
 		if (!s)
 			tk_buf_adds(&b, "baseline ");
-		tk_plot_xml_text(&b, c->series[s].label, 60);
+		tk_xml_text(&b, c->series[s].label, TK_XML_QUOTES, 60);
 		tk_buf_addf(&b, " (%zu)", c->series[s].count);
 		if (s + 1 < c->nseries &&
 		    (w + 32 + text_width(b.buf) + 90 > c->x1 - c->x0 || n + 1 == LEGEND_MAX)) {
@@ -201,7 +165,7 @@ static size_t legend(const struct tk_plot_layout *l, const struct tk_plot_chart 
 		snprintf(it[n++].text, sizeof(it->text), "median \xc2\xb1 spread");
 	} else if (c->count[TK_PLOT_BASELINE] || c->baseline[0]) {
 		tk_buf_adds(&b, "baseline ");
-		tk_plot_xml_text(&b, c->baseline, 30);
+		tk_xml_text(&b, c->baseline, TK_XML_QUOTES, 30);
 		tk_buf_addf(&b, " (%zu)", c->count[TK_PLOT_BASELINE]);
 		it[n] = (struct legend_item){ "base", SW_DOT, C_BASE, "" };
 		snprintf(it[n++].text, sizeof(it->text), "%s", b.buf);
@@ -215,7 +179,7 @@ static size_t legend(const struct tk_plot_layout *l, const struct tk_plot_chart 
 	}
 	if (c->count[TK_PLOT_CURRENT]) {
 		tk_buf_reset(&b);
-		tk_plot_xml_text(&b, l->current, 40);
+		tk_xml_text(&b, l->current, TK_XML_QUOTES, 40);
 		it[n] = (struct legend_item){ "current", SW_BIG, C_CURRENT, "" };
 		snprintf(it[n++].text, sizeof(it->text), "%s", b.buf);
 	}
@@ -339,7 +303,7 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 	tk_buf_adds(b, "\" y=\"");
 	tk_plot_num(b, c->top + 19);
 	tk_buf_adds(b, "\" text-anchor=\"middle\" font-size=\"15\">");
-	tk_plot_xml_text(b, c->title, chars_fitting(l->width - 16, 15) - 1);
+	tk_xml_text(b, c->title, TK_XML_QUOTES, chars_fitting(l->width - 16, 15) - 1);
 	tk_buf_adds(b, "</text>\n");
 
 	/* legend */
@@ -415,7 +379,7 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 		tk_buf_adds(b, "\" y=\"");
 		tk_plot_num(b, y + 4);
 		tk_buf_adds(b, "\" text-anchor=\"end\">");
-		tk_plot_xml_text(b, c->yt[i].label, 40);
+		tk_xml_text(b, c->yt[i].label, TK_XML_QUOTES, 40);
 		tk_buf_adds(b, "</text>");
 	}
 	tk_buf_adds(b, "</g>\n<g class=\"xt\">");
@@ -432,7 +396,7 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 		tk_buf_adds(b, "\" y=\"");
 		tk_plot_num(b, c->y1 + 19);
 		tk_buf_adds(b, "\" text-anchor=\"middle\">");
-		tk_plot_xml_text(b, c->xt[i].label, 40);
+		tk_xml_text(b, c->xt[i].label, TK_XML_QUOTES, 40);
 		tk_buf_adds(b, "</text>");
 	}
 	tk_buf_addf(b, "</g>\n<clipPath id=\"clip%zu\"><rect x=\"", ci);
@@ -577,7 +541,7 @@ static void svg_chart(struct tk_htmlout *w, const struct tk_plot_layout *l, size
 		tk_buf_adds(b, "\" y=\"");
 		tk_plot_num(b, c->y0 + 16 + 14 * (double)c->changes[i].row);
 		tk_buf_addf(b, "\" text-anchor=\"%s\">change at ", right ? "end" : "start");
-		tk_plot_xml_text(b, c->changes[i].label, 80);
+		tk_xml_text(b, c->changes[i].label, TK_XML_QUOTES, 80);
 		tk_buf_adds(b, "</text>\n");
 	}
 	tk_buf_adds(b, "<rect x=\"");

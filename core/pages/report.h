@@ -37,7 +37,7 @@
  * (the checks as `tracker check` prints them as text and JSON,
  * core/checkfmt.h), metrics.txt (OpenMetrics, for GitLab's metrics
  * report). Every key, branch and other untrusted string is escaped for
- * markdown and HTML (tk_report_md_text).
+ * markdown and HTML (tk_md_escape, core/base/escape.h).
  *
  * Nothing here prints except to the FILE * or callbacks it is given.
  */
@@ -157,15 +157,6 @@ void tk_report_metrics(const struct tk_report *r, struct tk_buf *out);
 int tk_report_write(const struct tk_report *r, const struct tk_report_opts *o,
 		    struct tk_err *err);
 
-/*
- * s as markdown text that renders as itself in a table cell, in
- * CommonMark/GFM and in Buildkite's and GitHub's renderers, which pass
- * HTML through: & < > " ' as entities, markdown punctuation backslashed
- * (| included), newlines and other control characters as spaces, bytes
- * that are not UTF-8 as U+FFFD; at most max_bytes of s (0: all), then an
- * ellipsis. NULL is "".
- */
-void tk_report_md_text(struct tk_buf *out, const char *s, size_t max_bytes);
 
 /*
  * dir as a CI system names it once uploaded from the working directory:

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "core/base/escape.h"
 #include "core/model/metric.h"
 #include "core/pages/report.h"
 #include "core/base/utf8.h"
@@ -15,44 +16,6 @@
 
 /* The most charts an annotation shows. */
 #define MAX_CHARTS 50
-
-void tk_report_md_text(struct tk_buf *out, const char *s, size_t max_bytes)
-{
-	struct tk_buf clean = TK_BUF_INIT;
-	size_t i, len, cut;
-
-	if (!s)
-		return;
-	len = strlen(s);
-	cut = max_bytes && len > max_bytes ? max_bytes : len;
-	/* do not split a character */
-	while (cut < len && cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
-		cut--;
-	tk_utf8_sanitize(&clean, s, cut);
-	for (i = 0; i < clean.len; i++) {
-		unsigned char c = (unsigned char)clean.buf[i];
-
-		if (c < 0x20 || c == 0x7f)
-			tk_buf_addch(out, ' ');
-		else if (c == '&')
-			tk_buf_adds(out, "&amp;");
-		else if (c == '<')
-			tk_buf_adds(out, "&lt;");
-		else if (c == '>')
-			tk_buf_adds(out, "&gt;");
-		else if (c == '"')
-			tk_buf_adds(out, "&quot;");
-		else if (c == '\'')
-			tk_buf_adds(out, "&#39;");
-		else if (strchr("\\`*_{}[]()#+-!|~:^$=.", c))
-			tk_buf_addf(out, "\\%c", c);
-		else
-			tk_buf_addch(out, (char)c);
-	}
-	if (cut < len)
-		tk_buf_adds(out, "\xe2\x80\xa6");
-	tk_buf_release(&clean);
-}
 
 /* A path of ours (prefix/name.ext) as a URL: unreserved characters and
  * '/' as they are, the rest percent-encoded. */
@@ -139,10 +102,10 @@ static void value_cells(struct tk_buf *out, enum tk_metric metric,
 /* The key, and " on CLASS" for one machine class of a matrix build. */
 static void key_text(struct tk_buf *out, const struct tk_report_key *k)
 {
-	tk_report_md_text(out, k->key, 0);
+	tk_md_escape(out, k->key, 0);
 	if (k->machine_class) {
 		tk_buf_adds(out, " on ");
-		tk_report_md_text(out, k->machine_class, 0);
+		tk_md_escape(out, k->machine_class, 0);
 	}
 }
 
@@ -182,11 +145,11 @@ static void header(struct tk_buf *out, const struct tk_report *r)
 	tk_buf_adds(out, "### tracker: performance");
 	if (r->build) {
 		tk_buf_adds(out, " of build ");
-		tk_report_md_text(out, r->build, 40);
+		tk_md_escape(out, r->build, 40);
 	}
 	if (r->branch) {
 		tk_buf_adds(out, " on ");
-		tk_report_md_text(out, r->branch, 200);
+		tk_md_escape(out, r->branch, 200);
 	}
 	tk_buf_adds(out, "\n\n");
 	tk_report_describe_count(r, out);

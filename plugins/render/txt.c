@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/escape.h"
 #include "core/base/buf.h"
 #include "core/draw/render.h"
 #include "core/base/table.h"

@@ -243,16 +243,6 @@ static void test_render(void)
 	tk_plot_layout_release(&l);
 	tk_plot_data_release(&d);
 
-	tk_plot_xml_text(&b, "a<b>&\"'\x01\x7f\xef\xbf\xbe\xc3", 100);
-	is_str(b.buf, "a&lt;b&gt;&amp;&quot;&#39;\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd",
-	       "XML text: escapes, controls, U+FFFE and bad UTF-8");
-	tk_buf_reset(&b);
-	tk_plot_xml_text(&b, "baseline main\xc2\x9b\xc2\x80\xc2\xa0", 100);
-	is_str(b.buf, "baseline main\xef\xbf\xbd\xef\xbf\xbd\xc2\xa0",
-	       "XML text: C1 controls as U+FFFD, U+00A0 kept");
-	tk_buf_reset(&b);
-	tk_plot_xml_text(&b, "abcdef", 3);
-	is_str(b.buf, "abc\xe2\x80\xa6", "cut with an ellipsis");
 	tk_buf_release(&b);
 
 	ok(!tk_plot_format_of("a.PNG", &f, NULL) && f == TK_PLOT_PNG, ".PNG");

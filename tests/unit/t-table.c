@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/escape.h"
 #include "core/base/buf.h"
 #include "core/base/table.h"
 #include "tests/unit/tap.h"

@@ -1,0 +1,237 @@
+/*
+ * Untrusted text in each output language (contract in
+ * core/base/escape.h).
+ *
+ * The xml rule runs over every frame name of a flame graph's SVG, so its
+ * loop takes printable ASCII from a table and only looks further at what
+ * is not: the whole SVG of 200k frames spends most of its time here.
+ */
+#include "core/base/escape.h"
+
+#include <string.h>
+
+#include "core/base/utf8.h"
+#include "core/base/banned.h"
+
+#define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
+
+/* 1 when the valid sequence at p (n bytes) is a C1 control, U+0080-U+009F. */
+static int is_c1(const unsigned char *p, size_t n)
+{
+	return n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+}
+
+/* ---- text ---- */
+
+void tk_text_escape(struct tk_buf *out, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, plain = 0, n, k;
+
+	while (i < len) {
+		n = tk_utf8_seqlen(u + i, len - i);
+		if (n && u[i] >= 0x20 && u[i] != 0x7f && !is_c1(u + i, n)) {
+			i += n;
+			continue;
+		}
+		tk_buf_add(out, s + plain, i - plain);
+		for (k = 0; k < (n ? n : 1); k++)
+			tk_buf_addf(out, "\\x%02x", u[i + k]);
+		i += n ? n : 1;
+		plain = i;
+	}
+	tk_buf_add(out, s + plain, len - plain);
+}
+
+const char *tk_text_shown(struct tk_buf *tmp, const char *s)
+{
+	tk_buf_reset(tmp);
+	if (!s)
+		s = "-";
+	tk_text_escape(tmp, s, strlen(s));
+	return tmp->buf;
+}
+
+void tk_text_escape_cut(struct tk_buf *out, const char *s, size_t len, size_t max)
+{
+	size_t cut = len;
+
+	if (len > max) {
+		cut = max;
+		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+			cut--;
+	}
+	tk_text_escape(out, s, cut);
+	if (cut < len)
+		tk_buf_adds(out, "...");
+}
+
+/* ---- xml ---- */
+
+/* The ASCII written as it is: printable but & < > " '. */
+static const unsigned char plain[256] = {
+	[' '] = 1, ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1,
+	['('] = 1, [')'] = 1, ['*'] = 1, ['+'] = 1, [','] = 1, ['-'] = 1, ['.'] = 1,
+	['/'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1,
+	['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, [':'] = 1, [';'] = 1, ['='] = 1,
+	['?'] = 1, ['@'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1,
+	['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1,
+	['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1,
+	['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
+	['['] = 1, ['\\'] = 1, [']'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1, ['a'] = 1,
+	['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
+	['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1,
+	['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1,
+	['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1, ['{'] = 1, ['|'] = 1, ['}'] = 1,
+	['~'] = 1,
+};
+
+static size_t put(char *d, const char *s, size_t n)
+{
+	memcpy(d, s, n);
+	return n;
+}
+
+/*
+ * One character of the xml rule at u (left bytes, the first not in
+ * plain[]) written to d; *took gets the input bytes it was.
+ */
+static size_t xml_char(char *d, const unsigned char *u, size_t left, unsigned flags,
+		       size_t *took)
+{
+	size_t n;
+
+	*took = 1;
+	switch (*u) {
+	case '&':
+		return put(d, "&amp;", 5);
+	case '<':
+		return put(d, "&lt;", 4);
+	case '>':
+		return put(d, "&gt;", 4);
+	case '"':
+		return flags & TK_XML_QUOTES ? put(d, "&quot;", 6) : put(d, "\"", 1);
+	case '\'':
+		return flags & TK_XML_QUOTES ? put(d, "&#39;", 5) : put(d, "'", 1);
+	case '\t':
+		return put(d, flags & TK_XML_ONE_LINE ? " " : "\t", 1);
+	case '\n':
+	case '\r':
+		if (flags & TK_XML_ONE_LINE)
+			return put(d, " ", 1);
+		if (flags & TK_XML_LINES_KEEP)
+			return put(d, (const char *)u, 1);
+		return put(d, REPLACEMENT, 3);
+	}
+	n = *u < 0x80 ? 0 : tk_utf8_seqlen(u, left);
+	if (!n) /* C0, DEL, or a byte that starts no valid sequence */
+		return put(d, REPLACEMENT, 3);
+	*took = n;
+	if (is_c1(u, n))
+		return put(d, REPLACEMENT, 3);
+	if (n == 3 && u[0] == 0xef && u[1] == 0xbf && u[2] >= 0xbe)
+		return put(d, REPLACEMENT, 3); /* U+FFFE, U+FFFF */
+	return put(d, (const char *)u, n);
+}
+
+size_t tk_xml_escape_raw(char *dst, const char *s, size_t len, unsigned flags,
+			 size_t max_chars, size_t *used)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, out = 0, chars = 0, took;
+
+	while (i < len && (!max_chars || chars < max_chars)) {
+		chars++;
+		if (plain[u[i]]) {
+			dst[out++] = (char)u[i++];
+			continue;
+		}
+		out += xml_char(dst + out, u + i, len - i, flags, &took);
+		i += took;
+	}
+	if (used)
+		*used = i;
+	return out;
+}
+
+size_t tk_xml_escape(struct tk_buf *out, const char *s, size_t len, unsigned flags,
+		     size_t max_chars)
+{
+	size_t used, n;
+
+	if (tk_buf_grow(out, TK_XML_ESCAPED_MAX(len)))
+		return 0; /* a capped buffer without room for the worst case */
+	n = tk_xml_escape_raw(out->buf + out->len, s, len, flags, max_chars, &used);
+	tk_buf_setlen(out, out->len + n);
+	return used;
+}
+
+size_t tk_xml_chars(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, n = 0, k;
+
+	while (i < len) {
+		k = u[i] < 0x80 ? 1 : tk_utf8_seqlen(u + i, len - i);
+		i += k ? k : 1;
+		n++;
+	}
+	return n;
+}
+
+void tk_xml_text(struct tk_buf *out, const char *s, unsigned flags, size_t max_chars)
+{
+	size_t len;
+
+	if (!s)
+		s = "";
+	len = strlen(s);
+	if (tk_xml_escape(out, s, len, flags, max_chars) < len)
+		tk_buf_adds(out, "\xe2\x80\xa6");
+}
+
+/* ---- markdown ---- */
+
+void tk_md_escape(struct tk_buf *out, const char *s, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len, cut, i = 0, n;
+
+	if (!s)
+		return;
+	len = strlen(s);
+	cut = max && len > max ? max : len;
+	/* do not split a character */
+	while (cut < len && cut > 0 && (p[cut] & 0xc0) == 0x80)
+		cut--;
+	while (i < cut) {
+		n = tk_utf8_seqlen(p + i, cut - i);
+		if (!n) {
+			tk_buf_adds(out, REPLACEMENT);
+			n = 1;
+		} else if (p[i] < 0x20 || p[i] == 0x7f || is_c1(p + i, n)) {
+			tk_text_escape(out, s + i, n);
+		} else if (n > 1) {
+			tk_buf_add(out, s + i, n);
+		} else if (p[i] == '&') {
+			tk_buf_adds(out, "&amp;");
+		} else if (p[i] == '<') {
+			tk_buf_adds(out, "&lt;");
+		} else if (p[i] == '>') {
+			tk_buf_adds(out, "&gt;");
+		} else if (p[i] == '"') {
+			tk_buf_adds(out, "&quot;");
+		} else if (p[i] == '\'') {
+			tk_buf_adds(out, "&#39;");
+		} else if (p[i] == '|') {
+			tk_buf_adds(out, "&#124;");
+		} else {
+			if (strchr("\\`*_{}[]()#+-.!~=:$%^;@/?", p[i]))
+				tk_buf_addch(out, '\\');
+			tk_buf_addch(out, (char)p[i]);
+		}
+		i += n;
+	}
+	if (cut < len)
+		tk_buf_adds(out, "\xe2\x80\xa6");
+}

@@ -1,0 +1,90 @@
+#ifndef TK_ESCAPE_H
+#define TK_ESCAPE_H
+/*
+ * Untrusted text in each output language, by one rule per language.
+ *
+ * Frame names, keys, branches, commits, labels and machine classes come
+ * from outside (a profile, a CI variable, a record someone pushed): they
+ * may hold markup, quotes, control characters, terminal escape sequences
+ * and bytes that are not UTF-8. They reach an output only through these
+ * functions; every renderer, page and message that shows them calls the
+ * one for its language, so the rules that keep them inert exist once.
+ *
+ *   text      a terminal or a text file: C0 controls (TAB, CR and LF
+ *             included), DEL, C1 controls (U+0080-U+009F) and every byte
+ *             that starts no valid UTF-8 sequence (a lone 0x9b is an 8-bit
+ *             CSI to some terminals) as "\xNN", one per byte; valid UTF-8
+ *             as it is. Nothing written moves the cursor or ends a line.
+ *   xml       XML text and HTML text or quoted attributes (SVG, the pages):
+ *             & < > as entities, " and ' too with TK_XML_QUOTES; bytes of
+ *             no valid UTF-8 sequence, C0 controls, DEL, C1 controls and the
+ *             noncharacters U+FFFE and U+FFFF (which XML forbids) as
+ *             U+FFFD, one per character; TAB as it is, LF and CR as U+FFFD
+ *             unless a flag says otherwise. The result is well-formed
+ *             whatever the input.
+ *   markdown  a cell or line of GitHub or Buildkite markdown: & < > " ' as
+ *             entities and | as &#124; (tables), markdown's punctuation
+ *             backslash-escaped so that nothing becomes a link, emphasis, a
+ *             heading or code, controls as in text ("\xNN"), bytes of no
+ *             valid UTF-8 sequence as U+FFFD.
+ *
+ * Every function appends; none fails or allocates beyond growing out.
+ * Limits count characters (xml) or input bytes (text, markdown), never
+ * splitting a character; each says what it appends when it cut.
+ */
+#include <stddef.h>
+
+#include "core/base/buf.h"
+
+/* ---- text (terminal) ---- */
+
+/* Appends s[0..len) for a terminal or a text file (the rule above). */
+void tk_text_escape(struct tk_buf *out, const char *s, size_t len);
+/* tmp reset to the escaped form of the C string s (NULL: "-"); returns
+ * tmp->buf, for printf's "%s". */
+const char *tk_text_shown(struct tk_buf *tmp, const char *s);
+/* At most max input bytes of s[0..len) escaped, then "..." when some were
+ * left: untrusted text quoted in a one-line message. */
+void tk_text_escape_cut(struct tk_buf *out, const char *s, size_t len, size_t max);
+
+/* ---- xml (SVG, HTML) ---- */
+
+enum tk_xml_flags {
+	TK_XML_QUOTES = 1 << 0,     /* " and ' as &quot; and &#39;: attributes */
+	TK_XML_LINES_KEEP = 1 << 1, /* LF and CR as they are */
+	TK_XML_ONE_LINE = 1 << 2,   /* TAB, LF and CR as a space: a heading */
+};
+
+/* The most bytes tk_xml_escape_raw writes for len input bytes. */
+#define TK_XML_ESCAPED_MAX(len) ((len) * 6)
+
+/*
+ * The core of the xml rule, for writers with a buffer of their own (the
+ * SVG writer): writes the escaped form of at most max_chars characters
+ * (0: all) of s[0..len) to dst, which has room for
+ * TK_XML_ESCAPED_MAX(len) bytes. Returns the bytes written; *used (may
+ * be NULL) gets the input bytes taken.
+ */
+size_t tk_xml_escape_raw(char *dst, const char *s, size_t len, unsigned flags,
+			 size_t max_chars, size_t *used);
+/* The same into a buffer; returns the input bytes taken. */
+size_t tk_xml_escape(struct tk_buf *out, const char *s, size_t len, unsigned flags,
+		     size_t max_chars);
+/* Characters in s[0..len), counted as tk_xml_escape counts them. */
+size_t tk_xml_chars(const char *s, size_t len);
+/*
+ * The C string s (NULL: "") as tk_xml_escape writes it; when it has more
+ * than max_chars characters (0: no limit), its first max_chars and an
+ * ellipsis ("\xe2\x80\xa6").
+ */
+void tk_xml_text(struct tk_buf *out, const char *s, unsigned flags, size_t max_chars);
+
+/* ---- markdown ---- */
+
+/*
+ * The C string s (NULL: nothing) as markdown text, cut after max input
+ * bytes (0: no limit) with an ellipsis.
+ */
+void tk_md_escape(struct tk_buf *out, const char *s, size_t max);
+
+#endif

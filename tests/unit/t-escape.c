@@ -1,0 +1,116 @@
+/*
+ * core/base/escape: the one rule per output language for untrusted text
+ * (terminal text, XML/HTML, markdown), on hostile inputs: markup, quotes,
+ * controls, terminal escapes, C1 controls, invalid UTF-8, noncharacters,
+ * and limits that must not split a character.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/escape.h"
+#include "tests/unit/tap.h"
+#include "core/base/banned.h"
+
+#define FFFD "\xef\xbf\xbd"
+#define ELLIPSIS "\xe2\x80\xa6"
+
+static void text_is(const char *in, size_t len, const char *want, const char *what)
+{
+	struct tk_buf b = TK_BUF_INIT;
+
+	tk_text_escape(&b, in, len);
+	is_str(b.buf, want, "text: %s", what);
+	tk_buf_release(&b);
+}
+
+static void xml_is(const char *in, unsigned flags, size_t max, const char *want,
+		   const char *what)
+{
+	struct tk_buf b = TK_BUF_INIT;
+
+	tk_xml_text(&b, in, flags, max);
+	is_str(b.buf, want, "xml: %s", what);
+	tk_buf_release(&b);
+}
+
+static void md_is(const char *in, size_t max, const char *want, const char *what)
+{
+	struct tk_buf b = TK_BUF_INIT;
+
+	tk_md_escape(&b, in, max);
+	is_str(b.buf, want, "markdown: %s", what);
+	tk_buf_release(&b);
+}
+
+int main(void)
+{
+	struct tk_buf b = TK_BUF_INIT;
+	char raw[TK_XML_ESCAPED_MAX(8)];
+	size_t used, n;
+
+	/* text: what reaches a terminal */
+	text_is("a\x1b]0;pwned\x07\nb", 13, "a\\x1b]0;pwned\\x07\\x0ab",
+		"C0 controls, LF included, as \\xNN");
+	text_is("x\xc2\x9b" "2J\xc2\x85y", 8, "x\\xc2\\x9b2J\\xc2\\x85y",
+		"C1 controls (8-bit CSI) as their two bytes");
+	text_is("c\xff" "d\x9b", 4, "c\\xffd\\x9b", "bytes of no valid sequence as \\xNN");
+	text_is("caf\xc3\xa9 | ok \xc2\xa0", 13, "caf\xc3\xa9 | ok \xc2\xa0",
+		"UTF-8, punctuation and U+00A0 kept");
+	text_is("nul\0byte", 8, "nul\\x00byte", "NUL inside the length");
+	ok(!strcmp(tk_text_shown(&b, NULL), "-"), "text: NULL shown as -");
+	ok(!strcmp(tk_text_shown(&b, "\x7f"), "\\x7f"), "text: DEL");
+	tk_buf_reset(&b);
+	tk_text_escape_cut(&b, "abcdef", 6, 3);
+	is_str(b.buf, "abc...", "text: cut after max bytes");
+	tk_buf_reset(&b);
+	tk_text_escape_cut(&b, "ab\xc3\xa9\xc3\xa9", 6, 3);
+	is_str(b.buf, "ab...", "text: a cut never splits a character");
+	tk_buf_reset(&b);
+	tk_text_escape_cut(&b, "abc", 3, 3);
+	is_str(b.buf, "abc", "text: no cut when it fits");
+
+	/* xml: element content and attributes */
+	xml_is("<b title=\"x\">&'", TK_XML_QUOTES, 0,
+	       "&lt;b title=&quot;x&quot;&gt;&amp;&#39;", "markup and quotes (attributes)");
+	xml_is("a\"b'c&<>", 0, 0, "a\"b'c&amp;&lt;&gt;", "quotes kept in element content");
+	xml_is("\x01\x7f\xff\x1b", 0, 0, FFFD FFFD FFFD FFFD, "C0, DEL, a bad byte: U+FFFD each");
+	xml_is("main\xc2\x9b[2J\xc2\x85\xc2\xa0\x9b", 0, 0,
+	       "main" FFFD "[2J" FFFD "\xc2\xa0" FFFD, "a C1 control as one U+FFFD, U+00A0 kept");
+	xml_is("\xef\xbf\xbe\xef\xbf\xbf|", 0, 0, FFFD FFFD "|",
+	       "U+FFFE and U+FFFF, which XML forbids, one U+FFFD each");
+	xml_is("\xed\xa0\x80", 0, 0, FFFD FFFD FFFD, "a UTF-16 surrogate, byte by byte");
+	xml_is("\xc0\xaf", 0, 0, FFFD FFFD, "an overlong form");
+	xml_is("a\tb\nc\rd", 0, 0, "a\tb" FFFD "c" FFFD "d", "TAB kept, LF and CR replaced");
+	xml_is("a\tb\nc\rd", TK_XML_LINES_KEEP, 0, "a\tb\nc\rd", "LF and CR kept when asked");
+	xml_is("a\tb\nc\rd", TK_XML_ONE_LINE, 0, "a b c d", "one line: TAB, LF, CR as spaces");
+	xml_is(NULL, 0, 0, "", "NULL is empty");
+	xml_is("abcdef", 0, 3, "abc" ELLIPSIS, "cut after max characters, an ellipsis");
+	xml_is("abc", 0, 3, "abc", "no ellipsis when it fits");
+	xml_is("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 0, 2, "\xc3\xa9\xc3\xa9" ELLIPSIS,
+	       "characters are counted, not bytes");
+	ok(tk_xml_chars("a\xc3\xa9\xff\xe2\x82\xac", 7) == 4, "xml: characters counted");
+	n = tk_xml_escape_raw(raw, "a&b\xff" "cd", 6, 0, 3, &used);
+	ok(n == 7 && !memcmp(raw, "a&amp;b", 7) && used == 3,
+	   "xml raw: max characters, input bytes taken");
+	n = tk_xml_escape_raw(raw, "&&&&&&&&", 8, TK_XML_QUOTES, 0, &used);
+	ok(n == 40 && n <= sizeof(raw) && used == 8, "xml raw: within the worst case");
+
+	/* markdown: cells of a build page */
+	md_is("amip", 0, "amip", "plain key");
+	md_is(NULL, 0, "", "NULL is empty");
+	md_is("<script>alert(1)</script>", 0, "&lt;script&gt;alert\\(1\\)&lt;\\/script&gt;",
+	      "HTML markup inert");
+	md_is("a|b", 0, "a&#124;b", "a table's cell separator");
+	md_is("`x`", 0, "\\`x\\`", "code spans");
+	md_is("x](javascript:alert(1))", 0, "x\\]\\(javascript\\:alert\\(1\\)\\)",
+	      "no link can be closed and opened");
+	md_is("a&b \"q\" 'r'", 0, "a&amp;b &quot;q&quot; &#39;r&#39;", "entities");
+	md_is("*_~#!", 0, "\\*\\_\\~\\#\\!", "emphasis, strike, heading");
+	md_is("line\none\r\t", 0, "line\\x0aone\\x0d\\x09", "controls as in text");
+	md_is("x\xc2\x9b", 0, "x\\xc2\\x9b", "C1 controls as in text");
+	md_is("caf\xc3\xa9 \xff", 0, "caf\xc3\xa9 " FFFD, "a bad byte as U+FFFD");
+	md_is("caf\xc3\xa9", 4, "caf" ELLIPSIS, "a cut never splits a character");
+	md_is("abcdef", 3, "abc" ELLIPSIS, "cut after max bytes");
+	tk_buf_release(&b);
+	return done_testing();
+}
