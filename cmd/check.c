@@ -157,9 +157,8 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct chec
 			c->o.history = 1;
 			break;
 		case OPT_FORMAT:
-			if (tk_checkfmt_parse(optarg, &c->format))
-				return cmd_usage_error(ctx, "unknown format '%s' (use text, json or "
-						       "markdown)", optarg);
+			if (tk_checkfmt_parse(optarg, &c->format, &err))
+				return cmd_usage_error(ctx, "%s", err.msg);
 			break;
 		case OPT_RUN:
 			c->o.run_id = optarg;

@@ -22,6 +22,7 @@
 
 #include "core/model/config.h"
 #include "core/base/err.h"
+#include "core/base/fsutil.h"
 #include "core/store/store.h"
 
 #define EXIT_USAGE 2
@@ -89,12 +90,11 @@ void cmd_keep_heap(void);
 void cmd_resolve_artifacts(const struct cmd_ctx *ctx, const char *opt, struct tk_buf *out);
 
 /*
- * Writes an output file so that it is never seen half written: fn writes
- * to a temporary file beside path, which is renamed over path when fn
- * succeeds. Returns an exit code; errors are printed, naming path.
+ * Writes an output file so that it is never seen half written
+ * (tk_write_file_stream, core/base/fsutil.h). Returns an exit code;
+ * errors are printed, naming path.
  */
-typedef int (*cmd_write_fn)(FILE *out, void *data, struct tk_err *err);
-int cmd_write_output(const char *path, cmd_write_fn fn, void *data);
+int cmd_write_output(const char *path, tk_write_fn fn, void *data);
 
 /*
  * From now on TERM, INT and HUP (those not ignored, which stay so) only

@@ -77,57 +77,13 @@ void cmd_resolve_artifacts(const struct cmd_ctx *ctx, const char *opt, struct tk
 	tk_buf_adds(out, v ? v : "tracker-artifacts");
 }
 
-int cmd_write_output(const char *path, cmd_write_fn fn, void *data)
+int cmd_write_output(const char *path, tk_write_fn fn, void *data)
 {
 	struct tk_err err = TK_ERR_INIT;
-	struct tk_buf tmp = TK_BUF_INIT;
-	FILE *out;
-	int fd, ret, closed;
 
-	fd = tk_tmpfile_beside(path, &tmp, &err);
-	if (fd < 0) {
-		cmd_error("cannot write '%s': %s", path, err.msg);
-		tk_buf_release(&tmp);
-		return EXIT_UNAVAILABLE;
-	}
-	out = fdopen(fd, "w");
-	if (!out) {
-		close(fd);
-		ret = EXIT_UNAVAILABLE;
-		cmd_error("cannot write '%s': %s", path, strerror(errno));
-		goto fail;
-	}
-	errno = 0;
-	ret = fn(out, data, &err);
-	closed = fclose(out);
-	/* a renderer's TK_EUNAVAIL is a write error too: name the file, with
-	 * the renderer's words (a cairo status, a library it could not load)
-	 * and the system's */
-	if ((closed || ret == TK_EUNAVAIL) && ret != TK_EDATA && ret != TK_EUSAGE) {
-		if (ret == TK_EUNAVAIL && err.msg[0] && errno)
-			cmd_error("cannot write '%s': %s (%s)", path, err.msg, strerror(errno));
-		else if (ret == TK_EUNAVAIL && err.msg[0])
-			cmd_error("cannot write '%s': %s", path, err.msg);
-		else
-			cmd_error("cannot write '%s': %s", path, errno ? strerror(errno) : "write error");
-		ret = EXIT_UNAVAILABLE;
-		goto fail;
-	}
-	if (ret) {
-		ret = cmd_fail(&err);
-		goto fail;
-	}
-	if (rename(tmp.buf, path)) {
-		cmd_error("cannot rename '%s' to '%s': %s", tmp.buf, path, strerror(errno));
-		ret = EXIT_UNAVAILABLE;
-		goto fail;
-	}
-	tk_buf_release(&tmp);
-	return 0;
-fail:
-	unlink(tmp.buf);
-	tk_buf_release(&tmp);
-	return ret;
+	if (!tk_write_file_stream(path, fn, data, TK_WRITE_NO_FSYNC, &err))
+		return 0;
+	return cmd_fail(&err);
 }
 
 static volatile sig_atomic_t cancel_flag;

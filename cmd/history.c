@@ -157,9 +157,8 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx,
 			break;
 		case OPT_FORMAT:
 			o->format = optarg;
-			if (!tk_histsink_known(optarg))
-				return cmd_usage_error(ctx, "unknown format '%s' (use table, csv or json)",
-						       optarg);
+			if (tk_histsink_find_format(optarg, &err) < 0)
+				return cmd_usage_error(ctx, "%s", err.msg);
 			break;
 		case OPT_RANKS:
 			o->ranks = 1;

@@ -49,14 +49,27 @@ test_expect_success 'cmd/ includes no plugins/ header' '
 '
 
 test_expect_success 'core/ and cmd/ name no plugin descriptor or table' '
-	sed -n "s/^extern const struct [a-z_]* \(tk_[a-z_]*\);$/\1/p" \
-		"$TRACKER_ROOT/plugins/plugins.h" >descriptors &&
+	cat "$TRACKER_ROOT"/plugins/*/*.h |
+		sed -n "s/^extern const struct [a-z_]* \(tk_[a-z_]*\);$/\1/p" >descriptors &&
 	test $(wc -l <descriptors) -ge 20 &&
 	printf "%s\n" tk_importers tk_renderers tk_diff_renderers tk_ci_providers \
 		tk_store_backends >>descriptors &&
 	(cd "$TRACKER_ROOT" && grep -rnwF -f "$TRASH_DIRECTORY/descriptors" core cmd --include="*.[ch]") \
 		>found || true &&
 	! test -s found || { cat found; false; }
+'
+
+# Each plugin family owns its table (plugins/README.md): a header
+# declaring its descriptors, one table file, and lookups that check each
+# descriptor's version.
+test_expect_success 'each plugin family owns its table, which checks versions' '
+	for fam in ci store import render diffrender; do
+		tables=$(cd "$TRACKER_ROOT" && grep -l "static const struct tk_[a-z_]* \*const" plugins/$fam/*.c) &&
+		test $(echo "$tables" | wc -w) = 1 &&
+		grep -q -- "->version == TK_[A-Z_]*VERSION" "$TRACKER_ROOT/$tables" ||
+		{ echo "plugins/$fam: no single table checking versions ($tables)"; return 1; }
+	done &&
+	! test -e "$TRACKER_ROOT/plugins/registry.c"
 '
 
 # core/ writes only to a FILE * it is given: no stdout, stderr or printf.

@@ -38,21 +38,6 @@ int tk_mkdir_p(const char *dir, struct tk_err *err)
 	return ret;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int tk_tmpfile_beside(const char *path, struct tk_buf *tmp, struct tk_err *err)
 {
 	size_t base = tmp->len;
@@ -115,32 +100,82 @@ int tk_tmpfile_name_parse(const char *name, const char *base, long *pid)
 	return end[13] == '\0';
 }
 
+int tk_write_file_stream(const char *path, tk_write_fn fn, void *data, unsigned flags,
+			 struct tk_err *err)
+{
+	struct tk_err werr = TK_ERR_INIT;
+	struct tk_buf tmp = TK_BUF_INIT;
+	FILE *out;
+	int fd, ret, failed;
+
+	fd = tk_tmpfile_beside(path, &tmp, &werr);
+	if (fd < 0) {
+		ret = tk_err_set(err, TK_EUNAVAIL, "cannot write '%s': %s", path, werr.msg);
+		tk_buf_release(&tmp);
+		return ret;
+	}
+	out = fdopen(fd, "w");
+	if (!out) {
+		ret = tk_err_set(err, TK_EUNAVAIL, "cannot write '%s': %s", path, strerror(errno));
+		close(fd);
+		goto fail;
+	}
+	errno = 0;
+	ret = fn(out, data, &werr);
+	failed = fflush(out) || ferror(out) ||
+		 (!(flags & TK_WRITE_NO_FSYNC) && !ret && fsync(fileno(out)));
+	failed |= fclose(out) != 0;
+	/* a writer's TK_EUNAVAIL is a write error too: name the file, with
+	 * the writer's words (a cairo status, a library it could not load)
+	 * and the system's */
+	if ((failed || ret == TK_EUNAVAIL) && ret != TK_EDATA && ret != TK_EUSAGE) {
+		if (ret == TK_EUNAVAIL && werr.msg[0] && errno)
+			ret = tk_err_set(err, TK_EUNAVAIL, "cannot write '%s': %s (%s)", path,
+					 werr.msg, strerror(errno));
+		else if (ret == TK_EUNAVAIL && werr.msg[0])
+			ret = tk_err_set(err, TK_EUNAVAIL, "cannot write '%s': %s", path, werr.msg);
+		else
+			ret = tk_err_set(err, TK_EUNAVAIL, "cannot write '%s': %s", path,
+					 errno ? strerror(errno) : "write error");
+		goto fail;
+	}
+	if (ret) {
+		if (err)
+			*err = werr;
+		goto fail;
+	}
+	if (rename(tmp.buf, path)) {
+		ret = tk_err_set(err, TK_EUNAVAIL, "cannot rename '%s' to '%s': %s", tmp.buf, path,
+				 strerror(errno));
+		goto fail;
+	}
+	tk_buf_release(&tmp);
+	return 0;
+fail:
+	unlink(tmp.buf);
+	tk_buf_release(&tmp);
+	return ret;
+}
+
+struct bytes {
+	const void *data;
+	size_t len;
+};
+
+static int write_bytes(FILE *out, void *data, struct tk_err *err)
+{
+	const struct bytes *b = data;
+
+	(void)err;
+	return b->len && fwrite(b->data, 1, b->len, out) != b->len ? TK_EUNAVAIL : 0;
+}
+
 int tk_write_file_atomic_flags(const char *path, const void *data, size_t len,
 			       unsigned flags, struct tk_err *err)
 {
-	struct tk_buf tmp = TK_BUF_INIT;
-	int fd, ret = 0;
+	struct bytes b = { data, len };
 
-	fd = tk_tmpfile_beside(path, &tmp, err);
-	if (fd < 0) {
-		ret = TK_EUNAVAIL;
-		goto out;
-	}
-	if (write_all(fd, data, len) || (!(flags & TK_WRITE_NO_FSYNC) && fsync(fd))) {
-		ret = tk_err_set(err, TK_EUNAVAIL, "cannot write '%s': %s",
-				 tmp.buf, strerror(errno));
-		close(fd);
-		unlink(tmp.buf);
-		goto out;
-	}
-	if (close(fd) || rename(tmp.buf, path)) {
-		ret = tk_err_set(err, TK_EUNAVAIL, "cannot write '%s': %s",
-				 path, strerror(errno));
-		unlink(tmp.buf);
-	}
-out:
-	tk_buf_release(&tmp);
-	return ret;
+	return tk_write_file_stream(path, write_bytes, &b, flags, err);
 }
 
 int tk_write_file_atomic(const char *path, const void *data, size_t len,

@@ -4,6 +4,7 @@
  * Small filesystem helpers with tk_err reporting.
  */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/base/buf.h"
 #include "core/base/err.h"
@@ -31,15 +32,25 @@ int tk_tmpfile_beside(const char *path, struct tk_buf *tmp, struct tk_err *err);
 int tk_tmpfile_name_parse(const char *name, const char *base, long *pid);
 
 /*
- * Writes data to a temporary file beside path (tk_tmpfile_beside), fsyncs
- * it and renames it over path, so a reader sees either the old file or
- * the whole new one. On failure the temporary file is removed. A write
- * the file size limit refuses (EFBIG, with SIGXFSZ ignored) is an
- * ordinary write error. tk_write_file_atomic_flags takes
- * TK_WRITE_NO_FSYNC: the data reaches the file (and survives the writer
- * being killed) but is not forced to the disk.
+ * The one way tracker writes an output file so that it is never seen
+ * half written: fn writes to a temporary file beside path
+ * (tk_tmpfile_beside), which is flushed, fsynced (unless flags has
+ * TK_WRITE_NO_FSYNC: the data reaches the file and survives the writer
+ * being killed, but is not forced to the disk) and renamed over path
+ * when fn returns 0; otherwise, and on any failure, the temporary file is
+ * removed and path is left as it was. A write the file size limit
+ * refuses (EFBIG, with SIGXFSZ ignored) is an ordinary write error.
+ *
+ * Returns 0; fn's own TK_EDATA or TK_EUSAGE (or TK_EINTERNAL) with its
+ * message; or TK_EUNAVAIL "cannot write 'PATH': ..." when the file
+ * cannot be made, written or renamed, or fn says TK_EUNAVAIL (its words
+ * and the system's are kept in the message).
  */
+typedef int (*tk_write_fn)(FILE *out, void *data, struct tk_err *err);
 enum { TK_WRITE_NO_FSYNC = 1 << 0 };
+int tk_write_file_stream(const char *path, tk_write_fn fn, void *data, unsigned flags,
+			 struct tk_err *err);
+/* data[0..len) as the file's content, the same way. */
 int tk_write_file_atomic(const char *path, const void *data, size_t len,
 			 struct tk_err *err);
 int tk_write_file_atomic_flags(const char *path, const void *data, size_t len,

@@ -1,6 +1,7 @@
 /*
  * Check outputs (contract in core/checkfmt.h).
  */
+#include "core/base/outfmt.h"
 #include "core/pages/checkfmt.h"
 
 #include <jansson.h>
@@ -12,17 +13,27 @@
 #include "core/base/utf8.h"
 #include "core/base/banned.h"
 
-int tk_checkfmt_parse(const char *name, enum tk_checkfmt *out)
+static const struct tk_outfmt check_formats[] = {
+	{ TK_CHECKFMT_TEXT, "text", NULL },
+	{ TK_CHECKFMT_JSON, "json", NULL },
+	{ TK_CHECKFMT_MARKDOWN, "markdown", NULL },
+};
+
+#define NR_CHECK_FORMATS (sizeof(check_formats) / sizeof(check_formats[0]))
+
+int tk_checkfmt_parse(const char *name, enum tk_checkfmt *out, struct tk_err *err)
 {
-	if (!strcmp(name, "text"))
-		*out = TK_CHECKFMT_TEXT;
-	else if (!strcmp(name, "json"))
-		*out = TK_CHECKFMT_JSON;
-	else if (!strcmp(name, "markdown"))
-		*out = TK_CHECKFMT_MARKDOWN;
-	else
-		return -1;
-	return 0;
+	const struct tk_outfmt *f = tk_outfmt_by_name(check_formats, NR_CHECK_FORMATS, name);
+	struct tk_buf use = TK_BUF_INIT;
+
+	if (f) {
+		*out = (enum tk_checkfmt)f->id;
+		return 0;
+	}
+	tk_outfmt_list(check_formats, NR_CHECK_FORMATS, 0, ", ", " or ", &use);
+	tk_err_set(err, TK_EUSAGE, "unknown format '%s' (use %s)", name, use.buf);
+	tk_buf_release(&use);
+	return TK_EUSAGE;
 }
 
 /* ---- escaping: names by the rules of core/base/escape.h, NULL as "-" ---- */

@@ -31,8 +31,8 @@ enum tk_checkfmt {
 	TK_CHECKFMT_MARKDOWN,
 };
 
-/* 0 for "text", "json", "markdown"; -1 otherwise. */
-int tk_checkfmt_parse(const char *name, enum tk_checkfmt *out);
+/* *out for "text", "json" or "markdown"; TK_EUSAGE naming the others. */
+int tk_checkfmt_parse(const char *name, enum tk_checkfmt *out, struct tk_err *err);
 
 int tk_checkfmt_write(FILE *f, enum tk_checkfmt fmt, const struct tk_check_result *r,
 		      size_t nr, int history, struct tk_err *err);

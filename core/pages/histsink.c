@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/base/outfmt.h"
 #include "core/pages/histsink.h"
 #include "core/base/timeutil.h"
 #include "core/base/banned.h"
@@ -565,35 +566,44 @@ static const struct tk_histsink_format formats[] = {
 	{ "json", 1, json_begin, json_run, job_json_row, json_end },
 };
 
-int tk_histsink_known(const char *name)
-{
-	size_t i;
+/* The --format names, as every command picks an output (core/base/outfmt.h):
+ * ids are indexes into formats[]. */
+static const struct tk_outfmt format_names[] = {
+	{ 0, "table", NULL },
+	{ 1, "csv", NULL },
+	{ 2, "json", NULL },
+};
 
-	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (!strcmp(name, formats[i].name))
-			return 1;
-	return 0;
+#define NR_FORMATS (sizeof(format_names) / sizeof(format_names[0]))
+
+int tk_histsink_find_format(const char *name, struct tk_err *err)
+{
+	const struct tk_outfmt *f = tk_outfmt_by_name(format_names, NR_FORMATS, name);
+	struct tk_buf use = TK_BUF_INIT;
+
+	if (f)
+		return f->id;
+	tk_outfmt_list(format_names, NR_FORMATS, 0, ", ", " or ", &use);
+	tk_err_set(err, TK_EUSAGE, "unknown format '%s' (use %s)", name, use.buf);
+	tk_buf_release(&use);
+	return TK_EUSAGE;
 }
 
 int tk_histsink_init(struct tk_histsink *h, const char *name, int ranks, FILE *out)
 {
-	size_t i;
+	int f = 0;
 
 	memset(h, 0, sizeof(*h));
 	tk_buf_init(&h->line, 256);
 	tk_buf_init(&h->iso_date, 16);
 	h->out = out;
 	h->ranks = ranks;
-	h->fmt = &formats[0];
-	if (!name)
-		return 0;
-	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (!strcmp(name, formats[i].name)) {
-			h->fmt = &formats[i];
-			return 0;
-		}
-	return tk_err_set(&h->err, TK_EUSAGE, "unknown format '%s' (use table, csv or json)",
-			  name);
+	if (name)
+		f = tk_histsink_find_format(name, &h->err);
+	if (f < 0)
+		return f;
+	h->fmt = &formats[f];
+	return 0;
 }
 
 int tk_histsink_full_runs(const struct tk_histsink *h)

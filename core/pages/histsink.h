@@ -56,8 +56,9 @@ struct tk_histsink {
 	struct tk_rank_rows jobs;
 };
 
-/* 1 when name is a format ("table", "csv", "json"). */
-int tk_histsink_known(const char *name);
+/* The format named name ("table", "csv", "json"): 0 or more; TK_EUSAGE,
+ * naming them, for another name. */
+int tk_histsink_find_format(const char *name, struct tk_err *err);
 /* Sets h up for format name (NULL: table); TK_EUSAGE for an unknown one. */
 int tk_histsink_init(struct tk_histsink *h, const char *name, int ranks, FILE *out);
 /* 1 when the format wants whole runs (query_runs, add_run). */

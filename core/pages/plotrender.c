@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/outfmt.h"
 #include "core/base/escape.h"
 #include "core/base/buf.h"
 #include "core/draw/canvas.h"
@@ -963,23 +964,30 @@ static void cairo_draw(void *arg)
 
 /* ---- dispatch ---- */
 
+static const struct tk_outfmt plot_formats[] = {
+	{ TK_PLOT_PNG, NULL, ".png" },
+	{ TK_PLOT_SVG, NULL, ".svg" },
+	{ TK_PLOT_PDF, NULL, ".pdf" },
+	{ TK_PLOT_HTML, NULL, ".html" },
+	{ TK_PLOT_HTML, NULL, ".htm" },
+};
+
+#define NR_PLOT_FORMATS (sizeof(plot_formats) / sizeof(plot_formats[0]))
+
 int tk_plot_format_of(const char *path, enum tk_plot_format *out, struct tk_err *err)
 {
-	const char *dot = strrchr(path, '.');
+	const struct tk_outfmt *f = tk_outfmt_by_path(plot_formats, NR_PLOT_FORMATS, path);
+	struct tk_buf use = TK_BUF_INIT;
 
-	if (dot && !strcasecmp(dot, ".png"))
-		*out = TK_PLOT_PNG;
-	else if (dot && !strcasecmp(dot, ".pdf"))
-		*out = TK_PLOT_PDF;
-	else if (dot && !strcasecmp(dot, ".svg"))
-		*out = TK_PLOT_SVG;
-	else if (dot && (!strcasecmp(dot, ".html") || !strcasecmp(dot, ".htm")))
-		*out = TK_PLOT_HTML;
-	else
-		return tk_err_set(err, TK_EUSAGE,
-				  "cannot tell the plot's format from '%s' (use .png, .svg, .pdf or .html)",
-				  path);
-	return 0;
+	if (f) {
+		*out = (enum tk_plot_format)f->id;
+		return 0;
+	}
+	tk_outfmt_list(plot_formats, NR_PLOT_FORMATS, 1, ", ", " or ", &use);
+	tk_err_set(err, TK_EUSAGE, "cannot tell the plot's format from '%s' (use %s)", path,
+		   use.buf);
+	tk_buf_release(&use);
+	return TK_EUSAGE;
 }
 
 int tk_plot_write(const struct tk_plot_layout *l, enum tk_plot_format fmt, const char *back,

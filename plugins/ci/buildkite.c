@@ -5,13 +5,14 @@
  * (upper-cased); we keep them as agent_tags with the key lower-cased, so a
  * queue tag reads back as queue=... and a slurm_ntasks tag as slurm_ntasks.
  */
+#include "plugins/ci/providers.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/base/subproc.h"
-#include "plugins/plugins.h"
 #include "core/base/banned.h"
 
 #define META_PREFIX "BUILDKITE_AGENT_META_DATA_"

@@ -7,6 +7,8 @@
  * GITHUB_EVENT_PATH. The payload is optional: when it is missing, too big
  * or not what we expect, GITHUB_SHA stands and nothing fails.
  */
+#include "plugins/ci/providers.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +16,6 @@
 
 #include <jansson.h>
 
-#include "plugins/plugins.h"
 #include "core/base/banned.h"
 
 /* PR payloads are tens of KiB; anything this large is not worth reading. */

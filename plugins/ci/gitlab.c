@@ -6,10 +6,11 @@
  * merge commit GitLab made, and CI_MERGE_REQUEST_SOURCE_BRANCH_SHA the
  * commit the author pushed, which is the one we record (as on GitHub).
  */
+#include "plugins/ci/providers.h"
+
 #include <stdio.h>
 #include <string.h>
 
-#include "plugins/plugins.h"
 #include "core/base/banned.h"
 
 static int detect(const struct tk_env *env)

@@ -17,6 +17,8 @@
  * give nothing. No failure here is an error: no repository just means
  * nothing to add.
  */
+#include "plugins/ci/providers.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +26,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "plugins/plugins.h"
 #include "core/base/banned.h"
 
 /* HEAD, loose refs, .git and commondir files are one short line. */

@@ -3,11 +3,12 @@
  * and srun's. Present in sbatch scripts and srun tasks; SLURM_JOB_ID marks
  * an allocation (SLURM_JOBID is the older spelling of the same thing).
  */
+#include "plugins/ci/providers.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 
-#include "plugins/plugins.h"
 #include "core/base/banned.h"
 
 static const char *first_set(const struct tk_env *env, const char *a, const char *b)

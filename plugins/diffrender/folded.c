@@ -8,6 +8,8 @@
  * of the two inputs. A weight is printed as an integer when it is one,
  * otherwise with the fewest digits that read back as the same double.
  */
+#include "plugins/diffrender/renderers.h"
+
 #include <stdlib.h>
 #include <string.h>
 

@@ -35,6 +35,8 @@
  * pieces in core/htmlout.c change, SCRIPT_SHA256 must be updated:
  * tests/t4002-diff-browser.sh checks it and prints the right value.
  */
+#include "plugins/diffrender/renderers.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -12,6 +12,8 @@
  * The geometry, the surface and the text are core/cairodraw.c's, shared
  * with the flame graph's pictures.
  */
+#include "plugins/diffrender/renderers.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

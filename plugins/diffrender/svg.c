@@ -20,6 +20,8 @@
  * Names are untrusted: they only appear as XML text, escaped by
  * tk_svgout_text; the script holds only our code and numbers.
  */
+#include "plugins/diffrender/renderers.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,6 +9,8 @@
  * "leaf <- caller <- ...", cut after a few frames, each name cut to a
  * readable length and kept on one line whatever bytes it holds.
  */
+#include "plugins/diffrender/renderers.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -22,6 +22,8 @@
  * Node parents come from "children" lists or from a "parent" field (the
  * trace-event variant); cycles and unknown ids are TK_EDATA.
  */
+#include "plugins/import/importers.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,6 +14,8 @@
  * frame "a->b" (inlined, Java) becomes frames a and b_[i] with ';' turned
  * into ':' and a leading 'L' dropped, as stackcollapse.pl does.
  */
+#include "plugins/import/importers.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -18,6 +18,8 @@
  * consecutive lines share a prefix, and frames inside the shared prefix
  * reuse the previous line's nodes without hashing.
  */
+#include "plugins/import/importers.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -34,6 +34,8 @@
  * naming the byte offset: a record cut short, a depth of 0 or past
  * TK_PROFILE_MAX_DEPTH, no trailer, a memory map that is not text.
  */
+#include "plugins/import/importers.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -32,6 +32,8 @@
  * because the map comes after them; the real profile is then built from
  * that tree, so memory grows with the distinct stacks, not the input.
  */
+#include "plugins/import/importers.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

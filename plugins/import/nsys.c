@@ -24,6 +24,8 @@
  * export, or memory input (fuzzing), is loaded whole (at most 1 GiB) and
  * opened with sqlite3_deserialize.
  */
+#include "plugins/import/importers.h"
+
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -35,6 +35,8 @@
  * sample (the Perl script would glue the stacks), and a one-character
  * comm is accepted.
  */
+#include "plugins/import/importers.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

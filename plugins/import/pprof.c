@@ -22,6 +22,8 @@
  * address: "libfoo.so+0x1a2b" (offset in the mapped file) when it has a
  * mapping with a file name, else "0x7f0012ab".
  */
+#include "plugins/import/importers.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -27,6 +27,8 @@
  * Frame names are "func (file:line)" (file is the base name ProfileCanvas
  * shows); the synthetic "root" is not a frame.
  */
+#include "plugins/import/importers.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -21,6 +21,8 @@
  * into one tree, skipping (with a warning) those whose unit does not
  * match the first profile's (time units match each other).
  */
+#include "plugins/import/importers.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

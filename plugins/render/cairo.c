@@ -6,6 +6,8 @@
  * and the text handling (invalid UTF-8 drawn as U+FFFD) are shared with
  * the diff's pictures in core/cairodraw.c.
  */
+#include "plugins/render/renderers.h"
+
 #include <string.h>
 
 #include "core/base/buf.h"

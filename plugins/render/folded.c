@@ -4,6 +4,8 @@
  * importer. It walks the profile tree, not the layout, so --minwidth
  * never drops data from it. Fractional weights are written exactly.
  */
+#include "plugins/render/renderers.h"
+
 #include <stdlib.h>
 #include <string.h>
 

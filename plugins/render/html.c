@@ -34,6 +34,8 @@
  * prints the right value when it is wrong (and the browser tests fail
  * meanwhile).
  */
+#include "plugins/render/renderers.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

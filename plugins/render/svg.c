@@ -15,6 +15,8 @@
  * when inverted). x and width carry 4 decimals (flamegraph.pl: 1) so
  * that zooming deep into a narrow frame stays exact.
  */
+#include "plugins/render/renderers.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -2,6 +2,8 @@
  * .txt: the top frames by self and by total weight, for build logs and
  * annotations. Totals per name count each stack once under recursion.
  */
+#include "plugins/render/renderers.h"
+
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,9 +4,10 @@
  * libpq): it accepts the same URLs, so that using one says why it
  * cannot work instead of "no store understands the URL".
  */
+#include "plugins/store/backends.h"
+
 #include <string.h>
 
-#include "plugins/plugins.h"
 #include "core/base/banned.h"
 
 static int none_accepts(const char *url)

@@ -37,6 +37,8 @@
  * name the database by its URL with the password replaced
  * (tk_store_redact_url).
  */
+#include "plugins/store/backends.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -52,7 +54,6 @@
 #include "core/base/lazy-pq.h"
 #include "core/store/store.h"
 #include "core/base/timeutil.h"
-#include "plugins/plugins.h"
 #include "plugins/store/columns.h"
 #include "core/base/banned.h"
 

@@ -22,6 +22,8 @@
  * (NFS, Lustre, GPFS, ...) do not provide; there we use the rollback
  * journal and say so once through s->warning.
  */
+#include "plugins/store/backends.h"
+
 #include <errno.h>
 #include <sqlite3.h>
 #include <stddef.h>
@@ -37,7 +39,6 @@
 #include "core/base/fsutil.h"
 #include "core/store/store.h"
 #include "core/base/timeutil.h"
-#include "plugins/plugins.h"
 #include "plugins/store/columns.h"
 #include "core/base/banned.h"
 

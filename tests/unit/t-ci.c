@@ -15,7 +15,7 @@
 
 #include "core/ci/ci.h"
 #include "core/base/fsutil.h"
-#include "plugins/plugins.h"
+#include "plugins/ci/providers.h"
 #include "tests/unit/tap.h"
 
 /* ---- an environment table from a KEY=VALUE file ---- */

@@ -16,7 +16,7 @@
 #include "core/analyze/diff.h"
 #include "core/draw/diffrender.h"
 #include "core/model/import.h"
-#include "plugins/plugins.h"
+#include "plugins/diffrender/renderers.h"
 #include "tests/unit/tap.h"
 
 static const char base_folded[] =

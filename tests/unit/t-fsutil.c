@@ -4,6 +4,7 @@
  * "PATH.tmp.PID" must not be followed), the temporary names push
  * recognises, and the mode the umask gives.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +95,59 @@ static void failure_leaves_nothing(void)
 	tk_buf_release(&p);
 }
 
+/* A writer that writes, then says what the test asks it to. */
+static int writer(FILE *out, void *data, struct tk_err *err)
+{
+	int ret = *(int *)data;
+
+	fputs("new\n", out);
+	return ret ? tk_err_set(err, ret, "the writer says no") : 0;
+}
+
+static int no_tmp_left(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int found = 0;
+
+	while (d && (e = readdir(d)))
+		found |= strstr(e->d_name, ".tmp.") != NULL;
+	if (d)
+		closedir(d);
+	return d && !found;
+}
+
+static void stream_writer(void)
+{
+	struct tk_buf p = TK_BUF_INIT, text = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	int says;
+
+	path_in(&p, "out.svg");
+	is_int(tk_write_file_atomic(p.buf, "old\n", 4, &err), 0, "an output written");
+	says = TK_EDATA;
+	is_int(tk_write_file_stream(p.buf, writer, &says, TK_WRITE_NO_FSYNC, &err), TK_EDATA,
+	       "the writer's own error comes back");
+	is_str(err.msg, "the writer says no", "with its message");
+	tk_buf_read_file(&text, p.buf, &err);
+	is_str(text.buf, "old\n", "the file is left as it was");
+	ok(no_tmp_left(), "and no temporary file is left");
+	says = TK_EUNAVAIL;
+	is_int(tk_write_file_stream(p.buf, writer, &says, 0, &err), TK_EUNAVAIL,
+	       "a writer's TK_EUNAVAIL is a write error");
+	ok(strstr(err.msg, "cannot write '") && strstr(err.msg, "the writer says no"),
+	   "naming the file, with the writer's words: %s", err.msg);
+	ok(no_tmp_left(), "no temporary file is left");
+	says = 0;
+	is_int(tk_write_file_stream(p.buf, writer, &says, 0, &err), 0, "a write that succeeds");
+	tk_buf_reset(&text);
+	tk_buf_read_file(&text, p.buf, &err);
+	is_str(text.buf, "new\n", "replaces the file");
+	unlink(p.buf);
+	tk_buf_release(&p);
+	tk_buf_release(&text);
+}
+
 int main(void)
 {
 	umask(022);
@@ -104,6 +158,7 @@ int main(void)
 	symlink_not_followed();
 	tmpfile_names();
 	failure_leaves_nothing();
+	stream_writer();
 	{
 		struct tk_buf cmd = TK_BUF_INIT;
 

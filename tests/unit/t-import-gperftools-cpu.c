@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/model/import.h"
-#include "plugins/plugins.h"
+#include "plugins/import/importers.h"
 #include "tests/unit/folded-dump.h"
 #include "tests/unit/tap.h"
 

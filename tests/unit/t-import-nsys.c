@@ -12,7 +12,7 @@
 #include <zlib.h>
 
 #include "core/model/import.h"
-#include "plugins/plugins.h"
+#include "plugins/import/importers.h"
 #include "tests/unit/folded-dump.h"
 #include "tests/unit/tap.h"
 

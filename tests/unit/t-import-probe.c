@@ -18,7 +18,7 @@
 
 #include "core/model/import.h"
 #include "core/base/reader.h"
-#include "plugins/plugins.h"
+#include "plugins/import/importers.h"
 #include "tests/unit/tap.h"
 
 /* How many inputs fixtures/<importer>/ holds. */

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/store/store.h"
-#include "plugins/plugins.h"
+#include "plugins/store/backends.h"
 #include "tests/unit/tap.h"
 #include "core/base/banned.h"
 
