@@ -18,8 +18,8 @@
 #include "cmd/cmd.h"
 #include "core/base/escape.h"
 #include "core/analyze/baseline.h"
+#include "core/analyze/diffstore.h"
 #include "core/ci/ci.h"
-#include "core/model/demangle.h"
 #include "core/analyze/diff.h"
 #include "core/draw/diffrender.h"
 #include "core/base/table.h"
@@ -144,8 +144,6 @@ struct diff_cmd {
 	struct tk_import_opts io;
 	struct tk_diff_opts dopts;
 	struct tk_diff_render_opts ropts;
-	struct tk_baseline runs; /* from the history */
-	struct tk_buf base_label, new_label;
 };
 
 static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff_cmd *d)
@@ -271,50 +269,21 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff
 	return 0;
 }
 
-/* ---- choosing runs from the history ---- */
-
-static int choose_runs(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_store *s,
-		       struct tk_err *err)
-{
-	static char ids[2][TK_RUN_ID_LEN + 1];
-	struct tk_baseline_query q;
-	struct tk_ci_context ci;
-	int ret = cmd_resolve_run_id(s, d->key, &d->run_id, ids[0], err);
-
-	if (ret || (ret = cmd_resolve_run_id(s, d->key, &d->baseline_run, ids[1], err)))
-		return ret;
-	memset(&q, 0, sizeof(q));
-	q.key = d->key;
-	q.kind = d->kind;
-	q.run_id = d->run_id;
-	q.branch = d->branch;
-	q.baseline_branch = d->baseline_branch;
-	q.baseline_run = d->baseline_run;
-	q.nr_baselines = (size_t)d->nr_baselines;
-	tk_ci_context_init(&ci);
-	tk_ci_collect(&tk_env_process, &ci, NULL);
-	ret = d->fetch_baseline ? cmd_fetch_baseline(s, &q, &ci, &ctx->config, err) : 0;
-	if (!ret)
-		ret = tk_baseline_choose(s, &q, &ci, &ctx->config, &d->runs, err);
-	tk_ci_context_release(&ci);
-	return ret;
-}
+/* ---- the runs, from the history ---- */
 
 /* The runs on stderr, in full; the outputs get the short labels. */
-static void describe(struct diff_cmd *d)
+static void describe(const struct diff_cmd *d, const struct tk_stored_diff *sd)
 {
-	const struct tk_baseline *r = &d->runs;
+	const struct tk_baseline *r = &sd->runs;
 	struct tk_buf full = TK_BUF_INIT, shown = TK_BUF_INIT;
 	size_t i;
 
-	tk_run_label(&d->new_label, &r->new_run);
-	tk_runs_label(&d->base_label, r->base, r->nr_base);
 	for (i = 0; i < r->nr_base; i++) {
 		if (i)
 			tk_buf_adds(&full, ", ");
 		tk_run_label(&full, &r->base[i]);
 	}
-	fprintf(stderr, "tracker: new:      %s\n", tk_text_shown(&shown, d->new_label.buf));
+	fprintf(stderr, "tracker: new:      %s\n", tk_text_shown(&shown, sd->new_label.buf));
 	if (r->nr_base > 1)
 		fprintf(stderr, "tracker: baseline: mean of %zu runs: %s\n", r->nr_base,
 			tk_text_shown(&shown, full.buf));
@@ -329,122 +298,77 @@ static void describe(struct diff_cmd *d)
 	tk_buf_release(&shown);
 }
 
-/* ---- loading and rendering ---- */
-
-static int load_profiles(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_profile *base,
-			 struct tk_profile *new, size_t *nr_base, struct tk_err *err)
+static int diff_stored(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_stored_diff *sd,
+		       struct tk_err *err)
 {
+	char ids[2][TK_RUN_ID_LEN + 1];
 	struct tk_buf db = TK_BUF_INIT;
+	struct tk_baseline_query q;
+	struct tk_ci_context ci;
 	struct tk_store *s = NULL;
-	size_t i;
-	int ret = 0;
+	int ret;
 
-	if (!d->key) {
-		*nr_base = 1;
-		ret = tk_import_pair(d->files[0], d->files[1], d->format, &d->io, &base[0], new,
-				     err);
-		tk_buf_adds(&d->base_label, d->files[0]);
-		tk_buf_adds(&d->new_label, d->files[1]);
-		return ret;
-	}
+	memset(&q, 0, sizeof(q));
+	tk_ci_context_init(&ci);
 	cmd_resolve_db(ctx, d->db, &db);
 	ret = tk_store_open_flags(db.buf, d->fetch_baseline ? 0 : TK_STORE_NO_CREATE, &s, err);
 	if (!ret)
-		ret = choose_runs(ctx, d, s, err);
+		ret = cmd_resolve_run_id(s, d->key, &d->run_id, ids[0], err);
+	if (!ret)
+		ret = cmd_resolve_run_id(s, d->key, &d->baseline_run, ids[1], err);
 	if (!ret) {
-		describe(d);
-		ret = tk_profstore_get(s, d->runs.new_run.id, d->kind, new, err);
+		q.key = d->key;
+		q.kind = d->kind;
+		q.run_id = d->run_id;
+		q.branch = d->branch;
+		q.baseline_branch = d->baseline_branch;
+		q.baseline_run = d->baseline_run;
+		q.nr_baselines = (size_t)d->nr_baselines;
+		tk_ci_collect(&tk_env_process, &ci, NULL);
+		if (d->fetch_baseline)
+			ret = cmd_fetch_baseline(s, &q, &ci, &ctx->config, err);
 	}
-	for (i = 0; !ret && i < d->runs.nr_base; i++)
-		ret = tk_profstore_get(s, d->runs.base[i].id, d->kind, &base[i], err);
-	if (!ret && !d->io.no_demangle) {
-		/* profiles stored before tracker demangled read like new ones */
-		tk_profile_demangle(new, 0);
-		for (i = 0; i < d->runs.nr_base; i++)
-			tk_profile_demangle(&base[i], 0);
-	}
-	*nr_base = d->runs.nr_base;
-	if (!ret && d->dopts.norm == TK_DIFF_NORM_WALLTIME) {
-		double sum = 0;
-
-		for (i = 0; i < d->runs.nr_base; i++)
-			sum += d->runs.base[i].walltime_s;
-		d->dopts.base_walltime_s = sum / (double)d->runs.nr_base;
-		d->dopts.new_walltime_s = d->runs.new_run.walltime_s;
-		if (!(d->dopts.base_walltime_s > 0) || !(d->dopts.new_walltime_s > 0))
-			ret = tk_err_set(err, TK_EDATA, "--normalize walltime: a run has no walltime");
-	}
+	if (!ret)
+		ret = tk_diff_stored(s, &q, &ci, &ctx->config, d->io.no_demangle, &d->dopts, sd,
+				     err);
+	if (sd->chosen)
+		describe(d, sd);
+	tk_ci_context_release(&ci);
 	tk_store_close(s);
 	tk_buf_release(&db);
 	return ret;
 }
 
-struct diff_job {
-	const struct diff_cmd *d;
-	const struct tk_diff *diff;
-};
-
-static int write_diff(FILE *out, void *data, struct tk_err *err)
-{
-	const struct diff_job *j = data;
-
-	return tk_diff_render(tk_diff_renderer_for_path(j->d->out), j->diff, &j->d->dopts,
-			      &j->d->ropts, out, err);
-}
-
 int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct diff_cmd d;
-	struct tk_profile base[TK_BASELINE_MAX], new;
-	const struct tk_profile *bases[TK_BASELINE_MAX];
-	struct tk_diff diff;
-	struct diff_job j;
+	struct tk_stored_diff sd;
 	struct tk_err err = TK_ERR_INIT;
-	size_t i, nr_base = 0;
-	int ret, built = 0;
+	int ret;
 
 	memset(&d, 0, sizeof(d));
-	memset(&diff, 0, sizeof(diff));
+	memset(&sd, 0, sizeof(sd));
 	tk_diff_opts_init(&d.dopts);
 	tk_diff_render_opts_init(&d.ropts);
-	tk_buf_init(&d.base_label, 0);
-	tk_buf_init(&d.new_label, 0);
 	d.kind = "cpu";
 	ret = parse_options(argc, argv, ctx, &d);
 	if (ret)
 		return ret;
 	if (!d.nr_baselines)
 		d.nr_baselines = d.key && !d.baseline_run ? DEFAULT_BASELINES : 1;
-	d.dopts.match_roots = d.key != NULL;
-	/* Only as many baselines as can be asked for: each holds hash tables. */
-	for (i = 0; i < (size_t)d.nr_baselines; i++)
-		tk_profile_init(&base[i], TK_UNIT_SAMPLES);
-	tk_profile_init(&new, TK_UNIT_SAMPLES);
-
-	ret = load_profiles(ctx, &d, base, &new, &nr_base, &err);
+	if (d.key)
+		ret = diff_stored(ctx, &d, &sd, &err);
+	else
+		ret = tk_diff_files(d.files[0], d.files[1], d.format, &d.io, &d.dopts, &sd, &err);
 	if (!ret) {
-		for (i = 0; i < nr_base; i++)
-			bases[i] = &base[i];
-		ret = tk_diff_build(bases, nr_base, &new, &d.dopts, &diff, &err);
-		built = !ret;
+		d.ropts.quantity = tk_diff_quantity(d.key ? d.kind : NULL, sd.new.unit);
+		d.ropts.base_label = sd.base_label.buf;
+		d.ropts.new_label = sd.new_label.buf;
+		ret = tk_diff_render_path(&sd.diff, &d.dopts, &d.ropts, d.out, TK_WRITE_NO_FSYNC,
+					  &err);
 	}
-	if (!ret) {
-		d.ropts.quantity = tk_diff_quantity(d.key ? d.kind : NULL, new.unit);
-		d.ropts.base_label = d.base_label.buf;
-		d.ropts.new_label = d.new_label.buf;
-		j.d = &d;
-		j.diff = &diff;
-		ret = cmd_write_output(d.out, write_diff, &j);
-	} else {
+	if (ret)
 		ret = cmd_fail(&err);
-	}
-	if (built)
-		tk_diff_release(&diff);
-	for (i = 0; i < (size_t)d.nr_baselines; i++)
-		tk_profile_release(&base[i]);
-	tk_profile_release(&new);
-	tk_baseline_release(&d.runs);
-	tk_buf_release(&d.base_label);
-	tk_buf_release(&d.new_label);
+	tk_stored_diff_release(&sd);
 	return ret;
 }

@@ -1,8 +1,10 @@
 /*
- * The check of one key (contract in core/check.h): two reads of the
- * store's summaries (the current runs, then the baseline branch newest
- * first, which gives the window and the history series in one pass), then
- * core/verdict.h per metric and core/changepoint.h per series.
+ * The check of one key (contract in core/analyze/check.h): two reads of
+ * the key's summaries (the current runs, then the baseline branch newest
+ * first, which gives the window and the history series in one pass), from
+ * the key's history in memory when the caller has it, else from the
+ * store; then core/analyze/verdict.h per metric and
+ * core/analyze/changepoint.h per series.
  */
 #include "core/analyze/check.h"
 
@@ -10,6 +12,7 @@
 #include <string.h>
 
 #include "core/analyze/baseline.h"
+#include "core/store/keyhist.h"
 #include "core/store/profstore.h"
 #include "core/base/buf.h"
 #include "core/base/banned.h"
@@ -224,16 +227,65 @@ static int take_base(const struct tk_run_summary *s, void *data)
 	return 0;
 }
 
+static void reset_current(void *data)
+{
+	struct find_current *fc = data;
+
+	points_release(fc->pts);
+	fc->seen = 0;
+}
+
+static void reset_base(void *data)
+{
+	struct find_base *fb = data;
+
+	points_release(fb->window_pts);
+	points_release(fb->older);
+	if (fb->series)
+		points_release(fb->series);
+	fb->other_class = 0;
+}
+
+/*
+ * One of the check's reads: from the key's history when the caller has
+ * one that holds what q selects, else from the store (reset empties what
+ * fn kept of a replay that could not finish).
+ */
+static int read_runs(struct tk_store *s, const struct tk_check_opts *o,
+		     const struct tk_run_query *q, tk_summary_fn fn, void *data,
+		     void (*reset)(void *), struct tk_err *err)
+{
+	int complete = 0, ret;
+
+	if (o->history_runs) {
+		ret = tk_key_history_query(o->history_runs, q, fn, data, &complete, err);
+		if (ret || complete)
+			return ret;
+		reset(data);
+	}
+	return tk_store_query_summaries(s, q, fn, data, err);
+}
+
 /* ---- alloc totals, which summaries do not carry ---- */
 
-static int fill_alloc(struct tk_store *s, struct points *p, struct tk_err *err)
+static int fill_alloc(struct tk_store *s, const struct tk_key_history *h, struct points *p,
+		      struct tk_err *err)
 {
 	const char **ids;
 	double *tot;
-	size_t i;
-	int ret;
+	size_t i, at;
+	int ret = 0;
 
 	if (!p->nr)
+		return 0;
+	/* the history's totals, when it read them for every run of p */
+	for (i = 0; h && h->alloc && i < p->nr; i++) {
+		at = tk_key_history_find(h, p->items[i].run.id);
+		if (at == (size_t)-1)
+			break;
+		p->items[i].value[TK_METRIC_ALLOC] = tk_key_history_alloc(h, at);
+	}
+	if (h && h->alloc && i == p->nr)
 		return 0;
 	ids = tk_xcalloc(p->nr, sizeof(*ids));
 	tot = tk_xcalloc(p->nr, sizeof(*tot));
@@ -444,7 +496,7 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 	fc.build = o->run_id ? NULL : build;
 	fc.pipeline = !o->run_id && ci ? ci->pipeline : NULL;
 	fc.pts = &cur;
-	ret = tk_store_query_summaries(s, &q, take_current, &fc, err);
+	ret = read_runs(s, o, &q, take_current, &fc, reset_current, err);
 	if (ret < 0)
 		goto fail;
 	if (cur.nr && !o->machine_class)
@@ -498,7 +550,7 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 	memset(&q, 0, sizeof(q));
 	q.keys = keys;
 	q.branch = bb;
-	ret = tk_store_query_summaries(s, &q, take_base, &fb, err);
+	ret = read_runs(s, o, &q, take_base, &fb, reset_base, err);
 	if (ret < 0)
 		goto fail;
 	out->base = win.nr ? tk_xcalloc(win.nr, sizeof(*out->base)) : NULL;
@@ -506,13 +558,13 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 		run_copy(&out->base[out->nr_base++], &win.items[i].run);
 
 	if (need_alloc(out)) {
-		ret = fill_alloc(s, &cur, err);
+		ret = fill_alloc(s, o->history_runs, &cur, err);
 		if (!ret)
-			ret = fill_alloc(s, &win, err);
+			ret = fill_alloc(s, o->history_runs, &win, err);
 		if (!ret)
-			ret = fill_alloc(s, &older, err);
+			ret = fill_alloc(s, o->history_runs, &older, err);
 		if (!ret)
-			ret = fill_alloc(s, &series, err);
+			ret = fill_alloc(s, o->history_runs, &series, err);
 		if (ret)
 			goto fail;
 	}
@@ -572,6 +624,145 @@ void tk_check_result_release(struct tk_check_result *r)
 		free(r->other_classes[i]);
 	free(r->other_classes);
 	memset(r, 0, sizeof(*r));
+}
+
+static char **copy_strings(char *const *src, size_t n)
+{
+	char **dst = n ? tk_xcalloc(n, sizeof(*dst)) : NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = tk_xstrdup(src[i]);
+	return dst;
+}
+
+static struct tk_check_run *copy_runs(const struct tk_check_run *src, size_t n)
+{
+	struct tk_check_run *dst = n ? tk_xcalloc(n, sizeof(*dst)) : NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		run_copy(&dst[i], &src[i]);
+	return dst;
+}
+
+void tk_check_result_copy(struct tk_check_result *dst, const struct tk_check_result *src)
+{
+	size_t i, k;
+
+	*dst = *src;
+	dst->key = dup_or_null(src->key);
+	dst->branch = dup_or_null(src->branch);
+	dst->baseline_branch = dup_or_null(src->baseline_branch);
+	dst->machine_class = dup_or_null(src->machine_class);
+	dst->current = copy_runs(src->current, src->nr_current);
+	dst->base = copy_runs(src->base, src->nr_base);
+	dst->metrics = src->nr_metrics ? tk_xcalloc(src->nr_metrics, sizeof(*dst->metrics))
+				       : NULL;
+	for (i = 0; i < src->nr_metrics; i++) {
+		const struct tk_check_metric *m = &src->metrics[i];
+		struct tk_check_metric *d = &dst->metrics[i];
+
+		*d = *m;
+		d->changes = m->nr_changes ? tk_xcalloc(m->nr_changes, sizeof(*d->changes)) : NULL;
+		for (k = 0; k < m->nr_changes; k++) {
+			d->changes[k].cp = m->changes[k].cp;
+			run_copy(&d->changes[k].first, &m->changes[k].first);
+			run_copy(&d->changes[k].last_before, &m->changes[k].last_before);
+		}
+	}
+	dst->other_classes = copy_strings(src->other_classes, src->nr_other_classes);
+}
+
+/* ---- checks made once ---- */
+
+struct tk_check_memo_entry {
+	char *opts; /* what decides the result, as text */
+	struct tk_check_result result;
+};
+
+static void add_opt(struct tk_buf *b, const char *s)
+{
+	/* 0x1e for NULL and 0x1f between fields: neither is in a key or a
+	 * branch (tk_run_check_key refuses control characters) */
+	if (s)
+		tk_buf_adds(b, s);
+	else
+		tk_buf_addch(b, 0x1e);
+	tk_buf_addch(b, 0x1f);
+}
+
+static void memo_key(const struct tk_check_opts *o, struct tk_buf *b)
+{
+	const enum tk_metric *metrics = o->metrics ? o->metrics : default_metrics;
+	size_t i, n = o->metrics ? o->nr_metrics : 2;
+
+	add_opt(b, o->key);
+	add_opt(b, o->run_id);
+	add_opt(b, o->branch);
+	add_opt(b, o->build);
+	add_opt(b, o->baseline_branch);
+	add_opt(b, o->machine_class);
+	add_opt(b, o->current_class);
+	tk_buf_addf(b, "%zu\x1f%d\x1f%zu\x1f", o->window, o->history, o->history_limit);
+	for (i = 0; i < n; i++)
+		tk_buf_addf(b, "%d,", (int)metrics[i]);
+	tk_buf_addf(b, "\x1f%d", o->method_set);
+	if (o->method_set)
+		tk_buf_addf(b, ",%d,%.17g,%.17g,%.17g,%.17g,%zu", (int)o->vopts.method,
+			    o->vopts.threshold, o->vopts.alpha, o->vopts.min_effect,
+			    o->vopts.reject, o->vopts.min_baseline);
+}
+
+const struct tk_check_result *tk_check_memo_find(const struct tk_check_memo *m,
+						 const struct tk_check_opts *o)
+{
+	struct tk_buf k = TK_BUF_INIT;
+	const struct tk_check_result *found = NULL;
+	size_t i;
+
+	memo_key(o, &k);
+	for (i = 0; m && i < m->nr && !found; i++)
+		if (!strcmp(m->e[i].opts, k.buf))
+			found = &m->e[i].result;
+	tk_buf_release(&k);
+	return found;
+}
+
+int tk_check_key_memo(struct tk_check_memo *m, struct tk_store *s,
+		      const struct tk_check_opts *o, const struct tk_ci_context *ci,
+		      const struct tk_config *cfg, struct tk_check_result *out,
+		      struct tk_err *err)
+{
+	const struct tk_check_result *known = tk_check_memo_find(m, o);
+	struct tk_buf k = TK_BUF_INIT;
+	int ret;
+
+	if (known) {
+		tk_check_result_copy(out, known);
+		return 0;
+	}
+	ret = tk_check_key(s, o, ci, cfg, out, err);
+	if (ret || !m)
+		return ret;
+	memo_key(o, &k);
+	TK_ALLOC_GROW(m->e, m->nr + 1, m->alloc);
+	m->e[m->nr].opts = tk_buf_detach(&k, NULL);
+	tk_check_result_copy(&m->e[m->nr].result, out);
+	m->nr++;
+	return 0;
+}
+
+void tk_check_memo_release(struct tk_check_memo *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr; i++) {
+		free(m->e[i].opts);
+		tk_check_result_release(&m->e[i].result);
+	}
+	free(m->e);
+	memset(m, 0, sizeof(*m));
 }
 
 int tk_check_verdict_rank(enum tk_verdict v)

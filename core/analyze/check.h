@@ -48,6 +48,7 @@
 #include "core/base/err.h"
 #include "core/model/metric.h"
 #include "core/model/run.h"
+#include "core/store/keyhist.h"
 #include "core/store/store.h"
 #include "core/analyze/verdict.h"
 
@@ -72,6 +73,10 @@ struct tk_check_opts {
 	struct tk_verdict_opts vopts; /* used when method_set; else defaults */
 	int history;                 /* find change points */
 	size_t history_limit;        /* 0: 1000 */
+	/* The key's runs already read (core/store/keyhist.h), or NULL: the
+	 * check reads them there, and asks the store only for what the
+	 * history does not hold (runs before its start). */
+	const struct tk_key_history *history_runs;
 };
 
 void tk_check_opts_init(struct tk_check_opts *o);
@@ -122,6 +127,34 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 		 const struct tk_ci_context *ci, const struct tk_config *cfg,
 		 struct tk_check_result *out, struct tk_err *err);
 void tk_check_result_release(struct tk_check_result *r);
+/* A deep copy of src into dst (owned by dst). */
+void tk_check_result_copy(struct tk_check_result *dst, const struct tk_check_result *src);
+
+/*
+ * The checks a command has made, so that a report and its dashboard run
+ * each check once: tk_check_key_memo answers from m when a check with the
+ * same options that decide its result (key, run, branch, build, baseline
+ * branch, machine class, current class, window, metrics, method, history
+ * and its limit) was made with m before, under the same CI context and
+ * config, and otherwise checks (tk_check_key) and keeps a copy.
+ * tk_check_memo_find only looks: it is safe from several threads while
+ * nothing is added. A zeroed memo is empty; tk_check_memo_release frees
+ * it and leaves it empty.
+ */
+struct tk_check_memo_entry;
+struct tk_check_memo {
+	struct tk_check_memo_entry *e;
+	size_t nr, alloc;
+};
+
+int tk_check_key_memo(struct tk_check_memo *m, struct tk_store *s,
+		      const struct tk_check_opts *o, const struct tk_ci_context *ci,
+		      const struct tk_config *cfg, struct tk_check_result *out,
+		      struct tk_err *err);
+/* The result kept for o, or NULL; borrowed from m. */
+const struct tk_check_result *tk_check_memo_find(const struct tk_check_memo *m,
+						 const struct tk_check_opts *o);
+void tk_check_memo_release(struct tk_check_memo *m);
 
 /* The worst verdict of a result: regression > improvement > no change >
  * insufficient. tk_check_verdict_rank gives that order: 3, 2, 1, 0. */

@@ -5,6 +5,8 @@
  */
 #include "core/draw/diffrender.h"
 
+#include "core/base/fsutil.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,4 +86,30 @@ int tk_diff_render(const struct tk_diff_renderer *r, const struct tk_diff *d,
 		ret = r->render(d, &fl, dopts, o, out, err);
 	tk_flame_release(&fl);
 	return ret;
+}
+
+struct render_job {
+	const struct tk_diff_renderer *r;
+	const struct tk_diff *d;
+	const struct tk_diff_opts *dopts;
+	const struct tk_diff_render_opts *o;
+};
+
+static int render_to(FILE *out, void *data, struct tk_err *err)
+{
+	const struct render_job *j = data;
+
+	return tk_diff_render(j->r, j->d, j->dopts, j->o, out, err);
+}
+
+int tk_diff_render_path(const struct tk_diff *d, const struct tk_diff_opts *dopts,
+			const struct tk_diff_render_opts *o, const char *path, unsigned flags,
+			struct tk_err *err)
+{
+	struct render_job j = { tk_diff_renderer_for_path(path), d, dopts, o };
+
+	if (!j.r)
+		return tk_err_set(err, TK_EUSAGE, "cannot tell the output format of '%s' from "
+				  "its extension (.html, .svg, .png, .pdf, .folded or .txt)", path);
+	return tk_write_file_stream(path, render_to, &j, flags, err);
 }

@@ -80,6 +80,16 @@ int tk_diff_render(const struct tk_diff_renderer *r, const struct tk_diff *d,
 /* The registry's lookups (plugins/registry.c): the renderer for path's
  * extension (case-insensitive), the i-th renderer; NULL when none. */
 const struct tk_diff_renderer *tk_diff_renderer_for_path(const char *path);
+
+/*
+ * d rendered by the renderer path's extension picks, written to path as
+ * every output is (tk_write_file_stream, core/base/fsutil.h; flags its
+ * TK_WRITE_* flags). TK_EUSAGE for an extension no renderer has; the
+ * renderer's and the writer's errors otherwise.
+ */
+int tk_diff_render_path(const struct tk_diff *d, const struct tk_diff_opts *dopts,
+			const struct tk_diff_render_opts *o, const char *path, unsigned flags,
+			struct tk_err *err);
 const struct tk_diff_renderer *tk_diff_renderer_at(size_t i);
 
 #endif

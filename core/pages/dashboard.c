@@ -331,12 +331,38 @@ static int in_build(const struct tk_plot_key *k, const char *build)
 	return 0;
 }
 
+/* The runs of key as the caller read them, or NULL. */
+static const struct tk_key_history *known_history(const struct tk_dashboard_opts *o,
+						  const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr_histories; i++)
+		if (!strcmp(o->histories[i].key, key) && o->histories[i].since_us <= o->since_us)
+			return &o->histories[i];
+	return NULL;
+}
+
+/* The check as tk_check_key gives it, or as the caller made it already. */
+static int check(struct dash *d, struct tk_store *s, const struct tk_check_opts *co,
+		 struct tk_check_result *cr, struct tk_err *err)
+{
+	const struct tk_check_result *known = tk_check_memo_find(d->o->checks, co);
+
+	if (known) {
+		tk_check_result_copy(cr, known);
+		return 0;
+	}
+	return tk_check_key(s, co, d->o->ci, d->o->cfg, cr, err);
+}
+
 /* A key's row, appended to b when the key has runs. */
 static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct tk_buf *b,
 		    struct tk_err *err)
 {
-	const char *keys[] = { key, NULL };
 	struct tk_dashboard_opts *o = d->o;
+	const struct tk_key_history *h = known_history(o, key);
+	const char *keys[] = { key, NULL };
 	struct tk_run_query q;
 	struct tk_plot_data pd;
 	struct tk_plot_layout l;
@@ -347,7 +373,7 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 	struct row_metric *rm = NULL;
 	const struct tk_plot_key *k;
 	enum tk_verdict worst;
-	int ret;
+	int ret = 0;
 	size_t i;
 
 	memset(&q, 0, sizeof(q));
@@ -356,9 +382,14 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 	q.branch = o->branch;
 	tk_plot_data_init(&pd);
 	pd.pipeline = o->ci ? o->ci->pipeline : NULL;
-	ret = tk_plot_data_load(&pd, s, &q, err);
+	/*
+	 * The runs the caller read, or the store's: a history read here
+	 * only for this row would cost more to keep than the check's few
+	 * indexed reads it saves.
+	 */
+	ret = h ? tk_plot_data_load_history(&pd, h, &q, err) : tk_plot_data_load(&pd, s, &q, err);
 	if (!ret)
-		ret = tk_plot_fill_alloc(&pd, s, &po, err);
+		ret = tk_plot_fill_alloc_history(&pd, h, s, &po, err);
 	if (ret || !pd.nr) {
 		tk_plot_data_release(&pd);
 		return ret;
@@ -396,14 +427,15 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 		 * newest run */
 		if (!po.current_build || !in_build(k, po.current_build))
 			co.run_id = k->runs[k->nr - 1].run_id;
-		ret = tk_check_key(s, &co, o->ci, o->cfg, &cr, err);
+		co.history_runs = h;
+		ret = check(d, s, &co, &cr, err);
 		/* a build that ran the key on several machine classes: the row
 		 * shows the class with the worst verdict (the chart has them all) */
 		for (i = 0; !ret && i < cr.nr_other_classes; i++) {
 			struct tk_check_result other;
 
 			co.current_class = cr.other_classes[i];
-			ret = tk_check_key(s, &co, o->ci, o->cfg, &other, err);
+			ret = check(d, s, &co, &other, err);
 			if (!ret && tk_check_verdict_rank(tk_check_worst(&other)) >
 					    tk_check_verdict_rank(tk_check_worst(&cr))) {
 				char **classes = cr.other_classes; /* being walked */

@@ -43,7 +43,9 @@
 #include "core/model/context.h"
 #include "core/model/config.h"
 #include "core/base/err.h"
+#include "core/analyze/check.h"
 #include "core/pages/histplot.h"
+#include "core/store/keyhist.h"
 #include "core/store/store.h"
 
 #define TK_DASHBOARD_MAX_POINTS 2000
@@ -61,6 +63,13 @@ struct tk_dashboard_opts {
 	 * of their own; NULL: one worker, on the caller's store. */
 	const char *store_url;
 	unsigned jobs;                 /* workers; 0: online CPUs, at most TK_DASHBOARD_MAX_JOBS */
+	/* Work a caller has done already (tracker report): keys' runs read
+	 * once (each history's since_us at or before since_us above), and
+	 * checks made with the same CI context and config (read only, from
+	 * every worker). A key without them is read and checked here. */
+	const struct tk_key_history *histories;
+	size_t nr_histories;
+	const struct tk_check_memo *checks;
 	size_t nr_keys;                /* out: keys listed */
 };
 

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "core/analyze/baseline.h"
+#include "core/store/keyhist.h"
 #include "core/store/profstore.h"
 #include "core/base/buf.h"
 #include "core/draw/canvas.h"
@@ -185,8 +186,26 @@ int tk_plot_data_load(struct tk_plot_data *d, struct tk_store *s, const struct t
 	return 0;
 }
 
+int tk_plot_data_load_history(struct tk_plot_data *d, const struct tk_key_history *h,
+			      const struct tk_run_query *q, struct tk_err *err)
+{
+	int ret = tk_key_history_query(h, q, tk_plot_data_add, d, NULL, err);
+
+	if (ret < 0)
+		return ret;
+	tk_plot_data_finish(d);
+	return 0;
+}
+
 int tk_plot_fill_alloc(struct tk_plot_data *d, struct tk_store *s,
 		       const struct tk_plot_opts *o, struct tk_err *err)
+{
+	return tk_plot_fill_alloc_history(d, NULL, s, o, err);
+}
+
+int tk_plot_fill_alloc_history(struct tk_plot_data *d, const struct tk_key_history *h,
+			       struct tk_store *s, const struct tk_plot_opts *o,
+			       struct tk_err *err)
 {
 	const char **ids = NULL;
 	double *tot = NULL;
@@ -198,6 +217,15 @@ int tk_plot_fill_alloc(struct tk_plot_data *d, struct tk_store *s,
 	for (i = 0; want && !ret && i < d->nr; i++) {
 		struct tk_plot_key *k = &d->keys[i];
 
+		if (h && h->alloc && !strcmp(h->key, k->key)) {
+			for (j = 0; j < k->nr; j++) {
+				double t = tk_key_history_alloc(h, tk_key_history_find(h,
+								k->runs[j].run_id));
+
+				k->runs[j].v[TK_METRIC_ALLOC] = t >= 0 ? t : NAN;
+			}
+			continue;
+		}
 		TK_ALLOC_GROW(ids, k->nr, alloc);
 		TK_ALLOC_GROW(tot, k->nr, alloc2);
 		for (j = 0; j < k->nr; j++)
@@ -1171,4 +1199,32 @@ void tk_plot_layout_release(struct tk_plot_layout *l)
 	free(l->current);
 	free(l->date);
 	memset(l, 0, sizeof(*l));
+}
+
+int tk_plot_history_to_path(const struct tk_key_history *h, struct tk_store *s,
+			    int64_t since_us, const struct tk_plot_opts *o, const char *path,
+			    struct tk_err *err)
+{
+	struct tk_run_query q;
+	struct tk_plot_data d;
+	struct tk_plot_layout l;
+	int ret;
+
+	memset(&q, 0, sizeof(q));
+	q.since_us = since_us;
+	tk_plot_data_init(&d);
+	d.pipeline = o->pipeline;
+	ret = tk_plot_data_load_history(&d, h, &q, err);
+	if (!ret)
+		ret = tk_plot_fill_alloc_history(&d, h, s, o, err);
+	if (!ret && !d.nr)
+		ret = tk_err_set(err, TK_EDATA, "no runs of key '%s' to plot", h->key);
+	if (!ret)
+		ret = tk_plot_layout(&d, o, &l, err);
+	if (!ret) {
+		ret = tk_plot_write_path(&l, path, NULL, 0, err);
+		tk_plot_layout_release(&l);
+	}
+	tk_plot_data_release(&d);
+	return ret;
 }

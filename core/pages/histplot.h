@@ -53,6 +53,7 @@
 #include "core/base/arena.h"
 #include "core/base/err.h"
 #include "core/model/metric.h"
+#include "core/store/keyhist.h"
 #include "core/store/store.h"
 
 #define TK_PLOT_MAX_METRICS 8
@@ -121,6 +122,15 @@ void tk_plot_data_release(struct tk_plot_data *d);
 struct tk_plot_opts;
 int tk_plot_fill_alloc(struct tk_plot_data *d, struct tk_store *s,
 		       const struct tk_plot_opts *o, struct tk_err *err);
+/* The same, taking the totals of h (core/store/keyhist.h) for its key
+ * when h read them (h may be NULL), the store's otherwise. */
+int tk_plot_fill_alloc_history(struct tk_plot_data *d, const struct tk_key_history *h,
+			       struct tk_store *s, const struct tk_plot_opts *o,
+			       struct tk_err *err);
+/* The runs of h that q selects (as the store's query would), added and
+ * finished: a key's charts made from the runs it read once. */
+int tk_plot_data_load_history(struct tk_plot_data *d, const struct tk_key_history *h,
+			      const struct tk_run_query *q, struct tk_err *err);
 
 /*
  * Sets each key's baseline branch to the one tracker check compares the
@@ -288,6 +298,12 @@ int tk_plot_write(const struct tk_plot_layout *l, enum tk_plot_format fmt, const
  */
 int tk_plot_key_to_path(struct tk_store *s, const char *key, int64_t since_us,
 			const struct tk_plot_opts *o, const char *path, struct tk_err *err);
+
+/* tk_plot_key_to_path, from the runs of h started at or after since_us
+ * (s: for alloc totals h did not read). */
+int tk_plot_history_to_path(const struct tk_key_history *h, struct tk_store *s,
+			    int64_t since_us, const struct tk_plot_opts *o, const char *path,
+			    struct tk_err *err);
 
 /* Writes l to path as its extension says, atomically; wflags: the
  * TK_WRITE_* flags of tk_write_file_atomic_flags (core/fsutil.h). */

@@ -15,6 +15,7 @@
 #include "core/pages/dashboard.h"
 #include "core/model/demangle.h"
 #include "core/analyze/diff.h"
+#include "core/analyze/diffstore.h"
 #include "core/draw/diffrender.h"
 #include "core/analyze/diffsum.h"
 #include "core/base/fsutil.h"
@@ -35,10 +36,24 @@ void tk_report_init(struct tk_report *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* What only the dashboard needed: the keys' runs and the checks kept. */
+static void drop_work(struct tk_report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_histories; i++)
+		tk_key_history_release(&r->histories[i]);
+	free(r->histories);
+	r->histories = NULL;
+	r->nr_histories = r->alloc_histories = 0;
+	tk_check_memo_release(&r->memo);
+}
+
 void tk_report_release(struct tk_report *r)
 {
 	size_t i;
 
+	drop_work(r);
 	for (i = 0; i < r->nr; i++) {
 		struct tk_report_key *k = &r->keys[i];
 
@@ -158,7 +173,8 @@ static void chart_opts(struct tk_plot_opts *po, const struct tk_report_key *k,
 }
 
 static void make_chart(struct tk_store *s, const struct tk_report_opts *o,
-		       const struct tk_ci_context *ci, struct tk_report_key *k)
+		       const struct tk_ci_context *ci, const struct tk_key_history *h,
+		       struct tk_report_key *k)
 {
 	struct tk_plot_opts po;
 	struct tk_buf path = TK_BUF_INIT;
@@ -169,12 +185,12 @@ static void make_chart(struct tk_store *s, const struct tk_report_opts *o,
 	po.width = CHART_WIDTH;
 	po.chart_height = CHART_HEIGHT;
 	tk_buf_addf(&path, "%s/%s.png", o->dir, k->name);
-	ret = tk_plot_key_to_path(s, k->key, 0, &po, path.buf, &err);
+	ret = tk_plot_history_to_path(h, s, 0, &po, path.buf, &err);
 	if (!ret) {
 		chart_opts(&po, k, ci);
 		tk_buf_reset(&path);
 		tk_buf_addf(&path, "%s/%s.html", o->dir, k->name);
-		ret = tk_plot_key_to_path(s, k->key, 0, &po, path.buf, &err);
+		ret = tk_plot_history_to_path(h, s, 0, &po, path.buf, &err);
 	}
 	if (ret)
 		warn(o, "no chart for '%s': %s", k->key, err.msg);
@@ -183,76 +199,6 @@ static void make_chart(struct tk_store *s, const struct tk_report_opts *o,
 }
 
 /* ---- diffs ---- */
-
-struct diff_state {
-	struct tk_baseline runs;
-	struct tk_profile base[DIFF_BASELINES], new;
-	size_t nr_loaded;
-};
-
-static int load_pair(struct tk_store *s, struct diff_state *d, const char *kind,
-		     struct tk_err *err)
-{
-	size_t i;
-	int ret;
-
-	ret = tk_profstore_get(s, d->runs.new_run.id, kind, &d->new, err);
-	for (i = 0; !ret && i < d->runs.nr_base; i++) {
-		ret = tk_profstore_get(s, d->runs.base[i].id, kind, &d->base[i], err);
-		d->nr_loaded = i + 1;
-	}
-	if (ret)
-		return ret;
-	tk_profile_demangle(&d->new, 0);
-	for (i = 0; i < d->runs.nr_base; i++)
-		tk_profile_demangle(&d->base[i], 0);
-	return 0;
-}
-
-static int render_diff(struct diff_state *d, const char *kind, const char *path,
-		       struct tk_err *err)
-{
-	const struct tk_profile *bases[DIFF_BASELINES];
-	struct tk_diff_opts dopts;
-	struct tk_diff_render_opts ropts;
-	struct tk_buf base_label = TK_BUF_INIT, new_label = TK_BUF_INIT;
-	struct tk_diff diff;
-	char *mem = NULL;
-	size_t len = 0, i;
-	FILE *f;
-	int ret;
-
-	tk_diff_opts_init(&dopts);
-	tk_diff_render_opts_init(&ropts);
-	dopts.match_roots = 1;
-	for (i = 0; i < d->runs.nr_base; i++)
-		bases[i] = &d->base[i];
-	memset(&diff, 0, sizeof(diff));
-	ret = tk_diff_build(bases, d->runs.nr_base, &d->new, &dopts, &diff, err);
-	if (ret)
-		return ret;
-	tk_run_label(&new_label, &d->runs.new_run);
-	tk_runs_label(&base_label, d->runs.base, d->runs.nr_base);
-	ropts.quantity = tk_diff_quantity(kind, d->new.unit);
-	ropts.base_label = base_label.buf;
-	ropts.new_label = new_label.buf;
-	f = open_memstream(&mem, &len);
-	if (!f) {
-		ret = tk_err_set(err, TK_EINTERNAL, "cannot make the diff of '%s' in memory", path);
-	} else {
-		ret = tk_diff_render(tk_diff_renderer_for_path(path), &diff, &dopts, &ropts, f,
-				     err);
-		if (fclose(f) && !ret)
-			ret = tk_err_set(err, TK_EINTERNAL, "cannot make '%s' in memory", path);
-	}
-	if (!ret)
-		ret = tk_write_file_atomic(path, mem, len, err);
-	free(mem);
-	tk_diff_release(&diff);
-	tk_buf_release(&base_label);
-	tk_buf_release(&new_label);
-	return ret;
-}
 
 /*
  * The diff of the current run against its baseline, for the first kind
@@ -265,12 +211,14 @@ static int make_diff(struct tk_store *s, const struct tk_report_opts *o,
 {
 	static const char *const kinds[] = { "cpu", "alloc" };
 	struct tk_buf path = TK_BUF_INIT;
-	size_t ki, i;
+	size_t ki;
 	int ret = 0;
 
 	for (ki = 0; ki < sizeof(kinds) / sizeof(kinds[0]) && !k->diff_kind; ki++) {
 		struct tk_baseline_query q;
-		struct diff_state d;
+		struct tk_stored_diff sd;
+		struct tk_diff_opts dopts;
+		struct tk_diff_render_opts ropts;
 
 		memset(&q, 0, sizeof(q));
 		q.key = k->key;
@@ -278,28 +226,25 @@ static int make_diff(struct tk_store *s, const struct tk_report_opts *o,
 		q.run_id = run_id;
 		q.baseline_branch = k->baseline_branch ? k->baseline_branch : o->baseline_branch;
 		q.nr_baselines = DIFF_BASELINES;
-		memset(&d, 0, sizeof(d));
-		ret = tk_baseline_choose(s, &q, ci, cfg, &d.runs, err);
-		if (ret == TK_EDATA || ret == TK_EUSAGE) {
+		tk_diff_opts_init(&dopts);
+		ret = tk_diff_stored(s, &q, ci, cfg, 0, &dopts, &sd, err);
+		if (!sd.chosen && (ret == TK_EDATA || ret == TK_EUSAGE)) {
 			ret = 0; /* no profiles of this kind on one side */
+			tk_stored_diff_release(&sd);
 			continue;
 		}
-		if (ret)
-			break;
-		tk_profile_init(&d.new, TK_UNIT_SAMPLES);
-		for (i = 0; i < d.runs.nr_base; i++)
-			tk_profile_init(&d.base[i], TK_UNIT_SAMPLES);
-		tk_buf_reset(&path);
-		tk_buf_addf(&path, "%s/%s-diff.html", o->dir, k->name);
-		ret = load_pair(s, &d, kinds[ki], err);
-		if (!ret)
-			ret = render_diff(&d, kinds[ki], path.buf, err);
+		if (!ret) {
+			tk_diff_render_opts_init(&ropts);
+			ropts.quantity = tk_diff_quantity(kinds[ki], sd.new.unit);
+			ropts.base_label = sd.base_label.buf;
+			ropts.new_label = sd.new_label.buf;
+			tk_buf_reset(&path);
+			tk_buf_addf(&path, "%s/%s-diff.html", o->dir, k->name);
+			ret = tk_diff_render_path(&sd.diff, &dopts, &ropts, path.buf, 0, err);
+		}
 		if (!ret)
 			k->diff_kind = tk_xstrdup(kinds[ki]);
-		for (i = 0; i < d.runs.nr_base; i++)
-			tk_profile_release(&d.base[i]);
-		tk_profile_release(&d.new);
-		tk_baseline_release(&d.runs);
+		tk_stored_diff_release(&sd);
 		if (ret)
 			break;
 	}
@@ -334,8 +279,8 @@ static int cmp_keys(const void *a, const void *b)
 /* One entry of the report: cr's check of key (on class cls, or NULL). */
 static void add_entry(struct tk_store *s, const struct tk_report_opts *o,
 		      const struct tk_ci_context *ci, const struct tk_config *cfg,
-		      const char *key, const char *cls, struct tk_check_result *cr,
-		      struct tk_report *out)
+		      const struct tk_key_history *h, const char *key, const char *cls,
+		      struct tk_check_result *cr, struct tk_report *out)
 {
 	struct tk_report_key *k;
 	struct tk_buf name = TK_BUF_INIT, label = TK_BUF_INIT;
@@ -360,7 +305,7 @@ static void add_entry(struct tk_store *s, const struct tk_report_opts *o,
 	take_check(k, cr);
 	out->count[k->verdict]++;
 	if (!o->no_charts)
-		make_chart(s, o, ci, k);
+		make_chart(s, o, ci, h, k);
 	if (cr->nr_current && make_diff(s, o, ci, cfg, cr->current[0].id, k, &derr))
 		warn(o, "no diff for '%s': %s", label.buf, derr.msg);
 	TK_ALLOC_GROW(out->checks, out->nr_checks + 1, out->alloc_checks);
@@ -376,18 +321,28 @@ static int one_key(struct tk_store *s, const struct tk_report_opts *o,
 		   const struct tk_ci_context *ci, const struct tk_config *cfg,
 		   const char *key, struct tk_report *out, struct tk_err *err)
 {
+	struct tk_key_history *h;
 	struct tk_check_opts co;
 	struct tk_check_result cr;
 	char **classes = NULL;
 	size_t nr_classes = 0, i;
 	int ret;
 
+	/* the key's runs, read once for its check, its charts and the
+	 * dashboard */
+	TK_ALLOC_GROW(out->histories, out->nr_histories + 1, out->alloc_histories);
+	h = &out->histories[out->nr_histories];
+	ret = tk_key_history_load(s, key, 0, 0, h, err);
+	if (ret)
+		return ret;
+	out->nr_histories++;
 	tk_check_opts_init(&co);
 	co.key = key;
 	co.branch = o->branch;
 	co.baseline_branch = o->baseline_branch;
+	co.history_runs = h;
 	memset(&cr, 0, sizeof(cr));
-	ret = tk_check_key(s, &co, ci, cfg, &cr, err);
+	ret = tk_check_key_memo(&out->memo, s, &co, ci, cfg, &cr, err);
 	if (ret)
 		return ret;
 	if (cr.nr_other_classes) {
@@ -396,13 +351,13 @@ static int one_key(struct tk_store *s, const struct tk_report_opts *o,
 		for (i = 0; i < nr_classes; i++)
 			classes[i] = tk_xstrdup(cr.other_classes[i]);
 	}
-	add_entry(s, o, ci, cfg, key, nr_classes ? cr.machine_class : NULL, &cr, out);
+	add_entry(s, o, ci, cfg, h, key, nr_classes ? cr.machine_class : NULL, &cr, out);
 	for (i = 0; !ret && i < nr_classes; i++) {
 		co.current_class = classes[i];
 		memset(&cr, 0, sizeof(cr));
-		ret = tk_check_key(s, &co, ci, cfg, &cr, err);
+		ret = tk_check_key_memo(&out->memo, s, &co, ci, cfg, &cr, err);
 		if (!ret)
-			add_entry(s, o, ci, cfg, key, classes[i], &cr, out);
+			add_entry(s, o, ci, cfg, h, key, classes[i], &cr, out);
 	}
 	for (i = 0; i < nr_classes; i++)
 		free(classes[i]);
@@ -426,6 +381,10 @@ static void make_dashboard(struct tk_store *s, const struct tk_report_opts *o,
 	d.store_url = o->store_url;
 	d.ci = ci;
 	d.cfg = cfg;
+	/* the keys of the build are read and checked already */
+	d.histories = out->histories;
+	d.nr_histories = out->nr_histories;
+	d.checks = &out->memo;
 	tk_buf_addf(&dir, "%s/%s", o->dir, TK_REPORT_DASHBOARD_DIR);
 	ret = tk_dashboard_write(s, dir.buf, &d, &err);
 	if (!ret)
@@ -459,6 +418,7 @@ int tk_report_build(struct tk_store *s, const struct tk_report_opts *o,
 	free(keys);
 	if (!ret && !o->no_charts)
 		make_dashboard(s, o, ci, cfg, out);
+	drop_work(out);
 	if (out->nr)
 		qsort(out->keys, out->nr, sizeof(*out->keys), cmp_keys);
 	return ret;

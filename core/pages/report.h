@@ -111,6 +111,11 @@ struct tk_report {
 				       the caller wrote one; NULL */
 	struct tk_check_result *checks; /* every key's check, in key order */
 	size_t nr_checks, alloc_checks;
+	/* private: the keys' runs, read once (core/store/keyhist.h), and the
+	 * checks made, both for the dashboard */
+	struct tk_key_history *histories;
+	size_t nr_histories, alloc_histories;
+	struct tk_check_memo memo;
 };
 
 void tk_report_init(struct tk_report *r);

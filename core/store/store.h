@@ -35,10 +35,11 @@ struct tk_run_query {
 	const char *rank_group;   /* only the ranks of this job (run->rank_group) */
 	/*
 	 * query_summaries only, a hint: the caller reads only what a chart
-	 * shows (tk_plot_data_add: run id, key, branch, commit, build number
-	 * and URL, start, status, partial, pipeline, walltime, CPU, RSS,
-	 * machine class), so
-	 * a store may leave the other fields unknown (SQLite does).
+	 * shows and a check judges (tk_plot_data_add, core/analyze/check.c:
+	 * run id, key, branch, commit, build number and URL, start, status,
+	 * partial, pipeline, walltime, CPU, RSS and its source, SLURM's RSS,
+	 * machine class), so a store may leave the other fields unknown
+	 * (SQLite does).
 	 */
 	int chart_only;
 };

@@ -144,13 +144,14 @@ static inline void cover_index_sql(struct tk_buf *sql, int include)
 	tk_buf_adds(sql, ");");
 }
 
-/* Whether a chart needs column c (tk_run_query.chart_only). */
+/* Whether a chart or a check needs column c (tk_run_query.chart_only). */
 static inline int chart_column(const struct run_column *c)
 {
 	static const char *const names[] = {
 		"run_id", "key", "branch", "\"commit\"", "build_number", "started_at_us",
 		"walltime_s", "user_s", "sys_s", "maxrss_bytes", "tree_rss_bytes", "status",
 		"partial", "pipeline", "build_url", "machine_class", "slurm_maxrss_bytes",
+		"maxrss_source",
 	};
 	size_t i;
 

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "core/analyze/check.h"
+#include "core/pages/checkfmt.h"
+#include "core/store/keyhist.h"
 #include "tests/unit/tap.h"
 
 static char dir[] = "/tmp/t-check.XXXXXX";
@@ -50,6 +52,62 @@ static void put(struct tk_store *s, const char *key, const char *branch, int bui
 
 static const double noise[] = { 0, 1, -1, 2, 0, -2, 1, 0, -1, 3, 1, -1 };
 
+/* The check's JSON, to compare two results. */
+static char *as_json(const struct tk_check_result *r, int history)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	tk_checkfmt_write(f, TK_CHECKFMT_JSON, r, 1, history, NULL);
+	fclose(f);
+	return text;
+}
+
+/*
+ * The same check made from the key's runs read once (core/store/keyhist.h):
+ * all of them, and only those since the middle of the history (the check
+ * then asks the store for what came before), must give what the store
+ * gives.
+ */
+static void same_from_history(struct tk_store *s, struct tk_check_opts *o,
+			      const struct tk_ci_context *ci, const struct tk_config *cfg,
+			      const struct tk_check_result *want)
+{
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_key_history h;
+	struct tk_check_result got;
+	char *a = as_json(want, o->history), *b;
+	int64_t since[2] = { 0, 0 };
+	int i;
+
+	if (!tk_key_history_load(s, o->key, 0, 1, &h, &err) && h.nr)
+		since[1] = h.runs[h.nr / 2].started_at_us;
+	tk_key_history_release(&h);
+	for (i = 0; i < 2; i++) {
+		if (tk_key_history_load(s, o->key, since[i], 1, &h, &err)) {
+			ok(0, "history of %s read: %s", o->key, err.msg);
+			continue;
+		}
+		o->history_runs = &h;
+		memset(&got, 0, sizeof(got));
+		if (tk_check_key(s, o, ci, cfg, &got, &err)) {
+			ok(0, "check of %s from its history: %s", o->key, err.msg);
+		} else {
+			b = as_json(&got, o->history);
+			ok(!strcmp(a, b), "check of %s from its runs read once%s: the store's result",
+			   o->key, i ? " (since the middle)" : "");
+			if (strcmp(a, b))
+				diag(b);
+			free(b);
+			tk_check_result_release(&got);
+		}
+		o->history_runs = NULL;
+		tk_key_history_release(&h);
+	}
+	free(a);
+}
+
 static int check(struct tk_store *s, struct tk_check_opts *o, const struct tk_ci_context *ci,
 		 const struct tk_config *cfg, struct tk_check_result *r)
 {
@@ -58,6 +116,8 @@ static int check(struct tk_store *s, struct tk_check_opts *o, const struct tk_ci
 
 	if (ret)
 		diag(err.msg);
+	else
+		same_from_history(s, o, ci, cfg, r);
 	return ret;
 }
 

@@ -1,0 +1,126 @@
+/*
+ * A diff of stored runs or of two files (contract in
+ * core/analyze/diffstore.h).
+ */
+#include "core/analyze/diffstore.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/model/demangle.h"
+#include "core/model/runref.h"
+#include "core/store/profstore.h"
+#include "core/base/banned.h"
+
+static void init(struct tk_stored_diff *d, size_t nr_base)
+{
+	size_t i;
+
+	memset(d, 0, sizeof(*d));
+	tk_buf_init(&d->new_label, 0);
+	tk_buf_init(&d->base_label, 0);
+	tk_profile_init(&d->new, TK_UNIT_SAMPLES);
+	d->base = tk_xcalloc(nr_base ? nr_base : 1, sizeof(*d->base));
+	d->nr_base = nr_base;
+	for (i = 0; i < nr_base; i++)
+		tk_profile_init(&d->base[i], TK_UNIT_SAMPLES);
+}
+
+static int build(struct tk_stored_diff *d, const struct tk_diff_opts *dopts,
+		 struct tk_err *err)
+{
+	const struct tk_profile **bases = tk_xcalloc(d->nr_base, sizeof(*bases));
+	size_t i;
+	int ret;
+
+	for (i = 0; i < d->nr_base; i++)
+		bases[i] = &d->base[i];
+	ret = tk_diff_build(bases, d->nr_base, &d->new, dopts, &d->diff, err);
+	d->built = !ret;
+	free(bases);
+	return ret;
+}
+
+/* The baseline's mean walltime and NEW's, for TK_DIFF_NORM_WALLTIME. */
+static int walltimes(const struct tk_baseline *r, struct tk_diff_opts *dopts,
+		     struct tk_err *err)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < r->nr_base; i++)
+		sum += r->base[i].walltime_s;
+	dopts->base_walltime_s = sum / (double)r->nr_base;
+	dopts->new_walltime_s = r->new_run.walltime_s;
+	if (!(dopts->base_walltime_s > 0) || !(dopts->new_walltime_s > 0))
+		return tk_err_set(err, TK_EDATA, "--normalize walltime: a run has no walltime");
+	return 0;
+}
+
+int tk_diff_stored(struct tk_store *s, const struct tk_baseline_query *q,
+		   const struct tk_ci_context *ci, const struct tk_config *cfg, int no_demangle,
+		   struct tk_diff_opts *dopts, struct tk_stored_diff *out, struct tk_err *err)
+{
+	const char *kind = q->kind ? q->kind : "cpu";
+	size_t i;
+	int ret;
+
+	init(out, 0);
+	ret = tk_baseline_choose(s, q, ci, cfg, &out->runs, err);
+	if (ret)
+		return ret;
+	out->chosen = 1;
+	free(out->base);
+	out->base = tk_xcalloc(out->runs.nr_base, sizeof(*out->base));
+	out->nr_base = out->runs.nr_base;
+	for (i = 0; i < out->nr_base; i++)
+		tk_profile_init(&out->base[i], TK_UNIT_SAMPLES);
+	tk_run_label(&out->new_label, &out->runs.new_run);
+	tk_runs_label(&out->base_label, out->runs.base, out->runs.nr_base);
+	ret = tk_profstore_get(s, out->runs.new_run.id, kind, &out->new, err);
+	for (i = 0; !ret && i < out->nr_base; i++)
+		ret = tk_profstore_get(s, out->runs.base[i].id, kind, &out->base[i], err);
+	if (ret)
+		return ret;
+	if (!no_demangle) {
+		tk_profile_demangle(&out->new, 0);
+		for (i = 0; i < out->nr_base; i++)
+			tk_profile_demangle(&out->base[i], 0);
+	}
+	if (dopts->norm == TK_DIFF_NORM_WALLTIME) {
+		ret = walltimes(&out->runs, dopts, err);
+		if (ret)
+			return ret;
+	}
+	dopts->match_roots = 1;
+	return build(out, dopts, err);
+}
+
+int tk_diff_files(const char *base, const char *new, const char *format,
+		  const struct tk_import_opts *io, const struct tk_diff_opts *dopts,
+		  struct tk_stored_diff *out, struct tk_err *err)
+{
+	int ret;
+
+	init(out, 1);
+	tk_buf_adds(&out->base_label, base);
+	tk_buf_adds(&out->new_label, new);
+	ret = tk_import_pair(base, new, format, io, &out->base[0], &out->new, err);
+	return ret ? ret : build(out, dopts, err);
+}
+
+void tk_stored_diff_release(struct tk_stored_diff *d)
+{
+	size_t i;
+
+	if (d->built)
+		tk_diff_release(&d->diff);
+	for (i = 0; i < d->nr_base; i++)
+		tk_profile_release(&d->base[i]);
+	free(d->base);
+	tk_profile_release(&d->new);
+	tk_baseline_release(&d->runs);
+	tk_buf_release(&d->new_label);
+	tk_buf_release(&d->base_label);
+	memset(d, 0, sizeof(*d));
+}

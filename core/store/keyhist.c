@@ -1,0 +1,177 @@
+/*
+ * A key's history read once (contract in core/store/keyhist.h).
+ */
+#include "core/store/keyhist.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/store/profstore.h"
+#include "core/base/banned.h"
+
+/* The summary's strings, copied into the arena. */
+static const size_t string_fields[] = {
+	offsetof(struct tk_run_summary, run_id),
+	offsetof(struct tk_run_summary, key),
+	offsetof(struct tk_run_summary, branch),
+	offsetof(struct tk_run_summary, commit),
+	offsetof(struct tk_run_summary, build_number),
+	offsetof(struct tk_run_summary, maxrss_source),
+	offsetof(struct tk_run_summary, provider),
+	offsetof(struct tk_run_summary, pipeline),
+	offsetof(struct tk_run_summary, build_url),
+	offsetof(struct tk_run_summary, host),
+	offsetof(struct tk_run_summary, tracker_version),
+	offsetof(struct tk_run_summary, rank_group),
+	offsetof(struct tk_run_summary, machine_class),
+};
+
+#define NR_STRINGS (sizeof(string_fields) / sizeof(string_fields[0]))
+
+static const char **field(struct tk_run_summary *r, size_t i)
+{
+	return (const char **)(void *)((char *)r + string_fields[i]);
+}
+
+/*
+ * Keeps a copy of s. Its strings go into the arena in one piece, except
+ * those the run before had too (the key, the branch, the pipeline, the
+ * machine class, ... of runs in a row), which share that run's copy: the
+ * history of a key is most of a dashboard's reading.
+ */
+static int keep(const struct tk_run_summary *s, void *data)
+{
+	struct tk_key_history *h = data;
+	struct tk_run_summary *r, *prev;
+	size_t i, len[NR_STRINGS], total = 0;
+	char *p;
+
+	TK_ALLOC_GROW(h->runs, h->nr + 1, h->alloc_runs);
+	prev = h->nr ? &h->runs[h->nr - 1] : NULL;
+	r = &h->runs[h->nr++];
+	*r = *s;
+	for (i = 0; i < NR_STRINGS; i++) {
+		const char *v = *field(r, i), *old = prev ? *field(prev, i) : NULL;
+
+		len[i] = 0;
+		if (!v)
+			continue;
+		if (old && !strcmp(old, v)) {
+			*field(r, i) = old;
+			continue;
+		}
+		len[i] = strlen(v) + 1;
+		total += len[i];
+	}
+	p = total ? tk_arena_alloc(&h->arena, total, 1) : NULL;
+	for (i = 0; i < NR_STRINGS; i++) {
+		if (!len[i])
+			continue;
+		memcpy(p, *field(r, i), len[i]);
+		*field(r, i) = p;
+		p += len[i];
+	}
+	return 0;
+}
+
+int tk_key_history_load(struct tk_store *s, const char *key, int64_t since_us,
+			int with_alloc, struct tk_key_history *h, struct tk_err *err)
+{
+	const char *keys[2] = { key, NULL };
+	struct tk_run_query q;
+	const char **ids;
+	size_t i;
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	h->key = tk_xstrdup(key);
+	h->since_us = since_us;
+	memset(&q, 0, sizeof(q));
+	q.keys = keys;
+	q.since_us = since_us;
+	q.chart_only = 1;
+	ret = tk_store_query_summaries(s, &q, keep, h, err);
+	if (!ret && with_alloc) {
+		h->alloc = tk_xcalloc(h->nr + 1, sizeof(*h->alloc));
+		ids = tk_xcalloc(h->nr + 1, sizeof(*ids));
+		for (i = 0; i < h->nr; i++)
+			ids[i] = h->runs[i].run_id;
+		ret = tk_profstore_alloc_totals(s, ids, h->nr, h->alloc, err);
+		free(ids);
+	}
+	if (ret)
+		tk_key_history_release(h);
+	return ret;
+}
+
+static int wanted_key(const struct tk_run_query *q, const char *key)
+{
+	const char *const *k;
+
+	if (!q->keys)
+		return 1;
+	for (k = q->keys; *k; k++)
+		if (!strcmp(*k, key))
+			return 1;
+	return 0;
+}
+
+int tk_key_history_query(const struct tk_key_history *h, const struct tk_run_query *q,
+			 tk_summary_fn fn, void *data, int *complete, struct tk_err *err)
+{
+	size_t i;
+	long n = 0;
+	int ret;
+
+	if (complete)
+		*complete = 1;
+	if (q->run_id_prefix || q->profile_kind || q->rank_group)
+		return tk_err_set(err, TK_EUSAGE, "a key's history in memory cannot select "
+				  "runs by id prefix, profile or rank group");
+	if (!wanted_key(q, h->key))
+		return 0;
+	for (i = 0; i < h->nr; i++) {
+		const struct tk_run_summary *r = &h->runs[i];
+
+		if (q->limit && n >= q->limit)
+			return 0;
+		if (q->branch && (!r->branch || strcmp(r->branch, q->branch)))
+			continue;
+		if (q->since_us && r->started_at_us < q->since_us)
+			continue;
+		if (q->run_id && strcmp(r->run_id, q->run_id))
+			continue;
+		n++;
+		ret = fn(r, data);
+		if (ret)
+			return ret;
+	}
+	/* the store would go on past the history's start */
+	if (complete && h->since_us && q->since_us < h->since_us && !(q->limit && n >= q->limit))
+		*complete = 0;
+	return 0;
+}
+
+double tk_key_history_alloc(const struct tk_key_history *h, size_t i)
+{
+	return h->alloc && i < h->nr ? h->alloc[i] : -1;
+}
+
+size_t tk_key_history_find(const struct tk_key_history *h, const char *id)
+{
+	size_t i;
+
+	for (i = 0; id && i < h->nr; i++)
+		if (!strcmp(h->runs[i].run_id, id))
+			return i;
+	return (size_t)-1;
+}
+
+void tk_key_history_release(struct tk_key_history *h)
+{
+	free(h->key);
+	free(h->runs);
+	free(h->alloc);
+	tk_arena_release(&h->arena);
+	memset(h, 0, sizeof(*h));
+}
