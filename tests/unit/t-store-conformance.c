@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "core/store/store.h"
+#include "core/model/record.h"
+#include "core/model/runfield.h"
 #include "plugins/plugins.h"
 #include "tests/unit/tap.h"
 #include "core/base/banned.h"

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/store/store.h"
+#include "core/model/record.h"
 #include "plugins/plugins.h"
 #include "tests/unit/tap.h"
 #include "core/base/banned.h"
