@@ -1,6 +1,6 @@
 /*
  * libFuzzer target for the run record reader (tk_run_from_json,
- * core/run.h), what `tracker push` reads from CI artifacts: a record is
+ * core/model/record.h), what `tracker push` reads from CI artifacts: a record is
  * read or refused, and one that is read writes back out and reads again.
  * Seeds: fixtures/records/.
  */
@@ -9,6 +9,7 @@
 
 #include "core/base/buf.h"
 #include "core/model/run.h"
+#include "core/model/record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/model/run.h"
+#include "core/model/record.h"
 #include "core/ci/sacct.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

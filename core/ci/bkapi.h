@@ -70,7 +70,7 @@ int tk_bkapi_next_link(const char *header, struct tk_buf *out);
 
 /*
  * Whether an artifact's file name is a run record's, "<key>-<uuid>.json"
- * (core/run.h tk_run_record_name): 1 and the run id copied to id, or 0.
+ * (core/model/record.h tk_run_record_name): 1 and the run id copied to id, or 0.
  */
 int tk_bkapi_record_name(const char *filename, char id[37]);
 

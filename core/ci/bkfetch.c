@@ -16,6 +16,7 @@
 #include "core/base/fsutil.h"
 #include "core/ci/http.h"
 #include "core/model/run.h"
+#include "core/model/record.h"
 #include "core/base/timeutil.h"
 #include "core/base/banned.h"
 

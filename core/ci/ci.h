@@ -6,7 +6,7 @@
  * environment only through a struct tk_env, so tests can hand them a
  * fixture instead of the process environment.
  *
- * tk_ci_collect runs every provider in registry order (buildkite, github,
+ * tk_ci_collect runs every provider in table order (buildkite, github,
  * gitlab, slurm, local): the first that detects itself names the provider,
  * and each fills only fields still empty (tk_set_once), so a Buildkite job
  * on a SLURM node gets both its build and its allocation, and the local git
@@ -105,7 +105,7 @@ int tk_ci_detected(const struct tk_env *env);
 /*
  * A key for a run that was given none (tk_ci_key returned NULL), so that a
  * wrapped CI step always runs: the slug (tk_ci_slug) of the step name of
- * the first provider, in registry order, that detects itself and whose
+ * the first provider, in table order, that detects itself and whose
  * step name slugs to something non-empty -- the Buildkite label, the
  * GitHub job, the GitLab job name, the SLURM job name -- else, under CI
  * (tk_ci_detected), the slug of the base name of command (may be NULL).
@@ -138,7 +138,7 @@ int tk_ci_is_sha(const char *s);
  * itself in env, the one that publishes reports; NULL outside CI. */
 const struct tk_ci_provider *tk_ci_system(const struct tk_env *env);
 
-/* The registry's lookup (plugins/registry.c): the i-th provider in
+/* The lookup of the providers' table (plugins/ci/providers.c): the i-th provider in
  * detection order (the first to detect itself names the CI), NULL past
  * the last. */
 const struct tk_ci_provider *tk_ci_provider_at(size_t i);

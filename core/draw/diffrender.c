@@ -1,6 +1,6 @@
 /*
  * Diff renderer options and layout; the renderers are plugins
- * (plugins/diffrender/), found through the registry's
+ * (plugins/diffrender/), found through their table's
  * tk_diff_renderer_for_path.
  */
 #include "core/draw/diffrender.h"

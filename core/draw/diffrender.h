@@ -77,7 +77,7 @@ int tk_diff_render(const struct tk_diff_renderer *r, const struct tk_diff *d,
 		   const struct tk_diff_opts *dopts, const struct tk_diff_render_opts *o,
 		   FILE *out, struct tk_err *err);
 
-/* The registry's lookups (plugins/registry.c): the renderer for path's
+/* The lookups of the diff renderers' table (plugins/diffrender/renderers.c): the renderer for path's
  * extension (case-insensitive), the i-th renderer; NULL when none. */
 const struct tk_diff_renderer *tk_diff_renderer_for_path(const char *path);
 

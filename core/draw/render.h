@@ -7,7 +7,7 @@
  * names for its output (XML, HTML, JSON inside <script>, ...): names are
  * untrusted.
  *
- * To add a renderer, see the checklist in plugins/plugins.h.
+ * To add a renderer, see the checklist in plugins/README.md.
  */
 #include <stdio.h>
 
@@ -43,7 +43,7 @@ struct tk_renderer {
 };
 
 /* The renderer for path's extension, or NULL. */
-/* The registry's lookups (plugins/registry.c): the renderer for path's
+/* The lookups of the renderers' table (plugins/render/renderers.c): the renderer for path's
  * extension (case-insensitive), the i-th renderer; NULL when none. */
 const struct tk_renderer *tk_renderer_for_path(const char *path);
 const struct tk_renderer *tk_renderer_at(size_t i);

@@ -2,7 +2,7 @@
 #define TK_IMPORT_H
 /*
  * Profile importers. An importer is a const struct tk_importer listed in
- * plugins/registry.c: `probe` looks at the first bytes of the input and
+ * plugins/import/importers.c: `probe` looks at the first bytes of the input and
  * says whether it is its format; `parse` reads the whole input from a
  * bounded reader (core/reader.h) into a profile (core/profile.h).
  *
@@ -20,7 +20,7 @@
  * the input has them: tk_import_file and tk_import_mem then make them
  * readable (core/demangle.h) unless opts->no_demangle is set.
  *
- * To add an importer, see the checklist in plugins/plugins.h.
+ * To add an importer, see the checklist in plugins/README.md.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -56,7 +56,7 @@ struct tk_importer {
 
 /* The importer called name, or NULL. */
 /*
- * The registry's lookups (plugins/registry.c): the importer named name;
+ * The lookups of the importers' table (plugins/import/importers.c): the importer named name;
  * the first whose probe takes head[0..len) (the most specific formats
  * first, folded last); the i-th in probe order. NULL when none.
  */

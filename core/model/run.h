@@ -3,7 +3,8 @@
 /*
  * The run record: one measured execution of a job step, with the CI context
  * it ran in. This is what `tracker run` produces, what the store keeps, and
- * what a record file (JSON, see tk_run_to_json) carries between machines.
+ * what a record file (JSON, core/model/record.h) carries between machines.
+ * Its fields are listed once, in core/model/runfield.h.
  *
  * All strings are owned by the struct (heap, NUL-terminated) and may be
  * NULL when unknown. tk_run_release frees everything and leaves the struct
@@ -138,37 +139,5 @@ void tk_run_format_summary(const struct tk_run *r, struct tk_buf *out);
 /* Fills r->id with a fresh random UUID v4 (getrandom). */
 int tk_uuid_v4(char out[TK_RUN_ID_LEN + 1], struct tk_err *err);
 int tk_uuid_valid(const char *s);
-
-/*
- * The self-describing record file:
- *   { "format": "tracker-run", "version": 1, "run": { ... } }
- * tk_run_to_json appends the document (pretty-printed, ending in a newline).
- * tk_run_from_json parses one; `name` is used in error messages
- * ("cannot parse record 'x.json' line 3 column 5: ..."), and errors are
- * TK_EDATA. Unknown fields are ignored, so newer writers stay readable.
- */
-int tk_run_to_json(const struct tk_run *r, struct tk_buf *out, struct tk_err *err);
-/*
- * The same document with flags: TK_RUN_JSON_COMPACT writes it on one line
- * without spaces and without the final newline (the store's `record`
- * column), byte for byte what re-dumping the pretty form compactly gives.
- */
-enum { TK_RUN_JSON_COMPACT = 1 << 0 };
-int tk_run_to_json_flags(const struct tk_run *r, unsigned flags, struct tk_buf *out,
-			 struct tk_err *err);
-int tk_run_from_json(const char *text, size_t len, const char *name,
-		     struct tk_run *r, struct tk_err *err);
-
-/* The record's file name without ".json": "<key>-<id>", the key reduced
- * to [A-Za-z0-9._-] (the record itself carries the real key). */
-void tk_run_record_name(const struct tk_run *r, struct tk_buf *out);
-
-/*
- * Writes the record atomically as DIR/<key>-<id>.json (temporary file,
- * fsync, rename), creating DIR if needed. The path written is appended to
- * path_out when it is not NULL.
- */
-int tk_run_write_record(const struct tk_run *r, const char *dir,
-			struct tk_buf *path_out, struct tk_err *err);
 
 #endif

@@ -11,9 +11,10 @@
  * A run's summary: the fields history, plots and checks read, which a
  * backend keeps in columns of their own so that listing many runs does not
  * parse any record. Unknown numbers are -1 (as in struct tk_run), unknown
- * strings NULL. tk_run_summarize fills one from a whole run, so
- * query_summaries and query_runs agree field by field (the conformance
- * test checks it on every backend).
+ * strings NULL. tk_run_summarize (core/model/runfield.h) fills one from a
+ * whole run, so query_summaries and query_runs agree field by field (the
+ * conformance test checks it on every backend). Each member is the place
+ * of a field of core/model/runfield.h: a member added here is added there.
  *
  * Ownership: every string is borrowed. From tk_run_summarize it points
  * into the run; from query_summaries it belongs to the backend and is
@@ -51,7 +52,5 @@ struct tk_run_summary {
 	/* the largest MaxRSS of the job's SLURM steps (run->slurm), -1 unknown */
 	int64_t slurm_maxrss_bytes;
 };
-
-void tk_run_summarize(const struct tk_run *r, struct tk_run_summary *out);
 
 #endif

@@ -14,6 +14,8 @@
 
 #include "core/base/outfmt.h"
 #include "core/pages/histsink.h"
+#include "core/model/record.h"
+#include "core/model/runfield.h"
 #include "core/base/timeutil.h"
 #include "core/base/banned.h"
 
@@ -42,12 +44,49 @@ static const unsigned char table_right[] = { 0, 0, 0, 1, 0, 1, 1, 1, 0 };
 
 #define NR_TABLE_COLS (sizeof(table_headers) / sizeof(table_headers[0]))
 
-/* The documented contract is the first ten columns; append, never reorder. */
-static const char csv_header[] =
-	"run_id,key,branch,commit,build,started_at,walltime_s,maxrss_bytes,"
-	"tree_rss_bytes,exit_code,user_s,sys_s,cgroup_peak_bytes,signal,status,"
-	"partial,provider,pipeline,host,build_url,started_at_us,maxrss_source,"
-	"tracker_version,wrapper_rss_bytes,tree_samples,machine_class";
+/*
+ * The CSV columns: each a field of the summary (core/model/runfield.h),
+ * written as its type says, under history's own name. The documented
+ * contract is the first ten columns; append, never reorder.
+ */
+struct csv_column {
+	const char *name;
+	const struct tk_run_field *field;
+	int iso; /* an int64 time, as tk_format_iso writes it, not a number */
+};
+
+#define CSV(name, id, iso) { name, &tk_run_fields[TK_RF_##id], iso }
+
+static const struct csv_column csv_columns[] = {
+	CSV("run_id", ID, 0),
+	CSV("key", KEY, 0),
+	CSV("branch", BRANCH, 0),
+	CSV("commit", COMMIT, 0),
+	CSV("build", BUILD_NUMBER, 0),
+	CSV("started_at", STARTED_AT_US, 1),
+	CSV("walltime_s", WALLTIME_S, 0),
+	CSV("maxrss_bytes", MAXRSS_BYTES, 0),
+	CSV("tree_rss_bytes", TREE_RSS_BYTES, 0),
+	CSV("exit_code", EXIT_CODE, 0),
+	CSV("user_s", USER_S, 0),
+	CSV("sys_s", SYS_S, 0),
+	CSV("cgroup_peak_bytes", CGROUP_PEAK_BYTES, 0),
+	CSV("signal", SIGNAL, 0),
+	CSV("status", STATUS, 0),
+	CSV("partial", PARTIAL, 0),
+	CSV("provider", PROVIDER, 0),
+	CSV("pipeline", PIPELINE, 0),
+	CSV("host", HOST, 0),
+	CSV("build_url", BUILD_URL, 0),
+	CSV("started_at_us", STARTED_AT_US, 0),
+	CSV("maxrss_source", MAXRSS_SOURCE, 0),
+	CSV("tracker_version", TRACKER_VERSION, 0),
+	CSV("wrapper_rss_bytes", WRAPPER_RSS_BYTES, 0),
+	CSV("tree_samples", TREE_SAMPLES, 0),
+	CSV("machine_class", MACHINE_CLASS, 0),
+};
+
+#define NR_CSV_COLS (sizeof(csv_columns) / sizeof(csv_columns[0]))
 
 static void format_started(struct tk_buf *out, int64_t us)
 {
@@ -199,6 +238,14 @@ static void add_fixed6(struct tk_buf *b, double v)
 	tk_buf_add(b, s, 7);
 }
 
+/* An unknown number is an empty cell; a number that is never unknown is
+ * written whatever it is. */
+static void add_number(struct tk_buf *b, const struct tk_run_field *f, int64_t v)
+{
+	if (v >= 0 || (f->flags & TK_RF_NEVER_UNKNOWN))
+		add_i64(b, v);
+}
+
 static void csv_int(struct tk_buf *b, int64_t v)
 {
 	tk_buf_addch(b, ',');
@@ -251,44 +298,58 @@ static void csv_text(struct tk_buf *b, const char *s)
 	tk_csv_text(b, s);
 }
 
+/* Column c of run r: its field's value, as its type says (a run id is
+ * safe as it is). */
+static void csv_cell(struct tk_histsink *h, struct tk_buf *b, const struct csv_column *c,
+		     const struct tk_run_summary *r)
+{
+	const struct tk_run_field *f = c->field;
+	const void *v = tk_run_field_sum(r, f);
+
+	switch (f->type) {
+	case TK_RFT_UUID:
+		tk_csv_raw(b, *(const char *const *)v);
+		break;
+	case TK_RFT_STR:
+		tk_csv_text(b, *(const char *const *)v);
+		break;
+	case TK_RFT_STATUS:
+		tk_buf_adds(b, tk_run_status_name(*(const enum tk_run_status *)v));
+		break;
+	case TK_RFT_BOOL:
+		tk_buf_addch(b, *(const int *)v ? '1' : '0');
+		break;
+	case TK_RFT_I64:
+		if (c->iso)
+			csv_iso(h, b, *(const int64_t *)v);
+		else
+			add_number(b, f, *(const int64_t *)v);
+		break;
+	case TK_RFT_INT:
+		add_number(b, f, *(const int *)v);
+		break;
+	case TK_RFT_REAL:
+		if (*(const double *)v >= 0)
+			add_fixed6(b, *(const double *)v);
+		break;
+	case TK_RFT_PART:
+		break;
+	}
+}
+
 static int csv_run(struct tk_histsink *h, const struct tk_run_summary *r,
 		   const struct tk_run *full)
 {
 	struct tk_buf *b = &h->line;
+	size_t i;
 
 	(void)full;
 	tk_buf_reset(b);
-	tk_csv_raw(b, r->run_id);
-	csv_text(b, r->key);
-	csv_text(b, r->branch);
-	csv_text(b, r->commit);
-	csv_text(b, r->build_number);
-	tk_buf_addch(b, ',');
-	csv_iso(h, b, r->started_at_us);
-	csv_real(b, r->walltime_s);
-	csv_int(b, r->maxrss_bytes);
-	csv_int(b, r->tree_rss_bytes);
-	csv_int(b, r->exit_code);
-	csv_real(b, r->user_s);
-	csv_real(b, r->sys_s);
-	csv_int(b, r->cgroup_peak_bytes);
-	tk_buf_addch(b, ',');
-	add_i64(b, r->term_signal);
-	tk_buf_addch(b, ',');
-	tk_buf_adds(b, tk_run_status_name(r->status));
-	tk_buf_adds(b, r->partial ? ",1" : ",0");
-	csv_text(b, r->provider);
-	csv_text(b, r->pipeline);
-	csv_text(b, r->host);
-	csv_text(b, r->build_url);
-	tk_buf_addch(b, ',');
-	add_i64(b, r->started_at_us);
-	csv_text(b, r->maxrss_source);
-	csv_text(b, r->tracker_version);
-	csv_int(b, r->wrapper_rss_bytes);
-	tk_buf_addch(b, ',');
-	add_i64(b, r->tree_samples);
-	csv_text(b, r->machine_class);
+	for (i = 0; i < NR_CSV_COLS; i++) {
+		if (i)
+			tk_buf_addch(b, ',');
+		csv_cell(h, b, &csv_columns[i], r);
+	}
 	tk_buf_addch(b, '\n');
 	fwrite(b->buf, 1, b->len, h->out);
 	return 0;
@@ -298,26 +359,18 @@ static int csv_run(struct tk_histsink *h, const struct tk_run_summary *r,
 static int json_run(struct tk_histsink *h, const struct tk_run_summary *sum,
 		    const struct tk_run *r)
 {
-	json_t *doc;
-	char *text, *p;
+	const char *p, *nl;
 
 	(void)sum;
 	tk_buf_reset(&h->line);
-	if (tk_run_to_json(r, &h->line, &h->err))
+	if (tk_run_to_json_flags(r, TK_RUN_JSON_RUN, &h->line, &h->err))
 		return h->err.code;
-	doc = json_loadb(h->line.buf, h->line.len, 0, NULL);
-	text = doc ? json_dumps(json_object_get(doc, "run"), JSON_INDENT(2) |
-				JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) : NULL;
-	json_decref(doc);
-	if (!text)
-		return tk_err_set(&h->err, TK_EINTERNAL, "cannot encode run %s as JSON", r->id);
 	fputs(h->count ? ",\n  " : "\n  ", h->out);
-	for (p = text; *p; p++) {
-		fputc(*p, h->out);
-		if (*p == '\n')
-			fputs("  ", h->out);
+	for (p = h->line.buf; (nl = strchr(p, '\n')); p = nl + 1) {
+		fwrite(p, 1, (size_t)(nl + 1 - p), h->out);
+		fputs("  ", h->out);
 	}
-	free(text);
+	fputs(p, h->out);
 	return 0;
 }
 
@@ -541,7 +594,15 @@ static void table_end(struct tk_histsink *h)
 
 static void csv_begin(struct tk_histsink *h)
 {
-	fprintf(h->out, "%s\n", h->ranks ? ranks_csv_header : csv_header);
+	size_t i;
+
+	if (h->ranks) {
+		fprintf(h->out, "%s\n", ranks_csv_header);
+		return;
+	}
+	for (i = 0; i < NR_CSV_COLS; i++)
+		fprintf(h->out, "%s%s", i ? "," : "", csv_columns[i].name);
+	fputc('\n', h->out);
 }
 
 static void csv_end(struct tk_histsink *h)

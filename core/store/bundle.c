@@ -17,6 +17,7 @@
 #include "core/model/profcodec.h"
 #include "core/store/profstore.h"
 #include "core/model/rank.h"
+#include "core/model/record.h"
 #include "core/measure/rawprof.h"
 #include "core/base/banned.h"
 

@@ -6,31 +6,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/model/runfield.h"
 #include "core/store/profstore.h"
 #include "core/base/banned.h"
 
-/* The summary's strings, copied into the arena. */
-static const size_t string_fields[] = {
-	offsetof(struct tk_run_summary, run_id),
-	offsetof(struct tk_run_summary, key),
-	offsetof(struct tk_run_summary, branch),
-	offsetof(struct tk_run_summary, commit),
-	offsetof(struct tk_run_summary, build_number),
-	offsetof(struct tk_run_summary, maxrss_source),
-	offsetof(struct tk_run_summary, provider),
-	offsetof(struct tk_run_summary, pipeline),
-	offsetof(struct tk_run_summary, build_url),
-	offsetof(struct tk_run_summary, host),
-	offsetof(struct tk_run_summary, tracker_version),
-	offsetof(struct tk_run_summary, rank_group),
-	offsetof(struct tk_run_summary, machine_class),
+/* At most this many string fields in a summary. */
+#define MAX_STRINGS 32
+
+/* The summary's strings (core/model/runfield.h), copied into the arena. */
+struct loader {
+	struct tk_key_history *h;
+	size_t at[MAX_STRINGS]; /* their offsets in struct tk_run_summary */
+	size_t n;
 };
 
-#define NR_STRINGS (sizeof(string_fields) / sizeof(string_fields[0]))
-
-static const char **field(struct tk_run_summary *r, size_t i)
+static void find_strings(struct loader *l)
 {
-	return (const char **)(void *)((char *)r + string_fields[i]);
+	size_t i;
+
+	l->n = 0;
+	for (i = 0; i < TK_RF_NR && l->n < MAX_STRINGS; i++) {
+		const struct tk_run_field *f = &tk_run_fields[i];
+
+		if ((f->type == TK_RFT_STR || f->type == TK_RFT_UUID) &&
+		    f->summary != TK_RF_NO_SUMMARY)
+			l->at[l->n++] = f->summary;
+	}
+}
+
+static const char **field(struct tk_run_summary *r, size_t offset)
+{
+	return (const char **)(void *)((char *)r + offset);
 }
 
 /*
@@ -41,34 +47,35 @@ static const char **field(struct tk_run_summary *r, size_t i)
  */
 static int keep(const struct tk_run_summary *s, void *data)
 {
-	struct tk_key_history *h = data;
+	struct loader *l = data;
+	struct tk_key_history *h = l->h;
 	struct tk_run_summary *r, *prev;
-	size_t i, len[NR_STRINGS], total = 0;
+	size_t i, len[MAX_STRINGS], total = 0;
 	char *p;
 
 	TK_ALLOC_GROW(h->runs, h->nr + 1, h->alloc_runs);
 	prev = h->nr ? &h->runs[h->nr - 1] : NULL;
 	r = &h->runs[h->nr++];
 	*r = *s;
-	for (i = 0; i < NR_STRINGS; i++) {
-		const char *v = *field(r, i), *old = prev ? *field(prev, i) : NULL;
+	for (i = 0; i < l->n; i++) {
+		const char *v = *field(r, l->at[i]), *old = prev ? *field(prev, l->at[i]) : NULL;
 
 		len[i] = 0;
 		if (!v)
 			continue;
 		if (old && !strcmp(old, v)) {
-			*field(r, i) = old;
+			*field(r, l->at[i]) = old;
 			continue;
 		}
 		len[i] = strlen(v) + 1;
 		total += len[i];
 	}
 	p = total ? tk_arena_alloc(&h->arena, total, 1) : NULL;
-	for (i = 0; i < NR_STRINGS; i++) {
+	for (i = 0; i < l->n; i++) {
 		if (!len[i])
 			continue;
-		memcpy(p, *field(r, i), len[i]);
-		*field(r, i) = p;
+		memcpy(p, *field(r, l->at[i]), len[i]);
+		*field(r, l->at[i]) = p;
 		p += len[i];
 	}
 	return 0;
@@ -78,6 +85,7 @@ int tk_key_history_load(struct tk_store *s, const char *key, int64_t since_us,
 			int with_alloc, struct tk_key_history *h, struct tk_err *err)
 {
 	const char *keys[2] = { key, NULL };
+	struct loader l;
 	struct tk_run_query q;
 	const char **ids;
 	size_t i;
@@ -90,7 +98,9 @@ int tk_key_history_load(struct tk_store *s, const char *key, int64_t since_us,
 	q.keys = keys;
 	q.since_us = since_us;
 	q.chart_only = 1;
-	ret = tk_store_query_summaries(s, &q, keep, h, err);
+	l.h = h;
+	find_strings(&l);
+	ret = tk_store_query_summaries(s, &q, keep, &l, err);
 	if (!ret && with_alloc) {
 		h->alloc = tk_xcalloc(h->nr + 1, sizeof(*h->alloc));
 		ids = tk_xcalloc(h->nr + 1, sizeof(*ids));

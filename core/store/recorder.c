@@ -16,6 +16,7 @@
 
 #include "core/base/cancel.h"
 #include "core/base/fsutil.h"
+#include "core/model/record.h"
 #include "core/base/banned.h"
 
 struct tk_recorder_bg {

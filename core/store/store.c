@@ -1,5 +1,5 @@
 /*
- * Picks the store backend for a URL from plugins/registry.c, opens it and
+ * Picks the store backend for a URL from plugins/store/backends.c, opens it and
  * brings its schema up to date.
  */
 #include "core/store/store.h"

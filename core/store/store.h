@@ -2,7 +2,7 @@
 #define TK_STORE_H
 /*
  * The history store. A backend is a const struct tk_store_ops registered in
- * plugins/registry.c; tk_store_open picks it by URL: a bare path or
+ * plugins/store/backends.c; tk_store_open picks it by URL: a bare path or
  * "sqlite:PATH" is SQLite, "postgresql://..." (or "postgres://...")
  * PostgreSQL.
  *
@@ -189,7 +189,7 @@ enum tk_store_flags {
  * name the database. After a successful open, (*out)->warning may hold a
  * message the caller should show once.
  */
-/* The registry's lookups (plugins/registry.c): the backend that accepts
+/* The lookups of the backends' table (plugins/store/backends.c): the backend that accepts
  * url (and has this TK_STORE_OPS_VERSION), the i-th backend; NULL when
  * none. */
 const struct tk_store_ops *tk_store_backend_for(const char *url);

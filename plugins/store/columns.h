@@ -5,13 +5,16 @@
  * PostgreSQL): the insert, the summary read and the migrations that add
  * columns are all built from run_columns[], so the stores cannot drift.
  *
- * `row` is what one row holds: the summary plus what only the table
- * keeps. A column of a schema version after 3 names where the record has
- * its value (`json`, an SQLite expression of the form
- * json_extract(record, '$.run.PATH'), possibly inside coalesce()):
- * migrating fills it for the rows already stored, and a trigger fills it
- * for rows an older tracker, which does not know the column, inserts
- * later. The PostgreSQL store rewrites that expression for jsonb
+ * A column that holds a field of the record takes its name, type and
+ * place from the field table (core/model/runfield.h); its schema version
+ * and where the record has its value are the store's. `row` is what one
+ * row holds: the summary, the run for the fields the summary does not
+ * carry, and what only the table keeps. A column of a schema version
+ * after 3 names where the record has its value (`json`, an SQLite
+ * expression of the form json_extract(record, '$.run.PATH'), possibly
+ * inside coalesce()): migrating fills it for the rows already stored,
+ * and a trigger fills it for rows an older tracker, which does not know
+ * the column, inserts later. The PostgreSQL store rewrites that expression for jsonb
  * (tk_store_pg_json in plugins/store/postgres.c).
  *
  * The row's writing to and reading from a store's statements is here too
@@ -29,14 +32,14 @@
 
 #include "core/base/buf.h"
 #include "core/model/run.h"
+#include "core/model/record.h"
+#include "core/model/runfield.h"
 #include "core/store/store.h"
 #include "core/base/timeutil.h"
 
 struct run_row {
 	struct tk_run_summary sum;
-	const char *step_key;
-	const char *base_branch;
-	const char *slurm_job_id;
+	const struct tk_run *run; /* the fields the summary does not carry */
 	int64_t stored_at_us;
 	const char *record;
 	int record_len;
@@ -53,63 +56,122 @@ enum col_type {
 	COL_RECORD,  /* the record text and its length */
 };
 
+/*
+ * A column. One that holds a field of the record (core/model/runfield.h)
+ * names it, and its name, type and place come from the field: it is read
+ * back by query_summaries when the summary carries the field. The
+ * store's own columns (stored_at_us, record) give their own.
+ */
 struct run_column {
-	const char *name; /* as written in SQL */
-	enum col_type type;
-	size_t offset;    /* in struct run_row */
-	int summary;      /* read back by query_summaries */
-	int since;        /* the schema version that added it */
-	const char *json; /* since > 3: the value in `record` (SQL expression) */
+	const struct tk_run_field *field; /* NULL: the store's own */
+	const char *name;   /* the store's own, or a field's that SQL needs quoted */
+	enum col_type type; /* the store's own */
+	size_t offset;      /* the store's own, in struct run_row */
+	int since;          /* the schema version that added it */
+	const char *json;   /* since > 3: the value in `record` (SQL expression) */
 };
 
-#define SUM(f) offsetof(struct run_row, sum.f)
-#define ROW(f) offsetof(struct run_row, f)
+#define FIELD_COLUMN(id, since, json) \
+	{ &tk_run_fields[TK_RF_##id], NULL, COL_TEXT, 0, since, json }
+#define QUOTED_COLUMN(id, name, since) \
+	{ &tk_run_fields[TK_RF_##id], name, COL_TEXT, 0, since, NULL }
+#define OWN_COLUMN(name, type, member) \
+	{ NULL, name, type, offsetof(struct run_row, member), 1, NULL }
 
 static const struct run_column run_columns[] = {
-	{ "run_id", COL_TEXT, SUM(run_id), 1, 1, NULL },
-	{ "key", COL_TEXT, SUM(key), 1, 1, NULL },
-	{ "branch", COL_TEXT, SUM(branch), 1, 1, NULL },
-	{ "\"commit\"", COL_TEXT, SUM(commit), 1, 1, NULL },
-	{ "build_number", COL_TEXT, SUM(build_number), 1, 1, NULL },
-	{ "started_at_us", COL_I64_SET, SUM(started_at_us), 1, 1, NULL },
-	{ "walltime_s", COL_REAL, SUM(walltime_s), 1, 1, NULL },
-	{ "user_s", COL_REAL, SUM(user_s), 1, 1, NULL },
-	{ "sys_s", COL_REAL, SUM(sys_s), 1, 1, NULL },
-	{ "maxrss_bytes", COL_I64, SUM(maxrss_bytes), 1, 1, NULL },
-	{ "tree_rss_bytes", COL_I64, SUM(tree_rss_bytes), 1, 1, NULL },
-	{ "cgroup_peak_bytes", COL_I64, SUM(cgroup_peak_bytes), 1, 1, NULL },
-	{ "exit_code", COL_INT, SUM(exit_code), 1, 1, NULL },
-	{ "signal", COL_INT_SET, SUM(term_signal), 1, 1, NULL },
-	{ "status", COL_STATUS, SUM(status), 1, 1, NULL },
-	{ "partial", COL_INT_SET, SUM(partial), 1, 1, NULL },
-	{ "provider", COL_TEXT, SUM(provider), 1, 1, NULL },
-	{ "pipeline", COL_TEXT, SUM(pipeline), 1, 1, NULL },
-	{ "build_url", COL_TEXT, SUM(build_url), 1, 1, NULL },
-	{ "step_key", COL_TEXT, ROW(step_key), 0, 1, NULL },
-	{ "base_branch", COL_TEXT, ROW(base_branch), 0, 1, NULL },
-	{ "host", COL_TEXT, SUM(host), 1, 1, NULL },
-	{ "slurm_job_id", COL_TEXT, ROW(slurm_job_id), 0, 1, NULL },
-	{ "tracker_version", COL_TEXT, SUM(tracker_version), 1, 1, NULL },
-	{ "stored_at_us", COL_I64_SET, ROW(stored_at_us), 0, 1, NULL },
-	{ "record", COL_RECORD, ROW(record), 0, 1, NULL },
-	{ "rank", COL_INT, SUM(rank), 1, 3, NULL },
-	{ "rank_group", COL_TEXT, SUM(rank_group), 1, 3, NULL },
-	{ "maxrss_source", COL_TEXT, SUM(maxrss_source), 1, 4,
-	  "json_extract(record, '$.run.maxrss_source')" },
-	{ "wrapper_rss_bytes", COL_I64, SUM(wrapper_rss_bytes), 1, 4,
-	  "json_extract(record, '$.run.wrapper_rss_bytes')" },
+	FIELD_COLUMN(ID, 1, NULL),
+	FIELD_COLUMN(KEY, 1, NULL),
+	FIELD_COLUMN(BRANCH, 1, NULL),
+	QUOTED_COLUMN(COMMIT, "\"commit\"", 1), /* a keyword of SQL */
+	FIELD_COLUMN(BUILD_NUMBER, 1, NULL),
+	FIELD_COLUMN(STARTED_AT_US, 1, NULL),
+	FIELD_COLUMN(WALLTIME_S, 1, NULL),
+	FIELD_COLUMN(USER_S, 1, NULL),
+	FIELD_COLUMN(SYS_S, 1, NULL),
+	FIELD_COLUMN(MAXRSS_BYTES, 1, NULL),
+	FIELD_COLUMN(TREE_RSS_BYTES, 1, NULL),
+	FIELD_COLUMN(CGROUP_PEAK_BYTES, 1, NULL),
+	FIELD_COLUMN(EXIT_CODE, 1, NULL),
+	FIELD_COLUMN(SIGNAL, 1, NULL),
+	FIELD_COLUMN(STATUS, 1, NULL),
+	FIELD_COLUMN(PARTIAL, 1, NULL),
+	FIELD_COLUMN(PROVIDER, 1, NULL),
+	FIELD_COLUMN(PIPELINE, 1, NULL),
+	FIELD_COLUMN(BUILD_URL, 1, NULL),
+	FIELD_COLUMN(STEP_KEY, 1, NULL),
+	FIELD_COLUMN(BASE_BRANCH, 1, NULL),
+	FIELD_COLUMN(HOST, 1, NULL),
+	FIELD_COLUMN(SLURM_JOB_ID, 1, NULL),
+	FIELD_COLUMN(TRACKER_VERSION, 1, NULL),
+	OWN_COLUMN("stored_at_us", COL_I64_SET, stored_at_us),
+	OWN_COLUMN("record", COL_RECORD, record),
+	FIELD_COLUMN(RANK, 3, NULL),
+	FIELD_COLUMN(RANK_GROUP, 3, NULL),
+	FIELD_COLUMN(MAXRSS_SOURCE, 4, "json_extract(record, '$.run.maxrss_source')"),
+	FIELD_COLUMN(WRAPPER_RSS_BYTES, 4, "json_extract(record, '$.run.wrapper_rss_bytes')"),
 	/* Never NULL once filled: the trigger's sign that a row needs it. */
-	{ "tree_samples", COL_I64_SET, SUM(tree_samples), 1, 4,
-	  "coalesce(json_extract(record, '$.run.tree_samples'), 0)" },
-	{ "ntasks", COL_INT, SUM(ntasks), 1, 4,
-	  "json_extract(record, '$.run.ci.slurm_ntasks')" },
-	{ "machine_class", COL_TEXT, SUM(machine_class), 1, 5,
-	  "json_extract(record, '$.run.machine_class')" },
-	{ "slurm_maxrss_bytes", COL_I64, SUM(slurm_maxrss_bytes), 1, 6,
-	  "json_extract(record, '$.run.slurm.maxrss_bytes')" },
+	FIELD_COLUMN(TREE_SAMPLES, 4, "coalesce(json_extract(record, '$.run.tree_samples'), 0)"),
+	FIELD_COLUMN(SLURM_NTASKS, 4, "json_extract(record, '$.run.ci.slurm_ntasks')"),
+	FIELD_COLUMN(MACHINE_CLASS, 5, "json_extract(record, '$.run.machine_class')"),
+	FIELD_COLUMN(SLURM_MAXRSS_BYTES, 6, "json_extract(record, '$.run.slurm.maxrss_bytes')"),
 };
 
 #define NR_RUN_COLUMNS (sizeof(run_columns) / sizeof(run_columns[0]))
+
+static inline const char *col_name(const struct run_column *c)
+{
+	return c->name ? c->name : c->field->column;
+}
+
+/* What a field's type and unknown value are in a column. */
+static inline enum col_type col_type(const struct run_column *c)
+{
+	int set;
+
+	if (!c->field)
+		return c->type;
+	set = (c->field->flags & TK_RF_NEVER_UNKNOWN) != 0;
+	switch (c->field->type) {
+	case TK_RFT_STATUS:
+		return COL_STATUS;
+	case TK_RFT_BOOL:
+		return COL_INT_SET;
+	case TK_RFT_I64:
+		return set ? COL_I64_SET : COL_I64;
+	case TK_RFT_INT:
+		return set ? COL_INT_SET : COL_INT;
+	case TK_RFT_REAL:
+		return COL_REAL;
+	default:
+		return COL_TEXT;
+	}
+}
+
+/* Whether query_summaries reads column c back. */
+static inline int col_summary(const struct run_column *c)
+{
+	return c->field && c->field->summary != TK_RF_NO_SUMMARY;
+}
+
+/* Whether column c holds field id. */
+static inline int col_is(const struct run_column *c, enum tk_run_field_id id)
+{
+	return c->field == &tk_run_fields[id];
+}
+
+/*
+ * Where column c's value is in row: a summary field in row->sum, another
+ * field in row->run (a string: the summary carries the run id), the
+ * store's own in row.
+ */
+static inline const void *col_value(const struct run_column *c, const struct run_row *row)
+{
+	if (!c->field)
+		return (const char *)(const void *)row + c->offset;
+	if (c->field->summary != TK_RF_NO_SUMMARY)
+		return tk_run_field_sum(&row->sum, c->field);
+	return tk_run_field_cat(row->run, c->field);
+}
 
 /*
  * Schema version 7: an index that holds every summary column a store had
@@ -135,10 +197,10 @@ static inline void cover_index_sql(struct tk_buf *sql, int include)
 	for (i = 0; i < NR_RUN_COLUMNS; i++) {
 		const struct run_column *c = &run_columns[i];
 
-		if (!c->summary || c->since >= COVER_VERSION || !strcmp(c->name, "key") ||
-		    !strcmp(c->name, "started_at_us") || !strcmp(c->name, "run_id"))
+		if (!col_summary(c) || c->since >= COVER_VERSION || col_is(c, TK_RF_KEY) ||
+		    col_is(c, TK_RF_STARTED_AT_US) || col_is(c, TK_RF_ID))
 			continue;
-		tk_buf_addf(sql, "%s%s", sep, c->name);
+		tk_buf_addf(sql, "%s%s", sep, col_name(c));
 		sep = ", ";
 	}
 	tk_buf_adds(sql, ");");
@@ -147,22 +209,31 @@ static inline void cover_index_sql(struct tk_buf *sql, int include)
 /* Whether a chart or a check needs column c (tk_run_query.chart_only). */
 static inline int chart_column(const struct run_column *c)
 {
-	static const char *const names[] = {
-		"run_id", "key", "branch", "\"commit\"", "build_number", "started_at_us",
-		"walltime_s", "user_s", "sys_s", "maxrss_bytes", "tree_rss_bytes", "status",
-		"partial", "pipeline", "build_url", "machine_class", "slurm_maxrss_bytes",
-		"maxrss_source",
+	static const enum tk_run_field_id fields[] = {
+		TK_RF_ID, TK_RF_KEY, TK_RF_BRANCH, TK_RF_COMMIT, TK_RF_BUILD_NUMBER,
+		TK_RF_STARTED_AT_US, TK_RF_WALLTIME_S, TK_RF_USER_S, TK_RF_SYS_S,
+		TK_RF_MAXRSS_BYTES, TK_RF_TREE_RSS_BYTES, TK_RF_STATUS, TK_RF_PARTIAL,
+		TK_RF_PIPELINE, TK_RF_BUILD_URL, TK_RF_MACHINE_CLASS, TK_RF_SLURM_MAXRSS_BYTES,
+		TK_RF_MAXRSS_SOURCE,
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(c->name, names[i]))
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (col_is(c, fields[i]))
 			return 1;
 	return 0;
 }
 
-#define FIELD(row, c, type) ((type *)(void *)((char *)(row) + (c)->offset))
-#define CFIELD(row, c, type) ((const type *)(const void *)((const char *)(row) + (c)->offset))
+/*
+ * A summary column as query_summaries reads it, row after row: its type
+ * and its place in struct run_row, worked out once per query.
+ */
+struct sum_cell {
+	enum col_type type;
+	size_t offset;
+};
+
+#define CELL(row, cell, type) ((type *)(void *)((char *)(row) + (cell)->offset))
 
 /*
  * Writing and reading rows, once for both stores. A store hands over how
@@ -199,21 +270,23 @@ struct cell_reader {
 COLUMNS_INLINE void cell_write(const struct cell_writer *w, void *dst, int i,
 			       const struct run_column *c, const struct run_row *row)
 {
+	const void *at = col_value(c, row);
+	enum col_type type = col_type(c);
 	int64_t v;
 	double d;
 
-	switch (c->type) {
+	switch (type) {
 	case COL_TEXT:
-		w->text(dst, i, *CFIELD(row, c, char *), -1);
+		w->text(dst, i, *(const char *const *)at, -1);
 		return;
 	case COL_STATUS:
-		w->text(dst, i, tk_run_status_name(*CFIELD(row, c, enum tk_run_status)), -1);
+		w->text(dst, i, tk_run_status_name(*(const enum tk_run_status *)at), -1);
 		return;
 	case COL_RECORD:
 		w->text(dst, i, row->record, row->record_len);
 		return;
 	case COL_REAL:
-		d = *CFIELD(row, c, double);
+		d = *(const double *)at;
 		if (d < 0)
 			w->text(dst, i, NULL, -1);
 		else
@@ -221,13 +294,13 @@ COLUMNS_INLINE void cell_write(const struct cell_writer *w, void *dst, int i,
 		return;
 	case COL_INT:
 	case COL_INT_SET:
-		v = *CFIELD(row, c, int);
+		v = *(const int *)at;
 		break;
 	default:
-		v = *CFIELD(row, c, int64_t);
+		v = *(const int64_t *)at;
 		break;
 	}
-	if (v < 0 && (c->type == COL_INT || c->type == COL_I64))
+	if (v < 0 && (type == COL_INT || type == COL_I64))
 		w->text(dst, i, NULL, -1);
 	else
 		w->i64(dst, i, v);
@@ -243,33 +316,33 @@ COLUMNS_INLINE void run_row_write(const struct cell_writer *w, void *dst, int fi
 		cell_write(w, dst, (int)k + first, &run_columns[k], row);
 }
 
-/* Column c of row from cell i. */
+/* Summary cell c of row from cell i. */
 COLUMNS_INLINE void cell_read(const struct cell_reader *rd, void *src, int i,
-			      const struct run_column *c, struct run_row *row)
+			      const struct sum_cell *c, struct run_row *row)
 {
 	const char *text;
 
 	switch (c->type) {
 	case COL_TEXT:
-		*FIELD(row, c, const char *) = rd->text(src, i);
+		*CELL(row, c, const char *) = rd->text(src, i);
 		break;
 	case COL_STATUS:
 		text = rd->text(src, i);
 		/* The column is written from the status name, never NULL. */
-		if (!text || tk_run_status_parse(text, FIELD(row, c, enum tk_run_status)))
-			*FIELD(row, c, enum tk_run_status) = TK_RUN_ERROR;
+		if (!text || tk_run_status_parse(text, CELL(row, c, enum tk_run_status)))
+			*CELL(row, c, enum tk_run_status) = TK_RUN_ERROR;
 		break;
 	case COL_REAL:
-		*FIELD(row, c, double) = rd->is_null(src, i) ? -1 : rd->real(src, i);
+		*CELL(row, c, double) = rd->is_null(src, i) ? -1 : rd->real(src, i);
 		break;
 	case COL_INT:
 	case COL_INT_SET:
-		*FIELD(row, c, int) = rd->is_null(src, i) ? (c->type == COL_INT ? -1 : 0)
+		*CELL(row, c, int) = rd->is_null(src, i) ? (c->type == COL_INT ? -1 : 0)
 			: rd->int32(src, i);
 		break;
 	case COL_I64:
 	case COL_I64_SET:
-		*FIELD(row, c, int64_t) = rd->is_null(src, i) ? (c->type == COL_I64 ? -1 : 0)
+		*CELL(row, c, int64_t) = rd->is_null(src, i) ? (c->type == COL_I64 ? -1 : 0)
 			: rd->i64(src, i);
 		break;
 	case COL_RECORD:
@@ -277,27 +350,27 @@ COLUMNS_INLINE void cell_read(const struct cell_reader *rd, void *src, int i,
 	}
 }
 
-/* A summary column not read (the table is older than it, or a chart
- * does not need it): unknown, as tk_run_init has it. */
-static inline void run_column_unknown(const struct run_column *c, struct run_row *row)
+/* A summary cell not read (the table is older than it, or a chart does
+ * not need it): unknown, as tk_run_init has it. */
+static inline void sum_cell_unknown(const struct sum_cell *c, struct run_row *row)
 {
 	if (c->type == COL_I64)
-		*FIELD(row, c, int64_t) = -1;
+		*CELL(row, c, int64_t) = -1;
 	else if (c->type == COL_INT)
-		*FIELD(row, c, int) = -1;
+		*CELL(row, c, int) = -1;
 	else if (c->type == COL_REAL)
-		*FIELD(row, c, double) = -1;
+		*CELL(row, c, double) = -1;
 }
 
 /*
  * The summary columns query q reads from a table of schema version
- * schema: their names, comma-separated, added to select, and the columns
+ * schema: their names, comma-separated, added to select, and their cells
  * in cols[] (NR_RUN_COLUMNS at most), in that order; returns how many.
  * row is cleared, the summary columns not read left unknown in it, for
  * summary_read to fill the rest of, row after row.
  */
 static inline size_t summary_columns(const struct tk_run_query *q, int schema,
-				     struct tk_buf *select, const struct run_column **cols,
+				     struct tk_buf *select, struct sum_cell *cols,
 				     struct run_row *row)
 {
 	size_t k, n = 0;
@@ -305,28 +378,31 @@ static inline size_t summary_columns(const struct tk_run_query *q, int schema,
 	memset(row, 0, sizeof(*row));
 	for (k = 0; k < NR_RUN_COLUMNS; k++) {
 		const struct run_column *c = &run_columns[k];
+		struct sum_cell cell;
 
-		if (!c->summary)
+		if (!col_summary(c))
 			continue;
+		cell.type = col_type(c);
+		cell.offset = offsetof(struct run_row, sum) + c->field->summary;
 		if (c->since > schema || (q->chart_only && !chart_column(c))) {
-			run_column_unknown(c, row);
+			sum_cell_unknown(&cell, row);
 			continue;
 		}
-		tk_buf_addf(select, "%s%s", n ? ", " : "", c->name);
-		cols[n++] = c;
+		tk_buf_addf(select, "%s%s", n ? ", " : "", col_name(c));
+		cols[n++] = cell;
 	}
 	return n;
 }
 
 /* The summary of the result row src is at, whose cells are cols[0..n). */
 COLUMNS_INLINE void summary_read(const struct cell_reader *rd, void *src,
-				 const struct run_column *const *cols, size_t n,
+				 const struct sum_cell *cols, size_t n,
 				 struct run_row *row)
 {
 	size_t k;
 
 	for (k = 0; k < n; k++)
-		cell_read(rd, src, (int)k, cols[k], row);
+		cell_read(rd, src, (int)k, &cols[k], row);
 	if (row->sum.rank < 0 || !row->sum.rank_group) {
 		row->sum.rank = -1;
 		row->sum.rank_group = NULL;
@@ -359,7 +435,7 @@ static inline void put_sql(struct tk_buf *sql, int numbered)
 
 	tk_buf_adds(sql, "INSERT INTO runs (");
 	for (k = 0; k < NR_RUN_COLUMNS; k++)
-		tk_buf_addf(sql, "%s%s", k ? ", " : "", run_columns[k].name);
+		tk_buf_addf(sql, "%s%s", k ? ", " : "", col_name(&run_columns[k]));
 	tk_buf_adds(sql, ") VALUES (");
 	for (k = 0; k < NR_RUN_COLUMNS; k++) {
 		if (numbered)
@@ -370,7 +446,7 @@ static inline void put_sql(struct tk_buf *sql, int numbered)
 	tk_buf_adds(sql, ") ON CONFLICT (run_id) DO UPDATE SET ");
 	for (k = 1; k < NR_RUN_COLUMNS; k++)
 		tk_buf_addf(sql, "%s%s = excluded.%s", k > 1 ? ", " : "",
-			    run_columns[k].name, run_columns[k].name);
+			    col_name(&run_columns[k]), col_name(&run_columns[k]));
 	tk_buf_adds(sql, " WHERE runs.partial = 1 AND (excluded.partial = 0 OR "
 		    "(runs.status = 'started' AND excluded.status <> 'started'))");
 }
@@ -382,9 +458,7 @@ static inline void run_row_fill(struct run_row *row, const struct tk_run *r,
 {
 	memset(row, 0, sizeof(*row));
 	tk_run_summarize(r, &row->sum);
-	row->step_key = r->ci.step_key;
-	row->base_branch = r->ci.base_branch;
-	row->slurm_job_id = r->ci.slurm_job_id;
+	row->run = r;
 	row->stored_at_us = tk_now_us();
 	row->record = record;
 	row->record_len = (int)record_len;

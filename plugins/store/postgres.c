@@ -53,6 +53,7 @@
 #include "core/base/cancel.h"
 #include "core/base/lazy-pq.h"
 #include "core/store/store.h"
+#include "core/model/record.h"
 #include "core/base/timeutil.h"
 #include "plugins/store/columns.h"
 #include "core/base/banned.h"
@@ -152,7 +153,7 @@ static void pg_json(const struct run_column *c, const char *rec, struct tk_buf *
 		tk_buf_addf(out, "((%s)::jsonb #>> '{", rec);
 		for (; path < end; path++)
 			tk_buf_addch(out, *path == '.' ? ',' : *path);
-		tk_buf_addf(out, "}')::%s", pg_type(c->type));
+		tk_buf_addf(out, "}')::%s", pg_type(col_type(c)));
 		p = end + 2;
 	}
 	tk_buf_adds(out, p);
@@ -172,14 +173,14 @@ static void add_columns(int v, struct tk_buf *sql)
 
 			if (c->since != 1)
 				continue;
-			tk_buf_addf(sql, "%s%s %s", sep, c->name, pg_type(c->type));
+			tk_buf_addf(sql, "%s%s %s", sep, col_name(c), pg_type(col_type(c)));
 			/* run ids sort bytewise, as in SQLite, whatever the
 			 * database's collation */
-			if (!strcmp(c->name, "run_id"))
+			if (!strcmp(col_name(c), "run_id"))
 				tk_buf_adds(sql, " COLLATE \"C\" PRIMARY KEY");
-			else if (c->type == COL_I64_SET || c->type == COL_INT_SET ||
-				 c->type == COL_STATUS || c->type == COL_RECORD ||
-				 !strcmp(c->name, "key"))
+			else if (col_type(c) == COL_I64_SET || col_type(c) == COL_INT_SET ||
+				 col_type(c) == COL_STATUS || col_type(c) == COL_RECORD ||
+				 !strcmp(col_name(c), "key"))
 				tk_buf_adds(sql, " NOT NULL");
 			sep = ", ";
 		}
@@ -189,8 +190,8 @@ static void add_columns(int v, struct tk_buf *sql)
 	for (i = 0; i < NR_RUN_COLUMNS; i++) {
 		if (run_columns[i].since != v)
 			continue;
-		tk_buf_addf(sql, "ALTER TABLE runs ADD COLUMN %s %s;", run_columns[i].name,
-			    pg_type(run_columns[i].type));
+		tk_buf_addf(sql, "ALTER TABLE runs ADD COLUMN %s %s;", col_name(&run_columns[i]),
+			    pg_type(col_type(&run_columns[i])));
 		any |= run_columns[i].json != NULL;
 	}
 	if (!any)
@@ -201,7 +202,7 @@ static void add_columns(int v, struct tk_buf *sql)
 	for (i = 0; i < NR_RUN_COLUMNS; i++) {
 		if (run_columns[i].since != v || !run_columns[i].json)
 			continue;
-		tk_buf_addf(sql, "%s%s = ", sep, run_columns[i].name);
+		tk_buf_addf(sql, "%s%s = ", sep, col_name(&run_columns[i]));
 		pg_json(&run_columns[i], "record", sql);
 		sep = ", ";
 	}
@@ -216,7 +217,7 @@ static void add_columns(int v, struct tk_buf *sql)
 	for (i = 0; i < NR_RUN_COLUMNS; i++) {
 		if (run_columns[i].since != v || !run_columns[i].json)
 			continue;
-		tk_buf_addf(sql, "NEW.%s := ", run_columns[i].name);
+		tk_buf_addf(sql, "NEW.%s := ", col_name(&run_columns[i]));
 		pg_json(&run_columns[i], "NEW.record", sql);
 		tk_buf_adds(sql, "; ");
 	}
@@ -227,7 +228,7 @@ static void add_columns(int v, struct tk_buf *sql)
 	for (i = 0; i < NR_RUN_COLUMNS; i++) {
 		if (run_columns[i].since != v || !run_columns[i].json)
 			continue;
-		tk_buf_addf(sql, "%sNEW.%s IS NULL", sep, run_columns[i].name);
+		tk_buf_addf(sql, "%sNEW.%s IS NULL", sep, col_name(&run_columns[i]));
 		sep = " AND ";
 	}
 	tk_buf_addf(sql, ") EXECUTE FUNCTION runs_fill_v%d();", v);
@@ -1000,7 +1001,7 @@ static int pg_query_summaries(struct tk_store *s, const struct tk_run_query *q,
 {
 	struct pg_store *st = from_base(s);
 	struct tk_buf select = TK_BUF_INIT;
-	const struct run_column *cols[NR_RUN_COLUMNS];
+	struct sum_cell cols[NR_RUN_COLUMNS];
 	struct cursor cur = { NULL, 0 };
 	PGresult *res = NULL;
 	struct run_row row;

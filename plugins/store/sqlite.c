@@ -38,6 +38,7 @@
 #include "core/base/cancel.h"
 #include "core/base/fsutil.h"
 #include "core/store/store.h"
+#include "core/model/record.h"
 #include "core/base/timeutil.h"
 #include "plugins/store/columns.h"
 #include "core/base/banned.h"
@@ -157,7 +158,7 @@ static void backfill_list(int v, struct tk_buf *sql)
 	for (i = 0; i < NR_RUN_COLUMNS; i++) {
 		if (run_columns[i].since != v)
 			continue;
-		tk_buf_addf(sql, "%s%s = %s", sep, run_columns[i].name, run_columns[i].json);
+		tk_buf_addf(sql, "%s%s = %s", sep, col_name(&run_columns[i]), run_columns[i].json);
 		sep = ", ";
 	}
 }
@@ -176,8 +177,8 @@ static void add_columns_sql(int v, struct tk_buf *sql)
 	for (i = 0; i < NR_RUN_COLUMNS; i++) {
 		if (run_columns[i].since != v || !run_columns[i].json)
 			continue;
-		tk_buf_addf(sql, "ALTER TABLE runs ADD COLUMN %s %s;", run_columns[i].name,
-			    sql_type(run_columns[i].type));
+		tk_buf_addf(sql, "ALTER TABLE runs ADD COLUMN %s %s;", col_name(&run_columns[i]),
+			    sql_type(col_type(&run_columns[i])));
 		any = 1;
 	}
 	if (!any)
@@ -791,7 +792,7 @@ static int sqlite_query_summaries(struct tk_store *s, const struct tk_run_query 
 {
 	struct sqlite_store *st = from_base(s);
 	struct tk_buf sql = TK_BUF_INIT, select = TK_BUF_INIT;
-	const struct run_column *cols[NR_RUN_COLUMNS];
+	struct sum_cell cols[NR_RUN_COLUMNS];
 	sqlite3_stmt *stmt = NULL;
 	struct run_row row;
 	size_t n;

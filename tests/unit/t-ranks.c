@@ -12,6 +12,7 @@
 #include "core/store/profstore.h"
 #include "core/analyze/ranks.h"
 #include "core/model/rank.h"
+#include "core/model/record.h"
 #include "core/store/store.h"
 #include "tests/unit/tap.h"
 #include "core/base/banned.h"

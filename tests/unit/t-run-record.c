@@ -15,6 +15,7 @@
 #include "core/base/buf.h"
 #include "core/base/err.h"
 #include "core/model/run.h"
+#include "core/model/record.h"
 #include "core/store/recorder.h"
 #include "tests/unit/tap.h"
 #include "core/base/banned.h"

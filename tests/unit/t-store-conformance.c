@@ -22,6 +22,8 @@
 
 #include "core/store/store.h"
 #include "plugins/store/backends.h"
+#include "core/model/record.h"
+#include "core/model/runfield.h"
 #include "tests/unit/tap.h"
 #include "core/base/banned.h"
 

@@ -26,7 +26,7 @@ static void test_pg_json(void)
 		struct tk_buf b = TK_BUF_INIT;
 
 		for (j = 0; j < NR_RUN_COLUMNS; j++)
-			if (!strcmp(run_columns[j].name, cases[i].name))
+			if (!strcmp(col_name(&run_columns[j]), cases[i].name))
 				pg_json(&run_columns[j], "record", &b);
 		is_str(b.buf, cases[i].want, "%s for jsonb", cases[i].name);
 		tk_buf_release(&b);
@@ -40,7 +40,7 @@ static void test_pg_json(void)
 		with_json++;
 		pg_json(&run_columns[j], "NEW.record", &b);
 		if (strstr(b.buf, "json_extract") || !strstr(b.buf, "(NEW.record)::jsonb #>> '{run,"))
-			ok(0, "%s: %s", run_columns[j].name, b.buf);
+			ok(0, "%s: %s", col_name(&run_columns[j]), b.buf);
 		tk_buf_release(&b);
 	}
 	ok(with_json >= 4, "every column filled from the record rewrites (%zu)", with_json);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/model/run.h"
+#include "core/model/record.h"
 #include "tests/unit/tap.h"
 #include "core/base/banned.h"
 

@@ -11,6 +11,7 @@
 
 #include "core/store/store.h"
 #include "plugins/store/backends.h"
+#include "core/model/record.h"
 #include "tests/unit/tap.h"
 #include "core/base/banned.h"
 
