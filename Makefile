@@ -343,7 +343,14 @@ $(SAN_DIR)/tests/unit/t-%: tests/unit/t-%.c $(SAN_LIB) tests/unit/tap.h
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)$(CC) $(SAN_CFLAGS) $(SAN_LDFLAGS) -o $@ $< $(SAN_LIB) $(LIBS)
 
-san-build: $(SAN_DIR)/tracker $(SAN_UNIT)
+# t-perfrec runs examples/workload from beside its own tests/ folder
+# (../../examples): the sanitized copy has its own, built as the examples
+# are (never sanitized: it is a job the profiler samples).
+$(SAN_DIR)/examples/workload: examples/workload.c
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)$(CC) $(EXAMPLE_CFLAGS) $(LDFLAGS) -o $@ $<
+
+san-build: $(SAN_DIR)/tracker $(SAN_UNIT) $(SAN_DIR)/examples/workload
 
 # Only the sanitized half, for a quick look.
 check-sanitized: san-build build-tests

@@ -15,7 +15,9 @@
 #
 # Prerequisites: `test_expect_success PREREQ 'desc' 'body'` skips honestly
 # (TAP "# SKIP") when PREREQ is missing; test_set_prereq NAME sets one.
-# Set skip_all='reason' and call test_done to skip a whole script.
+# Set skip_all='reason' and call test_done to skip a whole script; under
+# CI (CI=true) that fails unless skip_all_under_ci=1 says the machine
+# itself cannot run it.
 
 TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 TRACKER_ROOT=$(cd "$TEST_DIRECTORY/.." && pwd)
@@ -95,8 +97,16 @@ test_skip() {
 	printf 'ok %d # SKIP %s (%s)\n' "$test_count" "$1" "$2"
 }
 
+# Under CI (CI=true) a whole script skips only for what the machine
+# cannot do (skip_all_under_ci=1, e.g. a kernel that refuses
+# perf_event_open): anything CI installs must be there, so a skip for it
+# is a failure that names it.
 test_done() {
 	if [ -n "$skip_all" ] && [ $test_count -eq 0 ]; then
+		if [ "$TEST_UNDER_CI" = true ] && [ -z "${skip_all_under_ci:-}" ]; then
+			printf '1..1\nnot ok 1 - under CI this must run, not skip: %s\n' "$skip_all"
+			exit 1
+		fi
 		printf '1..0 # SKIP %s\n' "$skip_all"
 		exit 0
 	fi
