@@ -1,11 +1,12 @@
 /*
- * tracker pipeline wrap: libyaml events -> a node tree with byte ranges ->
- * the step commands to wrap -> the input text with those ranges replaced.
+ * tracker pipeline wrap: the YAML tree with byte ranges (core/base/yaml.h)
+ * -> the step commands to wrap -> the input text with those ranges
+ * replaced.
  *
  * Why splice the text instead of emitting the parsed document: an emitter
  * loses comments, quoting styles, blank lines and the author's layout, and
- * a pipeline is a file people read. libyaml's marks give every node's
- * byte range; only command values are rewritten.
+ * a pipeline is a file people read. The tree gives every node's byte
+ * range; only command values are rewritten.
  *
  * Why one `bash -e -c 'SCRIPT'` for the whole command: the agent joins a
  * `commands:` list with newlines and runs the result as one script with
@@ -26,6 +27,7 @@
 #include "core/ci/pipewrap.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -33,38 +35,33 @@
 #include "core/ci/ci.h"
 #include "core/model/run.h"
 #include "core/base/utf8.h"
+#include "core/base/yaml.h"
 #include "core/base/banned.h"
 
 #define MAX_DEPTH 256          /* nesting of collections */
 #define MAX_NODES 2000000
 #define MAX_WORK 20000000      /* node visits and key comparisons */
-#define MAX_ALIAS_DEPTH 512
+#define MAX_ALIAS_DEPTH 512    /* merges, groups, aliases followed in a row */
 
-enum kind { N_SCALAR, N_SEQ, N_MAP, N_ALIAS };
+static const struct tk_yaml_opts yaml_opts = {
+	.limits = {
+		.bytes = TK_PIPEWRAP_MAX_BYTES,
+		.depth = MAX_DEPTH,
+		.nodes = MAX_NODES,
+		.work = MAX_WORK,
+		.merge_depth = MAX_ALIAS_DEPTH,
+		.entries = MAX_NODES, /* lookups only: nothing is flattened */
+	},
+	.one_document = NULL,         /* a pipeline may hold several */
+};
 
-struct node {
-	enum kind kind;
-	int style;         /* yaml_scalar_style_t / yaml_sequence_style_t */
-	int closed;        /* its end event has been seen */
+/* What the walks note on a node, beside the tree. */
+struct mark {
 	int mixed;         /* tracked uses with different keys */
-	size_t start, end; /* byte range, properties (anchor, tag) included */
-	size_t body;       /* where the value itself starts */
-	size_t body_col;   /* its column (block sequence: the first '-') */
-	size_t line, col;  /* 0-based, of start */
-	char *value;       /* scalar */
-	size_t len;
-	size_t *kids;      /* seq: items; map: key, value, key, value ... */
-	size_t nr_kids, alloc_kids;
-	size_t target;     /* alias */
 	size_t visits;     /* places Buildkite reads it */
 	size_t uses;       /* as the command of a tracked step */
 	char *key;         /* the first tracked use's key */
 	size_t step_line;  /* and its step's line */
-};
-
-struct anchor {
-	char *name;
-	size_t node;
 };
 
 struct span {
@@ -84,111 +81,32 @@ struct doc {
 	const struct tk_pipewrap_opts *opts;
 	struct tk_pipewrap_stats *stats;
 	struct tk_err *err;
-	struct node *nodes;
-	size_t nr_nodes, alloc_nodes;
-	struct anchor *anchors;
-	size_t nr_anchors, alloc_anchors;
-	size_t *roots;
-	size_t nr_roots, alloc_roots;
+	struct tk_yaml y;
+	struct mark *marks; /* one per node of y */
 	size_t *used; /* command nodes with tracked uses, in order */
 	size_t nr_used, alloc_used;
-	struct span *scalars; /* scalar tokens, by end */
-	size_t nr_scalars, alloc_scalars;
 	struct edit *edits;
 	size_t nr_edits, alloc_edits;
 	struct span *refs; /* aliases: (anchor's start, alias's start) */
 	size_t nr_refs, alloc_refs;
 	int refs_sorted;
 	char *key_seen; /* opts->keys[i] matched a step */
-	size_t work;
-	size_t bom;     /* a UTF-8 byte order mark, which marks do not count */
-	size_t *ckpt;   /* byte offset of every CKPT-th character */
-	size_t nr_ckpt;
-	size_t ascii;   /* characters before the first that is not ASCII */
 };
-
-/* libyaml's marks count characters; the text is spliced by bytes. */
-#define CKPT 64
-
-static size_t utf8_len(unsigned char c)
-{
-	return c < 0xc0 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-}
-
-static void map_chars(struct doc *d)
-{
-	size_t i = d->bom, chars = 0, alloc = 0;
-
-	while (i < d->len && !((unsigned char)d->text[i] & 0x80))
-		i++;
-	d->ascii = i - d->bom;
-	i = d->bom;
-	while (i < d->len) {
-		if (chars % CKPT == 0) {
-			TK_ALLOC_GROW(d->ckpt, d->nr_ckpt + 1, alloc);
-			d->ckpt[d->nr_ckpt++] = i;
-		}
-		i += utf8_len((unsigned char)d->text[i]);
-		chars++;
-	}
-	TK_ALLOC_GROW(d->ckpt, d->nr_ckpt + 1, alloc);
-	if (chars % CKPT == 0)
-		d->ckpt[d->nr_ckpt++] = i;
-}
-
-/* The byte offset of character index idx (past the end: the length). */
-static size_t byte_at(const struct doc *d, size_t idx)
-{
-	size_t k = idx / CKPT, i, n;
-
-	if (idx < d->ascii)
-		return d->bom + idx;
-	if (k >= d->nr_ckpt)
-		return d->len;
-	i = d->ckpt[k];
-	for (n = idx % CKPT; n > 0 && i < d->len; n--)
-		i += utf8_len((unsigned char)d->text[i]);
-	return i < d->len ? i : d->len;
-}
 
 static void doc_release(struct doc *d)
 {
 	size_t i;
 
-	for (i = 0; i < d->nr_nodes; i++) {
-		free(d->nodes[i].value);
-		free(d->nodes[i].kids);
-		free(d->nodes[i].key);
-	}
-	free(d->nodes);
-	for (i = 0; i < d->nr_anchors; i++)
-		free(d->anchors[i].name);
-	free(d->anchors);
-	free(d->roots);
+	for (i = 0; d->marks && i < d->y.nr_nodes; i++)
+		free(d->marks[i].key);
+	free(d->marks);
+	tk_yaml_release(&d->y);
 	free(d->used);
-	free(d->scalars);
 	free(d->refs);
 	for (i = 0; i < d->nr_edits; i++)
 		free(d->edits[i].text);
 	free(d->edits);
 	free(d->key_seen);
-	free(d->ckpt);
-}
-
-static int fail_at(struct doc *d, size_t line, size_t col, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail_at(struct doc *d, size_t line, size_t col, const char *fmt, ...)
-{
-	struct tk_buf msg = TK_BUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	tk_buf_vaddf(&msg, fmt, ap);
-	va_end(ap);
-	tk_err_set(d->err, TK_EDATA, "%s:%zu:%zu: %s", d->name, line + 1, col + 1, msg.buf);
-	tk_buf_release(&msg);
-	return TK_EDATA;
 }
 
 /* Untrusted text in a message: control characters as \xNN, at most 80 bytes. */
@@ -234,333 +152,43 @@ static void warn(struct doc *d, size_t line, const char *key, const char *fmt, .
 	tk_buf_release(&msg);
 }
 
-static int charge(struct doc *d, size_t n)
-{
-	d->work += n;
-	if (d->work > MAX_WORK)
-		return tk_err_set(d->err, TK_EDATA,
-				  "%s: too many aliases and merge keys to follow", d->name);
-	return 0;
-}
-
-/* ---- events -> nodes ---- */
-
-static int syntax_error(struct doc *d, yaml_parser_t *p)
-{
-	struct tk_buf msg = TK_BUF_INIT;
-	size_t line = p->problem_mark.line, col = p->problem_mark.column, i;
-	int ret;
-
-	if (p->error == YAML_MEMORY_ERROR)
-		return tk_err_set(d->err, TK_EINTERNAL, "%s: out of memory parsing YAML", d->name);
-	if (p->error == YAML_READER_ERROR) {
-		/* Reader errors carry a byte offset, not a mark. */
-		line = 0;
-		col = 0;
-		for (i = 0; i < p->problem_offset && i < d->len; i++) {
-			if (d->text[i] == '\n') {
-				line++;
-				col = 0;
-			} else {
-				col++;
-			}
-		}
-	}
-	tk_buf_adds(&msg, p->problem ? p->problem : "invalid YAML");
-	if (p->context && p->error != YAML_READER_ERROR) {
-		if (p->context_mark.index == p->problem_mark.index)
-			tk_buf_addf(&msg, " %s", p->context);
-		else
-			tk_buf_addf(&msg, " %s at %zu:%zu", p->context,
-				    p->context_mark.line + 1, p->context_mark.column + 1);
-	}
-	if (p->error != YAML_READER_ERROR && byte_at(d, p->problem_mark.index) < d->len &&
-	    d->text[byte_at(d, p->problem_mark.index)] == '\t')
-		tk_buf_adds(&msg, " (a tab: YAML is indented with spaces only)");
-	ret = fail_at(d, line, col, "%s", msg.buf);
-	tk_buf_release(&msg);
-	return ret;
-}
-
-static size_t new_node(struct doc *d, enum kind kind, const yaml_event_t *ev)
-{
-	struct node *n;
-
-	TK_ALLOC_GROW(d->nodes, d->nr_nodes + 1, d->alloc_nodes);
-	n = &d->nodes[d->nr_nodes];
-	memset(n, 0, sizeof(*n));
-	n->kind = kind;
-	n->start = byte_at(d, ev->start_mark.index);
-	n->end = byte_at(d, ev->end_mark.index);
-	n->body = n->start;
-	n->line = ev->start_mark.line;
-	n->col = ev->start_mark.column;
-	return d->nr_nodes++;
-}
-
-/*
- * Where a sequence's items start: its start event ends at the first '-'
- * of a block sequence, or just past it when the sequence is as indented
- * as its key; just past the '[' of a flow sequence.
- */
-static void seq_body(const struct doc *d, struct node *n, size_t end)
-{
-	size_t i;
-
-	n->body = end;
-	if (n->style == YAML_FLOW_SEQUENCE_STYLE || (end < d->len && d->text[end] != '-'))
-		if (end > n->start && (d->text[end - 1] == '[' || d->text[end - 1] == '-'))
-			n->body = end - 1;
-	n->body_col = 0;
-	for (i = n->body; i > 0 && d->text[i - 1] != '\n'; i--)
-		if (((unsigned char)d->text[i - 1] & 0xc0) != 0x80)
-			n->body_col++;
-}
-
-static void add_anchor(struct doc *d, const yaml_char_t *name, size_t node)
-{
-	TK_ALLOC_GROW(d->anchors, d->nr_anchors + 1, d->alloc_anchors);
-	d->anchors[d->nr_anchors].name = tk_xstrdup((const char *)name);
-	d->anchors[d->nr_anchors].node = node;
-	d->nr_anchors++;
-}
-
-static void forget_anchors(struct doc *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->nr_anchors; i++)
-		free(d->anchors[i].name);
-	d->nr_anchors = 0;
-}
-
-static int handle_event(struct doc *d, const yaml_event_t *ev, size_t *stack, size_t *depth)
-{
-	const yaml_mark_t *m = &ev->start_mark;
-	const yaml_char_t *anchor = NULL;
-	size_t i, n;
-
-	switch (ev->type) {
-	case YAML_DOCUMENT_START_EVENT:
-		forget_anchors(d);
-		return 0;
-	case YAML_SCALAR_EVENT:
-		n = new_node(d, N_SCALAR, ev);
-		d->nodes[n].value = tk_xstrndup((const char *)ev->data.scalar.value,
-						 ev->data.scalar.length);
-		/* a NUL from an escape ends the C string; keep the real length */
-		d->nodes[n].len = ev->data.scalar.length;
-		d->nodes[n].style = ev->data.scalar.style;
-		d->nodes[n].closed = 1;
-		anchor = ev->data.scalar.anchor;
-		break;
-	case YAML_SEQUENCE_START_EVENT:
-	case YAML_MAPPING_START_EVENT:
-		if (*depth >= MAX_DEPTH)
-			return fail_at(d, m->line, m->column, "nested deeper than %d levels",
-				       MAX_DEPTH);
-		if (ev->type == YAML_SEQUENCE_START_EVENT) {
-			n = new_node(d, N_SEQ, ev);
-			d->nodes[n].style = ev->data.sequence_start.style;
-			anchor = ev->data.sequence_start.anchor;
-			/* after the properties: the first '-', or the '[' */
-			seq_body(d, &d->nodes[n], byte_at(d, ev->end_mark.index));
-		} else {
-			n = new_node(d, N_MAP, ev);
-			anchor = ev->data.mapping_start.anchor;
-		}
-		break;
-	case YAML_SEQUENCE_END_EVENT:
-	case YAML_MAPPING_END_EVENT:
-		if (!*depth)
-			return fail_at(d, m->line, m->column, "unbalanced collection end");
-		n = stack[--*depth];
-		d->nodes[n].closed = 1;
-		d->nodes[n].end = byte_at(d, ev->end_mark.index);
-		return 0;
-	case YAML_ALIAS_EVENT:
-		n = SIZE_MAX;
-		for (i = d->nr_anchors; i-- > 0;)
-			if (!strcmp(d->anchors[i].name, (const char *)ev->data.alias.anchor)) {
-				n = d->anchors[i].node;
-				break;
-			}
-		if (n == SIZE_MAX)
-			return fail_at(d, m->line, m->column, "undefined alias '*%s'",
-				       (const char *)ev->data.alias.anchor);
-		if (!d->nodes[n].closed)
-			return fail_at(d, m->line, m->column,
-				       "alias '*%s' refers to a node that contains it",
-				       (const char *)ev->data.alias.anchor);
-		i = n;
-		n = new_node(d, N_ALIAS, ev);
-		d->nodes[n].target = i;
-		d->nodes[n].closed = 1;
-		break;
-	default:
-		return 0;
-	}
-	if (d->nr_nodes > MAX_NODES)
-		return fail_at(d, m->line, m->column, "more than %d nodes", MAX_NODES);
-	if (anchor)
-		add_anchor(d, anchor, n);
-	if (*depth) {
-		struct node *p = &d->nodes[stack[*depth - 1]];
-
-		TK_ALLOC_GROW(p->kids, p->nr_kids + 1, p->alloc_kids);
-		p->kids[p->nr_kids++] = n;
-	} else {
-		TK_ALLOC_GROW(d->roots, d->nr_roots + 1, d->alloc_roots);
-		d->roots[d->nr_roots++] = n;
-	}
-	if (ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT)
-		stack[(*depth)++] = n;
-	return 0;
-}
-
-static int parse(struct doc *d)
-{
-	yaml_parser_t parser;
-	yaml_event_t ev;
-	size_t stack[MAX_DEPTH], depth = 0;
-	int ret = 0, done = 0;
-
-	if (!yaml_parser_initialize(&parser))
-		return tk_err_set(d->err, TK_EINTERNAL, "cannot start the YAML parser");
-	yaml_parser_set_input_string(&parser, (const unsigned char *)d->text, d->len);
-	while (!ret && !done) {
-		if (!yaml_parser_parse(&parser, &ev)) {
-			ret = syntax_error(d, &parser);
-			break;
-		}
-		done = ev.type == YAML_STREAM_END_EVENT;
-		ret = handle_event(d, &ev, stack, &depth);
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&parser);
-	return ret;
-}
-
-/*
- * Where each scalar's text starts, past its anchor and tag (the scalar
- * event's range includes them): the tokens of the same text, which parse()
- * has already accepted.
- */
-static int scan_scalars(struct doc *d)
-{
-	yaml_parser_t parser;
-	yaml_token_t tok;
-	int done = 0, ret = 0;
-
-	if (!yaml_parser_initialize(&parser))
-		return tk_err_set(d->err, TK_EINTERNAL, "cannot start the YAML parser");
-	yaml_parser_set_input_string(&parser, (const unsigned char *)d->text, d->len);
-	while (!done) {
-		if (!yaml_parser_scan(&parser, &tok)) {
-			ret = syntax_error(d, &parser);
-			break;
-		}
-		done = tok.type == YAML_STREAM_END_TOKEN;
-		if (tok.type == YAML_SCALAR_TOKEN) {
-			TK_ALLOC_GROW(d->scalars, d->nr_scalars + 1, d->alloc_scalars);
-			d->scalars[d->nr_scalars].start = byte_at(d, tok.start_mark.index);
-			d->scalars[d->nr_scalars].end = byte_at(d, tok.end_mark.index);
-			d->nr_scalars++;
-		}
-		yaml_token_delete(&tok);
-	}
-	yaml_parser_delete(&parser);
-	return ret;
-}
-
-static void find_scalar_bodies(struct doc *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->nr_nodes; i++) {
-		struct node *n = &d->nodes[i];
-		size_t lo = 0, hi = d->nr_scalars;
-
-		if (n->kind != N_SCALAR)
-			continue;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (d->scalars[mid].end < n->end)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < d->nr_scalars && d->scalars[lo].end == n->end &&
-		    d->scalars[lo].start >= n->start)
-			n->body = d->scalars[lo].start;
-		else
-			n->body = n->end; /* an empty scalar: nothing to rewrite */
-	}
-}
-
 /* ---- reading the tree: aliases and merge keys ---- */
 
-static size_t resolve(const struct doc *d, size_t n)
+static const struct tk_yaml_node *node(const struct doc *d, size_t n)
 {
-	return d->nodes[n].kind == N_ALIAS ? d->nodes[n].target : n;
+	return &d->y.nodes[n];
 }
 
-static int is_scalar(const struct doc *d, size_t n, const char *s)
+/* The node n stands for: an alias followed, at a step of the work budget. */
+static size_t resolve(struct doc *d, size_t n)
 {
-	const struct node *x = &d->nodes[resolve(d, n)];
-
-	return x->kind == N_SCALAR && x->len == strlen(s) && !memcmp(x->value, s, x->len);
+	return tk_yaml_deref(&d->y, n);
 }
 
-static int is_merge_key(const struct doc *d, size_t k)
+static int is_scalar(struct doc *d, size_t n, const char *s)
 {
-	const struct node *x = &d->nodes[k];
+	const struct tk_yaml_node *x = node(d, resolve(d, n));
 
-	return x->kind == N_SCALAR && x->style == YAML_PLAIN_SCALAR_STYLE &&
-	       !strcmp(x->value, "<<");
+	return x->kind == TK_YAML_SCALAR && x->len == strlen(s) && !memcmp(x->value, s, x->len);
 }
 
 /*
- * The value of key in map, own entries first, then the merged mappings
- * in order (YAML merge keys). Returns SIZE_MAX when absent, or on
- * running out of work (*ret set).
+ * The value of key (len bytes) in map, merge keys followed
+ * (tk_yaml_lookup). Returns TK_YAML_NONE when absent, or on an error
+ * (*ret set); does nothing once *ret is set.
  */
-static size_t lookup(struct doc *d, size_t map, const char *key, int depth, int *ret)
+static size_t lookup_key(struct doc *d, size_t map, const char *key, size_t len, int *ret)
 {
-	const struct node *m = &d->nodes[resolve(d, map)];
-	size_t i, j, v;
+	size_t v = TK_YAML_NONE;
 
-	if (m->kind != N_MAP || *ret)
-		return SIZE_MAX;
-	if (depth > MAX_ALIAS_DEPTH || charge(d, m->nr_kids / 2 + 1)) {
-		*ret = depth > MAX_ALIAS_DEPTH ?
-			tk_err_set(d->err, TK_EDATA, "%s: merge keys nested too deep", d->name) :
-			TK_EDATA;
-		return SIZE_MAX;
-	}
-	for (i = 0; i + 1 < m->nr_kids; i += 2)
-		if (!is_merge_key(d, m->kids[i]) && is_scalar(d, m->kids[i], key))
-			return m->kids[i + 1];
-	for (i = 0; i + 1 < m->nr_kids; i += 2) {
-		const struct node *src;
+	if (!*ret)
+		*ret = tk_yaml_lookup(&d->y, map, key, len, &v, d->err);
+	return *ret ? TK_YAML_NONE : v;
+}
 
-		if (!is_merge_key(d, m->kids[i]))
-			continue;
-		src = &d->nodes[resolve(d, m->kids[i + 1])];
-		if (src->kind == N_MAP) {
-			v = lookup(d, m->kids[i + 1], key, depth + 1, ret);
-			if (v != SIZE_MAX || *ret)
-				return v;
-		} else if (src->kind == N_SEQ) {
-			for (j = 0; j < src->nr_kids; j++) {
-				v = lookup(d, src->kids[j], key, depth + 1, ret);
-				if (v != SIZE_MAX || *ret)
-					return v;
-			}
-		}
-	}
-	return SIZE_MAX;
+static size_t lookup(struct doc *d, size_t map, const char *key, int *ret)
+{
+	return lookup_key(d, map, key, strlen(key), ret);
 }
 
 static int visit(struct doc *d, size_t n, int depth);
@@ -569,30 +197,31 @@ static int visit(struct doc *d, size_t n, int depth);
  * own or earlier entry has their key. */
 static int visit_map(struct doc *d, size_t top, size_t map, int depth)
 {
-	const struct node *m = &d->nodes[map];
+	const struct tk_yaml_node *m = node(d, map);
 	size_t i, j;
 	int ret = 0;
 
 	for (i = 0; !ret && i + 1 < m->nr_kids; i += 2) {
 		size_t k = m->kids[i], v = m->kids[i + 1];
-		const struct node *src, *key;
+		const struct tk_yaml_node *src, *key;
 
-		if (!is_merge_key(d, k)) {
-			key = &d->nodes[resolve(d, k)];
-			if (map == top || key->kind != N_SCALAR) {
+		if (!tk_yaml_is_merge_key(&d->y, k)) {
+			key = node(d, resolve(d, k));
+			if (map == top || key->kind != TK_YAML_SCALAR) {
 				ret = visit(d, v, depth + 1);
-			} else if (lookup(d, top, key->value, 0, &ret) == v && !ret) {
+			} else if (lookup_key(d, top, key->value, key->len, &ret) == v && !ret) {
 				ret = visit(d, v, depth + 1);
 			}
 			continue;
 		}
-		src = &d->nodes[resolve(d, v)];
-		if (src->kind == N_MAP) {
+		src = node(d, resolve(d, v));
+		if (src->kind == TK_YAML_MAP) {
 			ret = visit_map(d, top, resolve(d, v), depth + 1);
-		} else if (src->kind == N_SEQ) {
+		} else if (src->kind == TK_YAML_SEQ) {
 			for (j = 0; !ret && j < src->nr_kids; j++)
-				if (d->nodes[resolve(d, src->kids[j])].kind == N_MAP)
-					ret = visit_map(d, top, resolve(d, src->kids[j]), depth + 1);
+				if (node(d, resolve(d, src->kids[j]))->kind == TK_YAML_MAP)
+					ret = visit_map(d, top, resolve(d, src->kids[j]),
+							depth + 1);
 		}
 	}
 	return ret;
@@ -600,27 +229,28 @@ static int visit_map(struct doc *d, size_t top, size_t map, int depth)
 
 static int visit(struct doc *d, size_t n, int depth)
 {
-	struct node *x;
+	const struct tk_yaml_node *x;
 	size_t i;
-	int ret = 0;
+	int ret;
 
 	if (depth > MAX_ALIAS_DEPTH + MAX_DEPTH)
 		return tk_err_set(d->err, TK_EDATA, "%s: aliases nested too deep", d->name);
-	if (charge(d, 1))
-		return TK_EDATA;
+	ret = tk_yaml_charge(&d->y, 1, n, d->err);
+	if (ret)
+		return ret;
 	n = resolve(d, n);
-	x = &d->nodes[n];
-	x->visits++;
-	if (x->kind == N_SEQ)
+	x = node(d, n);
+	d->marks[n].visits++;
+	if (x->kind == TK_YAML_SEQ)
 		for (i = 0; !ret && i < x->nr_kids; i++)
 			ret = visit(d, x->kids[i], depth + 1);
-	else if (x->kind == N_MAP)
+	else if (x->kind == TK_YAML_MAP)
 		ret = visit_map(d, n, n, depth);
 	return ret;
 }
 
 /* Top-level keys Buildkite reads; the others only hold anchors. */
-static int buildkite_reads(const struct doc *d, size_t key)
+static int buildkite_reads(struct doc *d, size_t key)
 {
 	static const char *const keys[] = { "steps", "env", "agents", "notify" };
 	size_t i;
@@ -633,11 +263,11 @@ static int buildkite_reads(const struct doc *d, size_t key)
 
 static int count_visits(struct doc *d, size_t root)
 {
-	const struct node *r = &d->nodes[resolve(d, root)];
+	const struct tk_yaml_node *r = node(d, resolve(d, root));
 	size_t i;
 	int ret = 0;
 
-	if (r->kind != N_MAP)
+	if (r->kind != TK_YAML_MAP)
 		return visit(d, root, 0);
 	for (i = 0; !ret && i + 1 < r->nr_kids; i += 2)
 		if (buildkite_reads(d, r->kids[i]))
@@ -648,15 +278,15 @@ static int count_visits(struct doc *d, size_t root)
 /* ---- the steps ---- */
 
 /* A scalar's value, or NULL for anything else and for empty ones. */
-static const struct node *scalar_of(struct doc *d, size_t map, const char *key, int *ret)
+static const struct tk_yaml_node *scalar_of(struct doc *d, size_t map, const char *key, int *ret)
 {
-	size_t v = lookup(d, map, key, 0, ret);
-	const struct node *x;
+	size_t v = lookup(d, map, key, ret);
+	const struct tk_yaml_node *x;
 
-	if (v == SIZE_MAX)
+	if (v == TK_YAML_NONE)
 		return NULL;
-	x = &d->nodes[resolve(d, v)];
-	return x->kind == N_SCALAR && x->len ? x : NULL;
+	x = node(d, resolve(d, v));
+	return x->kind == TK_YAML_SCALAR && x->len ? x : NULL;
 }
 
 static int uses_tracker_plugin_name(const char *name, size_t len)
@@ -682,20 +312,21 @@ static int uses_tracker_plugin_name(const char *name, size_t len)
 /* The step runs the tracker Buildkite plugin, which wraps the command. */
 static int uses_tracker_plugin(struct doc *d, size_t step, int *ret)
 {
-	size_t v = lookup(d, step, "plugins", 0, ret), i;
-	const struct node *p;
+	size_t v = lookup(d, step, "plugins", ret), i;
+	const struct tk_yaml_node *p;
 
-	if (v == SIZE_MAX)
+	if (v == TK_YAML_NONE)
 		return 0;
-	p = &d->nodes[resolve(d, v)];
+	p = node(d, resolve(d, v));
 	for (i = 0; i < p->nr_kids; i++) {
-		const struct node *item = &d->nodes[resolve(d, p->kids[i])];
+		const struct tk_yaml_node *item = node(d, resolve(d, p->kids[i]));
 
-		if (p->kind == N_MAP && i % 2)
+		if (p->kind == TK_YAML_MAP && i % 2)
 			continue;
-		if (item->kind == N_MAP && item->nr_kids)
-			item = &d->nodes[resolve(d, item->kids[0])];
-		if (item->kind == N_SCALAR && uses_tracker_plugin_name(item->value, item->len))
+		if (item->kind == TK_YAML_MAP && item->nr_kids)
+			item = node(d, resolve(d, item->kids[0]));
+		if (item->kind == TK_YAML_SCALAR &&
+		    uses_tracker_plugin_name(item->value, item->len))
 			return 1;
 	}
 	return 0;
@@ -705,15 +336,15 @@ static int uses_tracker_plugin(struct doc *d, size_t step, int *ret)
  * Returns -1 for a list with an item that is no string. */
 static int script_of(struct doc *d, size_t cmd, struct tk_buf *out)
 {
-	const struct node *c = &d->nodes[cmd];
+	const struct tk_yaml_node *c = &d->y.nodes[cmd];
 	size_t i;
 
-	if (c->kind == N_SCALAR)
+	if (c->kind == TK_YAML_SCALAR)
 		return tk_buf_add(out, c->value, c->len);
 	for (i = 0; i < c->nr_kids; i++) {
-		const struct node *item = &d->nodes[resolve(d, c->kids[i])];
+		const struct tk_yaml_node *item = node(d, resolve(d, c->kids[i]));
 
-		if (item->kind != N_SCALAR)
+		if (item->kind != TK_YAML_SCALAR)
 			return -1;
 		if (i)
 			tk_buf_addch(out, '\n');
@@ -738,7 +369,7 @@ static int listed(struct doc *d, const char *key)
 }
 
 /* A plain ~, null or nothing: no command at all. */
-static int is_null(const struct node *x)
+static int is_null(const struct tk_yaml_node *x)
 {
 	return !x->len || (x->style == YAML_PLAIN_SCALAR_STYLE &&
 			   (!strcmp(x->value, "~") || !strcmp(x->value, "null") ||
@@ -747,15 +378,17 @@ static int is_null(const struct node *x)
 
 static int command_step(struct doc *d, size_t step, size_t cmd)
 {
-	const struct node *s = &d->nodes[step], *k, *label;
+	const struct tk_yaml_node *s = &d->y.nodes[step], *k, *label;
 	struct tk_buf script = TK_BUF_INIT, key = TK_BUF_INIT;
-	struct node *c;
+	const struct tk_yaml_node *c;
+	struct mark *m;
 	int ret = 0;
 
 	cmd = resolve(d, cmd);
-	c = &d->nodes[cmd];
-	if ((c->kind == N_SCALAR && is_null(c)) || (c->kind == N_SEQ && !c->nr_kids) ||
-	    c->kind == N_MAP)
+	c = node(d, cmd);
+	m = &d->marks[cmd];
+	if ((c->kind == TK_YAML_SCALAR && is_null(c)) || (c->kind == TK_YAML_SEQ && !c->nr_kids) ||
+	    c->kind == TK_YAML_MAP)
 		return 0;
 	d->stats->steps++;
 	k = scalar_of(d, step, "key", &ret);
@@ -792,13 +425,13 @@ static int command_step(struct doc *d, size_t step, size_t cmd)
 		if (tk_run_check_key(key.buf, d->err))
 			warn(d, s->line, NULL, "%s: tracker run will not use it", d->err->msg);
 		tk_err_clear(d->err);
-		if (!c->uses++) {
-			c->key = tk_xstrdup(key.buf);
-			c->step_line = s->line;
+		if (!m->uses++) {
+			m->key = tk_xstrdup(key.buf);
+			m->step_line = s->line;
 			TK_ALLOC_GROW(d->used, d->nr_used + 1, d->alloc_used);
 			d->used[d->nr_used++] = cmd;
-		} else if (strcmp(c->key, key.buf)) {
-			c->mixed = 1;
+		} else if (strcmp(m->key, key.buf)) {
+			m->mixed = 1;
 		}
 	}
 	tk_buf_release(&script);
@@ -811,11 +444,11 @@ static int walk_steps(struct doc *d, size_t seq, int depth)
 	static const char *const not_commands[] = {
 		"wait", "waiter", "block", "input", "trigger"
 	};
-	const struct node *s = &d->nodes[resolve(d, seq)];
+	const struct tk_yaml_node *s = node(d, resolve(d, seq));
 	size_t i, j, v;
 	int ret = 0;
 
-	if (s->kind != N_SEQ)
+	if (s->kind != TK_YAML_SEQ)
 		return 0;
 	if (depth > MAX_ALIAS_DEPTH)
 		return tk_err_set(d->err, TK_EDATA, "%s: groups nested too deep", d->name);
@@ -823,23 +456,23 @@ static int walk_steps(struct doc *d, size_t seq, int depth)
 		size_t step = resolve(d, s->kids[i]);
 		int skip = 0;
 
-		if (d->nodes[step].kind != N_MAP)
+		if (d->y.nodes[step].kind != TK_YAML_MAP)
 			continue; /* "wait", "block" ... */
-		if (lookup(d, step, "group", 0, &ret) != SIZE_MAX) {
-			v = lookup(d, step, "steps", 0, &ret);
-			if (v != SIZE_MAX)
+		if (lookup(d, step, "group", &ret) != TK_YAML_NONE) {
+			v = lookup(d, step, "steps", &ret);
+			if (v != TK_YAML_NONE)
 				ret = walk_steps(d, v, depth + 1);
 			continue;
 		}
 		for (j = 0; j < sizeof(not_commands) / sizeof(not_commands[0]); j++)
-			if (lookup(d, step, not_commands[j], 0, &ret) != SIZE_MAX)
+			if (lookup(d, step, not_commands[j], &ret) != TK_YAML_NONE)
 				skip = 1;
 		if (skip || ret)
 			continue;
-		v = lookup(d, step, "command", 0, &ret);
-		if (v == SIZE_MAX)
-			v = lookup(d, step, "commands", 0, &ret);
-		if (v != SIZE_MAX && !ret)
+		v = lookup(d, step, "command", &ret);
+		if (v == TK_YAML_NONE)
+			v = lookup(d, step, "commands", &ret);
+		if (v != TK_YAML_NONE && !ret)
 			ret = command_step(d, step, v);
 	}
 	return ret;
@@ -1047,7 +680,7 @@ static void move_comments(const struct doc *d, size_t from, size_t to, size_t in
 }
 
 /* The indentation of a block scalar's content, or 0 when none shows. */
-static size_t block_indent(const struct doc *d, const struct node *c)
+static size_t block_indent(const struct doc *d, const struct tk_yaml_node *c)
 {
 	const char *nl = memchr(d->text + c->body, '\n', c->end - c->body);
 	size_t i, n;
@@ -1066,7 +699,8 @@ static size_t block_indent(const struct doc *d, const struct node *c)
 }
 
 /* A block scalar's header comment ("| # comment"), kept on its line. */
-static void add_header_comment(const struct doc *d, const struct node *c, struct tk_buf *out)
+static void add_header_comment(const struct doc *d, const struct tk_yaml_node *c,
+			       struct tk_buf *out)
 {
 	size_t i = c->body, e;
 
@@ -1095,12 +729,12 @@ static int anchors_escape(struct doc *d, size_t start, size_t end)
 
 	if (!d->refs_sorted) {
 		/* every alias as (where its anchor is, where it is) */
-		for (i = 0; i < d->nr_nodes; i++) {
-			if (d->nodes[i].kind != N_ALIAS)
+		for (i = 0; i < d->y.nr_nodes; i++) {
+			if (d->y.nodes[i].kind != TK_YAML_ALIAS)
 				continue;
 			TK_ALLOC_GROW(d->refs, d->nr_refs + 1, d->alloc_refs);
-			d->refs[d->nr_refs].start = d->nodes[d->nodes[i].target].start;
-			d->refs[d->nr_refs].end = d->nodes[i].start;
+			d->refs[d->nr_refs].start = d->y.nodes[d->y.nodes[i].target].start;
+			d->refs[d->nr_refs].end = d->y.nodes[i].start;
 			d->nr_refs++;
 		}
 		if (d->nr_refs)
@@ -1134,16 +768,27 @@ static void add_edit(struct doc *d, size_t start, size_t end, struct tk_buf *tex
 	e->text = tk_buf_detach(text, &e->len);
 }
 
+/* The column of byte pos: the characters before it on its line. */
+static size_t column_of(const struct doc *d, size_t pos)
+{
+	size_t i, col = 0;
+
+	for (i = pos; i > 0 && d->text[i - 1] != '\n'; i--)
+		if (((unsigned char)d->text[i - 1] & 0xc0) != 0x80)
+			col++;
+	return col;
+}
+
 /* Rewrites command node cmd as the wrapped command w. */
 static int rewrite(struct doc *d, size_t cmd, const struct tk_buf *w)
 {
-	const struct node *c = &d->nodes[cmd];
+	const struct tk_yaml_node *c = &d->y.nodes[cmd];
 	struct tk_buf out = TK_BUF_INIT;
-	size_t start = c->body, end = c->end, i, indent, nl;
+	size_t start = c->body, end = c->end, i, indent, nl, body_col;
 	int block = c->style == YAML_LITERAL_SCALAR_STYLE || c->style == YAML_FOLDED_SCALAR_STYLE;
 	int literal = literal_ok(w->buf, w->len);
 
-	if (c->kind == N_SCALAR) {
+	if (c->kind == TK_YAML_SCALAR) {
 		if (start >= end)
 			return -1;
 		/* "&a:x" is an anchor and the scalar ":x"; "&a\"x\"" is no YAML */
@@ -1174,15 +819,16 @@ static int rewrite(struct doc *d, size_t cmd, const struct tk_buf *w)
 		add_double_quoted(&out, w->buf, w->len);
 		tk_buf_addch(&out, ']');
 	} else {
-		const struct node *last = &d->nodes[c->kids[c->nr_kids - 1]];
+		const struct tk_yaml_node *last = &d->y.nodes[c->kids[c->nr_kids - 1]];
 		struct tk_buf comments = TK_BUF_INIT;
 		int ends_line;
 
 		if (start >= d->len || d->text[start] != '-')
 			return -1;
+		body_col = column_of(d, start);
 		for (i = 0; i + 1 < c->nr_kids; i++)
-			move_comments(d, d->nodes[c->kids[i]].end, d->nodes[c->kids[i + 1]].start,
-				      c->body_col, &comments);
+			move_comments(d, d->y.nodes[c->kids[i]].end, d->y.nodes[c->kids[i + 1]].start,
+				      body_col, &comments);
 		end = last->end;
 		ends_line = end > 0 && d->text[end - 1] == '\n';
 		nl = ends_line ? trailing_newlines(d, start, end) : 0;
@@ -1192,13 +838,13 @@ static int rewrite(struct doc *d, size_t cmd, const struct tk_buf *w)
 
 			while (e < d->len && d->text[e] != '\n' && d->text[e] != '\r')
 				e++;
-			move_comments(d, end, e, c->body_col, &comments);
+			move_comments(d, end, e, body_col, &comments);
 			end = e;
 		}
 		tk_buf_adds(&out, "- ");
 		if (literal) {
 			tk_buf_adds(&out, "|-\n");
-			add_literal_lines(&out, w->buf, w->len, c->body_col + 2);
+			add_literal_lines(&out, w->buf, w->len, body_col + 2);
 			tk_buf_setlen(&out, out.len - 1);
 		} else {
 			add_double_quoted(&out, w->buf, w->len);
@@ -1221,22 +867,23 @@ static void wrap_used(struct doc *d)
 	size_t i, j;
 
 	for (i = 0; i < d->nr_used; i++) {
-		struct node *c = &d->nodes[d->used[i]];
+		const struct tk_yaml_node *c = node(d, d->used[i]);
+		const struct mark *m = &d->marks[d->used[i]];
 		struct tk_buf script = TK_BUF_INIT, w = TK_BUF_INIT;
 		int r;
 
-		if (c->visits != c->uses) {
-			warn(d, c->step_line, c->key,
+		if (m->visits != m->uses) {
+			warn(d, m->step_line, m->key,
 			     "its command (line %zu) is also used through an alias or merge key "
 			     "where tracker does not wrap it; left as it is", c->line + 1);
-			d->stats->left += c->uses;
+			d->stats->left += m->uses;
 			continue;
 		}
 		script_of(d, d->used[i], &script);
 		tk_buf_adds(&w, "tracker run ");
-		if (!c->mixed) {
+		if (!m->mixed) {
 			tk_buf_adds(&w, "--key ");
-			tk_sh_quote(&w, c->key, strlen(c->key));
+			tk_sh_quote(&w, m->key, strlen(m->key));
 			tk_buf_addch(&w, ' ');
 		}
 		tk_buf_adds(&w, "-- bash -e -c '");
@@ -1250,20 +897,20 @@ static void wrap_used(struct doc *d)
 		if (has_command(script.buf, script.len, "srun", NULL) ||
 		    has_command(script.buf, script.len, "mpiexec", NULL) ||
 		    has_command(script.buf, script.len, "mpirun", NULL))
-			warn(d, c->step_line, c->key,
+			warn(d, m->step_line, m->key,
 			     "its command starts MPI ranks (srun, mpiexec or mpirun): wrapped, "
 			     "tracker measures the launcher and not the ranks; for the ranks, write "
 			     "'srun tracker run --per-rank ... -- CMD' into the command");
 		r = rewrite(d, d->used[i], &w);
 		if (r == -2) {
-			warn(d, c->step_line, c->key,
+			warn(d, m->step_line, m->key,
 			     "its command defines an anchor used elsewhere; left as it is");
-			d->stats->left += c->uses;
+			d->stats->left += m->uses;
 		} else if (r) {
-			warn(d, c->step_line, c->key, "cannot rewrite its command; left as it is");
-			d->stats->left += c->uses;
+			warn(d, m->step_line, m->key, "cannot rewrite its command; left as it is");
+			d->stats->left += m->uses;
 		} else {
-			d->stats->wrapped += c->uses;
+			d->stats->wrapped += m->uses;
 		}
 		tk_buf_release(&script);
 		tk_buf_release(&w);
@@ -1296,32 +943,25 @@ int tk_pipewrap(const char *name, const char *text, size_t len,
 	d.stats = stats ? stats : &no_stats;
 	memset(d.stats, 0, sizeof(*d.stats));
 	d.err = err;
-	if (len > TK_PIPEWRAP_MAX_BYTES)
-		return tk_err_set(err, TK_EDATA, "%s: larger than %u bytes", name,
-				  TK_PIPEWRAP_MAX_BYTES);
+	/* the output is the input with UTF-8 spliced in: no UTF-16 */
 	if (len >= 2 && ((text[0] == '\xfe' && text[1] == '\xff') ||
 			 (text[0] == '\xff' && text[1] == '\xfe')))
 		return tk_err_set(err, TK_EDATA, "%s: UTF-16 text; a pipeline is read as UTF-8",
 				  name);
-	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
-		d.bom = 3;
-	map_chars(&d);
-	if (d.opts->keys)
-		d.key_seen = tk_xcalloc(d.opts->nr_keys ? d.opts->nr_keys : 1, 1);
-	ret = parse(&d);
-	if (!ret)
-		ret = scan_scalars(&d);
+	ret = tk_yaml_parse(&d.y, name, text, len, &yaml_opts, err);
 	if (ret)
 		goto out;
-	find_scalar_bodies(&d);
-	for (i = 0; !ret && i < d.nr_roots; i++)
-		ret = count_visits(&d, d.roots[i]);
-	for (i = 0; !ret && i < d.nr_roots; i++) {
-		size_t root = resolve(&d, d.roots[i]), steps = root;
+	d.marks = tk_xcalloc(d.y.nr_nodes ? d.y.nr_nodes : 1, sizeof(*d.marks));
+	if (d.opts->keys)
+		d.key_seen = tk_xcalloc(d.opts->nr_keys ? d.opts->nr_keys : 1, 1);
+	for (i = 0; !ret && i < d.y.nr_roots; i++)
+		ret = count_visits(&d, d.y.roots[i]);
+	for (i = 0; !ret && i < d.y.nr_roots; i++) {
+		size_t root = resolve(&d, d.y.roots[i]), steps = root;
 
-		if (d.nodes[root].kind == N_MAP)
-			steps = lookup(&d, root, "steps", 0, &ret);
-		if (steps != SIZE_MAX && !ret)
+		if (d.y.nodes[root].kind == TK_YAML_MAP)
+			steps = lookup(&d, root, "steps", &ret);
+		if (steps != TK_YAML_NONE && !ret)
 			ret = walk_steps(&d, steps, 0);
 	}
 	if (ret)

@@ -1,11 +1,8 @@
 /*
- * .tracker.yml: libyaml events -> a small node tree -> struct tk_config.
+ * .tracker.yml: the YAML tree (core/base/yaml.h) -> struct tk_config.
  *
- * We build our own tree from the event stream instead of using libyaml's
- * document loader because the loader neither bounds nesting nor reports
- * duplicate keys, and we want every error to point at a line and column.
  * Aliases point at the anchored node (no copying), so the walk below is
- * bounded by the fixed shape of the schema plus a budget of visited nodes,
+ * bounded by the fixed shape of the schema plus the tree's work budget,
  * which keeps "billion laughs" documents cheap to reject.
  *
  * A mistake in one setting (an unknown or misspelled field, a value of the
@@ -30,30 +27,26 @@
 #include "core/model/run.h"
 #include "core/base/timeutil.h"
 #include "core/base/suggest.h"
+#include "core/base/yaml.h"
 #include "core/model/metric.h"
 #include "core/base/banned.h"
 
 #define CONFIG_MAX_BYTES (1024 * 1024)
 #define CONFIG_MAX_DEPTH 64
 #define CONFIG_MAX_ENTRIES 10000   /* per mapping, after merge keys */
-#define CONFIG_MAX_VISITS 1000000  /* nodes visited by the walk, aliases included */
+#define CONFIG_MAX_WORK 1000000    /* aliases followed, mapping entries looked at */
 
-enum node_kind { NODE_SCALAR, NODE_SEQ, NODE_MAP, NODE_ALIAS };
-
-struct node {
-	enum node_kind kind;
-	size_t line, col;  /* 0-based, as libyaml marks them */
-	int closed;        /* its end event has been seen */
-	char *value;       /* scalar text */
-	int plain;         /* scalar was unquoted (so ~, null and "" are null) */
-	size_t *kids;      /* seq: items; map: key, value, key, value... */
-	size_t nr_kids, alloc_kids;
-	size_t target;     /* alias: the anchored node */
-};
-
-struct anchor {
-	char *name;
-	size_t node;
+static const struct tk_yaml_opts yaml_opts = {
+	.limits = {
+		.bytes = CONFIG_MAX_BYTES,
+		.depth = CONFIG_MAX_DEPTH,
+		/* never the bound: YAML spends two bytes on three nodes at most */
+		.nodes = 2 * CONFIG_MAX_BYTES,
+		.work = CONFIG_MAX_WORK,
+		.merge_depth = 1,    /* merged mappings may not merge: note() refuses it */
+		.entries = CONFIG_MAX_ENTRIES,
+	},
+	.one_document = "the config is one document",
 };
 
 struct warning {
@@ -65,30 +58,9 @@ struct doc {
 	struct warning *warnings; /* sorted by position into the config */
 	size_t nr_warnings, alloc_warnings;
 	const char *name;
-	const char *text;
-	size_t len;
 	struct tk_err *err;
-	struct node *nodes;
-	size_t nr_nodes, alloc_nodes;
-	struct anchor *anchors;
-	size_t nr_anchors, alloc_anchors;
-	size_t root;       /* (size_t)-1: empty document */
-	size_t visits;
+	struct tk_yaml y;
 };
-
-/* A mapping entry after merge keys are applied. */
-struct entry {
-	const struct node *key_at; /* the key as written (its position) */
-	const struct node *key;    /* the scalar it resolves to */
-	const struct node *value;  /* as written: may be an alias */
-};
-
-struct entries {
-	struct entry *items;
-	size_t nr, alloc;
-};
-
-#define NO_NODE ((size_t)-1)
 
 static int fail_at(struct doc *d, size_t line, size_t col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -107,14 +79,17 @@ static int fail_at(struct doc *d, size_t line, size_t col, const char *fmt, ...)
 	return TK_EDATA;
 }
 
-#define fail(d, n, ...) fail_at((d), (n)->line, (n)->col, __VA_ARGS__)
+/* An error at node n */
+#define fail(d, n, ...) \
+	fail_at((d), (d)->y.nodes[(n)].line, (d)->y.nodes[(n)].col, __VA_ARGS__)
 
 /* A mistake local to one setting: noted, the setting dropped, 0 returned. */
-static int warn(struct doc *d, const struct node *n, const char *fmt, ...)
+static int warn(struct doc *d, size_t at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static int warn(struct doc *d, const struct node *n, const char *fmt, ...)
+static int warn(struct doc *d, size_t at, const char *fmt, ...)
 {
+	const struct tk_yaml_node *n = &d->y.nodes[at];
 	struct tk_buf msg = TK_BUF_INIT;
 	struct warning *w;
 	va_list ap;
@@ -187,7 +162,7 @@ static int in_list(const char *name, const char *const *list)
 }
 
 /* "unknown field 'timout' in key 'amip' (did you mean 'timeout'?); ignored" */
-static int unknown_field(struct doc *d, const struct node *at, const char *field,
+static int unknown_field(struct doc *d, size_t at, const char *field,
 			 const char *key)
 {
 	const char *const *fields = key ? key_fields : top_fields;
@@ -220,228 +195,31 @@ static void doc_release(struct doc *d)
 {
 	size_t i;
 
-	for (i = 0; i < d->nr_nodes; i++) {
-		free(d->nodes[i].value);
-		free(d->nodes[i].kids);
-	}
-	free(d->nodes);
-	for (i = 0; i < d->nr_anchors; i++)
-		free(d->anchors[i].name);
-	free(d->anchors);
+	tk_yaml_release(&d->y);
 	for (i = 0; i < d->nr_warnings; i++)
 		free(d->warnings[i].msg);
 	free(d->warnings);
 }
 
-/* ---- events -> nodes ---- */
+/* ---- the tree -> config ---- */
 
-static int syntax_error(struct doc *d, yaml_parser_t *p)
+/* The node n stands for: an alias followed, at a step of the work budget. */
+static const struct tk_yaml_node *deref(struct doc *d, size_t n)
 {
-	struct tk_buf msg = TK_BUF_INIT;
-	size_t line = p->problem_mark.line, col = p->problem_mark.column, i;
-	int ret;
-
-	if (p->error == YAML_MEMORY_ERROR)
-		return tk_err_set(d->err, TK_EINTERNAL, "%s: out of memory parsing YAML",
-				  d->name);
-	if (p->error == YAML_READER_ERROR) {
-		/* Reader errors carry a byte offset, not a mark. */
-		line = 0;
-		col = 0;
-		for (i = 0; i < p->problem_offset && i < d->len; i++) {
-			if (d->text[i] == '\n') {
-				line++;
-				col = 0;
-			} else {
-				col++;
-			}
-		}
-	}
-	tk_buf_adds(&msg, p->problem ? p->problem : "invalid YAML");
-	if (p->context && p->error != YAML_READER_ERROR) {
-		if (p->context_mark.index == p->problem_mark.index)
-			tk_buf_addf(&msg, " %s", p->context);
-		else
-			tk_buf_addf(&msg, " %s at %zu:%zu", p->context,
-				    p->context_mark.line + 1, p->context_mark.column + 1);
-	}
-	if (p->error != YAML_READER_ERROR && p->problem_mark.index < d->len &&
-	    d->text[p->problem_mark.index] == '\t')
-		tk_buf_adds(&msg, " (a tab: YAML is indented with spaces only)");
-	ret = fail_at(d, line, col, "%s", msg.buf);
-	tk_buf_release(&msg);
-	return ret;
+	return &d->y.nodes[tk_yaml_deref(&d->y, n)];
 }
 
-static size_t new_node(struct doc *d, enum node_kind kind, const yaml_mark_t *m)
+static const char *key_of(const struct doc *d, const struct tk_yaml_entry *e)
 {
-	struct node *n;
-
-	TK_ALLOC_GROW(d->nodes, d->nr_nodes + 1, d->alloc_nodes);
-	n = &d->nodes[d->nr_nodes];
-	memset(n, 0, sizeof(*n));
-	n->kind = kind;
-	n->line = m->line;
-	n->col = m->column;
-	n->target = NO_NODE;
-	return d->nr_nodes++;
+	return d->y.nodes[e->key].value;
 }
 
-static void add_anchor(struct doc *d, const yaml_char_t *name, size_t node)
-{
-	if (!name)
-		return;
-	TK_ALLOC_GROW(d->anchors, d->nr_anchors + 1, d->alloc_anchors);
-	d->anchors[d->nr_anchors].name = tk_xstrdup((const char *)name);
-	d->anchors[d->nr_anchors].node = node;
-	d->nr_anchors++;
-}
-
-/* The latest definition of an anchor wins, as YAML says. */
-static size_t find_anchor(const struct doc *d, const char *name)
-{
-	size_t i = d->nr_anchors;
-
-	while (i-- > 0)
-		if (!strcmp(d->anchors[i].name, name))
-			return d->anchors[i].node;
-	return NO_NODE;
-}
-
-/* Attaches node to the open collection on top of the stack (or as root). */
-static void attach(struct doc *d, const size_t *stack, size_t depth, size_t node)
-{
-	struct node *parent;
-
-	if (!depth) {
-		d->root = node;
-		return;
-	}
-	parent = &d->nodes[stack[depth - 1]];
-	TK_ALLOC_GROW(parent->kids, parent->nr_kids + 1, parent->alloc_kids);
-	parent->kids[parent->nr_kids++] = node;
-}
-
-static int handle_event(struct doc *d, const yaml_event_t *ev, size_t *stack,
-			size_t *depth, int *docs)
-{
-	const yaml_mark_t *m = &ev->start_mark;
-	size_t n, target;
-
-	switch (ev->type) {
-	case YAML_DOCUMENT_START_EVENT:
-		*docs += 1;
-		if (*docs > 1)
-			return fail_at(d, m->line, m->column,
-				       "a second YAML document; the config is one document");
-		return 0;
-	case YAML_SCALAR_EVENT:
-		n = new_node(d, NODE_SCALAR, m);
-		d->nodes[n].value = tk_xstrndup((const char *)ev->data.scalar.value,
-						ev->data.scalar.length);
-		d->nodes[n].plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-		d->nodes[n].closed = 1;
-		add_anchor(d, ev->data.scalar.anchor, n);
-		attach(d, stack, *depth, n);
-		return 0;
-	case YAML_ALIAS_EVENT:
-		target = find_anchor(d, (const char *)ev->data.alias.anchor);
-		if (target == NO_NODE)
-			return fail_at(d, m->line, m->column, "undefined alias '*%s'",
-				       (const char *)ev->data.alias.anchor);
-		if (!d->nodes[target].closed)
-			return fail_at(d, m->line, m->column,
-				       "alias '*%s' refers to a node that contains it",
-				       (const char *)ev->data.alias.anchor);
-		n = new_node(d, NODE_ALIAS, m);
-		d->nodes[n].target = target;
-		d->nodes[n].closed = 1;
-		attach(d, stack, *depth, n);
-		return 0;
-	case YAML_SEQUENCE_START_EVENT:
-	case YAML_MAPPING_START_EVENT:
-		if (*depth >= CONFIG_MAX_DEPTH)
-			return fail_at(d, m->line, m->column,
-				       "nesting deeper than %d levels", CONFIG_MAX_DEPTH);
-		n = new_node(d, ev->type == YAML_SEQUENCE_START_EVENT ? NODE_SEQ : NODE_MAP, m);
-		add_anchor(d, ev->type == YAML_SEQUENCE_START_EVENT ?
-			   ev->data.sequence_start.anchor : ev->data.mapping_start.anchor, n);
-		attach(d, stack, *depth, n);
-		stack[(*depth)++] = n;
-		return 0;
-	case YAML_SEQUENCE_END_EVENT:
-	case YAML_MAPPING_END_EVENT:
-		if (*depth)
-			d->nodes[stack[--*depth]].closed = 1;
-		return 0;
-	default:
-		return 0;
-	}
-}
-
-static int build(struct doc *d)
-{
-	yaml_parser_t parser;
-	yaml_event_t ev;
-	size_t stack[CONFIG_MAX_DEPTH], depth = 0;
-	int docs = 0, ret = 0, done = 0;
-
-	if (!yaml_parser_initialize(&parser))
-		return tk_err_set(d->err, TK_EINTERNAL, "%s: cannot initialise the YAML parser",
-				  d->name);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)d->text, d->len);
-	while (!done && !ret) {
-		if (!yaml_parser_parse(&parser, &ev)) {
-			ret = syntax_error(d, &parser);
-			break;
-		}
-		done = ev.type == YAML_STREAM_END_EVENT;
-		ret = handle_event(d, &ev, stack, &depth, &docs);
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&parser);
-	return ret;
-}
-
-/* ---- nodes -> config ---- */
-
-static const char *kind_name(enum node_kind k)
-{
-	switch (k) {
-	case NODE_SCALAR:
-		return "a scalar";
-	case NODE_SEQ:
-		return "a sequence";
-	case NODE_MAP:
-		return "a mapping";
-	default:
-		return "an alias";
-	}
-}
-
-/* Follows an alias; counts the visit against the budget. */
-static const struct node *deref(struct doc *d, const struct node *n)
-{
-	d->visits++;
-	while (n->kind == NODE_ALIAS)
-		n = &d->nodes[n->target];
-	return n;
-}
-
-static int over_budget(struct doc *d, const struct node *at)
-{
-	if (d->visits <= CONFIG_MAX_VISITS)
-		return 0;
-	return fail(d, at, "too many values once aliases are expanded (more than %d)",
-		    CONFIG_MAX_VISITS);
-}
-
-static int is_null(const struct node *n)
+static int is_null(const struct tk_yaml_node *n)
 {
 	static const char *const nulls[] = { "", "~", "null", "Null", "NULL" };
 	size_t i;
 
-	if (n->kind != NODE_SCALAR || !n->plain)
+	if (n->kind != TK_YAML_SCALAR || n->style != YAML_PLAIN_SCALAR_STYLE)
 		return 0;
 	for (i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
 		if (!strcmp(n->value, nulls[i]))
@@ -449,162 +227,89 @@ static int is_null(const struct node *n)
 	return 0;
 }
 
-static int merge_into(struct doc *d, struct entries *out,
-		      const struct node *at, const struct node *src);
-
-static void add_entry(struct entries *out, const struct node *key_at,
-		      const struct node *key, const struct node *value)
+/* What flattening a mapping skipped: warnings, and nested merges refused
+ * (keeps the walk simple; the merged mappings stay flat). */
+static int note(void *arg, const struct tk_yaml_note *n)
 {
-	TK_ALLOC_GROW(out->items, out->nr + 1, out->alloc);
-	out->items[out->nr].key_at = key_at;
-	out->items[out->nr].key = key;
-	out->items[out->nr].value = value;
-	out->nr++;
+	struct doc *d = arg;
+	const struct tk_yaml_node *x = &d->y.nodes[n->node];
+	const struct tk_yaml_node *first;
+
+	switch (n->kind) {
+	case TK_YAML_DUPLICATE_KEY:
+		first = &d->y.nodes[n->first];
+		return warn(d, n->at, "duplicate key '%s' (first at %zu:%zu, which is used); "
+			    "ignored", x->value, first->line + 1, first->col + 1);
+	case TK_YAML_KEY_NOT_SCALAR:
+		return warn(d, n->at, "a mapping key must be a plain string, not %s; ignored",
+			    tk_yaml_kind_name(x->kind));
+	case TK_YAML_MERGE_NOT_MAPPING:
+		return warn(d, n->at, "a merge key '<<' takes a mapping, not %s; ignored",
+			    tk_yaml_kind_name(x->kind));
+	case TK_YAML_NESTED_MERGE:
+		return fail(d, n->node, "nested merge keys are not supported");
+	}
+	return 0;
 }
 
 /*
- * The entries of mapping m: its own keys (a duplicate is an error), then
+ * The entries of mapping m: its own keys (a duplicate is a warning), then
  * those of YAML merge keys ("<<: *defaults") that it does not set itself.
  */
-static int flatten(struct doc *d, const struct node *m, struct entries *out)
+static int flatten(struct doc *d, size_t m, struct tk_yaml_entries *out)
 {
-	size_t i, j;
-	int ret;
-
-	for (i = 0; i + 1 < m->nr_kids; i += 2) {
-		const struct node *key = deref(d, &d->nodes[m->kids[i]]);
-
-		int dup = 0;
-
-		if (key->kind != NODE_SCALAR) {
-			warn(d, &d->nodes[m->kids[i]],
-			     "a mapping key must be a plain string, not %s; ignored",
-			     kind_name(key->kind));
-			continue;
-		}
-		if (key->plain && !strcmp(key->value, "<<"))
-			continue;
-		for (j = 0; j < out->nr && !dup; j++)
-			if (!strcmp(out->items[j].key->value, key->value)) {
-				warn(d, &d->nodes[m->kids[i]],
-				     "duplicate key '%s' (first at %zu:%zu, which is used); "
-				     "ignored", key->value, out->items[j].key_at->line + 1,
-				     out->items[j].key_at->col + 1);
-				dup = 1;
-			}
-		if (dup)
-			continue;
-		if (out->nr >= CONFIG_MAX_ENTRIES)
-			return fail(d, key, "more than %d entries in one mapping",
-				    CONFIG_MAX_ENTRIES);
-		add_entry(out, &d->nodes[m->kids[i]], key, &d->nodes[m->kids[i + 1]]);
-	}
-	for (i = 0; i + 1 < m->nr_kids; i += 2) {
-		const struct node *key = deref(d, &d->nodes[m->kids[i]]);
-		const struct node *at = &d->nodes[m->kids[i + 1]];
-		const struct node *v = deref(d, at);
-
-		if (key->kind != NODE_SCALAR || !key->plain || strcmp(key->value, "<<"))
-			continue;
-		if (v->kind == NODE_SEQ) {
-			for (j = 0; j < v->nr_kids; j++) {
-				ret = merge_into(d, out, &d->nodes[v->kids[j]],
-						 deref(d, &d->nodes[v->kids[j]]));
-				if (ret)
-					return ret;
-			}
-		} else {
-			ret = merge_into(d, out, at, v);
-			if (ret)
-				return ret;
-		}
-	}
-	return over_budget(d, m);
-}
-
-/* Adds src's entries whose keys are not yet in out. Merged mappings may not
- * nest merges themselves: it keeps the walk simple and bounded. */
-static int merge_into(struct doc *d, struct entries *out,
-		      const struct node *at, const struct node *src)
-{
-	size_t i, j;
-
-	if (src->kind != NODE_MAP)
-		return warn(d, at, "a merge key '<<' takes a mapping, not %s; ignored",
-			    kind_name(src->kind));
-	for (i = 0; i + 1 < src->nr_kids; i += 2) {
-		const struct node *key = deref(d, &d->nodes[src->kids[i]]);
-		int seen = 0;
-
-		if (key->kind != NODE_SCALAR) {
-			warn(d, &d->nodes[src->kids[i]],
-			     "a mapping key must be a plain string, not %s; ignored",
-			     kind_name(key->kind));
-			continue;
-		}
-		if (key->plain && !strcmp(key->value, "<<"))
-			return fail(d, key, "nested merge keys are not supported");
-		for (j = 0; j < out->nr && !seen; j++)
-			seen = !strcmp(out->items[j].key->value, key->value);
-		if (seen)
-			continue;
-		if (out->nr >= CONFIG_MAX_ENTRIES)
-			return fail(d, key, "more than %d entries in one mapping",
-				    CONFIG_MAX_ENTRIES);
-		add_entry(out, &d->nodes[src->kids[i]], key, &d->nodes[src->kids[i + 1]]);
-	}
-	return over_budget(d, at);
+	return tk_yaml_flatten(&d->y, m, out, note, d, d->err);
 }
 
 /* A string setting: a scalar, or null (left unset). */
-static int get_string(struct doc *d, const struct entry *e, char **out)
+static int get_string(struct doc *d, const struct tk_yaml_entry *e, char **out)
 {
-	const struct node *v = deref(d, e->value);
-	const char *name = e->key->value;
+	const struct tk_yaml_node *v = deref(d, e->value);
+	const char *name = key_of(d, e);
 
-	if (v->kind != NODE_SCALAR)
+	if (v->kind != TK_YAML_SCALAR)
 		return warn(d, e->value, "'%s' must be a string, not %s; ignored", name,
-			    kind_name(v->kind));
+			    tk_yaml_kind_name(v->kind));
 	free(*out);
 	*out = is_null(v) ? NULL : tk_xstrdup(v->value);
 	return 0;
 }
 
-static int read_tags(struct doc *d, const struct entry *e, struct tk_kvlist *tags)
+static int read_tags(struct doc *d, const struct tk_yaml_entry *e, struct tk_kvlist *tags)
 {
-	const struct node *v = deref(d, e->value);
-	struct entries list = { NULL, 0, 0 };
+	const struct tk_yaml_node *v = deref(d, e->value);
+	struct tk_yaml_entries list = { NULL, 0, 0 };
 	struct tk_err terr = TK_ERR_INIT;
 	size_t i;
 	int ret;
 
 	if (is_null(v))
 		return 0;
-	if (v->kind != NODE_MAP)
+	if (v->kind != TK_YAML_MAP)
 		return warn(d, e->value, "'tags' must be a mapping of name: value, not %s; "
-			    "ignored", kind_name(v->kind));
-	ret = flatten(d, v, &list);
+			    "ignored", tk_yaml_kind_name(v->kind));
+	ret = flatten(d, e->value, &list);
 	for (i = 0; !ret && i < list.nr; i++) {
-		const struct node *k = list.items[i].key;
-		const struct node *val = deref(d, list.items[i].value);
+		const struct tk_yaml_node *k = &d->y.nodes[list.items[i].key];
+		const struct tk_yaml_node *val = deref(d, list.items[i].value);
 
 		if (!*k->value)
 			ret = warn(d, list.items[i].key_at, "a tag name cannot be empty; ignored");
-		else if (val->kind != NODE_SCALAR)
+		else if (val->kind != TK_YAML_SCALAR)
 			ret = warn(d, list.items[i].value, "tag '%s' must be a string, not %s; "
-				   "ignored", k->value, kind_name(val->kind));
+				   "ignored", k->value, tk_yaml_kind_name(val->kind));
 		else if (tk_run_check_tag(k->value, is_null(val) ? "" : val->value, &terr))
 			ret = warn(d, list.items[i].key_at, "%s; ignored", terr.msg);
 		else
 			tk_kvlist_set(tags, k->value, is_null(val) ? "" : val->value);
 	}
-	free(list.items);
+	tk_yaml_entries_release(&list);
 	return ret;
 }
 
-static int read_timeout(struct doc *d, const struct entry *e, double *out)
+static int read_timeout(struct doc *d, const struct tk_yaml_entry *e, double *out)
 {
-	const struct node *v = deref(d, e->value);
+	const struct tk_yaml_node *v = deref(d, e->value);
 	struct tk_err perr = TK_ERR_INIT;
 	double t;
 
@@ -612,9 +317,9 @@ static int read_timeout(struct doc *d, const struct entry *e, double *out)
 		*out = 0;
 		return 0;
 	}
-	if (v->kind != NODE_SCALAR)
+	if (v->kind != TK_YAML_SCALAR)
 		return warn(d, e->value, "'timeout' must be a duration such as 90s or 2h, "
-			    "not %s; ignored", kind_name(v->kind));
+			    "not %s; ignored", tk_yaml_kind_name(v->kind));
 	if (tk_parse_duration(v->value, &t, &perr))
 		return warn(d, e->value, "bad timeout '%s': %s; ignored", v->value,
 			    perr.msg[0] ? perr.msg : "not a duration");
@@ -625,23 +330,23 @@ static int read_timeout(struct doc *d, const struct entry *e, double *out)
 	return 0;
 }
 
-static int read_key(struct doc *d, const struct entry *e, struct tk_key_config *kc)
+static int read_key(struct doc *d, const struct tk_yaml_entry *e, struct tk_key_config *kc)
 {
-	const struct node *v = deref(d, e->value);
-	const char *name = e->key->value;
-	struct entries list = { NULL, 0, 0 };
+	const struct tk_yaml_node *v = deref(d, e->value);
+	const char *name = key_of(d, e);
+	struct tk_yaml_entries list = { NULL, 0, 0 };
 	size_t i;
 	int ret = 0;
 
 	if (is_null(v))
 		return 0;
-	if (v->kind != NODE_MAP)
+	if (v->kind != TK_YAML_MAP)
 		return warn(d, e->value, "settings of key '%s' must be a mapping, not %s; "
-			    "ignored", name, kind_name(v->kind));
-	ret = flatten(d, v, &list);
+			    "ignored", name, tk_yaml_kind_name(v->kind));
+	ret = flatten(d, e->value, &list);
 	for (i = 0; !ret && i < list.nr; i++) {
-		const struct entry *f = &list.items[i];
-		const char *field = f->key->value;
+		const struct tk_yaml_entry *f = &list.items[i];
+		const char *field = key_of(d, f);
 
 		if (!strcmp(field, "baseline_branch"))
 			ret = get_string(d, f, &kc->baseline_branch);
@@ -654,7 +359,7 @@ static int read_key(struct doc *d, const struct entry *e, struct tk_key_config *
 		else
 			ret = unknown_field(d, f->key_at, field, name);
 	}
-	free(list.items);
+	tk_yaml_entries_release(&list);
 	return ret;
 }
 
@@ -667,22 +372,22 @@ static void key_release(struct tk_key_config *kc)
 	memset(kc, 0, sizeof(*kc));
 }
 
-static int read_keys(struct doc *d, const struct entry *e, struct tk_config *c)
+static int read_keys(struct doc *d, const struct tk_yaml_entry *e, struct tk_config *c)
 {
-	const struct node *v = deref(d, e->value);
-	struct entries list = { NULL, 0, 0 };
+	const struct tk_yaml_node *v = deref(d, e->value);
+	struct tk_yaml_entries list = { NULL, 0, 0 };
 	size_t i;
 	int ret;
 
 	if (is_null(v))
 		return 0;
-	if (v->kind != NODE_MAP)
+	if (v->kind != TK_YAML_MAP)
 		return warn(d, e->value,
 			    "'keys' must be a mapping of key name to settings, not %s; ignored",
-			    kind_name(v->kind));
-	ret = flatten(d, v, &list);
+			    tk_yaml_kind_name(v->kind));
+	ret = flatten(d, e->value, &list);
 	for (i = 0; !ret && i < list.nr; i++) {
-		const struct node *k = list.items[i].key;
+		const struct tk_yaml_node *k = &d->y.nodes[list.items[i].key];
 		struct tk_key_config *kc;
 
 		if (!*k->value) {
@@ -695,7 +400,7 @@ static int read_keys(struct doc *d, const struct entry *e, struct tk_config *c)
 		kc->key = tk_xstrdup(k->value);
 		ret = read_key(d, &list.items[i], kc);
 	}
-	free(list.items);
+	tk_yaml_entries_release(&list);
 	return ret;
 }
 
@@ -703,36 +408,36 @@ static int read_keys(struct doc *d, const struct entry *e, struct tk_config *c)
 
 /* A positive number (threshold, min_effect, window); 0 and *out set, or a
  * warning and -1. */
-static int get_number(struct doc *d, const struct entry *e, double *out)
+static int get_number(struct doc *d, const struct tk_yaml_entry *e, double *out)
 {
-	const struct node *v = deref(d, e->value);
+	const struct tk_yaml_node *v = deref(d, e->value);
 	char *end;
 	double x;
 
-	if (v->kind != NODE_SCALAR || is_null(v)) {
-		warn(d, e->value, "'%s' must be a number, not %s; ignored", e->key->value,
-		     is_null(v) ? "null" : kind_name(v->kind));
+	if (v->kind != TK_YAML_SCALAR || is_null(v)) {
+		warn(d, e->value, "'%s' must be a number, not %s; ignored", key_of(d, e),
+		     is_null(v) ? "null" : tk_yaml_kind_name(v->kind));
 		return -1;
 	}
 	x = strtod(v->value, &end);
 	if (end == v->value || *end || !(x > 0) || x > 1e9) {
 		warn(d, e->value, "'%s' must be a positive number, not '%s'; ignored",
-		     e->key->value, v->value);
+		     key_of(d, e), v->value);
 		return -1;
 	}
 	*out = x;
 	return 0;
 }
 
-static int get_method(struct doc *d, const struct entry *e, int *set, int *method)
+static int get_method(struct doc *d, const struct tk_yaml_entry *e, int *set, int *method)
 {
-	const struct node *v = deref(d, e->value);
+	const struct tk_yaml_node *v = deref(d, e->value);
 	enum tk_verdict_method m;
 
-	if (v->kind != NODE_SCALAR || tk_verdict_method_parse(v->value, &m))
+	if (v->kind != TK_YAML_SCALAR || tk_verdict_method_parse(v->value, &m))
 		return warn(d, e->value, "unknown method '%s' (expected interval, percent, "
 			    "zscore or mannwhitney); ignored",
-			    v->kind == NODE_SCALAR ? v->value : kind_name(v->kind));
+			    v->kind == TK_YAML_SCALAR ? v->value : tk_yaml_kind_name(v->kind));
 	*set = 1;
 	*method = (int)m;
 	return 0;
@@ -740,27 +445,28 @@ static int get_method(struct doc *d, const struct entry *e, int *set, int *metho
 
 static const char *const rule_fields[] = { "method", "threshold", "min_effect", NULL };
 
-static int read_rule(struct doc *d, const struct entry *e, const char *key,
+static int read_rule(struct doc *d, const struct tk_yaml_entry *e, const char *key,
 		     enum tk_metric metric, struct tk_config *c)
 {
-	const struct node *v = deref(d, e->value);
-	struct entries list = { NULL, 0, 0 };
+	const struct tk_yaml_node *v = deref(d, e->value);
+	struct tk_yaml_entries list = { NULL, 0, 0 };
 	struct tk_check_rule r;
-	const struct node *threshold_at = NULL;
+	size_t threshold_at = TK_YAML_NONE;
 	size_t i;
 	int ret;
 
 	if (is_null(v))
 		return 0;
-	if (v->kind != NODE_MAP)
+	if (v->kind != TK_YAML_MAP)
 		return warn(d, e->value, "'%s' must be a mapping such as { method: percent, "
-			    "threshold: 15 }, not %s; ignored", e->key->value, kind_name(v->kind));
+			    "threshold: 15 }, not %s; ignored", key_of(d, e),
+			    tk_yaml_kind_name(v->kind));
 	memset(&r, 0, sizeof(r));
 	r.metric = (int)metric;
-	ret = flatten(d, v, &list);
+	ret = flatten(d, e->value, &list);
 	for (i = 0; !ret && i < list.nr; i++) {
-		const struct entry *f = &list.items[i];
-		const char *field = f->key->value;
+		const struct tk_yaml_entry *f = &list.items[i];
+		const char *field = key_of(d, f);
 		double x;
 
 		if (!strcmp(field, "method"))
@@ -786,8 +492,8 @@ static int read_rule(struct doc *d, const struct entry *e, const char *key,
 					   field, tk_metric_name(metric));
 		}
 	}
-	free(list.items);
-	if (!ret && threshold_at && r.threshold >= 0.5) {
+	tk_yaml_entries_release(&list);
+	if (!ret && threshold_at != TK_YAML_NONE && r.threshold >= 0.5) {
 		/* a level for the tests; the method is the rule's, else the
 		 * file's when it came before, else the default interval */
 		enum tk_verdict_method m = r.method_set ? r.method
@@ -813,36 +519,36 @@ static const char *const metric_fields[] = { "walltime", "cpu", "maxrss", "tree_
 					     "alloc", "slurm_maxrss", NULL };
 
 /* The metrics of one key (or, key NULL, of every key) */
-static int read_metric_rules(struct doc *d, const struct entry *e, const char *key,
+static int read_metric_rules(struct doc *d, const struct tk_yaml_entry *e, const char *key,
 			     struct tk_config *c)
 {
-	const struct node *v = deref(d, e->value);
-	struct entries list = { NULL, 0, 0 };
+	const struct tk_yaml_node *v = deref(d, e->value);
+	struct tk_yaml_entries list = { NULL, 0, 0 };
 	enum tk_metric m;
 	size_t i;
 	int ret;
 
 	if (is_null(v))
 		return 0;
-	if (v->kind != NODE_MAP)
+	if (v->kind != TK_YAML_MAP)
 		return warn(d, e->value, "check settings of key '%s' must be a mapping of "
-			    "metric to settings, not %s; ignored", key, kind_name(v->kind));
-	ret = flatten(d, v, &list);
+			    "metric to settings, not %s; ignored", key, tk_yaml_kind_name(v->kind));
+	ret = flatten(d, e->value, &list);
 	for (i = 0; !ret && i < list.nr; i++) {
-		const struct entry *f = &list.items[i];
+		const struct tk_yaml_entry *f = &list.items[i];
 
-		if (!tk_metric_parse(f->key->value, &m)) {
+		if (!tk_metric_parse(key_of(d, f), &m)) {
 			ret = read_rule(d, f, key, m, c);
 		} else {
-			const char *near = nearest(f->key->value, metric_fields);
+			const char *near = nearest(key_of(d, f), metric_fields);
 
 			ret = warn(d, f->key_at, "unknown metric '%s' in check of key '%s'%s%s%s; "
-				   "ignored", f->key->value, key, near ? " (did you mean '" : "",
+				   "ignored", key_of(d, f), key, near ? " (did you mean '" : "",
 				   near ? near : "", near ? "'?)" : " (expected "
 				   TK_METRIC_NAMES ")");
 		}
 	}
-	free(list.items);
+	tk_yaml_entries_release(&list);
 	return ret;
 }
 
@@ -850,23 +556,23 @@ static const char *const check_fields[] = { "window", "method", "threshold", "ke
 					    "walltime", "cpu", "maxrss", "tree_rss",
 					    "alloc", "slurm_maxrss", NULL };
 
-static int read_check(struct doc *d, const struct entry *e, struct tk_config *c)
+static int read_check(struct doc *d, const struct tk_yaml_entry *e, struct tk_config *c)
 {
-	const struct node *v = deref(d, e->value);
-	struct entries list = { NULL, 0, 0 }, keys = { NULL, 0, 0 };
+	const struct tk_yaml_node *v = deref(d, e->value);
+	struct tk_yaml_entries list = { NULL, 0, 0 }, keys = { NULL, 0, 0 };
 	enum tk_metric m;
 	size_t i, k;
 	int ret;
 
 	if (is_null(v))
 		return 0;
-	if (v->kind != NODE_MAP)
+	if (v->kind != TK_YAML_MAP)
 		return warn(d, e->value, "'check' must be a mapping of settings, not %s; "
-			    "ignored", kind_name(v->kind));
-	ret = flatten(d, v, &list);
+			    "ignored", tk_yaml_kind_name(v->kind));
+	ret = flatten(d, e->value, &list);
 	for (i = 0; !ret && i < list.nr; i++) {
-		const struct entry *f = &list.items[i];
-		const char *field = f->key->value;
+		const struct tk_yaml_entry *f = &list.items[i];
+		const char *field = key_of(d, f);
 		double x;
 
 		if (!strcmp(field, "window")) {
@@ -887,21 +593,20 @@ static int read_check(struct doc *d, const struct entry *e, struct tk_config *c)
 		} else if (!tk_metric_parse(field, &m)) {
 			ret = read_rule(d, f, NULL, m, c);
 		} else if (!strcmp(field, "keys")) {
-			const struct node *kv = deref(d, f->value);
+			const struct tk_yaml_node *kv = deref(d, f->value);
 
 			if (is_null(kv))
 				continue;
-			if (kv->kind != NODE_MAP) {
+			if (kv->kind != TK_YAML_MAP) {
 				ret = warn(d, f->value, "'keys' must be a mapping of key name to "
-					   "metrics, not %s; ignored", kind_name(kv->kind));
+					   "metrics, not %s; ignored", tk_yaml_kind_name(kv->kind));
 				continue;
 			}
-			ret = flatten(d, kv, &keys);
+			ret = flatten(d, f->value, &keys);
 			for (k = 0; !ret && k < keys.nr; k++)
 				ret = read_metric_rules(d, &keys.items[k],
-							keys.items[k].key->value, c);
-			free(keys.items);
-			memset(&keys, 0, sizeof(keys));
+							key_of(d, &keys.items[k]), c);
+			tk_yaml_entries_release(&keys);
 		} else {
 			const char *near = nearest(field, check_fields);
 
@@ -911,29 +616,30 @@ static int read_check(struct doc *d, const struct entry *e, struct tk_config *c)
 				   near ? "'?)" : "");
 		}
 	}
-	free(list.items);
+	tk_yaml_entries_release(&list);
 	return ret;
 }
 
 static int read_top(struct doc *d, struct tk_config *c)
 {
-	const struct node *root;
-	struct entries list = { NULL, 0, 0 };
-	size_t i;
+	const struct tk_yaml_node *root;
+	struct tk_yaml_entries list = { NULL, 0, 0 };
+	size_t i, r;
 	int ret;
 
-	if (d->root == NO_NODE)
+	if (!d->y.nr_roots)
 		return 0;
-	root = deref(d, &d->nodes[d->root]);
+	r = tk_yaml_deref(&d->y, d->y.roots[0]);
+	root = &d->y.nodes[r];
 	if (is_null(root))
 		return 0;
-	if (root->kind != NODE_MAP)
-		return fail(d, root, "the top level must be a mapping of settings, not %s",
-			    kind_name(root->kind));
-	ret = flatten(d, root, &list);
+	if (root->kind != TK_YAML_MAP)
+		return fail(d, r, "the top level must be a mapping of settings, not %s",
+			    tk_yaml_kind_name(root->kind));
+	ret = flatten(d, r, &list);
 	for (i = 0; !ret && i < list.nr; i++) {
-		const struct entry *e = &list.items[i];
-		const char *field = e->key->value;
+		const struct tk_yaml_entry *e = &list.items[i];
+		const char *field = key_of(d, e);
 
 		if (!strcmp(field, "db"))
 			ret = get_string(d, e, &c->db);
@@ -950,7 +656,7 @@ static int read_top(struct doc *d, struct tk_config *c)
 		else
 			ret = unknown_field(d, e->key_at, field, NULL);
 	}
-	free(list.items);
+	tk_yaml_entries_release(&list);
 	return ret;
 }
 
@@ -1001,17 +707,11 @@ int tk_config_parse(const char *text, size_t len, const char *name,
 	struct tk_config tmp;
 	int ret;
 
-	if (len > CONFIG_MAX_BYTES)
-		return tk_err_set(err, TK_EDATA, "%s: larger than %d bytes", name,
-				  CONFIG_MAX_BYTES);
 	memset(&d, 0, sizeof(d));
 	d.name = name;
-	d.text = text;
-	d.len = len;
 	d.err = err;
-	d.root = NO_NODE;
 	tk_config_init(&tmp);
-	ret = build(&d);
+	ret = tk_yaml_parse(&d.y, name, text, len, &yaml_opts, err);
 	if (!ret)
 		ret = read_top(&d, &tmp);
 	if (!ret)

@@ -204,7 +204,7 @@ static void test_errors(void)
 		tk_buf_addch(&b, '[');
 	deep = tk_buf_detach(&b, NULL);
 	got = wrap(deep, NULL, NULL);
-	ok(strstr(got, "nested deeper than 256 levels") != NULL, "nesting is bounded: %s", got);
+	ok(strstr(got, "nesting deeper than 256 levels") != NULL, "nesting is bounded: %s", got);
 	free(deep);
 	tk_buf_adds(&b, "a: &a [x, x, x, x, x, x, x, x, x, x]\n");
 	for (i = 'b'; i <= 'k'; i++)
