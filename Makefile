@@ -219,8 +219,12 @@ CHECK_FIRST := tests/t0008-optional-deps.sh tests/t9005-preload-fork.sh \
 	tests/t5100-import-memory.sh tests/t9007-preload-programs.sh tests/t9010-run-profile.sh
 CHECK_TESTS = $(foreach t,$(CHECK_FIRST),$(filter $(t),$(UNIT_BIN) $(wildcard tests/t[0-9]*.sh))) \
 	$(filter-out $(CHECK_FIRST),$(UNIT_BIN) $(SAN_UNIT) $(wildcard tests/t[0-9]*.sh))
+# The tests are built with the strict warnings (DEVELOPER=1, as errors);
+# CHECK_DEVELOPER= builds them with the plain set.
+CHECK_DEVELOPER ?= 1
 check: $(BROWSER_DEPS)
-	$(MAKE) $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j2) build-tests san-build
+	$(MAKE) $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j2) DEVELOPER=$(CHECK_DEVELOPER) \
+		build-tests san-build
 	$(SAN_ENV) prove -j$(CHECK_JOBS) --timer $(PROVE_FLAGS) $(CHECK_TESTS)
 
 # The README's test command on a fresh clone of the committed tree, in a
