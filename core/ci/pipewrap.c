@@ -24,6 +24,7 @@
  * node is rewritten only when the two are equal, so rewriting the text
  * where it is defined changes no other value.
  */
+#include "core/base/escape.h"
 #include "core/ci/pipewrap.h"
 
 #include <stdarg.h>
@@ -109,23 +110,6 @@ static void doc_release(struct doc *d)
 	free(d->key_seen);
 }
 
-/* Untrusted text in a message: control characters as \xNN, at most 80 bytes. */
-static void add_shown(struct tk_buf *b, const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len && i < 80; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c == 0x7f)
-			tk_buf_addf(b, "\\x%02x", c);
-		else
-			tk_buf_addch(b, c);
-	}
-	if (len > 80)
-		tk_buf_adds(b, "...");
-}
-
 static void warn(struct doc *d, size_t line, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -142,7 +126,7 @@ static void warn(struct doc *d, size_t line, const char *key, const char *fmt, .
 		tk_buf_addf(&msg, "%s:%zu: ", d->name, line + 1);
 	if (key) {
 		tk_buf_adds(&msg, "step '");
-		add_shown(&msg, key, strlen(key));
+		tk_text_escape_cut(&msg, key, strlen(key), 80);
 		tk_buf_adds(&msg, "': ");
 	}
 	va_start(ap, fmt);

@@ -1,3 +1,4 @@
+#include "core/base/escape.h"
 #include "core/model/run.h"
 
 #include <errno.h>
@@ -129,26 +130,6 @@ static int clean_text(const char *s, size_t len)
 	return 1;
 }
 
-/* The text goes into a terminal: control characters and invalid bytes as
- * \xNN, cut short after 80 bytes. */
-static void show_text(struct tk_buf *shown, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i, seq;
-
-	for (i = 0; i < len && shown->len < 80; i += seq) {
-		seq = tk_utf8_seqlen(p + i, len - i);
-		if (!seq || p[i] < 0x20 || p[i] == 0x7f) {
-			tk_buf_addf(shown, "\\x%02x", p[i]);
-			seq = 1;
-		} else {
-			tk_buf_add(shown, s + i, seq);
-		}
-	}
-	if (i < len)
-		tk_buf_adds(shown, "...");
-}
-
 int tk_run_check_key(const char *key, struct tk_err *err)
 {
 	size_t len = strlen(key);
@@ -157,7 +138,7 @@ int tk_run_check_key(const char *key, struct tk_err *err)
 
 	if (len > 0 && len <= TK_RUN_KEY_MAX && clean_text(key, len))
 		return 0;
-	show_text(&shown, key, len);
+	tk_text_escape_cut(&shown, key, len, 80);
 	ret = tk_err_set(err, TK_EDATA, "invalid key '%s' (%zu bytes; a key is 1-%d bytes of "
 			 "UTF-8 text without control characters)", shown.buf, len,
 			 TK_RUN_KEY_MAX);
@@ -174,9 +155,9 @@ int tk_run_check_tag(const char *name, const char *value, struct tk_err *err)
 	if (nlen > 0 && nlen <= TK_RUN_KEY_MAX && !strchr(name, '=') &&
 	    clean_text(name, nlen) && vlen <= TK_RUN_TAG_VALUE_MAX && clean_text(value, vlen))
 		return 0;
-	show_text(&shown, name, nlen);
+	tk_text_escape_cut(&shown, name, nlen, 80);
 	tk_buf_adds(&shown, "=");
-	show_text(&shown, value, vlen);
+	tk_text_escape_cut(&shown, value, vlen, 80);
 	ret = tk_err_set(err, TK_EDATA, "invalid tag '%s' (a tag's name is 1-%d bytes, its "
 			 "value at most %d, of UTF-8 text without control characters; "
 			 "the name without '=')", shown.buf, TK_RUN_KEY_MAX,
