@@ -14,6 +14,7 @@
 #include "core/analyze/check.h"
 #include "core/ci/ci.h"
 #include "core/pages/report.h"
+#include "core/pages/reportmd.h"
 #include "core/base/timeutil.h"
 #include "core/base/banned.h"
 

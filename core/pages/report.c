@@ -11,7 +11,6 @@
 
 #include "core/analyze/baseline.h"
 #include "core/analyze/check.h"
-#include "core/pages/checkfmt.h"
 #include "core/pages/dashboard.h"
 #include "core/model/demangle.h"
 #include "core/analyze/diff.h"
@@ -456,70 +455,6 @@ const char *tk_report_style(const struct tk_report *r)
 	if (r->count[TK_VERDICT_INSUFFICIENT] || !r->nr)
 		return "warning";
 	return "success";
-}
-
-static int write_text(const char *dir, const char *name, const struct tk_buf *b,
-		      struct tk_err *err)
-{
-	struct tk_buf path = TK_BUF_INIT;
-	int ret;
-
-	tk_buf_addf(&path, "%s/%s", dir, name);
-	ret = tk_write_file_atomic(path.buf, b->buf, b->len, err);
-	tk_buf_release(&path);
-	return ret;
-}
-
-/* The checks as tracker check prints them (core/checkfmt.h). */
-static int write_checks(const struct tk_report *r, const char *dir, const char *name,
-			enum tk_checkfmt fmt, struct tk_err *err)
-{
-	struct tk_buf b = TK_BUF_INIT;
-	char *mem = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&mem, &len);
-	int ret;
-
-	if (!f)
-		return tk_err_set(err, TK_EINTERNAL, "cannot make %s in memory", name);
-	ret = tk_checkfmt_write(f, fmt, r->checks, r->nr_checks, 0, err);
-	if (fclose(f) && !ret)
-		ret = tk_err_set(err, TK_EINTERNAL, "cannot make %s in memory", name);
-	if (!ret) {
-		tk_buf_add(&b, mem, len);
-		ret = write_text(dir, name, &b, err);
-	}
-	free(mem);
-	tk_buf_release(&b);
-	return ret;
-}
-
-int tk_report_write(const struct tk_report *r, const struct tk_report_opts *o,
-		    struct tk_err *err)
-{
-	struct tk_buf b = TK_BUF_INIT;
-	size_t max = o->max_body ? o->max_body : TK_REPORT_BODY_MAX - 1024;
-	int ret;
-
-	ret = tk_mkdir_p(o->dir, err);
-	tk_report_markdown(r, TK_REPORT_LINKS_FILES, NULL, 0, &b);
-	if (!ret)
-		ret = write_text(o->dir, "summary.md", &b, err);
-	tk_buf_reset(&b);
-	tk_report_markdown(r, TK_REPORT_LINKS_ARTIFACTS,
-			   o->artifact_prefix ? o->artifact_prefix : o->dir, max, &b);
-	if (!ret)
-		ret = write_text(o->dir, "annotation.md", &b, err);
-	if (!ret)
-		ret = write_checks(r, o->dir, "verdicts.txt", TK_CHECKFMT_TEXT, err);
-	if (!ret)
-		ret = write_checks(r, o->dir, "check.json", TK_CHECKFMT_JSON, err);
-	tk_buf_reset(&b);
-	tk_report_metrics(r, &b);
-	if (!ret)
-		ret = write_text(o->dir, "metrics.txt", &b, err);
-	tk_buf_release(&b);
-	return ret;
 }
 
 int tk_report_artifact_prefix(const char *dir, struct tk_buf *out)

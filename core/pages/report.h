@@ -30,7 +30,7 @@
  * A chart or diff that cannot be made is a warning (o->warn) and the
  * report goes on without it; the store's errors end the build.
  *
- * Outputs (tk_report_write): summary.md (the table, links relative to the
+ * Outputs (tk_report_write, core/pages/reportmd.h): summary.md (the table, links relative to the
  * directory), annotation.md (the body for a CI build page: the table,
  * small charts and links as artifact:// URLs under o->artifact_prefix,
  * cut to fit o->max_body bytes with a note), verdicts.txt and check.json
@@ -135,33 +135,6 @@ enum tk_verdict tk_report_worst(const struct tk_report *r);
  * so has an entry per class. */
 void tk_report_describe_count(const struct tk_report *r, struct tk_buf *out);
 const char *tk_report_style(const struct tk_report *r);
-
-/* How the markdown links to the report's files. */
-enum tk_report_links {
-	TK_REPORT_LINKS_FILES,     /* relative to the report directory */
-	TK_REPORT_LINKS_ARTIFACTS, /* artifact://PREFIX/..., charts inline */
-	TK_REPORT_LINKS_NONE,      /* no links (GitHub's step summary) */
-};
-
-/*
- * Appends the markdown summary: a title, the counts, the table (key,
- * walltime and peak RSS against the baseline median, verdict, links),
- * then (artifact links) the small charts. At most max bytes are appended
- * (0: no limit): rows that do not fit are left out, regressions last to
- * go, with a line saying how many and where the whole table is.
- */
-void tk_report_markdown(const struct tk_report *r, enum tk_report_links links,
-			const char *prefix, size_t max, struct tk_buf *out);
-
-/* OpenMetrics text: walltime_seconds, maxrss_bytes and their baseline
- * medians per key (label key="..." escaped), then "# EOF". */
-void tk_report_metrics(const struct tk_report *r, struct tk_buf *out);
-
-/* Writes summary.md, annotation.md, verdicts.txt, check.json and
- * metrics.txt into o->dir (atomically each). */
-int tk_report_write(const struct tk_report *r, const struct tk_report_opts *o,
-		    struct tk_err *err);
-
 
 /*
  * dir as a CI system names it once uploaded from the working directory:

@@ -1,16 +1,17 @@
 /*
- * The report as text: the markdown summary (for files, for a CI build
- * page with artifact links, or without links), the verdict lines and the
- * OpenMetrics text. Keys and branches are untrusted: a key may read
- * "<script>", "a|b", "`x`" or "](javascript:...)"; everything from a run
- * goes through tk_report_md_text, and URLs are made only of our file
- * names and the report's prefix, percent-encoded.
+ * The report as text and files (contract in core/pages/reportmd.h). Keys
+ * and branches are untrusted: a key may read "<script>", "a|b", "`x`" or
+ * "](javascript:...)"; everything from a run goes through tk_md_escape.
  */
+#include "core/pages/reportmd.h"
+
+#include <stdio.h>
 #include <string.h>
 
 #include "core/base/escape.h"
+#include "core/base/fsutil.h"
 #include "core/model/metric.h"
-#include "core/pages/report.h"
+#include "core/pages/checkfmt.h"
 #include "core/base/utf8.h"
 #include "core/base/banned.h"
 
@@ -323,4 +324,72 @@ void tk_report_metrics(const struct tk_report *r, struct tk_buf *out)
 		metric_line(out, "tracker_maxrss_baseline_bytes", &r->keys[i],
 			    r->keys[i].rss.base_median);
 	tk_buf_adds(out, "# EOF\n");
+}
+
+/* ---- the files ---- */
+
+static int write_text(const char *dir, const char *name, const struct tk_buf *b,
+		      struct tk_err *err)
+{
+	struct tk_buf path = TK_BUF_INIT;
+	int ret;
+
+	tk_buf_addf(&path, "%s/%s", dir, name);
+	ret = tk_write_file_atomic(path.buf, b->buf, b->len, err);
+	tk_buf_release(&path);
+	return ret;
+}
+
+struct checks_job {
+	const struct tk_report *r;
+	enum tk_checkfmt fmt;
+};
+
+static int checks_to(FILE *out, void *data, struct tk_err *err)
+{
+	const struct checks_job *j = data;
+
+	return tk_checkfmt_write(out, j->fmt, j->r->checks, j->r->nr_checks, 0, err);
+}
+
+/* The checks as tracker check prints them (core/pages/checkfmt.h). */
+static int write_checks(const struct tk_report *r, const char *dir, const char *name,
+			enum tk_checkfmt fmt, struct tk_err *err)
+{
+	struct checks_job j = { r, fmt };
+	struct tk_buf path = TK_BUF_INIT;
+	int ret;
+
+	tk_buf_addf(&path, "%s/%s", dir, name);
+	ret = tk_write_file_stream(path.buf, checks_to, &j, 0, err);
+	tk_buf_release(&path);
+	return ret;
+}
+
+int tk_report_write(const struct tk_report *r, const struct tk_report_opts *o,
+		    struct tk_err *err)
+{
+	struct tk_buf b = TK_BUF_INIT;
+	size_t max = o->max_body ? o->max_body : TK_REPORT_BODY_MAX - 1024;
+	int ret;
+
+	ret = tk_mkdir_p(o->dir, err);
+	tk_report_markdown(r, TK_REPORT_LINKS_FILES, NULL, 0, &b);
+	if (!ret)
+		ret = write_text(o->dir, "summary.md", &b, err);
+	tk_buf_reset(&b);
+	tk_report_markdown(r, TK_REPORT_LINKS_ARTIFACTS,
+			   o->artifact_prefix ? o->artifact_prefix : o->dir, max, &b);
+	if (!ret)
+		ret = write_text(o->dir, "annotation.md", &b, err);
+	if (!ret)
+		ret = write_checks(r, o->dir, "verdicts.txt", TK_CHECKFMT_TEXT, err);
+	if (!ret)
+		ret = write_checks(r, o->dir, "check.json", TK_CHECKFMT_JSON, err);
+	tk_buf_reset(&b);
+	tk_report_metrics(r, &b);
+	if (!ret)
+		ret = write_text(o->dir, "metrics.txt", &b, err);
+	tk_buf_release(&b);
+	return ret;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/pages/report.h"
+#include "core/pages/reportmd.h"
 #include "tests/unit/tap.h"
 #include "core/base/banned.h"
 
