@@ -1,6 +1,7 @@
 /*
- * History plots: gathering and layout (core/histplot.h). The renderers
- * are in core/plotrender.c.
+ * History plots: gathering and layout (core/pages/histplot.h). The charts
+ * are drawn by core/pages/chart.c and its painters, written by
+ * core/pages/plotwrite.c.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -16,7 +16,9 @@
  *      baseline's rolling median and its band, the change points;
  *   3. render: tk_plot_write writes a layout as PNG or PDF (cairo), SVG
  *      (our own writer, text as text) or a self-contained HTML page (the
- *      SVG inline, tooltips, series toggles, zoom on the time axis).
+ *      SVG inline, tooltips, series toggles, zoom on the time axis): each
+ *      paints the shapes one walk decides (core/pages/chart.h), so every
+ *      format draws the same chart.
  *
  * What a chart shows, for one key and one metric:
  *   - baseline: the runs on the baseline branch (opts->baseline_branch,
@@ -42,8 +44,8 @@
  * Everything is deterministic: the same runs and options give the same
  * bytes in every format (no clock is read; cairo's PDF carries no date).
  *
- * Strings in runs are untrusted; every renderer escapes them (see the
- * renderers). Nothing here prints, exits or keeps global state. Errors are
+ * Strings in runs are untrusted; every writer escapes them for its
+ * language (core/pages/chartsvg.h, core/pages/plothtml.h). Nothing here prints, exits or keeps global state. Errors are
  * negative enum tk_code with err filled.
  */
 #include <stddef.h>
@@ -262,6 +264,7 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 		   struct tk_plot_layout *out, struct tk_err *err);
 void tk_plot_layout_release(struct tk_plot_layout *l);
 
+/* Writing a layout (core/pages/plotwrite.c). */
 enum tk_plot_format { TK_PLOT_PNG, TK_PLOT_PDF, TK_PLOT_SVG, TK_PLOT_HTML };
 
 /* The format of a file name's extension (.png .pdf .svg .html .htm);

@@ -1,6 +1,6 @@
 /*
- * core/histplot.h (and its renderers, core/plotrender.c and
- * core/plothtml.c): date ticks and units; the layout of a synthetic
+ * core/pages/histplot.h (and its writers: the walk of core/pages/chart.h
+ * painted as SVG, PNG and PDF, and the page of core/pages/plothtml.h): date ticks and units; the layout of a synthetic
  * history (classes, the rolling median and band, the change point of a
  * 2x step, scales); SVG and HTML output that escapes hostile names and is
  * the same bytes twice; machine classes: a baseline series per class with
@@ -14,7 +14,6 @@
 #include <time.h>
 
 #include "core/pages/histplot.h"
-#include "core/pages/plotpage.h"
 #include "tests/unit/tap.h"
 
 static double utc(int y, int mo, int d, int h)
