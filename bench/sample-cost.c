@@ -1,5 +1,5 @@
 /*
- * sample-cost: what one tree-RSS sample costs (core/proctree.c), for trees
+ * sample-cost: what one tree-RSS sample costs (core/measure/proctree.c), for trees
  * of 1, 10 and 100 processes, each process with 4 threads' worth of
  * /proc/PID/task entries avoided (single-threaded sleepers).
  */

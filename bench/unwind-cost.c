@@ -1,6 +1,6 @@
 /*
  * unwind-cost: what `tracker run --profile cpu` costs with the default
- * sampler (core/perfrec + core/unwind), on one command.
+ * sampler (core/measure/perfrec + core/measure/unwind), on one command.
  *
  *   unwind-cost [-n RUNS] [-z HZ] [-s STACK] -- CMD [ARG...]
  *

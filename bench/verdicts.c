@@ -105,7 +105,7 @@ static const struct sim_scenario cp_scenarios[] = {
 /*
  * The default method given the key's older runs as well: 30 runs of
  * history, the newest 10 the window. Older runs only tell whether the
- * current value is in a mode of the key (core/verdict.h), so a step as
+ * current value is in a mode of the key (core/analyze/verdict.h), so a step as
  * large as the key's rare slow runs is no longer explained by one of
  * them. A 50% step is the size of the 1.5x outliers.
  */

@@ -1,7 +1,7 @@
 /*
  * tracker check: is this build's run of a key slower or bigger than its
- * baseline? The choice of runs and the statistics are core/check.h's (the
- * report and the dashboard call the same), the outputs core/checkfmt.h's;
+ * baseline? The choice of runs and the statistics are core/analyze/check.h's (the
+ * report and the dashboard call the same), the outputs core/pages/checkfmt.h's;
  * this parses options, picks the keys and sets the exit status.
  */
 #include <getopt.h>

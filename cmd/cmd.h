@@ -51,7 +51,7 @@ struct cmd_entry {
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cmd_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "tracker: MESSAGE" on stderr, for what is neither an error nor a
- * warning. All three escape control characters (core/table.h). */
+ * warning. All three escape control characters (core/base/table.h). */
 void cmd_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the message of err and returns its exit code. */
 int cmd_fail(const struct tk_err *err);
@@ -99,7 +99,7 @@ int cmd_write_output(const char *path, tk_write_fn fn, void *data);
 /*
  * From now on TERM, INT and HUP (those not ignored, which stay so) only
  * set the returned flag, and are unblocked: a command hands the flag to
- * the store (core/cancel.h) so that a CI cancel ends a wait for the
+ * the store (core/base/cancel.h) so that a CI cancel ends a wait for the
  * database at once, without interrupting what it writes.
  */
 #include <signal.h>

@@ -1,5 +1,5 @@
 /*
- * tracker dashboard: one page of every key (core/dashboard.h), each with
+ * tracker dashboard: one page of every key (core/pages/dashboard.h), each with
  * sparklines, the current value against the baseline, the verdict of
  * tracker check and a link to its full chart.
  */

@@ -1,6 +1,6 @@
 /*
  * tracker fetch: backfills the history with the run records a Buildkite
- * pipeline's builds uploaded as artifacts (core/bkfetch.h). Also the
+ * pipeline's builds uploaded as artifacts (core/ci/bkfetch.h). Also the
  * --fetch-baseline step the comparing commands share.
  */
 #include <getopt.h>

@@ -3,8 +3,8 @@
  *
  * The profile comes from a source (a FILE, or a profile stored with a run:
  * --run ID, or the newest run of --key K on --branch B), goes through the
- * layout (core/flame.h) and is written by the renderer that OUT's
- * extension picks (core/render.h), to a temporary file next to OUT that
+ * layout (core/draw/flame.h) and is written by the renderer that OUT's
+ * extension picks (core/draw/render.h), to a temporary file next to OUT that
  * is renamed over it, so OUT is never left half written.
  */
 #include <errno.h>

@@ -3,12 +3,12 @@
  * people, CSV for spreadsheets and scripts, or JSON for programs.
  *
  * The command parses options, runs one store query and hands every row to
- * the output of the format (core/histsink.h). Table and CSV print run
+ * the output of the format (core/pages/histsink.h). Table and CSV print run
  * summaries, which the store reads from columns without parsing any
  * record (query_summaries); only JSON, which prints whole runs, asks for
  * them (query_runs). With --ranks the runs are gathered into jobs first
  * and each output prints job rows instead. --plot draws the runs instead
- * (core/histplot.h), or the dashboard of every key (core/dashboard.h).
+ * (core/pages/histplot.h), or the dashboard of every key (core/pages/dashboard.h).
  */
 #include <getopt.h>
 #include <stdio.h>

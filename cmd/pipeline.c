@@ -1,6 +1,6 @@
 /*
  * tracker pipeline wrap: a Buildkite pipeline with its steps' commands
- * wrapped in `tracker run` (the work is core/pipewrap.c).
+ * wrapped in `tracker run` (the work is core/ci/pipewrap.c).
  */
 #include <getopt.h>
 #include <stdio.h>

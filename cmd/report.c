@@ -1,7 +1,7 @@
 /*
  * tracker report: this build's charts, diffs, verdicts and summary in a
- * directory (core/report.h), published where the CI system shows them
- * through the provider's publish operation (core/ci.h). The verdicts do
+ * directory (core/pages/report.h), published where the CI system shows them
+ * through the provider's publish operation (core/ci/ci.h). The verdicts do
  * not set the exit status: `tracker check` is the gate.
  */
 #include <getopt.h>

@@ -74,7 +74,7 @@ static void vreport(const char *prefix, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 
 /* Messages quote keys, branches, paths and names: one line each, with
- * no control character reaching the terminal (core/table.h). */
+ * no control character reaching the terminal (core/base/table.h). */
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
 	struct tk_buf msg = TK_BUF_INIT, shown = TK_BUF_INIT;

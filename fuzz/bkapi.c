@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the Buildkite API responses (core/bkapi.h): each
+ * libFuzzer target for the Buildkite API responses (core/ci/bkapi.h): each
  * input is read as a page of builds, a page of artifacts, a Link header
  * and an artifact's file name. `make fuzz` builds it as fuzz/fuzz-bkapi
  * and seeds it from fixtures/buildkite-api/.

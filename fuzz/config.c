@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the .tracker.yml reader (core/config.h): any
+ * libFuzzer target for the .tracker.yml reader (core/model/config.h): any
  * document, valid YAML or not, is parsed into a config or refused with
  * an error; never a crash, a leak or a sanitizer report. Seeds:
  * fixtures/config/.

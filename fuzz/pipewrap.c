@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for tracker pipeline wrap (core/pipewrap.c). `make fuzz`
+ * libFuzzer target for tracker pipeline wrap (core/ci/pipewrap.c). `make fuzz`
  * builds it as fuzz/fuzz-pipewrap and seeds it from fixtures/pipelines/.
  * Besides crashes, leaks and sanitizer reports, it stops on two broken
  * promises: a wrapped pipeline that libyaml cannot parse, and wrapping

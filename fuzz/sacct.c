@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for sacct's parsable output (core/sacct.h): what
+ * libFuzzer target for sacct's parsable output (core/ci/sacct.h): what
  * `tracker run` reads from sacct inside a SLURM allocation. Seeded from
  * fixtures/sacct/; `make fuzz` builds it as fuzz/fuzz-sacct and runs it
  * beside the importers. The steps it parses also go through the run

@@ -1,6 +1,6 @@
 /*
  * Choosing NEW and its baseline runs from the history (contract in
- * core/baseline.h). Two store queries, newest first: one for NEW, one
+ * core/analyze/baseline.h). Two store queries, newest first: one for NEW, one
  * for the baseline, which skips failed runs and NEW itself and stops at
  * the number asked for.
  */

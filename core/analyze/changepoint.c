@@ -1,6 +1,6 @@
 /*
  * Change points by binary segmentation on a Laplace cost (contract in
- * core/changepoint.h).
+ * core/analyze/changepoint.h).
  *
  * The cost of a segment is sum min(|y - median|, CAP) (in units of the
  * noise). The costs of every prefix of a segment come from one pass that

@@ -26,9 +26,9 @@
  *             its figures are not judged: insufficient, with a note), with
  *             the method and threshold of `check: keys: K: METRIC:` in the
  *             config, else o->method / o->vopts, else the defaults of
- *             core/verdict.h. A metric the current run lacks is
+ *             core/analyze/verdict.h. A metric the current run lacks is
  *             insufficient, with a note.
- *   history   with o->history, the change points (core/changepoint.h) of
+ *   history   with o->history, the change points (core/analyze/changepoint.h) of
  *             each metric over the baseline branch's last o->history_limit
  *             (default 1000) successful runs of the class, oldest first,
  *             each with the builds and commits either side.

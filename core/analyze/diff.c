@@ -289,7 +289,7 @@ static int cmp_double(const void *a, const void *b)
 /*
  * The median over frames with base self weight of spread^2 / base: the
  * variance per unit of weight that Poisson-like sampling noise gives
- * (core/diff.h). The median, not a pooled sum, so that a few large
+ * (core/analyze/diff.h). The median, not a pooled sum, so that a few large
  * frames with noise of their own (a CPU frequency change) do not widen
  * every small frame's band. With few frames it is a poor estimate (three
  * frames of five runs each: under half the true value one time in six),

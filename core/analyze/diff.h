@@ -5,7 +5,7 @@
  *
  * The diff is the union of the two call trees matched by call path: a
  * frame is the same frame in both when the whole path from the root to it
- * is the same after name normalization (core/normalize.h) — never by
+ * is the same after name normalization (core/analyze/normalize.h) — never by
  * function name alone, so recursion and a function reached on several
  * paths keep their own values. The union is a struct tk_profile (names
  * interned, node 0 the root); per node, parallel arrays hold the base and
@@ -102,7 +102,7 @@ enum tk_diff_class {
 
 struct tk_diff_opts {
 	enum tk_diff_norm norm;
-	unsigned normalize_flags; /* TK_NORM_* of core/normalize.h, 0: none */
+	unsigned normalize_flags; /* TK_NORM_* of core/analyze/normalize.h, 0: none */
 	double base_walltime_s;   /* TK_DIFF_NORM_WALLTIME */
 	double new_walltime_s;
 	double min_delta;         /* in weight units, default 0 */

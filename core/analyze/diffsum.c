@@ -1,5 +1,5 @@
 /*
- * The totals and top changes of a diff (contract in core/diffsum.h).
+ * The totals and top changes of a diff (contract in core/analyze/diffsum.h).
  *
  * The top rows are kept in a min-heap of `top` entries per list while
  * the union's nodes are walked once, so a diff of millions of frames

@@ -7,7 +7,7 @@
  * lines under the title, the first lines of .txt), so a reader sees what
  * changed without hunting through the graph; docs/diff-pages.md.
  *
- * A change is a node of the union (core/diff.h) that tk_diff_classify
+ * A change is a node of the union (core/analyze/diff.h) that tk_diff_classify
  * calls UP, DOWN, NEW or VANISHED in a mode; NOISE is never listed.
  * Self changes rank every node but the root; cumulative changes too,
  * but the root's cumulative change is the total, said on its own line,

@@ -1,5 +1,5 @@
 /*
- * Verdicts on one metric (contract in core/verdict.h).
+ * Verdicts on one metric (contract in core/analyze/verdict.h).
  *
  * Why not a plain z-score: with 10 baseline runs the MAD is itself a noisy
  * estimate (about 37% efficient), so (y - median) / MAD has far heavier

@@ -1,5 +1,5 @@
 /*
- * Cancellable waits (core/cancel.h).
+ * Cancellable waits (core/base/cancel.h).
  */
 #include "core/base/cancel.h"
 

@@ -13,7 +13,7 @@
  * given up that way fails with TK_EUNAVAIL and a message that says it was
  * cancelled (tk_cancel_err).
  *
- * Stores receive the flag through struct tk_store_opts (core/store.h)
+ * Stores receive the flag through struct tk_store_opts (core/store/store.h)
  * and keep it in struct tk_store's `cancel`, which the caller may change
  * between calls.
  */

@@ -1,7 +1,7 @@
 #ifndef TK_LAZY_CAIRO_H
 #define TK_LAZY_CAIRO_H
 /*
- * cairo, loaded when the first picture is drawn (core/lazylib.h). Code
+ * cairo, loaded when the first picture is drawn (core/base/lazylib.h). Code
  * that draws includes this, not <cairo.h>: the cairo functions it calls
  * are the pointers of tk_cairo under their own names. tk_canvas_render
  * loads it; a test that calls cairo itself calls tk_cairo_load first.
@@ -69,7 +69,7 @@ struct tk_cairo_api {
 };
 extern struct tk_cairo_api tk_cairo;
 
-/* Loads libcairo.so.2 (core/lazylib.h): 0, or TK_EUNAVAIL saying what
+/* Loads libcairo.so.2 (core/base/lazylib.h): 0, or TK_EUNAVAIL saying what
  * is missing. Call it before any of the functions below. */
 int tk_cairo_load(struct tk_err *err);
 

@@ -1,8 +1,8 @@
 #ifndef TK_LAZY_CURL_H
 #define TK_LAZY_CURL_H
 /*
- * libcurl, loaded when tracker first talks HTTP (core/lazylib.h).
- * core/http.c includes this, not <curl/curl.h>: the curl functions it
+ * libcurl, loaded when tracker first talks HTTP (core/base/lazylib.h).
+ * core/ci/http.c includes this, not <curl/curl.h>: the curl functions it
  * calls are the pointers of tk_curl under their own names, and
  * tk_http_new loads it. A function not listed here is a link error: add
  * it to the list.
@@ -39,7 +39,7 @@ struct tk_curl_api {
 };
 extern struct tk_curl_api tk_curl;
 
-/* Loads libcurl.so.4 (core/lazylib.h): 0, or TK_EUNAVAIL saying what
+/* Loads libcurl.so.4 (core/base/lazylib.h): 0, or TK_EUNAVAIL saying what
  * is missing. Call it before any of the functions below. */
 int tk_curl_load(struct tk_err *err);
 

@@ -2,7 +2,7 @@
 #define TK_LAZY_PQ_H
 /*
  * libpq, loaded when tracker first opens a postgresql:// database
- * (core/lazylib.h). plugins/store/postgres.c includes this, not
+ * (core/base/lazylib.h). plugins/store/postgres.c includes this, not
  * <libpq-fe.h>: the libpq functions it calls are the pointers of tk_pq
  * under their own names, and opening the store loads it. A function not
  * listed here is a link error: add it to the list.
@@ -46,7 +46,7 @@ struct tk_pq_api {
 };
 extern struct tk_pq_api tk_pq;
 
-/* Loads libpq.so.5 (core/lazylib.h): 0, or TK_EUNAVAIL saying what
+/* Loads libpq.so.5 (core/base/lazylib.h): 0, or TK_EUNAVAIL saying what
  * is missing. Call it before any of the functions below. */
 int tk_pq_load(struct tk_err *err);
 

@@ -1,5 +1,5 @@
 /*
- * Libraries loaded when first needed: see core/lazylib.h.
+ * Libraries loaded when first needed: see core/base/lazylib.h.
  */
 #include "core/base/lazylib.h"
 

@@ -6,8 +6,8 @@
  * X11, fonts); linking them made every `tracker run` pay about 14 ms of
  * loading and relocation before the job started, for code a run never
  * calls. Each is opened with dlopen by its soname the first time tracker
- * talks HTTP, to PostgreSQL or draws a picture (core/lazy-curl.h,
- * core/lazy-pq.h, core/lazy-cairo.h; the tables are in core/lazylibs.c);
+ * talks HTTP, to PostgreSQL or draws a picture (core/base/lazy-curl.h,
+ * core/base/lazy-pq.h, core/base/lazy-cairo.h; the tables are in core/base/lazylibs.c);
  * its functions are then called through a table of pointers that those
  * headers put under the usual names, so the code that calls them reads
  * as it did.

@@ -1,6 +1,6 @@
 /*
  * The tables of the libraries tracker loads when first needed: libcurl,
- * cairo and (built with it) libpq; see core/lazylib.h.
+ * cairo and (built with it) libpq; see core/base/lazylib.h.
  */
 #define TK_LAZY_CAIRO_IMPL
 #define TK_LAZY_CURL_IMPL

@@ -1,5 +1,5 @@
 /*
- * The edit distance for "did you mean": see core/suggest.h. One row of
+ * The edit distance for "did you mean": see core/base/suggest.h. One row of
  * the dynamic-programming table, on the stack: names are short.
  */
 #include "core/base/suggest.h"

@@ -1,5 +1,5 @@
 /*
- * Buildkite REST API responses (contract in core/bkapi.h).
+ * Buildkite REST API responses (contract in core/ci/bkapi.h).
  */
 #include "core/ci/bkapi.h"
 

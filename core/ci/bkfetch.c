@@ -1,6 +1,6 @@
 /*
  * Backfilling the history from Buildkite's REST API (contract in
- * core/bkfetch.h): builds, their artifacts, the run records among them and
+ * core/ci/bkfetch.h): builds, their artifacts, the run records among them and
  * the profiles the records list, stored as tracker push stores them.
  */
 #include "core/ci/bkfetch.h"

@@ -14,7 +14,7 @@
  *      is a run record; one whose run is already stored (complete) is not
  *      downloaded again.
  *   3. Each record's download_url is fetched (the API answers 302 to a
- *      storage host; the token goes to the API only, core/http.h), then
+ *      storage host; the token goes to the API only, core/ci/http.h), then
  *      the profile files the record lists (names relative to the record's
  *      directory: artifacts of the same build, the same job preferred).
  *      A listed profile that is not among the build's artifacts is
@@ -36,7 +36,7 @@
  *                server fails past the retries, the store is unavailable,
  *                or *o->stop was set ("interrupted")
  *   TK_EDATA     an API response is not what the API documents (the
- *                message names the URL and the offset, core/bkapi.h)
+ *                message names the URL and the offset, core/ci/bkapi.h)
  * The token appears in no message, file or record.
  */
 #include <signal.h>
@@ -75,7 +75,7 @@ struct tk_bkfetch_opts {
 	const char *want_kind;
 	int want_ok;
 	size_t max_builds;     /* stop after this many builds; 0: no limit */
-	/* HTTP settings (core/http.h); 0/-1 for the defaults */
+	/* HTTP settings (core/ci/http.h); 0/-1 for the defaults */
 	double timeout_s;      /* connect and stall timeout */
 	int retries;
 	double backoff_s;
@@ -108,7 +108,7 @@ int tk_bkfetch_run(struct tk_store *s, const struct tk_bkfetch_opts *o,
 		   struct tk_bkfetch_stats *st, struct tk_err *err);
 
 /*
- * What a comparison (core/baseline.h) needs, fetched when the store lacks
+ * What a comparison (core/analyze/baseline.h) needs, fetched when the store lacks
  * it, for `diff --fetch-baseline` and the report:
  *   - unless q->baseline_run: when the store has fewer than
  *     q->nr_baselines (0: 1) successful runs of q->key on the baseline

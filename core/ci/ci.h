@@ -26,7 +26,7 @@
 
 /*
  * What tracker report hands a CI provider to publish: the report's
- * directory and the texts made of it (core/report.h). The provider puts
+ * directory and the texts made of it (core/pages/report.h). The provider puts
  * them where its CI shows them.
  */
 struct tk_ci_report {

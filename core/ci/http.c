@@ -1,5 +1,5 @@
 /*
- * HTTP GET with bounded retries over libcurl (contract in core/http.h).
+ * HTTP GET with bounded retries over libcurl (contract in core/ci/http.h).
  *
  * libcurl's own redirect following is off: it would decide on its own
  * whether the Authorization header goes along, and an artifact download

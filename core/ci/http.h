@@ -2,7 +2,7 @@
 #define TK_HTTP_H
 /*
  * A small HTTP GET client over libcurl for talking to a CI system's API
- * (core/bkfetch.c): bounded retries, rate limits, timeouts, and a
+ * (core/ci/bkfetch.c): bounded retries, rate limits, timeouts, and a
  * credential that never leaves the API's own origin.
  *
  *   credential  o->auth ("Bearer TOKEN", the value of the Authorization

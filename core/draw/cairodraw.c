@@ -1,5 +1,5 @@
 /*
- * Flame graphs on a canvas: see core/cairodraw.h.
+ * Flame graphs on a canvas: see core/draw/cairodraw.h.
  */
 #include <math.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 #ifndef TK_CAIRODRAW_H
 #define TK_CAIRODRAW_H
 /*
- * Flame graphs on a canvas (core/canvas.h): what the flame graph's .png
+ * Flame graphs on a canvas (core/draw/canvas.h): what the flame graph's .png
  * and .pdf (plugins/render/cairo.c) and the diff's
  * (plugins/diffrender/png.c) share: the geometry of the frames and their
  * labels. The surface, the background, the title and text are the

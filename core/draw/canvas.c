@@ -1,5 +1,5 @@
 /*
- * The cairo canvas: see core/canvas.h.
+ * The cairo canvas: see core/draw/canvas.h.
  */
 #include "core/draw/canvas.h"
 

@@ -4,7 +4,7 @@
  * A cairo canvas for tracker's static pictures: a surface of a given
  * size written as PNG or PDF to a stream, the background, the title,
  * text from untrusted UTF-8, and axes with readable ticks. The flame
- * graphs' boxes (core/cairodraw.h) are drawn on it, and so are plots.
+ * graphs' boxes (core/draw/cairodraw.h) are drawn on it, and so are plots.
  *
  * A picture is made in this order:
  *

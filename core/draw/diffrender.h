@@ -1,7 +1,7 @@
 #ifndef TK_DIFFRENDER_H
 #define TK_DIFFRENDER_H
 /*
- * Renderers of differential profiles (core/diff.h), picked by the output
+ * Renderers of differential profiles (core/analyze/diff.h), picked by the output
  * file's extension (tk_diff_renderer_for_path): .html, .svg, .png,
  * .folded (three columns "stack base new", flamegraph.pl's differential
  * input; with TK_DIFF_NORM_NONE exactly the union of the two inputs),
@@ -27,7 +27,7 @@ struct tk_diff_render_opts {
 	const char *new_color;        /* frames absent from the baseline, "#000000" */
 	const char *quantity;         /* what the totals line calls the weights,
 					 "allocations"; NULL: from the unit
-					 (tk_diff_quantity, core/diffsum.h) */
+					 (tk_diff_quantity, core/analyze/diffsum.h) */
 };
 
 void tk_diff_render_opts_init(struct tk_diff_render_opts *o);

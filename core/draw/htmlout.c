@@ -1,5 +1,5 @@
 /*
- * The HTML pages' shared parts: see core/htmlout.h. The escaping is the
+ * The HTML pages' shared parts: see core/draw/htmlout.h. The escaping is the
  * page's defence against hostile frame names; the page's CSP (only the
  * hashed script runs) is the second line.
  */

@@ -1,7 +1,7 @@
 #ifndef TK_RENDER_H
 #define TK_RENDER_H
 /*
- * Renderers draw a laid-out flame graph (core/flame.h) to a FILE *. One
+ * Renderers draw a laid-out flame graph (core/draw/flame.h) to a FILE *. One
  * is picked by the output file's extension (tk_renderer_for_path):
  * .svg, .html, .png, .pdf, .folded, .txt. Every renderer escapes frame
  * names for its output (XML, HTML, JSON inside <script>, ...): names are

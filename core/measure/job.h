@@ -51,7 +51,7 @@
  * the job gets the dispositions the caller had. A stopped job (Ctrl-Z) stops tracker too
  * when the job has the terminal, and is continued with it. The job gets
  * Killed outright, tracker takes the job's tree along: the watchdog
- * (core/watchdog.h) kills it (through the job's own cgroup, core/jobcg.h,
+ * (core/measure/watchdog.h) kills it (through the job's own cgroup, core/measure/jobcg.h,
  * where one is delegated: the job is forked into it, a KILL after
  * --timeout or --grace uses its cgroup.kill too, and at the end orphans
  * left running go back to our cgroup and the job's is removed), or, when no watchdog could be started, the
@@ -101,7 +101,7 @@ struct tk_job_opts {
 	void *data;
 	/*
 	 * Optional hooks for a recorder that watches the job from outside
-	 * (core/perfrec); both get hook_data. Unset, the job runs as without
+	 * (core/measure/perfrec); both get hook_data. Unset, the job runs as without
 	 * them.
 	 *
 	 * before_exec: called in tracker after fork, before the child may

@@ -1,4 +1,4 @@
-/* The job's own cgroup v2 (core/jobcg.h). */
+/* The job's own cgroup v2 (core/measure/jobcg.h). */
 #include "core/measure/jobcg.h"
 
 #include <errno.h>

@@ -125,7 +125,7 @@ struct tk_perfrec {
 	unsigned long long records, bytes, samples, lost, truncated, proc_reads;
 	struct tk_buf line;
 
-	/* unwinding with CFI (core/unwind) */
+	/* unwinding with CFI (core/measure/unwind) */
 	struct tk_unwinder *unw;
 	uint64_t regs_mask;     /* sample_regs_user; 0: no stack copies */
 	int no_unwinder;        /* copies wanted, but this build cannot unwind them */

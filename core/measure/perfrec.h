@@ -13,14 +13,14 @@
  * pointers, the user registers and a copy of the top of the user stack
  * (8 KiB by default), and the period it stands for (task-clock
  * nanoseconds). At drain time the recorder unwinds each sample from its
- * registers through the stack copy with the modules' CFI (core/unwind),
+ * registers through the stack copy with the modules' CFI (core/measure/unwind),
  * which finds the callers of functions built without frame pointers, and
  * splices in the kernel's chain where the copy ends. The
  * MMAP2, COMM and FORK records the kernel adds tell which process image
  * (pid, exec generation) a sample belongs to and how to name its
  * addresses later.
  *
- * Usage, with core/job (tk_job_opts.before_exec and .tick):
+ * Usage, with core/measure/job (tk_job_opts.before_exec and .tick):
  *
  *   before_exec(child):  tk_perfrec_open(&rec, child, hz, &err)
  *   tick():              tk_perfrec_drain(rec)
@@ -39,7 +39,7 @@
  * sorted by start (path NULL for anonymous memory) and one tk_rawstack per
  * distinct call chain with v[TK_RAW_CPU_NS] set, frames innermost first,
  * frames[0] the sampled instruction (flag TK_RAW_SLOT_LEAF_IP). It
- * appends with the tk_rawset helpers of core/rawprof.h, so the set may be
+ * appends with the tk_rawset helpers of core/measure/rawprof.h, so the set may be
  * filled further (tk_rawset_read_dir) and freed with tk_rawset_release.
  *
  * Not thread-safe; one recorder per job. Only the calling process may use

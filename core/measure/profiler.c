@@ -1,5 +1,5 @@
 /*
- * The built-in profiler, wrapper side (see core/profiler.h and
+ * The built-in profiler, wrapper side (see core/measure/profiler.h and
  * docs/profiler.md).
  */
 #include <stdarg.h>

@@ -6,10 +6,10 @@
  *
  * - the preload library (plugins/preload), which writes one table file
  *   per process image into the directory TRACKER_PROFILE_DIR names;
- * - the wrapper's perf_event_open recorder (core/perfrec), which builds
+ * - the wrapper's perf_event_open recorder (core/measure/perfrec), which builds
  *   the same in-memory form from the kernel's samples.
  *
- * Symbolization happens afterwards, in the wrapper (core/symbolize), so
+ * Symbolization happens afterwards, in the wrapper (core/measure/symbolize), so
  * the profiled process never pays for it.
  *
  * On disk, per process image (pid, and seq counting the execs of that pid
@@ -88,7 +88,7 @@ struct tk_raw_slot {
  * address: symbolize it as is rather than as the call before it. */
 #define TK_RAW_SLOT_LEAF_IP 1u
 
-/* ---- the in-memory form, shared by the reader and core/perfrec ---- */
+/* ---- the in-memory form, shared by the reader and core/measure/perfrec ---- */
 
 enum tk_raw_value {
 	TK_RAW_ALLOC_BYTES,       /* kind "alloc", bytes */

@@ -1,6 +1,6 @@
 /*
- * core/symbolize.h for a build without libdw (the Makefile compiles this
- * file instead of core/symbolize.c when pkg-config finds no libdw): the
+ * core/measure/symbolize.h for a build without libdw (the Makefile compiles this
+ * file instead of core/measure/symbolize.c when pkg-config finds no libdw): the
  * built-in profiler's addresses cannot be named, so it records no
  * profile and says why, once.
  */

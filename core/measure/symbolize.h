@@ -1,7 +1,7 @@
 #ifndef TK_SYMBOLIZE_H
 #define TK_SYMBOLIZE_H
 /*
- * Names the raw stacks of a rawset (core/rawprof.h) and merges them into
+ * Names the raw stacks of a rawset (core/measure/rawprof.h) and merges them into
  * one profile per value, outside the profiled process.
  *
  * Every stack becomes, root first: the image's name (the executable's
@@ -17,7 +17,7 @@
  * - with opts.lines, " file.c:42" (the file's basename) is appended to
  *   each frame that has a line: the line of the address for the innermost
  *   one, the call site for the functions an inlined one sits in;
- * - names are then made readable (core/demangle.h: C++ and Rust
+ * - names are then made readable (core/model/demangle.h: C++ and Rust
  *   demangled, symbol versions dropped, frames that end up with one name
  *   under one parent merged) unless opts.no_demangle is set: with it, C++
  *   frames keep their linkage names, as the ELF symbols have them;
@@ -51,7 +51,7 @@ struct tk_symbolize_opts {
  *
  * Files that cannot be read are not errors: their frames get unknown
  * names. Returns 0, or TK_EDATA when a profile reaches its node limit,
- * or TK_EUNAVAIL when tracker was built without libdw (core/symbolize-none.c:
+ * or TK_EUNAVAIL when tracker was built without libdw (core/measure/symbolize-none.c:
  * the message says so and what to install).
  */
 int tk_rawset_to_profiles(const struct tk_rawset *s, const struct tk_symbolize_opts *opts,

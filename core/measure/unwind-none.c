@@ -1,6 +1,6 @@
 /*
- * core/unwind.h for a build without libdw (the Makefile compiles this
- * file instead of core/unwind.c when pkg-config finds no libdw): no
+ * core/measure/unwind.h for a build without libdw (the Makefile compiles this
+ * file instead of core/measure/unwind.c when pkg-config finds no libdw): no
  * registers are asked of perf, so samples keep the kernel's
  * frame-pointer chains, and tk_unwind_missing says why.
  */

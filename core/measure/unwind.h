@@ -3,7 +3,7 @@
 /*
  * Call chains of sampled user stacks, found with the modules' unwind
  * tables (CFI: .eh_frame, else .debug_frame), outside the sampled process:
- * what `perf record --call-graph dwarf` does. core/perfrec asks the kernel
+ * what `perf record --call-graph dwarf` does. core/measure/perfrec asks the kernel
  * for the user registers and a copy of the top of the user stack with
  * each sample (PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER) and hands
  * them here at drain time; the process may be gone by then, as only the
@@ -51,7 +51,7 @@ uint64_t tk_unwind_perf_regs(void);
  * Why this build cannot unwind with CFI ("tracker was built without
  * libdw"), or NULL when it can. Without it tk_unwind_perf_regs is 0, so
  * perf samples keep the kernel's frame-pointer chains
- * (core/unwind-none.c).
+ * (core/measure/unwind-none.c).
  */
 const char *tk_unwind_missing(void);
 

@@ -1,5 +1,5 @@
 /*
- * The watchdog process (core/watchdog.h).
+ * The watchdog process (core/measure/watchdog.h).
  *
  * The pipe carries int32 words: {-2, pgid} names the job's group,
  * {n, pid...} (0 <= n <= TK_WATCHDOG_MAX_PIDS) is the tree as sampled,

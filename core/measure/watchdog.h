@@ -22,7 +22,7 @@
  * After tk_watchdog_done (the job and what it left are finished, or left
  * running on purpose after --orphan-wait) it exits doing nothing.
  *
- * When the job has a cgroup of its own (core/jobcg.h, told with
+ * When the job has a cgroup of its own (core/measure/jobcg.h, told with
  * tk_watchdog_cgroup), the watchdog first kills everything in it through
  * cgroup.kill, and removes the directory after the kill. Without one, a
  * descendant that left the job's process group (setsid) and started
@@ -56,7 +56,7 @@ int tk_watchdog_start(struct tk_watchdog *w, struct tk_err *err);
 void tk_watchdog_ready(struct tk_watchdog *w);
 /* The job's process group. */
 void tk_watchdog_group(struct tk_watchdog *w, pid_t pgid);
-/* The job's cgroup directory (core/jobcg.h): on tracker's death the
+/* The job's cgroup directory (core/measure/jobcg.h): on tracker's death the
  * watchdog first writes 1 to its cgroup.kill, and last removes it. */
 void tk_watchdog_cgroup(struct tk_watchdog *w, const char *dir);
 /* The tree's pids as last sampled; sent only when they changed. */

@@ -40,7 +40,7 @@ struct tk_key_config {
 };
 
 /*
- * `check:` (tracker check, core/check.h):
+ * `check:` (tracker check, core/analyze/check.h):
  *
  *   check:
  *     window: 10
@@ -50,7 +50,7 @@ struct tk_key_config {
  *       amip:
  *         walltime: { method: percent, threshold: 15, min_effect: 3 }
  *
- * A rule sets the method (core/verdict.h names), threshold (percent: %,
+ * A rule sets the method (core/analyze/verdict.h names), threshold (percent: %,
  * zscore: z) and min_effect (%) of one metric, for one key or (key NULL)
  * every key; a key's rule wins over an every-key one.
  */

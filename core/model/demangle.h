@@ -3,8 +3,8 @@
 /*
  * Readable frame names: the one pass that turns the linkage names
  * compilers and linkers leave in profiles into the names a programmer
- * wrote. It runs on every profile an importer reads (core/import.c) and on
- * every profile the built-in profiler names (core/symbolize.c), unless the
+ * wrote. It runs on every profile an importer reads (core/model/import.c) and on
+ * every profile the built-in profiler names (core/measure/symbolize.c), unless the
  * caller turns it off (--no-demangle).
  *
  * A name is rewritten only in its leading symbol, the longest prefix of

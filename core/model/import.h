@@ -4,7 +4,7 @@
  * Profile importers. An importer is a const struct tk_importer listed in
  * plugins/import/importers.c: `probe` looks at the first bytes of the input and
  * says whether it is its format; `parse` reads the whole input from a
- * bounded reader (core/reader.h) into a profile (core/profile.h).
+ * bounded reader (core/base/reader.h) into a profile (core/model/profile.h).
  *
  * parse returns 0, or:
  *   TK_ENOTMINE      not this format at all;
@@ -12,13 +12,13 @@
  *                    message says which);
  *   TK_EDATA         corrupt input, the message naming the file and the
  *                    line (text formats) or byte offset (binary ones).
- * Importers cap names, depths and sizes (core/profile.h limits), never
+ * Importers cap names, depths and sizes (core/model/profile.h limits), never
  * crash on hostile input, and set the profile's unit. Whatever the
  * importer, tk_import_file and tk_import_mem refuse (TK_EDATA) a profile
  * with a stack deeper than TK_PROFILE_MAX_DEPTH; the importers that can
  * check it sooner do, naming the line or offset. They keep names as
  * the input has them: tk_import_file and tk_import_mem then make them
- * readable (core/demangle.h) unless opts->no_demangle is set.
+ * readable (core/model/demangle.h) unless opts->no_demangle is set.
  *
  * To add an importer, see the checklist in plugins/README.md.
  */
@@ -36,7 +36,7 @@ struct tk_import_opts {
 	int pid_frames;          /* perf script: a root frame per process */
 	int tid_frames;          /* perf script: a root frame per thread */
 	int no_demangle;         /* keep names as the file has them: mangled,
-				  * with symbol versions (core/demangle.h) */
+				  * with symbol versions (core/model/demangle.h) */
 };
 
 #define TK_IMPORTER_VERSION 1
@@ -49,7 +49,7 @@ struct tk_importer {
 	int (*probe)(const char *head, size_t len);
 	int (*parse)(struct tk_reader *in, struct tk_profile *out,
 		     const struct tk_import_opts *opts, struct tk_err *err);
-	/* TK_DEMANGLE_* flags (core/demangle.h) that make mangled names
+	/* TK_DEMANGLE_* flags (core/model/demangle.h) that make mangled names
 	 * read like the format's readable ones; 0 for most */
 	unsigned demangle;
 };

@@ -1,5 +1,5 @@
 /*
- * Machine classes (contract in core/machine.h).
+ * Machine classes (contract in core/model/machine.h).
  */
 #include "core/model/machine.h"
 

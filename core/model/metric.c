@@ -1,5 +1,5 @@
 /*
- * Metrics of a run (contract in core/metric.h).
+ * Metrics of a run (contract in core/model/metric.h).
  */
 #include "core/model/metric.h"
 

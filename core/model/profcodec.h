@@ -14,7 +14,7 @@
  *   [ "TKD1" dispersion (8 bytes, IEEE double, LE) crc32 of those 12 (4 LE) ]
  *
  * The trailer, only for a profile whose sampling dispersion is known
- * (core/profile.h), follows the stream, where trackers that predate it do
+ * (core/model/profile.h), follows the stream, where trackers that predate it do
  * not look: zlib's uncompress stops at the stream's end, so they read the
  * profile as before, without it. Names and nodes exclude the root. A
  * node's parent always has a smaller

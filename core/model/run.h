@@ -35,7 +35,7 @@ int tk_run_status_parse(const char *name, enum tk_run_status *out);
 
 /*
  * A profile that travels with a record file: the encoded profile
- * (core/profcodec.h) in `file`, a name relative to the record's directory.
+ * (core/model/profcodec.h) in `file`, a name relative to the record's directory.
  */
 struct tk_run_profile {
 	char *kind;   /* "cpu", "alloc", "alloc_count", ... */
@@ -85,7 +85,7 @@ struct tk_run {
 	size_t nr_profiles, alloc_profiles;
 	/*
 	 * SLURM's accounting of the job's steps (tracker run inside an
-	 * allocation, core/sacct.h), the record's "slurm" object; no steps
+	 * allocation, core/ci/sacct.h), the record's "slurm" object; no steps
 	 * when there was none. slurm.maxrss_bytes is the run's SLURM memory.
 	 */
 	struct tk_sacct slurm;

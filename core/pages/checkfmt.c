@@ -1,5 +1,5 @@
 /*
- * Check outputs (contract in core/checkfmt.h).
+ * Check outputs (contract in core/pages/checkfmt.h).
  */
 #include "core/base/outfmt.h"
 #include "core/pages/checkfmt.h"

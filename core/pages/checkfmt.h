@@ -1,7 +1,7 @@
 #ifndef TK_CHECKFMT_H
 #define TK_CHECKFMT_H
 /*
- * The outputs of checks (core/check.h): a text table for the terminal,
+ * The outputs of checks (core/analyze/check.h): a text table for the terminal,
  * markdown for CI annotations and reports, and JSON for scripts. The same
  * results print the same way wherever they are shown.
  *

@@ -1,5 +1,5 @@
 /*
- * The dashboard (core/dashboard.h): one row per key, each key's chart
+ * The dashboard (core/pages/dashboard.h): one row per key, each key's chart
  * beside it. Keys come from the store's key list (TK_STORE_CTRL_KEYS, a
  * seek per key) or, from a backend without it, from one pass over the
  * runs; each key's runs from one indexed query bounded by since_us.
@@ -22,7 +22,7 @@
 #include "core/pages/dashboard.h"
 #include "core/base/fsutil.h"
 #include "core/draw/htmlout.h"
-#include "core/pages/plotpage.h"
+#include "core/pages/chartsvg.h"
 #include "core/base/timeutil.h"
 #include "core/base/banned.h"
 
@@ -278,18 +278,18 @@ static void spark_svg(struct tk_buf *b, const struct row_metric *rm, const char 
 		tk_buf_adds(b, "<path fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.2\" d=\"");
 		for (i = 0; i < rm->nspark; i++) {
 			tk_buf_addch(b, i ? 'L' : 'M');
-			tk_plot_num(b, 1 + xs * (double)i);
+			tk_chartsvg_num(b, 1 + xs * (double)i);
 			tk_buf_addch(b, ' ');
-			tk_plot_num(b, SPARK_H - 3 - (rm->spark[i] - lo) / (hi - lo) * (SPARK_H - 6));
+			tk_chartsvg_num(b, SPARK_H - 3 - (rm->spark[i] - lo) / (hi - lo) * (SPARK_H - 6));
 		}
 		tk_buf_adds(b, "\"/>");
 	}
 	if (isfinite(rm->current)) {
 		y = SPARK_H - 3 - (rm->current - lo) / (hi - lo) * (SPARK_H - 6);
 		tk_buf_adds(b, "<circle cx=\"");
-		tk_plot_num(b, SPARK_W - 4);
+		tk_chartsvg_num(b, SPARK_W - 4);
 		tk_buf_adds(b, "\" cy=\"");
-		tk_plot_num(b, y);
+		tk_chartsvg_num(b, y);
 		tk_buf_addf(b, "\" r=\"3\" fill=\"%s\"/>",
 			    !strcmp(verdict_css, "regression") ? "#c62828"
 			    : !strcmp(verdict_css, "improvement") ? "#2e7d32" : "#d4009b");

@@ -4,15 +4,15 @@
  * The dashboard: one self-contained page, DIR/index.html, listing every
  * key of the store (or those matching a pattern), each row with a
  * sparkline per metric, the current value against the baseline median as
- * a change in percent, the verdict of tracker check (core/check.h), and a
- * link to the key's full chart, DIR/<name>.html (core/histplot.h), whose
+ * a change in percent, the verdict of tracker check (core/analyze/check.h), and a
+ * link to the key's full chart, DIR/<name>.html (core/pages/histplot.h), whose
  * name tk_dashboard_file_name makes safe from any key. The page sorts by
  * any column and filters keys by name with a small script that its CSP
  * names by hash.
  *
  * Which runs: for each key, its runs started at or after since_us; the
  * baseline branch is o->plot.baseline_branch, else tk_baseline_branch's
- * precedence for the key (core/baseline.h), else the key's branch with
+ * precedence for the key (core/analyze/baseline.h), else the key's branch with
  * most runs; the current run and the verdict are tk_check_key's with the
  * same baseline branch and metrics.
  *
@@ -28,7 +28,7 @@
  * run's value per bucket of runs: the bucket's median), so a page of 100
  * keys with a year of runs each stays small. The row's baseline column
  * names the class beside the branch ("staging · cpu-large"). The chart
- * pages draw a baseline series per machine class (core/histplot.h).
+ * pages draw a baseline series per machine class (core/pages/histplot.h).
  *
  * Each file is written atomically (a reader sees the old file or the new
  * one). Output is deterministic: the same store and options give the

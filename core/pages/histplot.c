@@ -1,6 +1,7 @@
 /*
- * History plots: gathering and layout (core/histplot.h). The renderers
- * are in core/plotrender.c.
+ * History plots: gathering and layout (core/pages/histplot.h). The charts
+ * are drawn by core/pages/chart.c and its painters, written by
+ * core/pages/plotwrite.c.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -345,7 +346,7 @@ static double month_start(long months)
 
 size_t tk_plot_date_ticks(double lo, double hi, size_t max, double *t, char **labels)
 {
-	/* the steps of the page's dateTicks (core/plothtml.c), so that a
+	/* the steps of the page's dateTicks (core/pages/plothtml.c), so that a
 	 * zoomed page and the drawn chart agree */
 	static const double fixed[] = { 1, 2, 5, 10, 15, 30, 60, 300, 900, 1800, 3600,
 					3 * 3600, 6 * 3600, 12 * 3600, 86400, 2 * 86400,
@@ -1199,32 +1200,4 @@ void tk_plot_layout_release(struct tk_plot_layout *l)
 	free(l->current);
 	free(l->date);
 	memset(l, 0, sizeof(*l));
-}
-
-int tk_plot_history_to_path(const struct tk_key_history *h, struct tk_store *s,
-			    int64_t since_us, const struct tk_plot_opts *o, const char *path,
-			    struct tk_err *err)
-{
-	struct tk_run_query q;
-	struct tk_plot_data d;
-	struct tk_plot_layout l;
-	int ret;
-
-	memset(&q, 0, sizeof(q));
-	q.since_us = since_us;
-	tk_plot_data_init(&d);
-	d.pipeline = o->pipeline;
-	ret = tk_plot_data_load_history(&d, h, &q, err);
-	if (!ret)
-		ret = tk_plot_fill_alloc_history(&d, h, s, o, err);
-	if (!ret && !d.nr)
-		ret = tk_err_set(err, TK_EDATA, "no runs of key '%s' to plot", h->key);
-	if (!ret)
-		ret = tk_plot_layout(&d, o, &l, err);
-	if (!ret) {
-		ret = tk_plot_write_path(&l, path, NULL, 0, err);
-		tk_plot_layout_release(&l);
-	}
-	tk_plot_data_release(&d);
-	return ret;
 }

@@ -3,7 +3,7 @@
 /*
  * History plots: a key's runs over time as charts, one per key and
  * metric, stacked in one picture. tracker history --plot, the dashboard's
- * per-key pages (core/dashboard.h) and tracker report draw them.
+ * per-key pages (core/pages/dashboard.h) and tracker report draw them.
  *
  * Three steps, each usable alone:
  *
@@ -16,13 +16,15 @@
  *      baseline's rolling median and its band, the change points;
  *   3. render: tk_plot_write writes a layout as PNG or PDF (cairo), SVG
  *      (our own writer, text as text) or a self-contained HTML page (the
- *      SVG inline, tooltips, series toggles, zoom on the time axis).
+ *      SVG inline, tooltips, series toggles, zoom on the time axis): each
+ *      paints the shapes one walk decides (core/pages/chart.h), so every
+ *      format draws the same chart.
  *
  * What a chart shows, for one key and one metric:
  *   - baseline: the runs on the baseline branch (opts->baseline_branch,
  *     else the key's baseline (tk_plot_data_baselines: tracker check's),
  *     else the branch with most runs of the key), split by machine class
- *     (core/machine.h) into series, so that two kinds of machine never
+ *     (core/model/machine.h) into series, so that two kinds of machine never
  *     form one noisy series: each series its dots joined by a line, and
  *     over its successful runs a rolling median of the last opts->window
  *     runs with a band of median +- 1.4826 * MAD, and its own change
@@ -36,14 +38,14 @@
  *     newest run, as large dots;
  *   - failed (status not ok) and partial runs get a red or amber halo;
  *   - change points of each baseline series' successful runs
- *     (core/changepoint.h) as dashed vertical lines labelled with their
+ *     (core/analyze/changepoint.h) as dashed vertical lines labelled with their
  *     build and commit (and, with several series, "on CLASS").
  *
  * Everything is deterministic: the same runs and options give the same
  * bytes in every format (no clock is read; cairo's PDF carries no date).
  *
- * Strings in runs are untrusted; every renderer escapes them (see the
- * renderers). Nothing here prints, exits or keeps global state. Errors are
+ * Strings in runs are untrusted; every writer escapes them for its
+ * language (core/pages/chartsvg.h, core/pages/plothtml.h). Nothing here prints, exits or keeps global state. Errors are
  * negative enum tk_code with err filled.
  */
 #include <stddef.h>
@@ -134,7 +136,7 @@ int tk_plot_data_load_history(struct tk_plot_data *d, const struct tk_key_histor
 
 /*
  * Sets each key's baseline branch to the one tracker check compares the
- * key's current run with (tk_baseline_branch_for_run, core/baseline.h):
+ * key's current run with (tk_baseline_branch_for_run, core/analyze/baseline.h):
  * o->baseline_branch, else the PR base of ci, baseline_branch of the key
  * or of cfg, the pipeline's default branch of ci, else (outside CI) of
  * the CI context the current run was recorded in. The current run is
@@ -157,7 +159,7 @@ struct tk_plot_opts {
 					branch with most runs */
 	const char *current_build;   /* NULL, or no run of the key in it: the
 					key's newest run is current */
-	const char *pipeline;        /* tk_plot_key_to_path: only this
+	const char *pipeline;        /* tk_plot_history_to_path: only this
 					pipeline's runs (tk_plot_data) */
 	size_t window;               /* the rolling median's runs; 0: 10 */
 	double width;                /* pixels; 0: 1000 */
@@ -272,6 +274,7 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 		   struct tk_plot_layout *out, struct tk_err *err);
 void tk_plot_layout_release(struct tk_plot_layout *l);
 
+/* Writing a layout (core/pages/plotwrite.c). */
 enum tk_plot_format { TK_PLOT_PNG, TK_PLOT_PDF, TK_PLOT_SVG, TK_PLOT_HTML };
 
 /* The format of a file name's extension (.png .pdf .svg .html .htm);
@@ -287,26 +290,21 @@ int tk_plot_write(const struct tk_plot_layout *l, enum tk_plot_format fmt, const
 		  FILE *out, struct tk_err *err);
 
 /*
- * For tracker report and the dashboard: one key's runs started at or
- * after since_us (0: all) laid out with o and written to path (format
- * by its extension), atomically (a reader sees the old file or the new
- * one). TK_EDATA when the key has no run since then. As tracker history
- * --plot does, a caller in CI sets o->current_build to the CI context's
- * build number and o->baseline_branch to tk_baseline_branch's answer
- * (core/baseline.h); the alloc metric is read from the store when o
- * asks for it.
+ * For tracker report: the runs of h (a key's, core/store/keyhist.h)
+ * started at or after since_us (0: all) laid out with o and written to
+ * path (format by its extension), atomically (a reader sees the old file
+ * or the new one). TK_EDATA when the key has no run since then. As
+ * tracker history --plot does, a caller in CI sets o->current_build to
+ * the CI context's build number and o->baseline_branch to
+ * tk_baseline_branch's answer (core/analyze/baseline.h); the alloc metric
+ * is read from h, else from the store s, when o asks for it.
  */
-int tk_plot_key_to_path(struct tk_store *s, const char *key, int64_t since_us,
-			const struct tk_plot_opts *o, const char *path, struct tk_err *err);
-
-/* tk_plot_key_to_path, from the runs of h started at or after since_us
- * (s: for alloc totals h did not read). */
 int tk_plot_history_to_path(const struct tk_key_history *h, struct tk_store *s,
 			    int64_t since_us, const struct tk_plot_opts *o, const char *path,
 			    struct tk_err *err);
 
 /* Writes l to path as its extension says, atomically; wflags: the
- * TK_WRITE_* flags of tk_write_file_atomic_flags (core/fsutil.h). */
+ * TK_WRITE_* flags of tk_write_file_atomic_flags (core/base/fsutil.h). */
 int tk_plot_write_path(const struct tk_plot_layout *l, const char *path, const char *back,
 		       unsigned wflags, struct tk_err *err);
 

@@ -1,5 +1,5 @@
 /*
- * The outputs of tracker history (core/histsink.h): one format per entry
+ * The outputs of tracker history (core/pages/histsink.h): one format per entry
  * of formats[], each a begin, a run row, a job row and an end.
  *
  * Numbers in CSV are formatted without printf (see add_i64): history of

@@ -21,7 +21,7 @@
  *
  * Table and CSV take run summaries (the store reads them from columns,
  * without parsing any record); json wants whole runs (full_runs). With
- * ranks, the runs are gathered into jobs (core/ranks.h) as they come and
+ * ranks, the runs are gathered into jobs (core/analyze/ranks.h) as they come and
  * tk_histsink_write_jobs writes one row per job.
  *
  * The table is written at the end (its alignment needs the widest cell);

@@ -1,8 +1,8 @@
 /*
- * The history plot as a self-contained HTML page (core/histplot.h): the
- * charts as inline SVG (core/plotrender.c draws them), the runs as JSON,
- * and a script for tooltips, series toggles and zooming the time axis.
- * See core/plotrender.c for how untrusted names are kept inert.
+ * The history plot as a self-contained HTML page (core/pages/plothtml.h):
+ * the charts as inline SVG (core/pages/chartsvg.c paints them), the runs
+ * as JSON, and a script for tooltips, series toggles and zooming the
+ * time axis.
  *
  * When plot_script changes, PLOT_SCRIPT_SHA256 must become the base64
  * SHA-256 of its text: tests/t2203-history-plot-browser.sh checks it and
@@ -15,9 +15,11 @@
 #include "core/base/escape.h"
 #include "core/base/buf.h"
 #include "core/base/err.h"
+#include "core/pages/chart.h"
+#include "core/pages/chartsvg.h"
 #include "core/pages/histplot.h"
+#include "core/pages/plothtml.h"
 #include "core/draw/htmlout.h"
-#include "core/pages/plotpage.h"
 #include "core/draw/svgout.h"
 #include "core/base/banned.h"
 
@@ -325,7 +327,7 @@ static void toggle(struct tk_buf *b, const char *s, const char *text)
 static void class_toggles(struct tk_buf *b, const struct tk_plot_layout *l)
 {
 	const char **names;
-	size_t n = tk_plot_page_classes(l, &names), j, i, s;
+	size_t n = tk_chart_classes(l, &names), j, i, s;
 
 	for (j = 0; j < n; j++) {
 		int used = 0;
@@ -403,7 +405,7 @@ static void write_data(struct tk_htmlout *w, const struct tk_plot_layout *l)
 
 	if (l->thinned)
 		shown_runs(l, &shown);
-	nclasses = tk_plot_page_classes(l, &classes);
+	nclasses = tk_chart_classes(l, &classes);
 
 	tk_buf_adds(b, "{\"x\":");
 	tk_buf_adds(b, l->x == TK_PLOT_X_BUILD ? "\"build\"" : "\"time\"");
@@ -511,13 +513,13 @@ static void write_data(struct tk_htmlout *w, const struct tk_plot_layout *l)
 
 		tk_buf_addf(b, "%s{\"k\":%zu,\"m\":%d,%s\"x0\":", i ? "," : "",
 			    (size_t)(c->key - d->keys), (int)c->metric, c->nseries > 1 ? "\"ms\":1," : "");
-		tk_plot_num(b, c->x0);
+		tk_chartsvg_num(b, c->x0);
 		tk_buf_adds(b, ",\"x1\":");
-		tk_plot_num(b, c->x1);
+		tk_chartsvg_num(b, c->x1);
 		tk_buf_adds(b, ",\"y0\":");
-		tk_plot_num(b, c->y0);
+		tk_chartsvg_num(b, c->y0);
 		tk_buf_adds(b, ",\"y1\":");
-		tk_plot_num(b, c->y1);
+		tk_chartsvg_num(b, c->y1);
 		tk_buf_adds(b, ",\"xlo\":");
 		tk_html_json_num(b, c->xlo);
 		tk_buf_adds(b, ",\"xhi\":");
@@ -526,9 +528,9 @@ static void write_data(struct tk_htmlout *w, const struct tk_plot_layout *l)
 		for (j = 0; j < c->npts; j++) {
 			if (j)
 				tk_buf_addch(b, ',');
-			tk_plot_num(b, c->pts[j].px);
+			tk_chartsvg_num(b, c->pts[j].px);
 			tk_buf_addch(b, ',');
-			tk_plot_num(b, c->pts[j].py);
+			tk_chartsvg_num(b, c->pts[j].py);
 			tk_buf_addch(b, ',');
 			tk_html_json_int(b, c->pts[j].run);
 			tk_htmlout_flush(w);
@@ -587,7 +589,7 @@ int tk_plot_html(const struct tk_plot_layout *l, const char *back, FILE *out, st
 	tk_buf_adds(&w.b, "<button id=\"unzoom\" type=\"button\" disabled>Reset zoom</button>"
 		    "<span id=\"hint\">drag across a chart to zoom in time; "
 		    "click a point to keep its details</span></div>\n</header>\n<main>\n");
-	tk_plot_svg(&w, l, 0);
+	tk_chartsvg_write(&w, l, 0);
 	tk_buf_adds(&w.b, "</main>\n<div id=\"tip\" hidden></div>\n"
 		    "<script type=\"application/json\" id=\"tk-data\">");
 	write_data(&w, l);

@@ -1,6 +1,6 @@
 /*
- * The report of one build: the keys, their verdicts (core/check), charts
- * (core/histplot) and diffs (core/baseline + core/diff), and the files
+ * The report of one build: the keys, their verdicts (core/analyze/check), charts
+ * (core/pages/histplot) and diffs (core/analyze/baseline + core/analyze/diff), and the files
  * they are written to. The markdown and metrics texts are in reportmd.c.
  */
 #include <stdarg.h>
@@ -364,7 +364,7 @@ static int one_key(struct tk_store *s, const struct tk_report_opts *o,
 	return ret;
 }
 
-/* The dashboard of every key (core/dashboard.h) in DIR/dashboard/. */
+/* The dashboard of every key (core/pages/dashboard.h) in DIR/dashboard/. */
 static void make_dashboard(struct tk_store *s, const struct tk_report_opts *o,
 			   const struct tk_ci_context *ci, const struct tk_config *cfg,
 			   struct tk_report *out)

@@ -11,18 +11,19 @@
  *            keys recorded in this build; else the keys run on the current
  *            branch (the CI context's, else any) in the newest 24 hours of
  *            its runs.
- *   verdicts tk_check_key per key (core/check.h): the current runs (this
+ *   verdicts tk_check_key per key (core/analyze/check.h): the current runs (this
  *            build, else the key's newest run on the branch), the
  *            baseline window, walltime and maxrss; the same verdicts as
  *            `tracker check`.
- *   chart    tk_plot_key_to_path (core/histplot.h): <name>.png (small,
+ *   chart    tk_plot_history_to_path (core/pages/histplot.h), from the key's
+ *            runs read once (core/store/keyhist.h): <name>.png (small,
  *            for the annotation) and <name>.html (interactive), the
  *            current build's runs marked.
  *   diff     with a stored cpu profile (else alloc) of the current run
- *            and of baseline runs (core/baseline.h, up to 5):
+ *            and of baseline runs (core/analyze/baseline.h, up to 5):
  *            <name>-diff.html, as `tracker diff --key K` draws it.
  *   dashboard  with the charts, the dashboard of every key with runs in
- *            the last year (core/dashboard.h) in DIR/dashboard/, linked
+ *            the last year (core/pages/dashboard.h) in DIR/dashboard/, linked
  *            from the summary.
  * where <name> is tk_report_file_name(key): the key reduced to
  * [A-Za-z0-9._-] and a hash of the key, so two keys never share files.
@@ -35,7 +36,7 @@
  * small charts and links as artifact:// URLs under o->artifact_prefix,
  * cut to fit o->max_body bytes with a note), verdicts.txt and check.json
  * (the checks as `tracker check` prints them as text and JSON,
- * core/checkfmt.h), metrics.txt (OpenMetrics, for GitLab's metrics
+ * core/pages/checkfmt.h), metrics.txt (OpenMetrics, for GitLab's metrics
  * report). Every key, branch and other untrusted string is escaped for
  * markdown and HTML (tk_md_escape, core/base/escape.h).
  *
@@ -61,14 +62,14 @@
 struct tk_report_opts {
 	const char *dir;             /* where the files go; created */
 	const char *branch;          /* the current branch; NULL: the CI context's */
-	const char *baseline_branch; /* NULL: core/baseline.h's precedence */
+	const char *baseline_branch; /* NULL: core/analyze/baseline.h's precedence */
 	const char *artifact_prefix; /* the directory as the CI uploads it
 					(annotation links); NULL: dir */
 	size_t max_body;             /* annotation.md at most this; 0: the limit
 					above minus 1 KiB */
 	int no_charts;               /* no charts and no dashboard */
 	const char *store_url;       /* the store's URL, for the dashboard's
-					workers (core/dashboard.h); NULL: one */
+					workers (core/pages/dashboard.h); NULL: one */
 	void (*warn)(void *data, const char *msg);
 	void *data;
 };

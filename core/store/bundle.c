@@ -1,6 +1,6 @@
 /*
  * The run bundle: a record file and the encoded profiles beside it
- * (core/bundle.h).
+ * (core/store/bundle.h).
  */
 #include "core/store/bundle.h"
 

@@ -5,8 +5,8 @@
  * and `tracker push` stores, the unit a run travels in when the database
  * is out of reach (a CI artifact, a full disk, a compute node).
  *
- *   DIR/<key>-<id>.json            the run record (core/run.h)
- *   DIR/<key>-<id>.<kind>.tkprof   each profile, encoded (core/profcodec.h)
+ *   DIR/<key>-<id>.json            the run record (core/model/run.h)
+ *   DIR/<key>-<id>.<kind>.tkprof   each profile, encoded (core/model/profcodec.h)
  *
  * The record lists its profiles (run->profiles: kind, unit, format and
  * the file's name, relative to the record's directory). Files are written
@@ -118,7 +118,7 @@ int tk_bundle_store(struct tk_store *s, const char *path, const struct tk_run *r
  * whole record (err says so, naming
  * it; it is removed when remove_bad); TK_EUNAVAIL when it vanished (another
  * push took it) or cannot be renamed. Records are written whole before
- * the rename (core/fsutil.h), so only a temporary file cut short by a
+ * the rename (core/base/fsutil.h), so only a temporary file cut short by a
  * full disk or a crash of the machine holds half of one.
  */
 int tk_bundle_recover_tmp(const char *path, long pid, int remove_bad, struct tk_buf *final_path,

@@ -1,6 +1,6 @@
 /*
  * Run profiles in a store: stored in their compact encoded form
- * (core/profcodec), one per (run, kind).
+ * (core/model/profcodec), one per (run, kind).
  */
 #include <stdio.h>
 #include <stdlib.h>

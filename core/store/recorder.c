@@ -1,5 +1,5 @@
 /*
- * Recording a run from its start to its end (core/recorder.h).
+ * Recording a run from its start to its end (core/store/recorder.h).
  *
  * The started and partial rows are stored by a thread so that a slow or
  * locked database never delays the job's start nor the forwarding of a

@@ -20,7 +20,7 @@
  * leaves the started record, file and row; one stopped by TERM leaves
  * the partial one; and the final record replaces either.
  *
- * The caller's cancel flag (core/cancel.h), set by its TERM handler,
+ * The caller's cancel flag (core/base/cancel.h), set by its TERM handler,
  * ends finish's wait for the store at once: the record stays in its file
  * (to be pushed later) and finish returns. The background thread's waits
  * end when finish starts: the final record supersedes what it was doing.

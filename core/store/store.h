@@ -44,7 +44,7 @@ struct tk_run_query {
 	int chart_only;
 };
 
-/* A stored profile: the encoded blob (core/profcodec.h) and what it is. */
+/* A stored profile: the encoded blob (core/model/profcodec.h) and what it is. */
 struct tk_profile_blob {
 	const char *run_id;
 	const char *kind;          /* "cpu", "alloc", "alloc_count", ... */
@@ -76,7 +76,7 @@ struct tk_store_ops {
 	int (*accepts)(const char *url);
 	/*
 	 * o->flags: TK_STORE_* below. o->cancel (may be NULL) is the caller's
-	 * cancel flag (core/cancel.h): the backend copies it to the base's
+	 * cancel flag (core/base/cancel.h): the backend copies it to the base's
 	 * `cancel` and checks that, there and in every later call, between
 	 * the attempts of any wait that may last (lock and connection
 	 * retries), giving up with tk_cancel_err once it is set.
@@ -165,7 +165,7 @@ struct tk_store {
 	/* A warning the backend wants shown once (e.g. WAL unavailable on a
 	 * network filesystem); empty when none. */
 	char warning[256];
-	/* The caller's cancel flag (core/cancel.h), NULL: never cancelled.
+	/* The caller's cancel flag (core/base/cancel.h), NULL: never cancelled.
 	 * Set from tk_store_opts by open; the caller may change it later. */
 	const volatile sig_atomic_t *cancel;
 };
@@ -225,7 +225,7 @@ int tk_store_resolve_run_id(struct tk_store *s, const char *given, const char *c
  */
 void tk_store_redact_url(const char *url, struct tk_buf *out);
 /* With the caller's cancel flag: a wait given up because it is set fails
- * with TK_EUNAVAIL "cancelled while waiting for ..." (core/cancel.h). */
+ * with TK_EUNAVAIL "cancelled while waiting for ..." (core/base/cancel.h). */
 int tk_store_open_opts(const char *url, const struct tk_store_opts *o,
 		       struct tk_store **out, struct tk_err *err);
 int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,

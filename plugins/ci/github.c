@@ -107,7 +107,7 @@ static void set_build_url(const struct tk_env *env, struct tk_ci_context *ctx)
 /*
  * The runner, as agent tags (lower-cased names), when GitHub says what
  * kind it is: a GitHub-hosted runner is a fresh VM with its own host name
- * each job, and these name its kind (core/machine.c makes them a class).
+ * each job, and these name its kind (core/model/machine.c makes them a class).
  */
 static void collect_runner(const struct tk_env *env, struct tk_ci_context *ctx)
 {

@@ -10,7 +10,7 @@
  * docs/diff-pages.md is the user's view.
  *
  * The data is one JSON object inside <script type="application/json">.
- * The union tree comes laid out (TK_DIFF_LAYOUT_EITHER, core/diffrender.h),
+ * The union tree comes laid out (TK_DIFF_LAYOUT_EITHER, core/draw/diffrender.h),
  * only to pick the frames worth sending and their order: a frame is kept
  * when it is at least minwidth pixels wide in either the new or the
  * baseline layout (the layout is run on the larger of its two shares),
@@ -28,11 +28,11 @@
  *
  * Names are untrusted: the same escaping as the flame page (\u003c and
  * friends in the JSON, HTML entities in the header, U+FFFD for invalid
- * UTF-8; core/htmlout.h, which also holds the page's frame and the
+ * UTF-8; core/draw/htmlout.h, which also holds the page's frame and the
  * script it shares with the flame page), names reach the document only
  * through textContent and the canvas, and a Content-Security-Policy runs
  * only the script whose hash it names. When page_script or the shared
- * pieces in core/htmlout.c change, SCRIPT_SHA256 must be updated:
+ * pieces in core/draw/htmlout.c change, SCRIPT_SHA256 must be updated:
  * tests/t4002-diff-browser.sh checks it and prints the right value.
  */
 #include "plugins/diffrender/renderers.h"
@@ -639,7 +639,7 @@ static void add_change_list(struct tk_buf *b, const struct tk_diff *d,
 }
 
 /* The totals, and the "what changed" table: the top regressions and
- * improvements by self and by cumulative value (core/diffsum.h). */
+ * improvements by self and by cumulative value (core/analyze/diffsum.h). */
 static void add_summary(struct tk_buf *b, const struct tk_diff *d,
 			const struct tk_diff_opts *dopts, const struct tk_diff_render_opts *o,
 			const struct tk_flame *fl)

@@ -4,12 +4,12 @@
  * (o->mode), widths by the new or the baseline profile
  * (o->width_by_base), with the comparison and a small legend under the
  * title, and above them the totals and the three largest changes
- * (core/diffsum.h), bold and large enough to read in an annotation. The colours are the HTML page's and the SVG's (docs/diff-pages.md).
+ * (core/analyze/diffsum.h), bold and large enough to read in an annotation. The colours are the HTML page's and the SVG's (docs/diff-pages.md).
  * One drawing routine serves both surfaces, hence two descriptors, as in
  * plugins/render/cairo.c.
  *
  * cairo's text API wants UTF-8: invalid bytes in names are drawn as U+FFFD.
- * The geometry, the surface and the text are core/cairodraw.c's, shared
+ * The geometry, the surface and the text are core/draw/cairodraw.c's, shared
  * with the flame graph's pictures.
  */
 #include "plugins/diffrender/renderers.h"

@@ -4,7 +4,7 @@
  * "Matched: x%", zoom and search in the URL as ?x=&y=&s=), coloured
  * statically for one mode (o->mode: self or cumulative change) and laid
  * out by the new or the baseline weights (o->width_by_base). The page,
- * its script, the writer and the escaping are core/svgout.h's; this file
+ * its script, the writer and the escaping are core/draw/svgout.h's; this file
  * has the colours, the headings with the legend, and the details. A
  * legend under the title gives the colour scale; each frame's <title>
  * (shown in the details line on hover) is
@@ -14,7 +14,7 @@
  * with ", new", ", vanished" or ", within noise" before the ")" for those
  * classes (tk_diff_classify), and, when the baseline was scaled, the
  * scaling ("baseline scaled x1.29 to the same total"). The totals line
- * (core/diffsum.h) stands under the title. The script reads a frame's name back from
+ * (core/analyze/diffsum.h) stands under the title. The script reads a frame's name back from
  * its title up to the last " (": the details text never contains " (".
  *
  * Names are untrusted: they only appear as XML text, escaped by

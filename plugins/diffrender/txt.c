@@ -1,10 +1,10 @@
 /*
- * .txt for diffs: the totals first (core/diffsum.h), then the top self
+ * .txt for diffs: the totals first (core/analyze/diffsum.h), then the top self
  * increases and decreases, for build logs and CI annotations. One line
  * per call path (never merged by name),
  * ranked by the absolute change of its self weight after normalization,
  * with base, new, delta and delta%. Changes the model calls noise
- * (core/diff.h: below --min-delta or within the baselines' spread) are
+ * (core/analyze/diff.h: below --min-delta or within the baselines' spread) are
  * not listed, only counted in the header. The path is shown leaf first,
  * "leaf <- caller <- ...", cut after a few frames, each name cut to a
  * readable length and kept on one line whatever bytes it holds.

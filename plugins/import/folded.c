@@ -9,7 +9,7 @@
  * it. Frame names keep every byte (spaces, '<', '&', invalid UTF-8):
  * renderers escape them. "\xHH" (two hex digits) is the byte HH: the
  * escape tracker's folded outputs write for ';', line breaks, NUL and
- * the rest core/stacks.h lists, so they read back as the same frames. As in flamegraph.pl, lines that do not end in a
+ * the rest core/model/stacks.h lists, so they read back as the same frames. As in flamegraph.pl, lines that do not end in a
  * count are skipped (blank lines and '#' comments silently, others
  * counted in the profile's warning); a file with no valid line, or with
  * a NUL byte (binary data), is not folded.

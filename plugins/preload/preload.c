@@ -2,12 +2,12 @@
  * libtracker-preload.so: the allocation and CPU profiler tracker injects
  * into a job with LD_PRELOAD. It interposes the malloc family, samples
  * allocations by bytes, unwinds the sampled stacks and adds them to the
- * raw table file described in core/rawprof.h, which it maps MAP_SHARED so
+ * raw table file described in core/measure/rawprof.h, which it maps MAP_SHARED so
  * that whatever it recorded survives any end of the process.
  *
  * This is the one place in tracker with process-global mutable state: a
  * malloc replacement has nowhere else to keep it. It uses nothing from
- * libtracker.a (only the layout in core/rawprof.h) and never calls the
+ * libtracker.a (only the layout in core/measure/rawprof.h) and never calls the
  * malloc it replaces while it works: code that runs with the per-thread
  * guard set goes straight to the real functions.
  *

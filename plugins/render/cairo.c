@@ -4,7 +4,7 @@
  * exports two descriptors (an exception to one-symbol-per-plugin: the
  * formats share everything but the surface). The geometry, the surface
  * and the text handling (invalid UTF-8 drawn as U+FFFD) are shared with
- * the diff's pictures in core/cairodraw.c.
+ * the diff's pictures in core/draw/cairodraw.c.
  */
 #include "plugins/render/renderers.h"
 

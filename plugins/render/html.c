@@ -21,14 +21,14 @@
  * Names are untrusted. In the JSON, '<', '>' and '&' are written as
  * \u003c, \u003e and \u0026 (so "</script>" and "<!--" are inert), control
  * characters and U+2028/U+2029 as \u escapes, and bytes that are not
- * valid UTF-8 as U+FFFD (tk_html_json_str, core/htmlout.h, which also
+ * valid UTF-8 as U+FFFD (tk_html_json_str, core/draw/htmlout.h, which also
  * holds the page's frame and the script it shares with the diff page);
  * the page's script puts names in the document with textContent or on
  * the canvas only. The page also carries a Content-Security-Policy that
  * allows no network access and runs only the one script whose hash it
  * names, so even an escaping mistake could not run injected script.
  *
- * When page_script or the shared pieces in core/htmlout.c change,
+ * When page_script or the shared pieces in core/draw/htmlout.c change,
  * SCRIPT_SHA256 must become the base64 SHA-256 of the script's text, or
  * browsers will not run it: tests/t3002-flame-browser.sh checks it and
  * prints the right value when it is wrong (and the browser tests fail

@@ -3,7 +3,7 @@
  * (hover details, click to zoom with the ancestors kept greyed, Ctrl-F
  * regex search with "Matched: x%", zoom and search in the URL), written
  * from scratch and fast on big graphs. The page, its script, the writer
- * and the escaping are core/svgout.h's, shared with the differential SVG;
+ * and the escaping are core/draw/svgout.h's, shared with the differential SVG;
  * this file has the flame graph's colours, headings and frame details.
  *
  * Safety: frame names are untrusted. They only ever appear as XML text

@@ -427,7 +427,7 @@ static inline int summarize_run(const struct tk_run *r, void *data)
 
 /* "INSERT ... ON CONFLICT" of every column: a stored partial run is
  * replaced by a complete one, a stored "started" one by any later record
- * of it, anything else stored is kept (see put_run in core/store.h).
+ * of it, anything else stored is kept (see put_run in core/store/store.h).
  * Placeholders ? (SQLite) or, numbered, $1, $2... (PostgreSQL). */
 static inline void put_sql(struct tk_buf *sql, int numbered)
 {

@@ -87,7 +87,7 @@ static const char *const migrations[] = {
 	/* 1: runs */
 	"CREATE INDEX runs_key_branch_started ON runs (key, branch, started_at_us DESC);"
 	"CREATE INDEX runs_started ON runs (started_at_us DESC);",
-	/* 2: profiles, one per (run, kind), encoded by core/profcodec.c */
+	/* 2: profiles, one per (run, kind), encoded by core/model/profcodec.c */
 	"CREATE TABLE profiles ("
 	" run_id TEXT NOT NULL REFERENCES runs (run_id),"
 	" kind TEXT NOT NULL,"
@@ -241,7 +241,7 @@ static struct pg_store *from_base(struct tk_store *s)
 	return (struct pg_store *)s;
 }
 
-/* The caller's cancel flag is set (tracker run's handlers: core/cancel.h),
+/* The caller's cancel flag is set (tracker run's handlers: core/base/cancel.h),
  * or a TERM, INT or HUP waits for the process (blocked): stop waiting for
  * the server. */
 static int cancelled(const struct pg_store *st)

@@ -96,7 +96,7 @@ static const char *const migrations[] = {
 	"CREATE INDEX runs_key_branch_started"
 	" ON runs (key, branch, started_at_us DESC);"
 	"CREATE INDEX runs_started ON runs (started_at_us DESC);",
-	/* 2: profiles, one per (run, kind), encoded by core/profcodec.c */
+	/* 2: profiles, one per (run, kind), encoded by core/model/profcodec.c */
 	"CREATE TABLE profiles ("
 	" run_id TEXT NOT NULL REFERENCES runs (run_id),"
 	" kind TEXT NOT NULL,"

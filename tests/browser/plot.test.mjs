@@ -1,5 +1,6 @@
 // Headless-Chromium checks of tracker history --plot's HTML page
-// (core/pages/plothtml.c, core/pages/plotrender.c).
+// (core/pages/plothtml.c, the charts from core/pages/chart.c painted by
+// core/pages/chartsvg.c).
 //
 //   node plot.test.mjs [--artifacts DIR] SCENARIO,PAGE...
 //

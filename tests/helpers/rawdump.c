@@ -1,8 +1,8 @@
 /*
- * rawdump: prints a raw profile table (<pid>.<seq>.tkraw, core/rawprof.h)
+ * rawdump: prints a raw profile table (<pid>.<seq>.tkraw, core/measure/rawprof.h)
  * as text, for the shell tests of the preload library. Test-only: it
  * uses nothing but the header and libc, so it says nothing about the
- * real reader in core/rawprof.c.
+ * real reader in core/measure/rawprof.c.
  *
  *   rawdump [-s] FILE.tkraw
  *

@@ -1,5 +1,5 @@
 /*
- * core/baseline: which runs a comparison uses, on a real SQLite history:
+ * core/analyze/baseline: which runs a comparison uses, on a real SQLite history:
  * NEW from the branch or the CI context, the baseline branch's order of
  * precedence, failed runs and NEW itself skipped, profile kinds, fewer
  * runs than asked for, the errors, and the labels.

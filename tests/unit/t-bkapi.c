@@ -1,5 +1,5 @@
 /*
- * core/bkapi: Buildkite's builds and artifacts lists in the shapes the
+ * core/ci/bkapi: Buildkite's builds and artifacts lists in the shapes the
  * REST API documents, bad answers, the Link header, record names.
  */
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * core/bkfetch without a network: the settings from the environment,
+ * core/ci/bkfetch without a network: the settings from the environment,
  * what is refused before any request (no token, a token with a control
  * character, no pipeline), and tk_bkfetch_baseline asking the API only
  * when the history lacks runs (the API here is a closed port, so a

@@ -1,5 +1,5 @@
 /*
- * core/buf: the growable buffer, its cap, and TK_ALLOC_GROW.
+ * core/base/buf: the growable buffer, its cap, and TK_ALLOC_GROW.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * The run bundle (core/bundle): a record and its profiles written to a
+ * The run bundle (core/store/bundle): a record and its profiles written to a
  * directory as tracker run leaves them, read back, stored in a real
  * SQLite store as tracker push stores them, refused when a profile file
  * is corrupt, and removed.

@@ -1,5 +1,5 @@
 /*
- * core/cancel: a cancel flag ends a sleep early; NULL never cancels.
+ * core/base/cancel: a cancel flag ends a sleep early; NULL never cancels.
  */
 #include <signal.h>
 #include <string.h>

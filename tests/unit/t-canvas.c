@@ -1,5 +1,5 @@
 /*
- * core/canvas: ticks at readable values, axes drawn where the values
+ * core/draw/canvas: ticks at readable values, axes drawn where the values
  * map, text from untrusted bytes, and a picture written as PNG and PDF.
  */
 #include <math.h>

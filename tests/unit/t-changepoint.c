@@ -1,5 +1,5 @@
 /*
- * core/changepoint: known answers on deterministic series (a step, two
+ * core/analyze/changepoint: known answers on deterministic series (a step, two
  * steps, a lone outlier, a flat series, a short one, values <= 0), the
  * medians either side, and the errors.
  */

@@ -1,5 +1,5 @@
 /*
- * core/check on a real SQLite history: which runs are current and which
+ * core/analyze/check on a real SQLite history: which runs are current and which
  * are the baseline (window, failed runs, the current branch's own older
  * runs, machine classes, repeats of one build), the verdicts, the rules
  * of the config, change points with their builds and commits, and the

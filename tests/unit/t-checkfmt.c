@@ -1,5 +1,5 @@
 /*
- * core/checkfmt: the three outputs of one result (text lines, markdown table, JSON
+ * core/pages/checkfmt: the three outputs of one result (text lines, markdown table, JSON
  * document read back).
  */
 #include <jansson.h>

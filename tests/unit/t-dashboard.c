@@ -1,5 +1,5 @@
 /*
- * core/dashboard.h: file names safe from any key, the index path, and
+ * core/pages/dashboard.h: file names safe from any key, the index path, and
  * the same page from a store that lists its keys (TK_STORE_CTRL_KEYS) and
  * from one that does not; the sparkline of the current run's machine
  * class. The page itself is tested end to end (t2204, t2205, t2206).

@@ -1,5 +1,5 @@
 /*
- * Readable names (core/demangle.c): C++ and Rust symbols demangled by
+ * Readable names (core/model/demangle.c): C++ and Rust symbols demangled by
  * libiberty, symbol versions dropped, other languages' names and readable
  * ones left alone, and the profile pass that merges the frames that end
  * up with one name.

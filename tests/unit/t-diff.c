@@ -1,5 +1,5 @@
 /*
- * The diff model (core/diff.h) on hand-built pairs with known answers,
+ * The diff model (core/analyze/diff.h) on hand-built pairs with known answers,
  * tk_flame_layout_weights, the .folded and .txt diff renderers, and the
  * three-column output against inferno-diff-folded's goldens in the shared
  * real-data folder (skipped with a reason when it is absent).

@@ -1,5 +1,5 @@
 /*
- * core/fsutil: atomic writes through unguessable O_EXCL|O_NOFOLLOW
+ * core/base/fsutil: atomic writes through unguessable O_EXCL|O_NOFOLLOW
  * temporary files (a symlink planted at the old predictable name
  * "PATH.tmp.PID" must not be followed), the temporary names push
  * recognises, and the mode the umask gives.

@@ -1,6 +1,6 @@
 /*
- * core/histplot.h (and its renderers, core/plotrender.c and
- * core/plothtml.c): date ticks and units; the layout of a synthetic
+ * core/pages/histplot.h (and its writers: the walk of core/pages/chart.h
+ * painted as SVG, PNG and PDF, and the page of core/pages/plothtml.h): date ticks and units; the layout of a synthetic
  * history (classes, the rolling median and band, the change point of a
  * 2x step, scales); SVG and HTML output that escapes hostile names and is
  * the same bytes twice; machine classes: a baseline series per class with
@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "core/pages/histplot.h"
-#include "core/pages/plotpage.h"
+#include "tests/unit/plot-history.h"
 #include "tests/unit/tap.h"
 
 static double utc(int y, int mo, int d, int h)
@@ -96,42 +96,6 @@ static void test_units(void)
 	ok(div == 1073741824, "a GiB");
 }
 
-/* 40 staging runs a day apart, walltime 100 s, 200 s from the 30th;
- * a feature run; the 5th failed. */
-static void history(struct tk_plot_data *d, const char *branch2)
-{
-	struct tk_run_summary s;
-	char id[64], build[32], commit[64];
-	int i;
-
-	tk_plot_data_init(d);
-	for (i = 40; i >= 0; i--) {
-		memset(&s, 0, sizeof(s));
-		snprintf(id, sizeof(id), "00000000-0000-4000-8000-%012d", i);
-		snprintf(build, sizeof(build), "%d", 100 + i);
-		snprintf(commit, sizeof(commit), "%08xabcdef", 0xc0000000u + (unsigned)i);
-		s.run_id = id;
-		s.key = "amip";
-		s.branch = i == 20 ? branch2 : "staging";
-		s.commit = commit;
-		s.build_number = build;
-		s.pipeline = "clima";
-		s.started_at_us = (int64_t)(1767225600 + i * 86400) * 1000000;
-		s.walltime_s = (i >= 30 ? 200 : 100) * (1 + 0.01 * ((i * 7) % 5 - 2));
-		s.user_s = s.walltime_s * 0.9;
-		s.sys_s = 0.1;
-		s.maxrss_bytes = 1000000000 + i * 1000;
-		s.tree_rss_bytes = 2000000000;
-		s.cgroup_peak_bytes = -1;
-		s.status = i == 5 ? TK_RUN_FAILED : TK_RUN_OK;
-		s.exit_code = i == 5;
-		s.rank = -1;
-		s.ntasks = -1;
-		tk_plot_data_add(&s, d);
-	}
-	tk_plot_data_finish(d);
-}
-
 static void test_layout(void)
 {
 	struct tk_plot_data d;
@@ -141,7 +105,7 @@ static void test_layout(void)
 	const struct tk_plot_chart *c;
 	size_t i;
 
-	history(&d, "feature<x>");
+	plot_history(&d, &(struct plot_history){ .branch2 = "feature<x>" });
 	is_int(d.nr, 1, "one key");
 	is_int(d.keys[0].nr, 41, "41 runs");
 	ok(d.keys[0].runs[0].started_at_us < d.keys[0].runs[40].started_at_us, "oldest first");
@@ -225,7 +189,7 @@ static void test_render(void)
 	size_t len, len2, hlen;
 	enum tk_plot_format f;
 
-	history(&d, hostile);
+	plot_history(&d, &(struct plot_history){ .branch2 = hostile });
 	memset(&o, 0, sizeof(o));
 	tk_plot_layout(&d, &o, &l, &err);
 	svg = render(&l, TK_PLOT_SVG, &len);

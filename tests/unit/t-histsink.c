@@ -1,6 +1,6 @@
 /*
- * The outputs of tracker history (core/histsink) and the text helpers
- * under them (core/table): known rows written as table, CSV and JSON into
+ * The outputs of tracker history (core/pages/histsink) and the text helpers
+ * under them (core/base/table): known rows written as table, CSV and JSON into
  * memory, the CSV quoting and formula neutralizing, the job rows.
  */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * core/http against two tiny HTTP servers on loopback (threads of this
+ * core/ci/http against two tiny HTTP servers on loopback (threads of this
  * test, one connection per response): bodies and Link headers, the
  * credential kept to its origin across a redirect, retries of 5xx and
  * 429, the size cap, bad URLs, and what messages show of a URL.

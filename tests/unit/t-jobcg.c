@@ -1,5 +1,5 @@
 /*
- * core/jobcg: where a cgroup v2 is delegated to us, a child cgroup is
+ * core/measure/jobcg: where a cgroup v2 is delegated to us, a child cgroup is
  * created; a process that enters it is killed by tk_jobcg_kill, one
  * still there at tk_jobcg_release goes back to our cgroup alive, and the
  * directory is removed. Elsewhere tk_jobcg_create says no and the other

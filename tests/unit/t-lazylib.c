@@ -1,4 +1,4 @@
-/* Libraries loaded when first needed (core/lazylib.h): success, a library
+/* Libraries loaded when first needed (core/base/lazylib.h): success, a library
  * that is not there, a symbol that is not there, and two threads at once. */
 #include <pthread.h>
 #include <string.h>

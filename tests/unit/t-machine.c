@@ -1,5 +1,5 @@
 /*
- * core/machine: the machine class of a run, in its order of precedence
+ * core/model/machine: the machine class of a run, in its order of precedence
  * (named, the key's then the file's machine_class, the Buildkite queue,
  * the SLURM partition, the host group), and the host groups.
  */

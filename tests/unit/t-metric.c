@@ -1,5 +1,5 @@
 /*
- * core/metric: names, lists, values of a run summary, human units, and
+ * core/model/metric: names, lists, values of a run summary, human units, and
  * alloc totals read from a real SQLite store's profiles.
  */
 #include <stdio.h>

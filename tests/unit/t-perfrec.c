@@ -1,6 +1,6 @@
 /*
- * core/perfrec: CPU samples of a job recorded from outside with
- * perf_event_open, through the before_exec and tick hooks of core/job.
+ * core/measure/perfrec: CPU samples of a job recorded from outside with
+ * perf_event_open, through the before_exec and tick hooks of core/measure/job.
  *
  * The jobs are this binary itself in a child mode (nested noinline
  * functions with frame pointers, a fork, an exec) and examples/workload.

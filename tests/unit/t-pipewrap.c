@@ -1,5 +1,5 @@
 /*
- * core/pipewrap: shell quoting, wrapper detection, the wrapped text of
+ * core/ci/pipewrap: shell quoting, wrapper detection, the wrapped text of
  * each kind of command, aliases, errors and limits.
  */
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * core/proctree: the RSS of a process tree, sampled from /proc.
+ * core/measure/proctree: the RSS of a process tree, sampled from /proc.
  *
  * Forks real children that touch known amounts of memory and checks that a
  * sample rooted at this process sees them, through both ways of listing

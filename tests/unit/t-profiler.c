@@ -1,5 +1,5 @@
 /*
- * The profiler's orchestration (core/profiler): its option values, and
+ * The profiler's orchestration (core/measure/profiler): its option values, and
  * that what it cannot do reaches the caller as a warning through the
  * callback (a static program, which LD_PRELOAD cannot reach).
  */

@@ -1,5 +1,5 @@
 /*
- * Run profiles in a store (core/profstore): the default kinds, the kind
+ * Run profiles in a store (core/store/profstore): the default kinds, the kind
  * names accepted, PATH:FORMAT, and a profile stored, found and loaded
  * back from a real SQLite store.
  */

@@ -1,5 +1,5 @@
 /*
- * core/recorder: the started record reaches the file and, through the
+ * core/store/recorder: the started record reaches the file and, through the
  * background thread, the store; the final record replaces it; a set
  * cancel flag ends finish's wait for a locked database, the record kept.
  */

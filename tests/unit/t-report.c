@@ -1,5 +1,5 @@
 /*
- * core/report: file names, the markdown table and its size limit, the OpenMetrics text,
+ * core/pages/report: file names, the markdown table and its size limit, the OpenMetrics text,
  * styles and artifact prefixes; on hand-made reports (tk_report_build is
  * tested end to end by tests/t7200-report.sh).
  */

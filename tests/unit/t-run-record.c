@@ -1,5 +1,5 @@
 /*
- * core/run: the JSON record file (roundtrip, atomic write, malformed input)
+ * core/model/run: the JSON record file (roundtrip, atomic write, malformed input)
  * and run ids.
  *
  * Reads fixtures/records/bad/ from the top of the tree (or from tests/unit/).

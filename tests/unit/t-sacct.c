@@ -1,5 +1,5 @@
 /*
- * core/sacct: sacct's parsable output (fixtures/sacct/, real shapes of
+ * core/ci/sacct: sacct's parsable output (fixtures/sacct/, real shapes of
  * Slurm 23 and of Slurm 17's KiB sizes), sizes, elapsed times, TRES
  * lists, the largest step, and when the accounting counts as settled.
  */

@@ -1,5 +1,5 @@
 /*
- * core/stacks: the folded outputs read back as the same tree, whatever
+ * core/model/stacks: the folded outputs read back as the same tree, whatever
  * bytes the names hold (';', line breaks, NUL, '#', tails that look like
  * counts, literal "\x41"), and names without such bytes are written as
  * they are.

@@ -1,5 +1,5 @@
 /*
- * The store interface's contract (core/store.h), for any backend:
+ * The store interface's contract (core/store/store.h), for any backend:
  *
  *   tests/unit/t-store-conformance [URL]
  *

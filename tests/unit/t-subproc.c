@@ -1,5 +1,5 @@
 /*
- * core/subproc: real child processes on an argv: input in, output and
+ * core/base/subproc: real child processes on an argv: input in, output and
  * errors captured and capped, exit codes, signals, a program that is not
  * there, a child that never reads its input, and the timeout.
  */

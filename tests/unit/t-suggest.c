@@ -1,5 +1,5 @@
 /*
- * core/suggest: the edit distance behind "did you mean".
+ * core/base/suggest: the edit distance behind "did you mean".
  */
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /*
- * core/table: aligned tables, CSV fields, and the terminal escape every
+ * core/base/table: aligned tables, CSV fields, and the terminal escape every
  * text sink of user strings uses (tk_text_escape).
  */
 #include <stdio.h>

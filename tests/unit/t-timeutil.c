@@ -1,5 +1,5 @@
 /*
- * core/timeutil: durations, --since, ISO dates, human units, strict numbers,
+ * core/base/timeutil: durations, --since, ISO dates, human units, strict numbers,
  * including the strictness cases a review found (ambiguous "1h30", hex,
  * impossible dates, rounding across unit boundaries).
  */

@@ -1,5 +1,5 @@
 /*
- * core/unwind: call chains from a sample's registers and stack copy.
+ * core/measure/unwind: call chains from a sample's registers and stack copy.
  *
  * The sample is real: this process captures its own registers (getcontext)
  * three calls deep in functions built without frame pointers, and copies

@@ -1,5 +1,5 @@
 /*
- * core/verdict: known answers of each method on small baselines, the
+ * core/analyze/verdict: known answers of each method on small baselines, the
  * notes, the Student t quantiles, and a small run of the calibration
  * harness (bench/verdictsim.h, fixed seeds): with 10 baseline runs the
  * default method keeps false alarms at or under 1% at every noise level

@@ -1,5 +1,5 @@
 /*
- * core/watchdog: a process that started a watchdog and is then killed
+ * core/measure/watchdog: a process that started a watchdog and is then killed
  * takes the processes it told the watchdog of along, those in the job's
  * group and those that left it; one that says goodbye leaves them alone.
  */
