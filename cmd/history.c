@@ -19,6 +19,7 @@
 #include "core/ci/ci.h"
 #include "core/pages/dashboard.h"
 #include "core/pages/histplot.h"
+#include "core/pages/plotwrite.h"
 #include "core/pages/histsink.h"
 #include "core/base/timeutil.h"
 #include "core/base/banned.h"

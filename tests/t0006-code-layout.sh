@@ -26,12 +26,15 @@ test_expect_success 'the include checker finds what it is there to find' '
 	printf "#include \"core/base/a.h\"\n" >fake/core/model/b.c &&
 	printf "#include \"plugins/x.h\"\n" >fake/core/model/c.c &&
 	: >fake/core/stray/d.c &&
+	: >fake/core/base/a.h && : >fake/core/model/b.h &&
 	test_must_fail python3 "$GRAPH" fake --check >found &&
 	cat found &&
 	grep "core/base/a.c: includes core/model/b.h, of a higher wing" found &&
 	grep "core/model/c.c: includes plugins/x.h" found &&
 	grep "core/stray/d.c: not in a wing" found &&
-	grep "modules include each other: core/base/a, core/model/b" found
+	grep "modules include each other: core/base/a, core/model/b" found &&
+	grep "core/model/c.c: no header core/model/c.h" found &&
+	! grep "core/base/a.c: no header" found
 '
 
 test_expect_success 'every wing says what it owns and what it may include' '

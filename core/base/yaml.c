@@ -53,20 +53,44 @@ struct build {
 	size_t nr_scalars, alloc_scalars;
 };
 
+static int vfail_at(const char *name, size_t line, size_t col, struct tk_err *err,
+		    const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+/* The one form of an error in a document: "NAME:LINE:COL: what". */
+static int vfail_at(const char *name, size_t line, size_t col, struct tk_err *err,
+		    const char *fmt, va_list ap)
+{
+	struct tk_buf msg = TK_BUF_INIT;
+
+	tk_buf_vaddf(&msg, fmt, ap);
+	tk_err_set(err, TK_EDATA, "%s:%zu:%zu: %s", name, line + 1, col + 1, msg.buf);
+	tk_buf_release(&msg);
+	return TK_EDATA;
+}
+
 static int fail_at(struct build *b, size_t line, size_t col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 static int fail_at(struct build *b, size_t line, size_t col, const char *fmt, ...)
 {
-	struct tk_buf msg = TK_BUF_INIT;
 	va_list ap;
+	int ret;
 
 	va_start(ap, fmt);
-	tk_buf_vaddf(&msg, fmt, ap);
+	ret = vfail_at(b->y->name, line, col, b->err, fmt, ap);
 	va_end(ap);
-	tk_err_set(b->err, TK_EDATA, "%s:%zu:%zu: %s", b->y->name, line + 1, col + 1, msg.buf);
-	tk_buf_release(&msg);
-	return TK_EDATA;
+	return ret;
+}
+
+int tk_yaml_fail(const struct tk_yaml *y, size_t n, struct tk_err *err, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vfail_at(y->name, y->nodes[n].line, y->nodes[n].col, err, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 /* ---- characters -> bytes ---- */

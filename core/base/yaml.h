@@ -105,6 +105,11 @@ int tk_yaml_parse(struct tk_yaml *y, const char *name, const char *text, size_t 
 
 void tk_yaml_release(struct tk_yaml *y);
 
+/* TK_EDATA with err "NAME:LINE:COL: what", positioned at node n: the one
+ * form of every error in a document. */
+int tk_yaml_fail(const struct tk_yaml *y, size_t n, struct tk_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* "a scalar", "a sequence", "a mapping", "an alias": for messages. */
 const char *tk_yaml_kind_name(enum tk_yaml_kind kind);
 

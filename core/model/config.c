@@ -62,26 +62,7 @@ struct doc {
 	struct tk_yaml y;
 };
 
-static int fail_at(struct doc *d, size_t line, size_t col, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail_at(struct doc *d, size_t line, size_t col, const char *fmt, ...)
-{
-	struct tk_buf msg = TK_BUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	tk_buf_vaddf(&msg, fmt, ap);
-	va_end(ap);
-	tk_err_set(d->err, TK_EDATA, "%s:%zu:%zu: %s", d->name, line + 1, col + 1,
-		   msg.buf);
-	tk_buf_release(&msg);
-	return TK_EDATA;
-}
-
-/* An error at node n */
-#define fail(d, n, ...) \
-	fail_at((d), (d)->y.nodes[(n)].line, (d)->y.nodes[(n)].col, __VA_ARGS__)
+#define fail(d, n, ...) tk_yaml_fail(&(d)->y, (n), (d)->err, __VA_ARGS__)
 
 /* A mistake local to one setting: noted, the setting dropped, 0 returned. */
 static int warn(struct doc *d, size_t at, const char *fmt, ...)

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/pages/plotwrite.h"
 #include "core/base/escape.h"
 #include "core/analyze/check.h"
 #include "core/pages/dashboard.h"

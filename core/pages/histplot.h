@@ -14,11 +14,12 @@
  *      coordinates: scales, ticks with their labels (dates or build
  *      numbers; µs/ms/s/min/h, KiB/MiB/GiB), the points of each class, the
  *      baseline's rolling median and its band, the change points;
- *   3. render: tk_plot_write writes a layout as PNG or PDF (cairo), SVG
- *      (our own writer, text as text) or a self-contained HTML page (the
- *      SVG inline, tooltips, series toggles, zoom on the time axis): each
- *      paints the shapes one walk decides (core/pages/chart.h), so every
- *      format draws the same chart.
+ *   3. render: tk_plot_write (core/pages/plotwrite.h) writes a layout as
+ *      PNG or PDF (cairo), SVG (our own writer, text as text) or a
+ *      self-contained HTML page (the SVG inline, tooltips, series
+ *      toggles, zoom on the time axis): each paints the shapes one walk
+ *      decides (core/pages/chart.h), so every format draws the same
+ *      chart.
  *
  * What a chart shows, for one key and one metric:
  *   - baseline: the runs on the baseline branch (opts->baseline_branch,
@@ -273,40 +274,6 @@ struct tk_plot_layout {
 int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 		   struct tk_plot_layout *out, struct tk_err *err);
 void tk_plot_layout_release(struct tk_plot_layout *l);
-
-/* Writing a layout (core/pages/plotwrite.c). */
-enum tk_plot_format { TK_PLOT_PNG, TK_PLOT_PDF, TK_PLOT_SVG, TK_PLOT_HTML };
-
-/* The format of a file name's extension (.png .pdf .svg .html .htm);
- * TK_EUSAGE naming path otherwise. */
-int tk_plot_format_of(const char *path, enum tk_plot_format *out, struct tk_err *err);
-
-/*
- * Writes l to out as fmt, and flushes out. Returns 0, or TK_EUNAVAIL when
- * a write failed; TK_EINTERNAL when cairo cannot make the picture. The
- * HTML page links back to `back` (NULL: no link), e.g. the dashboard.
- */
-int tk_plot_write(const struct tk_plot_layout *l, enum tk_plot_format fmt, const char *back,
-		  FILE *out, struct tk_err *err);
-
-/*
- * For tracker report: the runs of h (a key's, core/store/keyhist.h)
- * started at or after since_us (0: all) laid out with o and written to
- * path (format by its extension), atomically (a reader sees the old file
- * or the new one). TK_EDATA when the key has no run since then. As
- * tracker history --plot does, a caller in CI sets o->current_build to
- * the CI context's build number and o->baseline_branch to
- * tk_baseline_branch's answer (core/analyze/baseline.h); the alloc metric
- * is read from h, else from the store s, when o asks for it.
- */
-int tk_plot_history_to_path(const struct tk_key_history *h, struct tk_store *s,
-			    int64_t since_us, const struct tk_plot_opts *o, const char *path,
-			    struct tk_err *err);
-
-/* Writes l to path as its extension says, atomically; wflags: the
- * TK_WRITE_* flags of tk_write_file_atomic_flags (core/base/fsutil.h). */
-int tk_plot_write_path(const struct tk_plot_layout *l, const char *path, const char *back,
-		       unsigned wflags, struct tk_err *err);
 
 /* Axis helpers, shared with the dashboard and the tests. */
 /* A metric in words: "walltime", "max RSS (largest process)", ... */

@@ -15,6 +15,7 @@
 #include "core/pages/chartcairo.h"
 #include "core/pages/chartsvg.h"
 #include "core/pages/histplot.h"
+#include "core/pages/plotwrite.h"
 #include "core/pages/plothtml.h"
 #include "core/base/banned.h"
 

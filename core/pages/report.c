@@ -19,6 +19,7 @@
 #include "core/analyze/diffsum.h"
 #include "core/base/fsutil.h"
 #include "core/pages/histplot.h"
+#include "core/pages/plotwrite.h"
 #include "core/model/profile.h"
 #include "core/store/profstore.h"
 #include "core/pages/report.h"

@@ -13,7 +13,10 @@ pair, N the number of include lines that make it.
   - a file of core/ includes a plugins/ or cmd/ header;
   - a file of core/ lies outside the wings, or a wing holds a folder;
   - two modules include each other, or modules include each other in a
-    longer circle (the circle is printed).
+    longer circle (the circle is printed);
+  - a .c of core/ has no header of its own (NAME-none.c, the build
+    without an optional library, implements NAME.h; lazylibs.c holds the
+    tables of the lazy-*.h headers).
 """
 import os, re, sys
 
@@ -70,6 +73,17 @@ def main():
                 wing_edges[(m[0], t[0])] = wing_edges.get((m[0], t[0]), 0) + 1
             if t != m:
                 edges.setdefault(m, set()).add(t)
+    # one header per module
+    for f in files(root):
+        if not f.endswith(".c") or module(f) is None:
+            continue
+        wing, name = module(f)
+        own = name[:-len("-none")] if name.endswith("-none") else name
+        if name == "lazylibs":
+            continue
+        if not os.path.exists(os.path.join(root, "core", wing, own + ".h")):
+            problems.append("%s: no header core/%s/%s.h (one header per module)"
+                            % (f, wing, own))
     # circles between modules: Tarjan's strongly connected components
     index, low, stack, on, sccs = {}, {}, [], set(), []
     nodes = sorted(set(edges) | {t for ts in edges.values() for t in ts})

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "core/pages/histplot.h"
+#include "core/pages/plotwrite.h"
 #include "tests/unit/plot-history.h"
 #include "tests/unit/tap.h"
 
