@@ -683,13 +683,13 @@ struct tk_check_memo_entry {
 
 static void add_opt(struct tk_buf *b, const char *s)
 {
-	/* 0x1e for NULL and 0x1f between fields: neither is in a key or a
-	 * branch (tk_run_check_key refuses control characters) */
+	/* each string with its length, so that no value, whatever bytes it
+	 * holds (a machine class is not checked as a key is), reads as
+	 * another field or as NULL */
 	if (s)
-		tk_buf_adds(b, s);
+		tk_buf_addf(b, "%zu:%s,", strlen(s), s);
 	else
-		tk_buf_addch(b, 0x1e);
-	tk_buf_addch(b, 0x1f);
+		tk_buf_adds(b, "-,");
 }
 
 static void memo_key(const struct tk_check_opts *o, struct tk_buf *b)
@@ -704,10 +704,10 @@ static void memo_key(const struct tk_check_opts *o, struct tk_buf *b)
 	add_opt(b, o->baseline_branch);
 	add_opt(b, o->machine_class);
 	add_opt(b, o->current_class);
-	tk_buf_addf(b, "%zu\x1f%d\x1f%zu\x1f", o->window, o->history, o->history_limit);
+	tk_buf_addf(b, "%zu,%d,%zu,%zu:", o->window, o->history, o->history_limit, n);
 	for (i = 0; i < n; i++)
 		tk_buf_addf(b, "%d,", (int)metrics[i]);
-	tk_buf_addf(b, "\x1f%d", o->method_set);
+	tk_buf_addf(b, "%d", o->method_set);
 	if (o->method_set)
 		tk_buf_addf(b, ",%d,%.17g,%.17g,%.17g,%.17g,%zu", (int)o->vopts.method,
 			    o->vopts.threshold, o->vopts.alpha, o->vopts.min_effect,

@@ -52,15 +52,32 @@ const char *tk_text_shown(struct tk_buf *tmp, const char *s)
 	return tmp->buf;
 }
 
+/*
+ * Where to cut s[0..len) to keep at most max bytes without splitting a
+ * character: before a valid sequence that starts at most 3 bytes before
+ * max and runs past it. Bytes of no valid sequence are cut anywhere.
+ */
+static size_t cut_at(const char *s, size_t len, size_t max)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t k;
+
+	if (len <= max)
+		return len;
+	for (k = 1; k <= 3 && k <= max; k++) {
+		if ((u[max - k] & 0xc0) == 0x80)
+			continue; /* a continuation byte: its lead is further back */
+		if (tk_utf8_seqlen(u + max - k, len - (max - k)) > k)
+			return max - k;
+		break;
+	}
+	return max;
+}
+
 void tk_text_escape_cut(struct tk_buf *out, const char *s, size_t len, size_t max)
 {
-	size_t cut = len;
+	size_t cut = cut_at(s, len, max);
 
-	if (len > max) {
-		cut = max;
-		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
-			cut--;
-	}
 	tk_text_escape(out, s, cut);
 	if (cut < len)
 		tk_buf_adds(out, "...");
@@ -200,10 +217,7 @@ void tk_md_escape(struct tk_buf *out, const char *s, size_t max)
 	if (!s)
 		return;
 	len = strlen(s);
-	cut = max && len > max ? max : len;
-	/* do not split a character */
-	while (cut < len && cut > 0 && (p[cut] & 0xc0) == 0x80)
-		cut--;
+	cut = max ? cut_at(s, len, max) : len;
 	while (i < cut) {
 		n = tk_utf8_seqlen(p + i, cut - i);
 		if (!n) {

@@ -93,12 +93,14 @@ int tk_plot_history_to_path(const struct tk_key_history *h, struct tk_store *s,
 			    int64_t since_us, const struct tk_plot_opts *o, const char *path,
 			    struct tk_err *err)
 {
+	const char *keys[2] = { h->key, NULL };
 	struct tk_run_query q;
 	struct tk_plot_data d;
 	struct tk_plot_layout l;
 	int ret;
 
 	memset(&q, 0, sizeof(q));
+	q.keys = keys;
 	q.since_us = since_us;
 	tk_plot_data_init(&d);
 	d.pipeline = o->pipeline;

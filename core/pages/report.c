@@ -28,6 +28,10 @@
 
 #define DIFF_BASELINES 5
 #define DASHBOARD_DAYS 365
+/* The most runs the report keeps read for its dashboard, over all keys
+ * (about 400 bytes each); a key past it is read again by the dashboard.
+ * tk_report_opts.keep_runs sets another. */
+#define KEEP_RUNS 200000
 #define CHART_WIDTH 640
 #define CHART_HEIGHT 160
 
@@ -317,6 +321,35 @@ static void add_entry(struct tk_store *s, const struct tk_report_opts *o,
  * The key's entries: one, or one per machine class when the build ran it
  * on several (each judged against its own class's baseline).
  */
+/* The dashboard's window: the runs started since a year ago. */
+static int64_t dashboard_since(void)
+{
+	return tk_now_us() - (int64_t)DASHBOARD_DAYS * 86400 * 1000000;
+}
+
+/*
+ * The last key's runs, once its check, charts and diff are made: kept,
+ * within the dashboard's window, for the dashboard (o->keep_runs, else
+ * KEEP_RUNS, of them at most over all keys), else let go.
+ */
+static int keep_for_dashboard(const struct tk_report_opts *o, struct tk_report *out,
+			      struct tk_err *err)
+{
+	struct tk_key_history *h = &out->histories[out->nr_histories - 1];
+	size_t i, kept = 0;
+	int ret = 0;
+
+	if (!o->no_charts)
+		ret = tk_key_history_trim(h, dashboard_since(), err);
+	for (i = 0; i < out->nr_histories; i++)
+		kept += out->histories[i].nr;
+	if (o->no_charts || kept > (o->keep_runs ? o->keep_runs : KEEP_RUNS)) {
+		tk_key_history_release(h);
+		out->nr_histories--;
+	}
+	return ret;
+}
+
 static int one_key(struct tk_store *s, const struct tk_report_opts *o,
 		   const struct tk_ci_context *ci, const struct tk_config *cfg,
 		   const char *key, struct tk_report *out, struct tk_err *err)
@@ -362,6 +395,8 @@ static int one_key(struct tk_store *s, const struct tk_report_opts *o,
 	for (i = 0; i < nr_classes; i++)
 		free(classes[i]);
 	free(classes);
+	if (!ret)
+		ret = keep_for_dashboard(o, out, err);
 	return ret;
 }
 
@@ -376,7 +411,7 @@ static void make_dashboard(struct tk_store *s, const struct tk_report_opts *o,
 	int ret;
 
 	tk_dashboard_opts_init(&d);
-	d.since_us = tk_now_us() - (int64_t)DASHBOARD_DAYS * 86400 * 1000000;
+	d.since_us = dashboard_since();
 	d.plot.baseline_branch = o->baseline_branch;
 	d.store_url = o->store_url;
 	d.ci = ci;

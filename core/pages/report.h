@@ -70,6 +70,8 @@ struct tk_report_opts {
 	int no_charts;               /* no charts and no dashboard */
 	const char *store_url;       /* the store's URL, for the dashboard's
 					workers (core/pages/dashboard.h); NULL: one */
+	size_t keep_runs;            /* the most runs kept read, over all keys,
+					for the dashboard; 0: 200000 */
 	void (*warn)(void *data, const char *msg);
 	void *data;
 };

@@ -20,18 +20,23 @@ struct loader {
 	size_t n;
 };
 
-static void find_strings(struct loader *l)
+static int find_strings(struct loader *l, struct tk_err *err)
 {
 	size_t i;
 
 	l->n = 0;
-	for (i = 0; i < TK_RF_NR && l->n < MAX_STRINGS; i++) {
+	for (i = 0; i < TK_RF_NR; i++) {
 		const struct tk_run_field *f = &tk_run_fields[i];
 
-		if ((f->type == TK_RFT_STR || f->type == TK_RFT_UUID) &&
-		    f->summary != TK_RF_NO_SUMMARY)
-			l->at[l->n++] = f->summary;
+		if ((f->type != TK_RFT_STR && f->type != TK_RFT_UUID) ||
+		    f->summary == TK_RF_NO_SUMMARY)
+			continue;
+		if (l->n == MAX_STRINGS)
+			return tk_err_set(err, TK_EINTERNAL, "a run summary has more than %d "
+					  "strings (core/store/keyhist.c)", MAX_STRINGS);
+		l->at[l->n++] = f->summary;
 	}
+	return 0;
 }
 
 static const char **field(struct tk_run_summary *r, size_t offset)
@@ -81,6 +86,27 @@ static int keep(const struct tk_run_summary *s, void *data)
 	return 0;
 }
 
+static int cmp_ids(const void *a, const void *b)
+{
+	return strcmp(((const struct tk_key_history_id *)a)->id,
+		      ((const struct tk_key_history_id *)b)->id);
+}
+
+/* h->by_id: the runs in the order of their ids, for finding a run by id in
+ * log time (the alloc totals of a check's runs). */
+static void index_ids(struct tk_key_history *h)
+{
+	size_t i;
+
+	free(h->by_id);
+	h->by_id = tk_xcalloc(h->nr + 1, sizeof(*h->by_id));
+	for (i = 0; i < h->nr; i++) {
+		h->by_id[i].id = h->runs[i].run_id ? h->runs[i].run_id : "";
+		h->by_id[i].at = i;
+	}
+	qsort(h->by_id, h->nr, sizeof(*h->by_id), cmp_ids);
+}
+
 int tk_key_history_load(struct tk_store *s, const char *key, int64_t since_us,
 			int with_alloc, struct tk_key_history *h, struct tk_err *err)
 {
@@ -99,8 +125,11 @@ int tk_key_history_load(struct tk_store *s, const char *key, int64_t since_us,
 	q.since_us = since_us;
 	q.chart_only = 1;
 	l.h = h;
-	find_strings(&l);
-	ret = tk_store_query_summaries(s, &q, keep, &l, err);
+	ret = find_strings(&l, err);
+	if (!ret)
+		ret = tk_store_query_summaries(s, &q, keep, &l, err);
+	if (!ret)
+		index_ids(h);
 	if (!ret && with_alloc) {
 		h->alloc = tk_xcalloc(h->nr + 1, sizeof(*h->alloc));
 		ids = tk_xcalloc(h->nr + 1, sizeof(*ids));
@@ -114,16 +143,18 @@ int tk_key_history_load(struct tk_store *s, const char *key, int64_t since_us,
 	return ret;
 }
 
-static int wanted_key(const struct tk_run_query *q, const char *key)
+/* 1 when q names h's key and only it (a store query of no key, or of
+ * others too, selects runs a key's history does not hold). */
+static int only_this_key(const struct tk_run_query *q, const char *key)
 {
 	const char *const *k;
 
-	if (!q->keys)
-		return 1;
+	if (!q->keys || !q->keys[0])
+		return 0;
 	for (k = q->keys; *k; k++)
-		if (!strcmp(*k, key))
-			return 1;
-	return 0;
+		if (strcmp(*k, key))
+			return 0;
+	return 1;
 }
 
 int tk_key_history_query(const struct tk_key_history *h, const struct tk_run_query *q,
@@ -138,12 +169,15 @@ int tk_key_history_query(const struct tk_key_history *h, const struct tk_run_que
 	if (q->run_id_prefix || q->profile_kind || q->rank_group)
 		return tk_err_set(err, TK_EUSAGE, "a key's history in memory cannot select "
 				  "runs by id prefix, profile or rank group");
-	if (!wanted_key(q, h->key))
+	if (!only_this_key(q, h->key)) {
+		if (complete)
+			*complete = 0;
 		return 0;
+	}
 	for (i = 0; i < h->nr; i++) {
 		const struct tk_run_summary *r = &h->runs[i];
 
-		if (q->limit && n >= q->limit)
+		if (q->limit > 0 && n >= q->limit)
 			return 0;
 		if (q->branch && (!r->branch || strcmp(r->branch, q->branch)))
 			continue;
@@ -157,7 +191,8 @@ int tk_key_history_query(const struct tk_key_history *h, const struct tk_run_que
 			return ret;
 	}
 	/* the store would go on past the history's start */
-	if (complete && h->since_us && q->since_us < h->since_us && !(q->limit && n >= q->limit))
+	if (complete && h->since_us && q->since_us < h->since_us &&
+	    !(q->limit > 0 && n >= q->limit))
 		*complete = 0;
 	return 0;
 }
@@ -169,12 +204,52 @@ double tk_key_history_alloc(const struct tk_key_history *h, size_t i)
 
 size_t tk_key_history_find(const struct tk_key_history *h, const char *id)
 {
-	size_t i;
+	size_t lo = 0, hi = h->nr;
 
-	for (i = 0; id && i < h->nr; i++)
-		if (!strcmp(h->runs[i].run_id, id))
-			return i;
+	while (id && h->by_id && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(h->by_id[mid].id, id);
+
+		if (!c)
+			return h->by_id[mid].at;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return (size_t)-1;
+}
+
+int tk_key_history_trim(struct tk_key_history *h, int64_t since_us, struct tk_err *err)
+{
+	struct tk_key_history t;
+	struct loader l;
+	size_t i;
+	int ret;
+
+	if (since_us <= h->since_us)
+		return 0;
+	memset(&t, 0, sizeof(t));
+	t.key = h->key;
+	t.since_us = since_us;
+	l.h = &t;
+	ret = find_strings(&l, err);
+	for (i = 0; !ret && i < h->nr && h->runs[i].started_at_us >= since_us; i++)
+		keep(&h->runs[i], &l);
+	if (!ret && h->alloc) {
+		t.alloc = tk_xcalloc(t.nr + 1, sizeof(*t.alloc));
+		memcpy(t.alloc, h->alloc, t.nr * sizeof(*t.alloc));
+	}
+	if (ret) {
+		t.key = NULL;
+		tk_key_history_release(&t);
+		return ret;
+	}
+	index_ids(&t);
+	h->key = NULL;
+	tk_key_history_release(h);
+	*h = t;
+	return 0;
 }
 
 void tk_key_history_release(struct tk_key_history *h)
@@ -182,6 +257,7 @@ void tk_key_history_release(struct tk_key_history *h)
 	free(h->key);
 	free(h->runs);
 	free(h->alloc);
+	free(h->by_id);
 	tk_arena_release(&h->arena);
 	memset(h, 0, sizeof(*h));
 }

@@ -16,7 +16,9 @@
  * tk_key_history_query replays the history to a tk_summary_fn as the
  * store's query_summaries would give it: the same filters (keys, branch,
  * since_us, run_id, limit) and order, so code written for the store reads
- * a history the same way. Filters a history cannot answer (run-id
+ * a history the same way. A query that names no key, or another key
+ * too, selects runs the history does not hold: nothing is replayed and
+ * *complete is 0. Filters a history cannot answer (run-id
  * prefixes, profile kinds, rank groups) are TK_EUSAGE. A history that
  * starts at since_us cannot say what came before: *complete (may be NULL)
  * tells whether the replay went as far as the store's query would have
@@ -35,6 +37,11 @@
 #include "core/model/summary.h"
 #include "core/store/store.h"
 
+struct tk_key_history_id {
+	const char *id;
+	size_t at;
+};
+
 struct tk_key_history {
 	char *key;
 	int64_t since_us;             /* the runs kept started at or after it */
@@ -42,6 +49,7 @@ struct tk_key_history {
 	double *alloc;                /* per run, -1 none; NULL when not loaded */
 	size_t nr, alloc_runs;
 	struct tk_arena arena;        /* the summaries' strings */
+	struct tk_key_history_id *by_id; /* the runs by id (tk_key_history_find) */
 };
 
 /* Loads key's runs started at or after since_us (0: all) into h (zeroed
@@ -55,8 +63,13 @@ int tk_key_history_query(const struct tk_key_history *h, const struct tk_run_que
 
 /* The alloc total of the run of h at index i, or -1 (none, or not loaded). */
 double tk_key_history_alloc(const struct tk_key_history *h, size_t i);
-/* The index of run id in h, or (size_t)-1. */
+/* The index of run id in h, or (size_t)-1; log time. */
 size_t tk_key_history_find(const struct tk_key_history *h, const char *id);
+
+/* Keeps only the runs started at or after since_us (a later start than
+ * h's), copied into a smaller arena: a report keeps its keys' runs for
+ * its dashboard, which shows a window of them. */
+int tk_key_history_trim(struct tk_key_history *h, int64_t since_us, struct tk_err *err);
 
 void tk_key_history_release(struct tk_key_history *h);
 

@@ -68,6 +68,12 @@ int main(void)
 	tk_buf_reset(&b);
 	tk_text_escape_cut(&b, "abc", 3, 3);
 	is_str(b.buf, "abc", "text: no cut when it fits");
+	tk_buf_reset(&b);
+	tk_text_escape_cut(&b, "\x80\x80\x80\x80\x80\x80", 6, 4);
+	is_str(b.buf, "\\x80\\x80\\x80\\x80...", "text: stray continuation bytes are cut anywhere");
+	tk_buf_reset(&b);
+	tk_text_escape_cut(&b, "ab\xe2\x82\xac", 5, 4);
+	is_str(b.buf, "ab...", "text: a character across the cut is left out whole");
 
 	/* xml: element content and attributes */
 	xml_is("<b title=\"x\">&'", TK_XML_QUOTES, 0,
@@ -111,6 +117,7 @@ int main(void)
 	md_is("caf\xc3\xa9 \xff", 0, "caf\xc3\xa9 " FFFD, "a bad byte as U+FFFD");
 	md_is("caf\xc3\xa9", 4, "caf" ELLIPSIS, "a cut never splits a character");
 	md_is("abcdef", 3, "abc" ELLIPSIS, "cut after max bytes");
+	md_is("\x80\x80\x80\x80", 2, FFFD FFFD ELLIPSIS, "stray continuation bytes are cut anywhere");
 	tk_buf_release(&b);
 	return done_testing();
 }

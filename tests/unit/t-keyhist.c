@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/base/buf.h"
+#include "core/base/timeutil.h"
 #include "core/model/profile.h"
 #include "core/pages/report.h"
 #include "core/store/keyhist.h"
@@ -19,6 +20,7 @@
 
 static char dir[] = "/tmp/t-keyhist.XXXXXX";
 static int next_id;
+static int64_t base_us;
 
 static void put(struct tk_store *s, const char *key, const char *branch, int build, double w,
 		int at)
@@ -38,8 +40,9 @@ static void put(struct tk_store *s, const char *key, const char *branch, int bui
 	r.ci.build_number = strdup(num);
 	snprintf(num, sizeof(num), "%040d", build);
 	r.ci.commit = strdup(num);
-	/* two runs share a start: the run id orders them */
-	r.started_at_us = (int64_t)(at - at % 2) * 3600 * 1000000;
+	/* two runs share a start (the run id orders them), `at` hours after
+	 * a start 50 hours ago: within the dashboard's year */
+	r.started_at_us = base_us + (int64_t)(at - at % 2) * 3600 * 1000000;
 	r.walltime_s = w;
 	r.user_s = w;
 	r.sys_s = 0;
@@ -120,6 +123,7 @@ int main(void)
 
 	if (!mkdtemp(dir))
 		return 1;
+	base_us = (tk_now_us() / 3600000000 - 50) * 3600000000;
 	tk_buf_addf(&path, "%s/h.db", dir);
 	if (tk_store_open(path.buf, &s, &err)) {
 		diag(err.msg);
@@ -153,7 +157,7 @@ int main(void)
 	q.branch = "feature";
 	same_as_store(s, &h, &q, "one branch");
 	q.branch = NULL;
-	q.since_us = (int64_t)20 * 3600 * 1000000;
+	q.since_us = base_us + (int64_t)20 * 3600 * 1000000;
 	same_as_store(s, &h, &q, "since a time");
 	q.since_us = 0;
 	q.limit = 7;
@@ -169,10 +173,43 @@ int main(void)
 	is_int(tk_key_history_query(&h, &q, add_id, &got, NULL, &err), TK_EUSAGE,
 	       "a filter it cannot answer is refused");
 	q.profile_kind = NULL;
+	{
+		const char *none[] = { NULL }, *both[] = { "amip", "ocean", NULL };
+		const char *other[] = { "ocean", NULL };
+		struct tk_run_query wide = q;
+
+		wide.keys = NULL;
+		tk_buf_reset(&got.b);
+		tk_key_history_query(&h, &wide, add_id, &got, &complete, &err);
+		ok(!complete && !got.b.len, "a query of every key: nothing, incomplete");
+		wide.keys = none;
+		tk_key_history_query(&h, &wide, add_id, &got, &complete, &err);
+		ok(!complete && !got.b.len, "an empty list of keys, as every key");
+		wide.keys = both;
+		tk_key_history_query(&h, &wide, add_id, &got, &complete, &err);
+		ok(!complete && !got.b.len, "its key and another: incomplete");
+		wide.keys = other;
+		tk_key_history_query(&h, &wide, add_id, &got, &complete, &err);
+		ok(!complete && !got.b.len, "another key: incomplete");
+		wide.keys = amip;
+		wide.limit = -1;
+		tk_key_history_query(&h, &wide, add_id, &got, &complete, &err);
+		ok(complete && got.b.len, "a negative limit is no limit, as for the store");
+	}
+	is_int(tk_key_history_find(&h, "00000000-0000-4000-8000-000000000001"), 39,
+	       "the oldest run found by id");
+	is_int(tk_key_history_find(&h, "nope"), -1, "an id it has not");
+	ok(!tk_key_history_trim(&h, base_us + (int64_t)30 * 3600 * 1000000, &err) && h.nr == 11 &&
+	   h.since_us == base_us + (int64_t)30 * 3600 * 1000000, "trimmed to a window (%zu runs)", h.nr);
+	is_int(tk_key_history_alloc(&h, tk_key_history_find(&h,
+			"00000000-0000-4000-8000-000000000079")), -1, "its totals kept by run");
+	q.since_us = base_us + (int64_t)30 * 3600 * 1000000;
+	same_as_store(s, &h, &q, "the window, after trimming");
+	q.since_us = 0;
 	tk_key_history_release(&h);
 	ok(h.nr == 0 && !h.runs, "released: empty");
 
-	ok(!tk_key_history_load(s, "amip", (int64_t)30 * 3600 * 1000000, 0, &h, &err),
+	ok(!tk_key_history_load(s, "amip", base_us + (int64_t)30 * 3600 * 1000000, 0, &h, &err),
 	   "a history since a time");
 	tk_buf_reset(&got.b);
 	tk_key_history_query(&h, &q, add_id, &got, &complete, &err);
@@ -181,7 +218,7 @@ int main(void)
 	tk_key_history_query(&h, &q, add_id, &got, &complete, &err);
 	is_int(complete, 1, "but answers a query its runs fill");
 	q.limit = 0;
-	q.since_us = (int64_t)35 * 3600 * 1000000;
+	q.since_us = base_us + (int64_t)35 * 3600 * 1000000;
 	tk_key_history_query(&h, &q, add_id, &got, &complete, &err);
 	is_int(complete, 1, "and one that starts inside it");
 	tk_key_history_release(&h);
@@ -214,9 +251,21 @@ int main(void)
 		key_reads = branch_reads = 0;
 		ok(!tk_report_build(s, &o, &ci, &cfg, &r, &err), "the report of build 39");
 		is_int(r.nr, 2, "two keys");
+		ok(r.nr == 2 && r.keys[0].has_chart && r.keys[1].has_chart,
+		   "each with its charts, drawn from the runs read once");
 		is_int(key_reads, 2, "each key's runs read once, the dashboard's too");
 		is_int(branch_reads, 0, "the checks read them there, and are not made again");
+		ok(r.dashboard != NULL, "and its dashboard");
 		tk_report_release(&r);
+
+		/* past the runs it keeps for the dashboard, a key is read again */
+		o.keep_runs = 45;
+		tk_report_init(&r);
+		key_reads = branch_reads = 0;
+		ok(!tk_report_build(s, &o, &ci, &cfg, &r, &err), "a report keeping 45 runs");
+		is_int(key_reads, 3, "the second key's 40 runs past them, let go: read again for the dashboard");
+		tk_report_release(&r);
+		o.keep_runs = 0;
 
 		/* a check made twice with one memo is made once */
 		{
