@@ -33,7 +33,7 @@ static const struct cmd_help version_help = {
 
 static const struct cmd_entry commands[] = {
 	{ "run", cmd_run, CMD_CONFIG_WARN, "wrap a job step, measure it and record the run",
-	  cmd_run_usage, NULL },
+	  NULL, &cmd_run_help },
 	{ "history", cmd_history, 0, "list recorded runs, newest first",
 	  NULL, &cmd_history_help },
 	{ "push", cmd_push, 0, "store run record files in the database",
