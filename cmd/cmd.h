@@ -62,7 +62,6 @@ struct cmd_entry {
 	int (*fn)(int argc, char **argv, struct cmd_ctx *ctx);
 	unsigned flags;
 	const char *summary;
-	const char *usage; /* full -h text, for commands without help yet */
 	const struct cmd_help *help;
 };
 
@@ -151,18 +150,6 @@ extern const struct cmd_help cmd_dashboard_help;
 extern const struct cmd_help cmd_check_help;
 extern const struct cmd_help cmd_fetch_help;
 extern const struct cmd_help cmd_report_help;
-extern const char cmd_run_usage[];
-extern const char cmd_import_usage[];
-extern const char cmd_diff_usage[];
-extern const char cmd_history_usage[];
-extern const char cmd_push_usage[];
-extern const char cmd_flame_usage[];
-extern const char cmd_config_usage[];
-extern const char cmd_pipeline_usage[];
-extern const char cmd_dashboard_usage[];
-extern const char cmd_check_usage[];
-extern const char cmd_fetch_usage[];
-extern const char cmd_report_usage[];
 
 /*
  * --fetch-baseline (cmd/fetch.c): fetches from Buildkite what the

@@ -33,29 +33,29 @@ static const struct cmd_help version_help = {
 
 static const struct cmd_entry commands[] = {
 	{ "run", cmd_run, CMD_CONFIG_WARN, "wrap a job step, measure it and record the run",
-	  NULL, &cmd_run_help },
+	  &cmd_run_help },
 	{ "history", cmd_history, 0, "list recorded runs, newest first",
-	  NULL, &cmd_history_help },
+	  &cmd_history_help },
 	{ "push", cmd_push, 0, "store run record files in the database",
-	  NULL, &cmd_push_help },
-	{ "flame", cmd_flame, 0, "render a profile as a flame graph", NULL, &cmd_flame_help },
+	  &cmd_push_help },
+	{ "flame", cmd_flame, 0, "render a profile as a flame graph", &cmd_flame_help },
 	{ "import", cmd_import, 0, "attach a profile file to a recorded run",
-	  NULL, &cmd_import_help },
-	{ "diff", cmd_diff, 0, "render a profile against its baseline", NULL, &cmd_diff_help },
+	  &cmd_import_help },
+	{ "diff", cmd_diff, 0, "render a profile against its baseline", &cmd_diff_help },
 	{ "pipeline", cmd_pipeline, CMD_NO_CONFIG,
-	  "wrap a Buildkite pipeline's step commands in tracker run", NULL, &cmd_pipeline_help },
+	  "wrap a Buildkite pipeline's step commands in tracker run", &cmd_pipeline_help },
 	{ "dashboard", cmd_dashboard, 0, "write one page of every key's history and verdict",
-	  NULL, &cmd_dashboard_help },
+	  &cmd_dashboard_help },
 	{ "check", cmd_check, 0, "judge this build's runs against their baseline",
-	  NULL, &cmd_check_help },
+	  &cmd_check_help },
 	{ "fetch", cmd_fetch, 0, "fill the history with the records of Buildkite builds",
-	  NULL, &cmd_fetch_help },
+	  &cmd_fetch_help },
 	{ "report", cmd_report, 0, "write this build's charts, diffs and verdicts, and publish them",
-	  NULL, &cmd_report_help },
+	  &cmd_report_help },
 	{ "config", cmd_config, CMD_NO_CONFIG, "check a .tracker.yml file",
-	  NULL, &cmd_config_help },
-	{ "help", cmd_help, CMD_NO_CONFIG, "show help for tracker or one command", NULL, &help_help },
-	{ "version", cmd_version, CMD_NO_CONFIG, "print the version", NULL, &version_help },
+	  &cmd_config_help },
+	{ "help", cmd_help, CMD_NO_CONFIG, "show help for tracker or one command", &help_help },
+	{ "version", cmd_version, CMD_NO_CONFIG, "print the version", &version_help },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -152,7 +152,7 @@ static const struct cmd_entry *find_command(const char *name)
 /* The synopsis: the usage text up to its first blank line. */
 static void print_synopsis(FILE *f, const struct cmd_entry *c)
 {
-	const char *usage = c->help ? c->help->usage : c->usage;
+	const char *usage = c->help->usage;
 	const char *end = strstr(usage, "\n\n");
 	int len = end ? (int)(end - usage + 1) : (int)strlen(usage);
 
@@ -164,10 +164,6 @@ static void print_help(FILE *f, const struct cmd_entry *c)
 {
 	const struct cmd_help *h = c->help;
 
-	if (!h) {
-		fputs(c->usage, f);
-		return;
-	}
 	fputs(h->usage, f);
 	if (h->options && h->options->type != CMD_OPT_END) {
 		fputs("\nOptions:\n", f);
@@ -308,7 +304,7 @@ static int list_options(int argc, char **argv)
 	}
 	if (!c)
 		return unknown_command(argv[2]);
-	if (c->help && c->help->options)
+	if (c->help->options)
 		cmd_options_list(stdout, c->help->options);
 	return 0;
 }
