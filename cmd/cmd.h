@@ -1,18 +1,24 @@
 #ifndef TK_CMD_H
 #define TK_CMD_H
 /*
- * Subcommands. To add one:
- *   1. write cmd/<name>.c exporting int cmd_<name>(int argc, char **argv,
- *      struct cmd_ctx *ctx), parsing its options with getopt_long;
- *   2. add its entry (name, function, flags, summary, usage) to commands[]
- *      in cmd/tracker.c;
- *   3. write docs/tracker-<name>.md and add it to docs/tracker.1;
- *   4. add tests/tNNNN-<name>-*.sh (t0001-help.sh checks `-h` of every
- *      entry by walking `tracker --list-commands`);
- *   5. put the work itself in core/ (a module with a header stating its
- *      contract, and tests/unit/t-<module>.c): the command parses
- *      options, calls core and prints. t0006 fails a command file over 450
- *      lines.
+ * Subcommands. A new one needs:
+ *   1. its function: cmd/<name>.c exporting int cmd_<name>(int argc,
+ *      char **argv, struct cmd_ctx *ctx), which parses its options
+ *      (cmd_parse_options), calls core and prints; the work itself is
+ *      core's (a module with a header stating its contract, and
+ *      tests/unit/t-<module>.c);
+ *   2. its option table (cmd/options.h): every option it takes, each
+ *      with its help, from which -h makes its "Options:" section; and its
+ *      struct cmd_help, exported as cmd_<name>_help: the synopsis and
+ *      description, then what follows the options (examples, exit status);
+ *   3. its entry (name, function, flags, summary, help) in commands[] in
+ *      cmd/tracker.c;
+ *   4. its docs page, docs/tracker-<name>.md, listing every option of the
+ *      table, and its section in docs/tracker.1;
+ *   5. its tests, tests/tNNNN-<name>-*.sh. t0001-help.sh walks
+ *      `tracker --list-commands` for -h, and `tracker --list-options CMD`
+ *      for each option in -h and in the docs page; t0006 holds cmd/ to
+ *      parsing, calling core and printing.
  * A command returns its exit code (0 ok, 2 usage, 65 bad data,
  * 69 unavailable, 70 internal); `run` returns the job's status instead.
  * The dispatcher handles -h/--help, loads .tracker.yml, and flushes stdout,
@@ -24,6 +30,7 @@
 #include "core/base/err.h"
 #include "core/base/fsutil.h"
 #include "core/store/store.h"
+#include "cmd/options.h"
 
 #define EXIT_USAGE 2
 #define EXIT_DATA 65
@@ -39,12 +46,23 @@ struct cmd_ctx {
 	struct tk_config config; /* .tracker.yml, empty when none */
 };
 
+/*
+ * A command's -h: usage (the synopsis, up to its first blank line, which
+ * usage errors repeat, and the description), then "Options:" made from
+ * options (none: no such section), then more (examples, exit status).
+ */
+struct cmd_help {
+	const char *usage;
+	const struct cmd_option *options;
+	const char *more;
+};
+
 struct cmd_entry {
 	const char *name;
 	int (*fn)(int argc, char **argv, struct cmd_ctx *ctx);
 	unsigned flags;
 	const char *summary;
-	const char *usage; /* full -h text */
+	const struct cmd_help *help;
 };
 
 /* Prints "tracker: <msg>" to stderr. */
@@ -120,17 +138,18 @@ int cmd_version(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_report(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_dashboard(int argc, char **argv, struct cmd_ctx *ctx);
 
-extern const char cmd_run_usage[];
-extern const char cmd_import_usage[];
-extern const char cmd_diff_usage[];
-extern const char cmd_history_usage[];
-extern const char cmd_push_usage[];
-extern const char cmd_flame_usage[];
-extern const char cmd_config_usage[];
-extern const char cmd_pipeline_usage[];
-extern const char cmd_dashboard_usage[];
-extern const char cmd_check_usage[];
-extern const char cmd_fetch_usage[];
+extern const struct cmd_help cmd_run_help;
+extern const struct cmd_help cmd_import_help;
+extern const struct cmd_help cmd_diff_help;
+extern const struct cmd_help cmd_history_help;
+extern const struct cmd_help cmd_push_help;
+extern const struct cmd_help cmd_flame_help;
+extern const struct cmd_help cmd_config_help;
+extern const struct cmd_help cmd_pipeline_help;
+extern const struct cmd_help cmd_dashboard_help;
+extern const struct cmd_help cmd_check_help;
+extern const struct cmd_help cmd_fetch_help;
+extern const struct cmd_help cmd_report_help;
 
 /*
  * --fetch-baseline (cmd/fetch.c): fetches from Buildkite what the
@@ -146,6 +165,5 @@ struct tk_ci_context;
 int cmd_fetch_baseline(struct tk_store *s, const struct tk_baseline_query *q,
 		       const struct tk_ci_context *ci, const struct tk_config *cfg,
 		       struct tk_err *err);
-extern const char cmd_report_usage[];
 
 #endif

@@ -5,7 +5,6 @@
  * the file; this one exits non-zero on any of them, and names the file it
  * checked when all is well.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,7 +15,7 @@
 #include "core/base/table.h"
 #include "core/base/banned.h"
 
-const char cmd_config_usage[] =
+static const char usage[] =
 	"usage: tracker config check [FILE]\n"
 	"\n"
 	"Validates a configuration file: FILE, else the one tracker would use\n"
@@ -65,20 +64,23 @@ static int check(const char *file)
 	return ret;
 }
 
+static const struct cmd_option options[] = {
+	OPT_END(),
+};
+
+const struct cmd_help cmd_config_help = { usage, options, NULL };
+
 int cmd_config(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	static const struct option opts[] = { { NULL, 0, NULL, 0 } };
-	int c;
+	int nr_args = cmd_parse_options(ctx, options, NULL, argc, argv, CMD_PARSE_STOP_AT_ARG);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1)
-		return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-	if (optind >= argc)
+	if (nr_args < 0)
+		return EXIT_USAGE;
+	if (!nr_args)
 		return cmd_usage_error(ctx, "which action? (check)");
-	if (strcmp(argv[optind], "check"))
-		return cmd_usage_error(ctx, "unknown action '%s' (check)", argv[optind]);
-	if (argc - optind > 2)
+	if (strcmp(argv[0], "check"))
+		return cmd_usage_error(ctx, "unknown action '%s' (check)", argv[0]);
+	if (nr_args > 2)
 		return cmd_usage_error(ctx, "check takes at most one FILE");
-	return check(argc - optind == 2 ? argv[optind + 1] : NULL);
+	return check(nr_args == 2 ? argv[1] : NULL);
 }

@@ -3,7 +3,6 @@
  * sparklines, the current value against the baseline, the verdict of
  * tracker check and a link to its full chart.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +13,7 @@
 #include "core/base/timeutil.h"
 #include "core/base/banned.h"
 
-const char cmd_dashboard_usage[] =
+static const char usage[] =
 	"usage: tracker dashboard -o DIR [--db URL] [--key-filter PATTERN] [--since WHEN]\n"
 	"                         [--branch B] [--baseline-branch B] [--metric LIST]\n"
 	"                         [--x time|build] [-j N]\n"
@@ -26,26 +25,9 @@ const char cmd_dashboard_usage[] =
 	"chart (DIR/<key>-<hash>.html, as tracker history --plot draws it: a baseline\n"
 	"series per machine class). The page sorts by any column and filters keys\n"
 	"by name. The current run is the CI build's, else (no build, or one that\n"
-	"did not run the key) each key's newest.\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output DIR     the directory to write (made when missing)\n"
-	"  --db URL             the database (default: $TRACKER_DB, db: in .tracker.yml,\n"
-	"                       else $XDG_DATA_HOME/tracker/history.db)\n"
-	"  --key-filter PATTERN only keys matching the shell pattern (amip*, *-gpu)\n"
-	"  --since WHEN         runs started at or after WHEN (default 1y): an age\n"
-	"                       (30d, 2w, 1y) or a UTC date (2026-01-31)\n"
-	"  --branch B           only runs on branch B\n"
-	"  --baseline-branch B  the baseline branch (default: tracker check's: the PR\n"
-	"                       base of the CI context, baseline_branch in\n"
-	"                       .tracker.yml, the pipeline's default branch of the CI\n"
-	"                       context or, outside CI, of the current run's)\n"
-	"  --metric LIST        walltime, cpu, maxrss, tree_rss, alloc, slurm_maxrss,\n"
-	"                       comma-separated\n"
-	"                       (default walltime,maxrss)\n"
-	"  --x AXIS             the charts' x axis: time (default) or build\n"
-	"  -j, --jobs N         keys drawn at once, each worker with its own database\n"
-	"                       connection (default: the online CPUs, at most 8)\n"
+	"did not run the key) each key's newest.\n";
+
+static const char more[] =
 	"\n"
 	"Examples:\n"
 	"  tracker dashboard -o perf/\n"
@@ -54,100 +36,93 @@ const char cmd_dashboard_usage[] =
 	"Exit status: 0 ok, 2 usage error, 65 no key has runs to show or a stored run\n"
 	"cannot be read, 69 the database is missing or a file cannot be written.\n";
 
-enum { OPT_DB = 256, OPT_FILTER, OPT_SINCE, OPT_BRANCH, OPT_BASELINE, OPT_METRIC, OPT_X };
-
-
-static const struct option options[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "db", required_argument, NULL, OPT_DB },
-	{ "key-filter", required_argument, NULL, OPT_FILTER },
-	{ "since", required_argument, NULL, OPT_SINCE },
-	{ "branch", required_argument, NULL, OPT_BRANCH },
-	{ "baseline-branch", required_argument, NULL, OPT_BASELINE },
-	{ "metric", required_argument, NULL, OPT_METRIC },
-	{ "x", required_argument, NULL, OPT_X },
-	{ "jobs", required_argument, NULL, 'j' },
-	{ NULL, 0, NULL, 0 },
+struct dashboard_cmd {
+	const char *out, *db;
+	int since_set, x;
+	long jobs;
+	struct tk_dashboard_opts o;
 };
 
-static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, const char **out,
-			 const char **db, struct tk_dashboard_opts *o, int *since_set)
+static int parse_since(void *data, const char *arg, struct tk_err *err)
 {
-	struct tk_err err = TK_ERR_INIT;
-	long jobs;
-	int c, n;
+	struct dashboard_cmd *d = data;
 
-	opterr = 0;
-	optind = 1;
-	o->since_us = tk_now_us() - 365LL * 86400 * 1000000;
-	*since_set = 0;
-	while ((c = getopt_long(argc, argv, ":o:j:", options, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			*out = optarg;
-			break;
-		case OPT_DB:
-			*db = optarg;
-			break;
-		case 'j':
-			if (tk_parse_long(optarg, &jobs) || jobs < 1 || jobs > 256)
-				return cmd_usage_error(ctx, "--jobs takes a number from 1 to 256, "
-						       "not '%s'", optarg);
-			o->jobs = (unsigned)jobs;
-			break;
-		case OPT_FILTER:
-			o->key_filter = optarg;
-			break;
-		case OPT_SINCE:
-			if (tk_parse_since(optarg, tk_now_us(), &o->since_us, &err))
-				return cmd_usage_error(ctx, "--since: %s", err.msg);
-			*since_set = 1;
-			break;
-		case OPT_BRANCH:
-			o->branch = optarg;
-			break;
-		case OPT_BASELINE:
-			o->plot.baseline_branch = optarg;
-			break;
-		case OPT_METRIC:
-			n = tk_metric_parse_list(optarg, o->plot.metrics, &err);
-			if (n < 0)
-				return cmd_usage_error(ctx, "--metric: %s", err.msg);
-			o->plot.nr_metrics = (size_t)n;
-			break;
-		case OPT_X:
-			if (strcmp(optarg, "time") && strcmp(optarg, "build"))
-				return cmd_usage_error(ctx, "--x takes time or build, not '%s'", optarg);
-			o->plot.x = strcmp(optarg, "build") ? TK_PLOT_X_TIME : TK_PLOT_X_BUILD;
-			break;
-		case ':':
-			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error(ctx, "unexpected argument '%s'", argv[optind]);
-	if (!*out || !**out)
+	d->since_set = 1;
+	return tk_parse_since(arg, tk_now_us(), &d->o.since_us, err);
+}
+
+static int parse_metric(void *data, const char *arg, struct tk_err *err)
+{
+	struct dashboard_cmd *d = data;
+	int n = tk_metric_parse_list(arg, d->o.plot.metrics, err);
+
+	if (n < 0)
+		return n;
+	d->o.plot.nr_metrics = (size_t)n;
+	return 0;
+}
+
+static const struct cmd_choice axes[] = {
+	{ "time", TK_PLOT_X_TIME }, { "build", TK_PLOT_X_BUILD }, { NULL, 0 },
+};
+
+#define O struct dashboard_cmd
+static const struct cmd_option options[] = {
+	OPT_STRING('o', "output", O, out, "DIR", "the directory to write (made when missing)"),
+	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
+		   ".tracker.yml, else $XDG_DATA_HOME/tracker/history.db)"),
+	OPT_STRING(0, "key-filter", O, o.key_filter, "PATTERN", "only keys matching the shell "
+		   "pattern (amip*, *-gpu)"),
+	OPT_CALLBACK(0, "since", "WHEN", parse_since, "runs started at or after WHEN (default "
+		     "1y): an age (30d, 2w, 1y) or a UTC date (2026-01-31)"),
+	OPT_STRING(0, "branch", O, o.branch, "B", "only runs on branch B"),
+	OPT_STRING(0, "baseline-branch", O, o.plot.baseline_branch, "B", "the baseline branch "
+		   "(default: tracker check's: the PR base of the CI context, baseline_branch in "
+		   ".tracker.yml, the pipeline's default branch of the CI context or, outside "
+		   "CI, of the current run's)"),
+	OPT_CALLBACK(0, "metric", "LIST", parse_metric, "walltime, cpu, maxrss, tree_rss, "
+		     "alloc, slurm_maxrss, comma-separated (default walltime,maxrss)"),
+	OPT_CHOICE(0, "x", O, x, "AXIS", axes, "the charts' x axis: time (default) or build"),
+	OPT_LONG('j', "jobs", O, jobs, "N", 1, 256, "keys drawn at once, each worker with its "
+		 "own database connection (default: the online CPUs, at most 8)"),
+	OPT_END(),
+};
+
+const struct cmd_help cmd_dashboard_help = { usage, options, more };
+
+static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct dashboard_cmd *d)
+{
+	int nr_args;
+
+	d->o.since_us = tk_now_us() - 365LL * 86400 * 1000000;
+	nr_args = cmd_parse_options(ctx, options, d, argc, argv, 0);
+	if (nr_args < 0)
+		return EXIT_USAGE;
+	if (nr_args)
+		return cmd_usage_error(ctx, "unexpected argument '%s'", argv[0]);
+	if (!d->out || !*d->out)
 		return cmd_usage_error(ctx, "the dashboard needs a directory: -o DIR");
+	d->o.plot.x = d->x;
+	if (d->jobs)
+		d->o.jobs = (unsigned)d->jobs;
 	return 0;
 }
 
 int cmd_dashboard(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	struct tk_dashboard_opts o;
+	struct dashboard_cmd d;
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_ci_context ci;
 	struct tk_buf url = TK_BUF_INIT;
 	struct tk_store *store = NULL;
-	const char *out = NULL, *db = NULL;
-	int ret, since_set;
+	int ret;
 
-	tk_dashboard_opts_init(&o);
-	ret = parse_options(argc, argv, ctx, &out, &db, &o, &since_set);
+	memset(&d, 0, sizeof(d));
+	tk_dashboard_opts_init(&d.o);
+	ret = parse_options(argc, argv, ctx, &d);
 	if (ret)
 		return ret;
-	cmd_resolve_db(ctx, db, &url);
+	cmd_resolve_db(ctx, d.db, &url);
 	if (tk_store_open_flags(url.buf, TK_STORE_NO_CREATE, &store, &err)) {
 		tk_buf_release(&url);
 		return cmd_fail(&err);
@@ -156,21 +131,21 @@ int cmd_dashboard(int argc, char **argv, struct cmd_ctx *ctx)
 		cmd_warning("%s", store->warning);
 	tk_ci_context_init(&ci);
 	tk_ci_collect(&tk_env_process, &ci, NULL);
-	o.ci = &ci;
-	o.cfg = &ctx->config;
-	o.store_url = url.buf;
+	d.o.ci = &ci;
+	d.o.cfg = &ctx->config;
+	d.o.store_url = url.buf;
 	cmd_keep_heap();
-	ret = tk_dashboard_write(store, out, &o, &err);
-	if (ret == TK_EDATA && !o.nr_keys && !since_set && !o.key_filter) {
-		struct tk_run_query q = { .branch = o.branch };
+	ret = tk_dashboard_write(store, d.out, &d.o, &err);
+	if (ret == TK_EDATA && !d.o.nr_keys && !d.since_set && !d.o.key_filter) {
+		struct tk_run_query q = { .branch = d.o.branch };
 
 		cmd_since_hint(store, &q, &err);
 	}
 	if (ret)
 		ret = cmd_fail(&err);
 	else
-		fprintf(stderr, "tracker: wrote %s/index.html (%zu key%s)\n", out, o.nr_keys,
-			o.nr_keys == 1 ? "" : "s");
+		fprintf(stderr, "tracker: wrote %s/index.html (%zu key%s)\n", d.out, d.o.nr_keys,
+			d.o.nr_keys == 1 ? "" : "s");
 	tk_ci_context_release(&ci);
 	tk_store_close(store);
 	tk_buf_release(&url);

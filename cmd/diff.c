@@ -10,7 +10,8 @@
  * base branch of the CI context, else baseline_branch in .tracker.yml
  * (the key's, then the file's), else the pipeline's default branch.
  */
-#include <getopt.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@
 #include "core/store/profstore.h"
 #include "core/base/banned.h"
 
-const char cmd_diff_usage[] =
+static const char usage[] =
 	"usage: tracker diff (BASE NEW | --key K [--run ID] [--branch B]\n"
 	"                    [--baseline-branch B | --baseline-run ID] [--baselines N]\n"
 	"                    [--fetch-baseline])\n"
@@ -59,38 +60,9 @@ const char cmd_diff_usage[] =
 	"branch is --baseline-branch, else the PR/MR base branch of the CI\n"
 	"context, else baseline_branch in .tracker.yml, else the pipeline's\n"
 	"default branch. The job's program matches across builds whatever its\n"
-	"file name.\n"
-	"\n"
-	"Options:\n"
-	"  --key K              the step key of both runs\n"
-	"  --run ID             NEW is this run: its id or the start of it (default:\n"
-	"                       the newest, see above)\n"
-	"  --branch B           NEW is the newest run on branch B\n"
-	"  --baseline-branch B  the branch the baseline runs come from\n"
-	"  --baseline-run ID    the baseline is this run (an id or its start)\n"
-	"  --fetch-baseline     fetch the runs the history lacks from Buildkite, as\n"
-	"                       tracker fetch does (docs/tracker-fetch.md)\n"
-	"  --baselines N        average the newest N baseline runs (default 5); a\n"
-	"                       change within 3 standard deviations of their noise\n"
-	"                       is grey (with one run there is no noise floor)\n"
-	"  --kind K             the profile kind (default cpu)\n"
-	"  --mode M             colour by the self (default) or cumulative change\n"
-	"  --width-by W         frame widths from new (default) or base\n"
-	"  --normalize N        none (default: values as measured), total (the\n"
-	"                       baseline scaled to NEW's total, to compare shapes)\n"
-	"                       or walltime (by the runs' walltimes); scaled\n"
-	"                       outputs say so beside their numbers\n"
-	"  --normalize-names F  match renamed frames: hex, templates, lambdas, julia,\n"
-	"                       lines, all, none (default none)\n"
-	"  --min-delta N        changes smaller than N (in the profile's unit) are noise\n"
-	"  --format F, --event E, --sample-type T\n"
-	"                       for BASE and NEW files, as in tracker flame\n"
-	"  --title T, --width PX, --top N\n"
-	"                       the title, the image width, the rows of .txt\n"
-	"  --db URL             the database (default: $TRACKER_DB, db: in\n"
-	"                       .tracker.yml, ~/.local/share/tracker/history.db)\n"
-	"  --no-demangle        keep frame names raw (mangled, name@@GLIBC_2.34)\n"
-	"  -o OUT               the output file\n"
+	"file name.\n";
+
+static const char more[] =
 	"\n"
 	"Examples:\n"
 	"  tracker diff --key amip -o amip-diff.html\n"
@@ -100,39 +72,6 @@ const char cmd_diff_usage[] =
 	"Exit status: 0 written, 2 usage error, 65 a profile cannot be read or no\n"
 	"run matches, 69 the database or a file is unavailable.\n";
 
-enum {
-	OPT_KEY = 256, OPT_RUN, OPT_BRANCH, OPT_BASELINE_BRANCH, OPT_BASELINE_RUN,
-	OPT_BASELINES, OPT_KIND, OPT_MODE, OPT_WIDTH_BY, OPT_NORMALIZE,
-	OPT_NORMALIZE_NAMES, OPT_MIN_DELTA, OPT_FORMAT, OPT_EVENT, OPT_SAMPLE_TYPE,
-	OPT_TITLE, OPT_WIDTH, OPT_TOP, OPT_DB, OPT_NO_DEMANGLE, OPT_FETCH_BASELINE,
-};
-
-static const struct option options[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "key", required_argument, NULL, OPT_KEY },
-	{ "run", required_argument, NULL, OPT_RUN },
-	{ "branch", required_argument, NULL, OPT_BRANCH },
-	{ "baseline-branch", required_argument, NULL, OPT_BASELINE_BRANCH },
-	{ "baseline-run", required_argument, NULL, OPT_BASELINE_RUN },
-	{ "baselines", required_argument, NULL, OPT_BASELINES },
-	{ "kind", required_argument, NULL, OPT_KIND },
-	{ "mode", required_argument, NULL, OPT_MODE },
-	{ "width-by", required_argument, NULL, OPT_WIDTH_BY },
-	{ "normalize", required_argument, NULL, OPT_NORMALIZE },
-	{ "normalize-names", required_argument, NULL, OPT_NORMALIZE_NAMES },
-	{ "min-delta", required_argument, NULL, OPT_MIN_DELTA },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "event", required_argument, NULL, OPT_EVENT },
-	{ "sample-type", required_argument, NULL, OPT_SAMPLE_TYPE },
-	{ "title", required_argument, NULL, OPT_TITLE },
-	{ "width", required_argument, NULL, OPT_WIDTH },
-	{ "top", required_argument, NULL, OPT_TOP },
-	{ "db", required_argument, NULL, OPT_DB },
-	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-	{ "fetch-baseline", no_argument, NULL, OPT_FETCH_BASELINE },
-	{ NULL, 0, NULL, 0 },
-};
-
 #define DEFAULT_BASELINES 5
 
 struct diff_cmd {
@@ -140,112 +79,120 @@ struct diff_cmd {
 	const char *kind, *format, *db;
 	const char *files[2];
 	long nr_baselines;
+	long top;
 	int fetch_baseline;
+	int mode, norm; /* enum tk_diff_mode, enum tk_diff_norm */
 	struct tk_import_opts io;
 	struct tk_diff_opts dopts;
 	struct tk_diff_render_opts ropts;
 };
 
+static int parse_kind(void *data, const char *arg, struct tk_err *err)
+{
+	struct diff_cmd *d = data;
+
+	if (!tk_profstore_valid_kind(arg))
+		return tk_err_set(err, TK_EUSAGE, "invalid kind '%s'", arg);
+	d->kind = arg;
+	return 0;
+}
+
+static int parse_names(void *data, const char *arg, struct tk_err *err)
+{
+	struct diff_cmd *d = data;
+
+	return tk_normalize_parse(arg, &d->dopts.normalize_flags, err);
+}
+
+static int parse_format(void *data, const char *arg, struct tk_err *err)
+{
+	struct diff_cmd *d = data;
+
+	if (!tk_importer_find(arg))
+		return tk_err_set(err, TK_EUSAGE, "unknown format '%s'", arg);
+	d->format = arg;
+	return 0;
+}
+
+static const struct cmd_choice modes[] = {
+	{ "self", TK_DIFF_SELF }, { "cumulative", TK_DIFF_CUMULATIVE }, { NULL, 0 },
+};
+
+static const struct cmd_choice widths[] = {
+	{ "new", 0 }, { "base", 1 }, { NULL, 0 },
+};
+
+static const struct cmd_choice norms[] = {
+	{ "total", TK_DIFF_NORM_TOTAL }, { "walltime", TK_DIFF_NORM_WALLTIME },
+	{ "none", TK_DIFF_NORM_NONE }, { NULL, 0 },
+};
+
+#define O struct diff_cmd
+static const struct cmd_option options[] = {
+	OPT_STRING(0, "key", O, key, "K", "the step key of both runs"),
+	OPT_STRING(0, "run", O, run_id, "ID", "NEW is this run: its id or the start of it "
+		   "(default: the newest, see above)"),
+	OPT_STRING(0, "branch", O, branch, "B", "NEW is the newest run on branch B"),
+	OPT_STRING(0, "baseline-branch", O, baseline_branch, "B", "the branch the baseline "
+		   "runs come from"),
+	OPT_STRING(0, "baseline-run", O, baseline_run, "ID", "the baseline is this run (an id "
+		   "or its start)"),
+	OPT_FLAG(0, "fetch-baseline", O, fetch_baseline, "fetch the runs the history lacks "
+		 "from Buildkite, as tracker fetch does (docs/tracker-fetch.md)"),
+	OPT_LONG(0, "baselines", O, nr_baselines, "N", 1, TK_BASELINE_MAX, "average the newest "
+		 "N baseline runs (default 5); a change within 3 standard deviations of their "
+		 "noise is grey (with one run there is no noise floor)"),
+	OPT_CALLBACK(0, "kind", "K", parse_kind, "the profile kind (default cpu)"),
+	OPT_CHOICE(0, "mode", O, mode, "M", modes, "colour by the self (default) or "
+		   "cumulative change"),
+	OPT_CHOICE(0, "width-by", O, ropts.width_by_base, "W", widths, "frame widths from new "
+		   "(default) or base"),
+	OPT_CHOICE(0, "normalize", O, norm, "N", norms, "none (default: values as measured), "
+		   "total (the baseline scaled to NEW's total, to compare shapes) or walltime "
+		   "(by the runs' walltimes); scaled outputs say so beside their numbers"),
+	OPT_CALLBACK(0, "normalize-names", "F", parse_names, "match renamed frames: hex, "
+		     "templates, lambdas, julia, lines, all, none (default none)"),
+	OPT_DOUBLE(0, "min-delta", O, dopts.min_delta, "N", 0, HUGE_VAL, "changes smaller than "
+		   "N (in the profile's unit) are noise"),
+	OPT_CALLBACK(0, "format", "F", parse_format, "for BASE and NEW files: their format, as "
+		     "in tracker flame"),
+	OPT_STRING(0, "event", O, io.event, "E", "for BASE and NEW files: perf script's event, "
+		   "as in tracker flame"),
+	OPT_STRING(0, "sample-type", O, io.sample_type, "T", "for BASE and NEW files: pprof's "
+		   "sample type, as in tracker flame"),
+	OPT_STRING(0, "title", O, ropts.render.title, "T", "the title"),
+	OPT_DOUBLE(0, "width", O, ropts.render.image_width, "PX", 100, 1e6, "the image width"),
+	OPT_LONG(0, "top", O, top, "N", 1, LONG_MAX, "the rows of .txt"),
+	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
+		   ".tracker.yml, ~/.local/share/tracker/history.db)"),
+	OPT_FLAG(0, "no-demangle", O, io.no_demangle, "keep frame names raw (mangled, "
+		 "name@@GLIBC_2.34)"),
+	OPT_STRING('o', "output", O, out, "OUT", "the output file"),
+	OPT_END(),
+};
+
+const struct cmd_help cmd_diff_help = { usage, options, more };
+
 static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff_cmd *d)
 {
-	struct tk_err err = TK_ERR_INIT;
-	double v;
-	long n;
-	int c;
+	int nr_args;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:", options, NULL)) != -1) {
-		switch (c) {
-		case 'o': d->out = optarg; break;
-		case OPT_KEY: d->key = optarg; break;
-		case OPT_RUN: d->run_id = optarg; break;
-		case OPT_BRANCH: d->branch = optarg; break;
-		case OPT_BASELINE_BRANCH: d->baseline_branch = optarg; break;
-		case OPT_BASELINE_RUN: d->baseline_run = optarg; break;
-		case OPT_BASELINES:
-			if (tk_parse_long(optarg, &n) || n < 1 || n > TK_BASELINE_MAX)
-				return cmd_usage_error(ctx, "--baselines wants 1 to %d, not '%s'",
-						       TK_BASELINE_MAX, optarg);
-			d->nr_baselines = n;
-			break;
-		case OPT_KIND:
-			if (!tk_profstore_valid_kind(optarg))
-				return cmd_usage_error(ctx, "invalid kind '%s'", optarg);
-			d->kind = optarg;
-			break;
-		case OPT_MODE:
-			if (!strcmp(optarg, "self"))
-				d->ropts.mode = TK_DIFF_SELF;
-			else if (!strcmp(optarg, "cumulative"))
-				d->ropts.mode = TK_DIFF_CUMULATIVE;
-			else
-				return cmd_usage_error(ctx, "--mode is self or cumulative, not '%s'",
-						       optarg);
-			break;
-		case OPT_WIDTH_BY:
-			if (strcmp(optarg, "new") && strcmp(optarg, "base"))
-				return cmd_usage_error(ctx, "--width-by is new or base, not '%s'",
-						       optarg);
-			d->ropts.width_by_base = !strcmp(optarg, "base");
-			break;
-		case OPT_NORMALIZE:
-			if (!strcmp(optarg, "total"))
-				d->dopts.norm = TK_DIFF_NORM_TOTAL;
-			else if (!strcmp(optarg, "walltime"))
-				d->dopts.norm = TK_DIFF_NORM_WALLTIME;
-			else if (!strcmp(optarg, "none"))
-				d->dopts.norm = TK_DIFF_NORM_NONE;
-			else
-				return cmd_usage_error(ctx, "--normalize is total, walltime or none, "
-						       "not '%s'", optarg);
-			break;
-		case OPT_NORMALIZE_NAMES:
-			if (tk_normalize_parse(optarg, &d->dopts.normalize_flags, &err))
-				return cmd_usage_error(ctx, "%s", err.msg);
-			break;
-		case OPT_MIN_DELTA:
-			if (tk_parse_double(optarg, &v) || v < 0)
-				return cmd_usage_error(ctx, "--min-delta wants a number >= 0, not '%s'",
-						       optarg);
-			d->dopts.min_delta = v;
-			break;
-		case OPT_FORMAT:
-			if (!tk_importer_find(optarg))
-				return cmd_usage_error(ctx, "unknown format '%s'", optarg);
-			d->format = optarg;
-			break;
-		case OPT_EVENT: d->io.event = optarg; break;
-		case OPT_SAMPLE_TYPE: d->io.sample_type = optarg; break;
-		case OPT_TITLE: d->ropts.render.title = optarg; break;
-		case OPT_WIDTH:
-			if (tk_parse_double(optarg, &v) || v < 100 || v > 1e6)
-				return cmd_usage_error(ctx, "--width wants pixels (100 or more), not '%s'",
-						       optarg);
-			d->ropts.render.image_width = v;
-			break;
-		case OPT_TOP:
-			if (tk_parse_long(optarg, &n) || n < 1)
-				return cmd_usage_error(ctx, "--top wants a positive number, not '%s'",
-						       optarg);
-			d->ropts.render.top_n = (size_t)n;
-			break;
-		case OPT_DB: d->db = optarg; break;
-		case OPT_NO_DEMANGLE: d->io.no_demangle = 1; break;
-		case OPT_FETCH_BASELINE: d->fetch_baseline = 1; break;
-		case ':':
-			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	d->mode = d->ropts.mode;
+	d->norm = d->dopts.norm;
+	nr_args = cmd_parse_options(ctx, options, d, argc, argv, 0);
+	if (nr_args < 0)
+		return EXIT_USAGE;
+	d->ropts.mode = d->mode;
+	d->dopts.norm = d->norm;
+	if (d->top)
+		d->ropts.render.top_n = (size_t)d->top;
 	if (!d->out)
 		return cmd_usage_error(ctx, "name the output with -o OUT");
 	if (!tk_diff_renderer_for_path(d->out))
 		return cmd_usage_error(ctx, "cannot tell the output format of '%s' from its "
 				       "extension (.html, .svg, .png, .pdf, .folded or .txt)", d->out);
 	if (d->key) {
-		if (optind < argc)
+		if (nr_args)
 			return cmd_usage_error(ctx, "two files or --key, not both");
 		if (d->baseline_run && d->baseline_branch)
 			return cmd_usage_error(ctx, "--baseline-run and --baseline-branch "
@@ -259,13 +206,13 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff
 	    d->fetch_baseline)
 		return cmd_usage_error(ctx, "--run, --branch and the baseline options go with "
 				       "--key");
-	if (argc - optind != 2)
+	if (nr_args != 2)
 		return cmd_usage_error(ctx, "name BASE and NEW profile files, or --key K");
 	if (d->dopts.norm == TK_DIFF_NORM_WALLTIME)
 		return cmd_usage_error(ctx, "--normalize walltime needs runs (--key), "
 				       "files have no walltime");
-	d->files[0] = argv[optind];
-	d->files[1] = argv[optind + 1];
+	d->files[0] = argv[0];
+	d->files[1] = argv[1];
 	return 0;
 }
 

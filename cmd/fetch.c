@@ -3,7 +3,6 @@
  * pipeline's builds uploaded as artifacts (core/ci/bkfetch.h). Also the
  * --fetch-baseline step the comparing commands share.
  */
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +14,7 @@
 #include "core/base/timeutil.h"
 #include "core/base/banned.h"
 
-const char cmd_fetch_usage[] =
+static const char usage[] =
 	"usage: tracker fetch --org ORG --pipeline SLUG [--branch B] [--since WHEN]\n"
 	"                     [--key K] [--api URL] [--timeout DUR] [--retries N]\n"
 	"                     [--db URL]\n"
@@ -33,23 +32,9 @@ const char cmd_fetch_usage[] =
 	"host downloads are redirected to, and never printed or stored. HTTP 429\n"
 	"waits for RateLimit-Reset; server errors, timeouts and dropped connections\n"
 	"are retried with a doubling wait. Progress goes to standard error on a\n"
-	"terminal; a summary line always.\n"
-	"\n"
-	"Options:\n"
-	"  --org ORG        the organization slug (default: $BUILDKITE_ORGANIZATION_SLUG)\n"
-	"  --pipeline SLUG  the pipeline slug (default: $BUILDKITE_PIPELINE_SLUG)\n"
-	"  --branch B       only builds of branch B\n"
-	"  --since WHEN     only builds created since WHEN: an age (30d, 1y) or a date\n"
-	"                   (2026-01-31); 'all' for every build (default 1y)\n"
-	"  --key K          only the records of key K\n"
-	"  --api URL        the API's base URL (default: $TRACKER_BUILDKITE_API, else\n"
-	"                   https://api.buildkite.com)\n"
-	"  --timeout DUR    give up a connection that moves no data for DUR (default:\n"
-	"                   $TRACKER_FETCH_TIMEOUT, else 30s)\n"
-	"  --retries N      retries of a request that failed (default:\n"
-	"                   $TRACKER_FETCH_RETRIES, else 4)\n"
-	"  --db URL         the database (default: $TRACKER_DB, db: in .tracker.yml,\n"
-	"                   else $XDG_DATA_HOME/tracker/history.db)\n"
+	"terminal; a summary line always.\n";
+
+static const char more[] =
 	"\n"
 	"Examples:\n"
 	"  tracker fetch --org clima --pipeline climacoupler --branch main --since 1y\n"
@@ -62,23 +47,34 @@ const char cmd_fetch_usage[] =
 	"past the retries, or the database is unavailable. Interrupted (INT, TERM)\n"
 	"it stops at once and dies by the signal; what was stored stays stored.\n";
 
-enum {
-	OPT_ORG = 256, OPT_PIPELINE, OPT_BRANCH, OPT_SINCE, OPT_KEY, OPT_API, OPT_TIMEOUT,
-	OPT_RETRIES, OPT_DB,
+struct fetch_args {
+	struct tk_bkfetch_opts o;
+	const char *db, *since;
+	long retries;
 };
 
-static const struct option options[] = {
-	{ "org", required_argument, NULL, OPT_ORG },
-	{ "pipeline", required_argument, NULL, OPT_PIPELINE },
-	{ "branch", required_argument, NULL, OPT_BRANCH },
-	{ "since", required_argument, NULL, OPT_SINCE },
-	{ "key", required_argument, NULL, OPT_KEY },
-	{ "api", required_argument, NULL, OPT_API },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "retries", required_argument, NULL, OPT_RETRIES },
-	{ "db", required_argument, NULL, OPT_DB },
-	{ NULL, 0, NULL, 0 },
+#define O struct fetch_args
+static const struct cmd_option options[] = {
+	OPT_STRING(0, "org", O, o.org, "ORG", "the organization slug (default: "
+		   "$BUILDKITE_ORGANIZATION_SLUG)"),
+	OPT_STRING(0, "pipeline", O, o.pipeline, "SLUG", "the pipeline slug (default: "
+		   "$BUILDKITE_PIPELINE_SLUG)"),
+	OPT_STRING(0, "branch", O, o.branch, "B", "only builds of branch B"),
+	OPT_STRING(0, "since", O, since, "WHEN", "only builds created since WHEN: an age (30d, "
+		   "1y) or a date (2026-01-31); 'all' for every build (default 1y)"),
+	OPT_STRING(0, "key", O, o.key, "K", "only the records of key K"),
+	OPT_STRING(0, "api", O, o.api, "URL", "the API's base URL (default: "
+		   "$TRACKER_BUILDKITE_API, else https://api.buildkite.com)"),
+	OPT_POSITIVE_DURATION(0, "timeout", O, o.timeout_s, "DUR", "give up a connection that "
+			      "moves no data for DUR (default: $TRACKER_FETCH_TIMEOUT, else 30s)"),
+	OPT_LONG(0, "retries", O, retries, "N", 0, 100, "retries of a request that failed "
+		 "(default: $TRACKER_FETCH_RETRIES, else 4)"),
+	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
+		   ".tracker.yml, else $XDG_DATA_HOME/tracker/history.db)"),
+	OPT_END(),
 };
+
+const struct cmd_help cmd_fetch_help = { usage, options, more };
 
 static volatile sig_atomic_t stop_signal;
 
@@ -149,45 +145,21 @@ static int finish(struct fetch_cmd *f, const struct tk_bkfetch_stats *st, int re
 	return st->failed ? EXIT_DATA : 0;
 }
 
-static int parse(int argc, char **argv, struct cmd_ctx *ctx, struct tk_bkfetch_opts *o,
-		 const char **db)
+static int parse(int argc, char **argv, struct cmd_ctx *ctx, struct fetch_args *a)
 {
+	struct tk_bkfetch_opts *o = &a->o;
 	struct tk_err err = TK_ERR_INIT;
-	const char *since = "1y";
-	long n;
-	int c;
+	int nr_args;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
-		switch (c) {
-		case OPT_ORG: o->org = optarg; break;
-		case OPT_PIPELINE: o->pipeline = optarg; break;
-		case OPT_BRANCH: o->branch = optarg; break;
-		case OPT_SINCE: since = optarg; break;
-		case OPT_KEY: o->key = optarg; break;
-		case OPT_API: o->api = optarg; break;
-		case OPT_DB: *db = optarg; break;
-		case OPT_TIMEOUT:
-			if (tk_parse_duration(optarg, &o->timeout_s, &err) || !(o->timeout_s > 0))
-				return cmd_usage_error(ctx, "--timeout wants a duration such as "
-						       "30s, not '%s'", optarg);
-			break;
-		case OPT_RETRIES:
-			if (tk_parse_long(optarg, &n) || n < 0 || n > 100)
-				return cmd_usage_error(ctx, "--retries wants 0 to 100, not '%s'",
-						       optarg);
-			o->retries = (int)n;
-			break;
-		case ':':
-			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error(ctx, "unexpected argument '%s'", argv[optind]);
-	if (strcmp(since, "all") && tk_parse_since(since, tk_now_us(), &o->since_us, &err))
+	a->since = "1y";
+	a->retries = -1;
+	nr_args = cmd_parse_options(ctx, options, a, argc, argv, 0);
+	if (nr_args < 0)
+		return EXIT_USAGE;
+	if (nr_args)
+		return cmd_usage_error(ctx, "unexpected argument '%s'", argv[0]);
+	o->retries = (int)a->retries;
+	if (strcmp(a->since, "all") && tk_parse_since(a->since, tk_now_us(), &o->since_us, &err))
 		return cmd_usage_error(ctx, "%s", err.msg);
 	if (o->key && tk_run_check_key(o->key, &err))
 		return cmd_usage_error(ctx, "%s", err.msg);
@@ -200,27 +172,28 @@ static int parse(int argc, char **argv, struct cmd_ctx *ctx, struct tk_bkfetch_o
 
 int cmd_fetch(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	struct tk_bkfetch_opts o;
+	struct fetch_args a;
+	struct tk_bkfetch_opts *o = &a.o;
 	struct tk_bkfetch_stats st;
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_buf url = TK_BUF_INIT;
 	struct tk_store *s = NULL;
 	struct sigaction old_int, old_term;
 	struct fetch_cmd f = { 0, 0 };
-	const char *db = NULL;
 	int ret;
 
-	tk_bkfetch_opts_init(&o);
+	memset(&a, 0, sizeof(a));
+	tk_bkfetch_opts_init(&a.o);
 	memset(&st, 0, sizeof(st));
-	ret = parse(argc, argv, ctx, &o, &db);
+	ret = parse(argc, argv, ctx, &a);
 	if (ret)
 		return ret;
-	if (!o.token) {
+	if (!o->token) {
 		cmd_error("no Buildkite API token: set BUILDKITE_API_TOKEN to a token with "
 			  "the read_builds and read_artifacts scopes");
 		return EXIT_USAGE;
 	}
-	cmd_resolve_db(ctx, db, &url);
+	cmd_resolve_db(ctx, a.db, &url);
 	ret = tk_store_open(url.buf, &s, &err);
 	tk_buf_release(&url);
 	if (ret)
@@ -228,12 +201,12 @@ int cmd_fetch(int argc, char **argv, struct cmd_ctx *ctx)
 	if (s->warning[0])
 		cmd_warning("%s", s->warning);
 	f.tty = isatty(STDERR_FILENO);
-	o.stop = &stop_signal;
-	o.progress = progress;
-	o.warn = warn;
-	o.cb_data = &f;
+	o->stop = &stop_signal;
+	o->progress = progress;
+	o->warn = warn;
+	o->cb_data = &f;
 	install(&old_int, &old_term);
-	ret = tk_bkfetch_run(s, &o, &st, &err);
+	ret = tk_bkfetch_run(s, o, &st, &err);
 	tk_store_close(s);
 	return finish(&f, &st, ret, &err);
 }

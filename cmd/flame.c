@@ -8,7 +8,6 @@
  * is renamed over it, so OUT is never left half written.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +24,7 @@
 #include "core/analyze/ranks.h"
 #include "core/base/banned.h"
 
-const char cmd_flame_usage[] =
+static const char usage[] =
 	"usage: tracker flame (FILE | --run ID | --key K [--branch B]) [--ranks] [--kind K]\n"
 	"                     [--format F] [--event E] [--sample-type T] [--pid] [--tid]\n"
 	"                     [--title T] [--subtitle S] [--palette P] [--count-name N]\n"
@@ -42,40 +41,9 @@ const char cmd_flame_usage[] =
 	"OUT's extension picks the output: .svg is an interactive SVG (click to\n"
 	"zoom, Ctrl-F to search); '-o -' writes SVG to standard output. OUT is\n"
 	"written to a temporary file next to it and renamed, so it is never left\n"
-	"half written.\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output OUT     the output file ('-': SVG on standard output)\n"
-	"  --format F           the profile format (default: recognised)\n"
-	"  --list-formats       print the formats --format takes, one a line, in the\n"
-	"                       order they are recognised, and exit\n"
-	"  --run ID             the profile stored with run ID (or the start of ID)\n"
-	"  --key K              the profile of the newest run of step key K\n"
-	"  --branch B           with --key: the newest run on branch B\n"
-	"  --ranks              with --run or --key: merge the profiles of every\n"
-	"                       rank of that run's job (with --key: the newest job\n"
-	"                       recorded with tracker run --per-rank)\n"
-	"  --db URL             the database (default: $TRACKER_DB, db: in\n"
-	"                       .tracker.yml, ~/.local/share/tracker/history.db)\n"
-	"  --kind K             stored profiles: the kind (default cpu); files: the\n"
-	"                       variant to take, e.g. alloc in a ProfileCanvas page\n"
-	"  --pid, --tid         perf script: a root frame per process / per thread\n"
-	"  --event E            perf script: the event to take (default: the first)\n"
-	"  --sample-type T      pprof: the sample type (default: the last)\n"
-	"  --title T            the title (default \"Flame Graph\", \"Icicle Graph\")\n"
-	"  --subtitle S         a second line under the title\n"
-	"  --palette P          hot (default), mem, io, wakeup, java, js, perl, red,\n"
-	"                       green, blue, aqua, yellow, purple, orange\n"
-	"  --count-name N       what the weights count (default from the profile's\n"
-	"                       unit: samples, or time and bytes shown scaled)\n"
-	"  --minwidth PX|PCT%   leave out frames narrower than PX pixels or PCT\n"
-	"                       percent of the total (default 0.1 pixels)\n"
-	"  --width PX           image width (default 1200)\n"
-	"  --height PX          frame height (default 16)\n"
-	"  --inverted           icicle graph: the root at the top\n"
-	"  --reverse            merge stacks from the leaf: reverse every stack\n"
-	"  --no-demangle        keep frame names raw: C++/Rust mangled, symbol\n"
-	"                       versions (name@@GLIBC_2.34); see docs/importers.md\n"
+	"half written.\n";
+
+static const char more[] =
 	"\n"
 	"Examples:\n"
 	"  tracker flame perf.folded -o perf.svg\n"
@@ -87,58 +55,6 @@ const char cmd_flame_usage[] =
 	"Exit status: 0 written, 2 usage error, 65 the profile cannot be read\n"
 	"(the message names the file and the line or offset), 69 a file cannot\n"
 	"be opened or written.\n";
-
-enum {
-	OPT_FORMAT = 256,
-	OPT_KIND,
-	OPT_EVENT,
-	OPT_SAMPLE_TYPE,
-	OPT_TITLE,
-	OPT_SUBTITLE,
-	OPT_PALETTE,
-	OPT_COUNT_NAME,
-	OPT_MINWIDTH,
-	OPT_WIDTH,
-	OPT_HEIGHT,
-	OPT_INVERTED,
-	OPT_REVERSE,
-	OPT_RUN,
-	OPT_KEY,
-	OPT_BRANCH,
-	OPT_DB,
-	OPT_PID,
-	OPT_TID,
-	OPT_RANKS,
-	OPT_NO_DEMANGLE,
-	OPT_LIST_FORMATS,
-};
-
-static const struct option options[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "list-formats", no_argument, NULL, OPT_LIST_FORMATS },
-	{ "kind", required_argument, NULL, OPT_KIND },
-	{ "event", required_argument, NULL, OPT_EVENT },
-	{ "sample-type", required_argument, NULL, OPT_SAMPLE_TYPE },
-	{ "title", required_argument, NULL, OPT_TITLE },
-	{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
-	{ "palette", required_argument, NULL, OPT_PALETTE },
-	{ "count-name", required_argument, NULL, OPT_COUNT_NAME },
-	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
-	{ "width", required_argument, NULL, OPT_WIDTH },
-	{ "height", required_argument, NULL, OPT_HEIGHT },
-	{ "inverted", no_argument, NULL, OPT_INVERTED },
-	{ "reverse", no_argument, NULL, OPT_REVERSE },
-	{ "run", required_argument, NULL, OPT_RUN },
-	{ "key", required_argument, NULL, OPT_KEY },
-	{ "branch", required_argument, NULL, OPT_BRANCH },
-	{ "db", required_argument, NULL, OPT_DB },
-	{ "pid", no_argument, NULL, OPT_PID },
-	{ "tid", no_argument, NULL, OPT_TID },
-	{ "ranks", no_argument, NULL, OPT_RANKS },
-	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-	{ NULL, 0, NULL, 0 },
-};
 
 /* Where the profile comes from. */
 enum source {
@@ -162,107 +78,81 @@ struct flame_opts {
 	int ranks; /* --ranks: the sum over the ranks of the run's job */
 };
 
+static int parse_palette(void *data, const char *arg, struct tk_err *err)
+{
+	struct flame_opts *o = data;
+
+	if (!tk_palette_known(arg))
+		return tk_err_set(err, TK_EUSAGE, "unknown palette '%s' (use hot, mem, io, wakeup, "
+				  "java, js, perl, red, green, blue, aqua, yellow, purple or "
+				  "orange)", arg);
+	o->render.palette = arg;
+	return 0;
+}
+
+static int parse_minwidth(void *data, const char *arg, struct tk_err *err)
+{
+	struct flame_opts *o = data;
+
+	if (tk_flame_parse_minwidth(arg, &o->layout.minwidth, &o->minwidth_pct))
+		return tk_err_set(err, TK_EUSAGE, "'%s' is neither pixels nor a percentage", arg);
+	return 0;
+}
+
+#define O struct flame_opts
+static const struct cmd_option options[] = {
+	OPT_STRING('o', "output", O, out, "OUT", "the output file ('-': SVG on standard "
+		   "output)"),
+	OPT_STRING(0, "format", O, format, "F", "the profile format (default: recognised)"),
+	OPT_FLAG(0, "list-formats", O, list_formats, "print the formats --format takes, one a "
+		 "line, in the order they are recognised, and exit"),
+	OPT_STRING(0, "run", O, run_id, "ID", "the profile stored with run ID (or the start of "
+		   "ID)"),
+	OPT_STRING(0, "key", O, key, "K", "the profile of the newest run of step key K"),
+	OPT_STRING(0, "branch", O, branch, "B", "with --key: the newest run on branch B"),
+	OPT_FLAG(0, "ranks", O, ranks, "with --run or --key: merge the profiles of every rank "
+		 "of that run's job (with --key: the newest job recorded with tracker run "
+		 "--per-rank)"),
+	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
+		   ".tracker.yml, ~/.local/share/tracker/history.db)"),
+	OPT_STRING(0, "kind", O, import.kind, "K", "stored profiles: the kind (default cpu); "
+		   "files: the variant to take, e.g. alloc in a ProfileCanvas page"),
+	OPT_FLAG(0, "pid", O, import.pid_frames, "perf script: a root frame per process"),
+	OPT_FLAG(0, "tid", O, import.tid_frames, "perf script: a root frame per thread"),
+	OPT_STRING(0, "event", O, import.event, "E", "perf script: the event to take (default: "
+		   "the first)"),
+	OPT_STRING(0, "sample-type", O, import.sample_type, "T", "pprof: the sample type "
+		   "(default: the last)"),
+	OPT_STRING(0, "title", O, render.title, "T", "the title (default \"Flame Graph\", "
+		   "\"Icicle Graph\")"),
+	OPT_STRING(0, "subtitle", O, render.subtitle, "S", "a second line under the title"),
+	OPT_CALLBACK(0, "palette", "P", parse_palette, "hot (default), mem, io, wakeup, java, "
+		     "js, perl, red, green, blue, aqua, yellow, purple, orange"),
+	OPT_STRING(0, "count-name", O, render.count_name, "N", "what the weights count "
+		   "(default from the profile's unit: samples, or time and bytes shown scaled)"),
+	OPT_CALLBACK(0, "minwidth", "PX|PCT%", parse_minwidth, "leave out frames narrower than "
+		     "PX pixels or PCT percent of the total (default 0.1 pixels)"),
+	OPT_DOUBLE_ABOVE(0, "width", O, render.image_width, "PX", 2 * TK_FLAME_XPAD, 1e6,
+			 "image width (default 1200)"),
+	OPT_DOUBLE(0, "height", O, render.frame_height, "PX", 2, 1000, "frame height (default "
+		   "16)"),
+	OPT_FLAG(0, "inverted", O, render.inverted, "icicle graph: the root at the top"),
+	OPT_FLAG(0, "reverse", O, reverse, "merge stacks from the leaf: reverse every stack"),
+	OPT_FLAG(0, "no-demangle", O, import.no_demangle, "keep frame names raw: C++/Rust "
+		 "mangled, symbol versions (name@@GLIBC_2.34); see docs/importers.md"),
+	OPT_END(),
+};
+
+const struct cmd_help cmd_flame_help = { usage, options, more };
+
 static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flame_opts *o)
 {
-	double v;
-	int c;
+	int nr_args = cmd_parse_options(ctx, options, o, argc, argv, 0);
 
-	opterr = 0;
-	optind = 1;
-	for (;;) {
-		c = getopt_long(argc, argv, ":o:", options, NULL);
-		if (c == -1)
-			break;
-		switch (c) {
-		case 'o':
-			o->out = optarg;
-			break;
-		case OPT_FORMAT:
-			o->format = optarg;
-			break;
-		case OPT_KIND:
-			o->import.kind = optarg;
-			break;
-		case OPT_EVENT:
-			o->import.event = optarg;
-			break;
-		case OPT_SAMPLE_TYPE:
-			o->import.sample_type = optarg;
-			break;
-		case OPT_TITLE:
-			o->render.title = optarg;
-			break;
-		case OPT_LIST_FORMATS:
-			o->list_formats = 1;
-			break;
-		case OPT_SUBTITLE:
-			o->render.subtitle = optarg;
-			break;
-		case OPT_PALETTE:
-			if (!tk_palette_known(optarg))
-				return cmd_usage_error(ctx, "unknown palette '%s' (use hot, mem, io, "
-						       "wakeup, java, js, perl, red, green, blue, "
-						       "aqua, yellow, purple or orange)", optarg);
-			o->render.palette = optarg;
-			break;
-		case OPT_COUNT_NAME:
-			o->render.count_name = optarg;
-			break;
-		case OPT_MINWIDTH:
-			if (tk_flame_parse_minwidth(optarg, &o->layout.minwidth, &o->minwidth_pct))
-				return cmd_usage_error(ctx, "--minwidth needs pixels or a "
-						       "percentage, not '%s'", optarg);
-			break;
-		case OPT_WIDTH:
-			if (tk_flame_parse_size(optarg, &v) || v <= 2 * TK_FLAME_XPAD || v > 1e6)
-				return cmd_usage_error(ctx, "--width needs pixels (more than %d), "
-						       "not '%s'", 2 * TK_FLAME_XPAD, optarg);
-			o->layout.image_width = o->render.image_width = v;
-			break;
-		case OPT_HEIGHT:
-			if (tk_flame_parse_size(optarg, &v) || v < 2 || v > 1000)
-				return cmd_usage_error(ctx, "--height needs pixels (2 to 1000), "
-						       "not '%s'", optarg);
-			o->render.frame_height = v;
-			break;
-		case OPT_INVERTED:
-			o->render.inverted = 1;
-			break;
-		case OPT_REVERSE:
-			o->reverse = 1;
-			break;
-		case OPT_RUN:
-			o->run_id = optarg;
-			break;
-		case OPT_KEY:
-			o->key = optarg;
-			break;
-		case OPT_BRANCH:
-			o->branch = optarg;
-			break;
-		case OPT_DB:
-			o->db = optarg;
-			break;
-		case OPT_PID:
-			o->import.pid_frames = 1;
-			break;
-		case OPT_TID:
-			o->import.tid_frames = 1;
-			break;
-		case OPT_RANKS:
-			o->ranks = 1;
-			break;
-		case OPT_NO_DEMANGLE:
-			o->import.no_demangle = 1;
-			break;
-		case ':':
-			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	if (nr_args < 0)
+		return EXIT_USAGE;
 	if (o->list_formats) {
-		if (optind < argc || o->out)
+		if (nr_args || o->out)
 			return cmd_usage_error(ctx, "--list-formats takes nothing else");
 		return 0;
 	}
@@ -270,7 +160,7 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flam
 		if (o->run_id && o->key)
 			return cmd_usage_error(ctx, "--run and --key name the run two ways; "
 					       "give one");
-		if (optind < argc)
+		if (nr_args)
 			return cmd_usage_error(ctx, "a FILE and a stored profile (--run, --key); "
 					       "give one");
 		if (o->format)
@@ -280,12 +170,12 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flam
 			return cmd_usage_error(ctx, "invalid kind '%s'", o->import.kind);
 		o->source = SOURCE_STORED;
 	} else {
-		if (optind >= argc)
+		if (!nr_args)
 			return cmd_usage_error(ctx, "which profile? name a FILE, --run ID or "
 					       "--key K");
-		if (argc - optind > 1)
-			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[optind + 1]);
-		o->file = argv[optind];
+		if (nr_args > 1)
+			return cmd_usage_error(ctx, "unexpected argument '%s'", argv[1]);
+		o->file = argv[0];
 	}
 	if (o->branch && !o->key)
 		return cmd_usage_error(ctx, "--branch goes with --key");
@@ -294,6 +184,7 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flam
 				       "profile");
 	if (!o->out)
 		return cmd_usage_error(ctx, "name the output with -o OUT");
+	o->layout.image_width = o->render.image_width;
 	if (o->minwidth_pct >= 0)
 		o->layout.minwidth = o->minwidth_pct / 100 *
 				     (o->layout.image_width - 2 * TK_FLAME_XPAD);
@@ -366,7 +257,6 @@ static int load_profile(struct cmd_ctx *ctx, struct flame_opts *o, struct tk_pro
 struct flame_job {
 	const struct tk_renderer *r;
 	const struct tk_profile *p;
-	const struct tk_flame *f;
 	const struct flame_opts *o;
 };
 
@@ -374,13 +264,13 @@ static int write_flame(FILE *out, void *data, struct tk_err *err)
 {
 	const struct flame_job *j = data;
 
-	return j->r->render(j->p, j->f, &j->o->render, out, err);
+	return tk_render_flame(j->r, j->p, &j->o->layout, &j->o->render, out, err);
 }
 
 static int render_to(const struct tk_renderer *r, const struct tk_profile *p,
-		     const struct tk_flame *f, const struct flame_opts *o)
+		     const struct flame_opts *o)
 {
-	struct flame_job j = { r, p, f, o };
+	struct flame_job j = { r, p, o };
 	struct tk_err err = TK_ERR_INIT;
 
 	if (!strcmp(o->out, "-"))
@@ -392,13 +282,11 @@ int cmd_flame(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct flame_opts o;
 	struct tk_profile prof, reversed;
-	struct tk_flame f;
 	struct tk_err err = TK_ERR_INIT;
 	const struct tk_renderer *r;
 	int ret;
 
 	memset(&o, 0, sizeof(o));
-	memset(&f, 0, sizeof(f));
 	tk_buf_init(&o.subtitle, 0);
 	o.source = SOURCE_FILE;
 	o.minwidth_pct = -1;
@@ -424,7 +312,7 @@ int cmd_flame(int argc, char **argv, struct cmd_ctx *ctx)
 
 	ret = load_profile(ctx, &o, &prof);
 	if (ret)
-		goto out_prof;
+		goto out;
 	if (o.reverse) {
 		ret = tk_profile_reverse(&prof, &reversed, &err);
 		/* only one tree in memory at a time */
@@ -432,15 +320,11 @@ int cmd_flame(int argc, char **argv, struct cmd_ctx *ctx)
 		prof = reversed;
 		if (ret) {
 			ret = cmd_fail(&err);
-			goto out_prof;
+			goto out;
 		}
 	}
-	if (tk_flame_layout(&prof, &o.layout, &f, &err))
-		ret = cmd_fail(&err);
-	else
-		ret = render_to(r, &prof, &f, &o);
-	tk_flame_release(&f);
-out_prof:
+	ret = render_to(r, &prof, &o);
+out:
 	tk_profile_release(&prof);
 	tk_buf_release(&o.subtitle);
 	return ret;

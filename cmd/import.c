@@ -1,7 +1,6 @@
 /*
  * tracker import: attach a profile file to a stored run.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,30 +11,16 @@
 #include "core/store/profstore.h"
 #include "core/base/banned.h"
 
-const char cmd_import_usage[] =
+static const char usage[] =
 	"usage: tracker import (--run ID | --key K [--branch B]) [--kind KIND]\n"
 	"                      [--format F] [--event E] [--sample-type T] [--no-demangle]\n"
 	"                      [--db URL] FILE\n"
 	"\n"
 	"Imports a profile file and stores it with a run: the run --run names, or\n"
 	"the newest run of --key (on --branch). A run keeps one profile per kind;\n"
-	"importing again replaces it.\n"
-	"\n"
-	"Options:\n"
-	"  --run ID           the run: its id or the start of it, as tracker prints it\n"
-	"  --key K            the newest run of step key K\n"
-	"  --branch B         with --key: the newest run on branch B\n"
-	"  --kind KIND        cpu, alloc, alloc_count, ... (default: from the\n"
-	"                     profile's unit: bytes -> alloc, counts -> alloc_count,\n"
-	"                     else cpu)\n"
-	"  --format F         the file's format (default: recognised from its\n"
-	"                     content); see docs/importers.md for the list\n"
-	"  --event E          perf script: the event to keep (default the first)\n"
-	"  --sample-type T    pprof: the sample type (default the last)\n"
-	"  --no-demangle      keep frame names raw: C++/Rust mangled, symbol versions\n"
-	"                     (name@@GLIBC_2.34); see docs/importers.md\n"
-	"  --db URL           the database (default: $TRACKER_DB, db: in\n"
-	"                     .tracker.yml, else ~/.local/share/tracker/history.db)\n"
+	"importing again replaces it.\n";
+
+static const char more[] =
 	"\n"
 	"Examples:\n"
 	"  tracker import --key amip perf.txt\n"
@@ -44,91 +29,97 @@ const char cmd_import_usage[] =
 	"Exit status: 0 stored; 2 usage error; 65 the file is not a profile tracker\n"
 	"reads, or no such run; 69 the database is unavailable.\n";
 
-enum { OPT_RUN = 256, OPT_KEY, OPT_BRANCH, OPT_KIND, OPT_FORMAT, OPT_EVENT,
-       OPT_SAMPLE_TYPE, OPT_DB, OPT_NO_DEMANGLE };
-
-static const struct option options[] = {
-	{ "run", required_argument, NULL, OPT_RUN },
-	{ "key", required_argument, NULL, OPT_KEY },
-	{ "branch", required_argument, NULL, OPT_BRANCH },
-	{ "kind", required_argument, NULL, OPT_KIND },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "event", required_argument, NULL, OPT_EVENT },
-	{ "sample-type", required_argument, NULL, OPT_SAMPLE_TYPE },
-	{ "db", required_argument, NULL, OPT_DB },
-	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-	{ NULL, 0, NULL, 0 },
+struct import_opts {
+	const char *run_id, *key, *branch, *kind, *format, *db;
+	struct tk_import_opts io;
 };
+
+#define O struct import_opts
+static const struct cmd_option options[] = {
+	OPT_STRING(0, "run", O, run_id, "ID", "the run: its id or the start of it, as tracker "
+		   "prints it"),
+	OPT_STRING(0, "key", O, key, "K", "the newest run of step key K"),
+	OPT_STRING(0, "branch", O, branch, "B", "with --key: the newest run on branch B"),
+	OPT_STRING(0, "kind", O, kind, "KIND", "cpu, alloc, alloc_count, ... (default: from the "
+		   "profile's unit: bytes -> alloc, counts -> alloc_count, else cpu)"),
+	OPT_STRING(0, "format", O, format, "F", "the file's format (default: recognised from "
+		   "its content); see docs/importers.md for the list"),
+	OPT_STRING(0, "event", O, io.event, "E", "perf script: the event to keep (default the "
+		   "first)"),
+	OPT_STRING(0, "sample-type", O, io.sample_type, "T", "pprof: the sample type (default "
+		   "the last)"),
+	OPT_FLAG(0, "no-demangle", O, io.no_demangle, "keep frame names raw: C++/Rust mangled, "
+		 "symbol versions (name@@GLIBC_2.34); see docs/importers.md"),
+	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
+		   ".tracker.yml, else ~/.local/share/tracker/history.db)"),
+	OPT_END(),
+};
+
+const struct cmd_help cmd_import_help = { usage, options, more };
+
+/* Returns 0, or the exit code of a usage error. */
+static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct import_opts *o)
+{
+	int nr_args = cmd_parse_options(ctx, options, o, argc, argv, 0);
+
+	if (nr_args < 0)
+		return EXIT_USAGE;
+	if (nr_args != 1)
+		return cmd_usage_error(ctx, !nr_args ? "no profile file given" :
+				       "one profile file at a time");
+	if (!o->run_id == !o->key)
+		return cmd_usage_error(ctx, "name the run with --run ID or --key K");
+	if (o->branch && !o->key)
+		return cmd_usage_error(ctx, "--branch goes with --key");
+	if (o->kind && !tk_profstore_valid_kind(o->kind))
+		return cmd_usage_error(ctx, "invalid kind '%s' (lower-case letters, digits, _)",
+				       o->kind);
+	if (o->format && !tk_importer_find(o->format))
+		return cmd_usage_error(ctx, "unknown format '%s'; see docs/importers.md", o->format);
+	return 0;
+}
 
 int cmd_import(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	const char *run_id = NULL, *key = NULL, *branch = NULL, *kind = NULL;
-	const char *format = NULL, *db_opt = NULL;
-	struct tk_import_opts io;
+	struct import_opts o;
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_buf db = TK_BUF_INIT, total = TK_BUF_INIT;
 	struct tk_store *s = NULL;
 	struct tk_profile p;
 	char id[TK_RUN_ID_LEN + 1], given[TK_RUN_ID_LEN + 1];
-	int c, ret;
+	const char *file;
+	int ret;
 
-	memset(&io, 0, sizeof(io));
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
-		switch (c) {
-		case OPT_RUN: run_id = optarg; break;
-		case OPT_KEY: key = optarg; break;
-		case OPT_BRANCH: branch = optarg; break;
-		case OPT_KIND: kind = optarg; break;
-		case OPT_FORMAT: format = optarg; break;
-		case OPT_EVENT: io.event = optarg; break;
-		case OPT_SAMPLE_TYPE: io.sample_type = optarg; break;
-		case OPT_DB: db_opt = optarg; break;
-		case OPT_NO_DEMANGLE: io.no_demangle = 1; break;
-		case ':':
-			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind != argc - 1)
-		return cmd_usage_error(ctx, optind >= argc ? "no profile file given" :
-				       "one profile file at a time");
-	if (!run_id == !key)
-		return cmd_usage_error(ctx, "name the run with --run ID or --key K");
-	if (branch && !key)
-		return cmd_usage_error(ctx, "--branch goes with --key");
-	if (kind && !tk_profstore_valid_kind(kind))
-		return cmd_usage_error(ctx, "invalid kind '%s' (lower-case letters, digits, _)", kind);
-	if (format && !tk_importer_find(format))
-		return cmd_usage_error(ctx, "unknown format '%s'; see docs/importers.md", format);
-
+	memset(&o, 0, sizeof(o));
+	ret = parse_options(argc, argv, ctx, &o);
+	if (ret)
+		return ret;
+	file = argv[0];
 	tk_profile_init(&p, TK_UNIT_SAMPLES);
-	ret = tk_import_file(argv[optind], format, &io, &p, &err);
+	ret = tk_import_file(file, o.format, &o.io, &p, &err);
 	if (ret) {
 		ret = cmd_fail(&err);
 		goto out;
 	}
 	if (p.warning[0])
 		cmd_warning("%s", p.warning);
-	if (!kind)
-		kind = tk_profstore_default_kind(p.unit);
-	cmd_resolve_db(ctx, db_opt, &db);
+	if (!o.kind)
+		o.kind = tk_profstore_default_kind(p.unit);
+	cmd_resolve_db(ctx, o.db, &db);
 	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
 	if (!ret)
-		ret = cmd_resolve_run_id(s, NULL, &run_id, given, &err);
+		ret = cmd_resolve_run_id(s, NULL, &o.run_id, given, &err);
 	if (!ret)
-		ret = tk_profstore_find_run(s, run_id, key, branch, NULL, id, &err);
+		ret = tk_profstore_find_run(s, o.run_id, o.key, o.branch, NULL, id, &err);
 	if (!ret)
-		ret = tk_profstore_put(s, id, kind, format, &p, &err);
+		ret = tk_profstore_put(s, id, o.kind, o.format, &p, &err);
 	if (ret) {
 		ret = cmd_fail(&err);
 		goto out;
 	}
 	tk_format_weight(&total, tk_profile_total(&p));
-	cmd_note("stored the %s profile of '%s' (%u frames, %s %s) with run %s", kind,
-		 argv[optind], p.nr_nodes - 1, total.buf, tk_unit_name(p.unit), id);
+	cmd_note("stored the %s profile of '%s' (%u frames, %s %s) with run %s", o.kind,
+		 file, p.nr_nodes - 1, total.buf, tk_unit_name(p.unit), id);
 out:
 	tk_store_close(s);
 	tk_profile_release(&p);

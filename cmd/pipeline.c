@@ -2,7 +2,6 @@
  * tracker pipeline wrap: a Buildkite pipeline with its steps' commands
  * wrapped in `tracker run` (the work is core/ci/pipewrap.c).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +11,7 @@
 #include "core/ci/pipewrap.h"
 #include "core/base/banned.h"
 
-const char cmd_pipeline_usage[] =
+static const char usage[] =
 	"usage: tracker pipeline wrap FILE [--keys K1,K2...] [--derive-keys] [-o OUT]\n"
 	"\n"
 	"Prints the Buildkite pipeline FILE (- for standard input) with the command\n"
@@ -24,13 +23,9 @@ const char cmd_pipeline_usage[] =
 	"steps without a key, steps using the tracker plugin and commands that\n"
 	"already run tracker are left as they are, so wrapping twice changes\n"
 	"nothing. A command shared through an alias or merge key is wrapped where\n"
-	"it is written only when every step that reads it is wrapped.\n"
-	"\n"
-	"Options:\n"
-	"  --keys K1,K2       wrap only the steps with these keys\n"
-	"  --derive-keys      give steps without a key the one tracker run would\n"
-	"                     derive from their label\n"
-	"  -o, --output OUT   write to OUT (atomically) instead of standard output\n"
+	"it is written only when every step that reads it is wrapped.\n";
+
+static const char more[] =
 	"\n"
 	"Steps left as they are, and why, are listed on standard error, with a\n"
 	"count of the wrapped steps.\n"
@@ -47,7 +42,57 @@ struct wrap_job {
 	struct tk_buf in;
 	struct tk_pipewrap_opts opts;
 	struct tk_pipewrap_stats stats;
+	const char *output;
+	char *keys_text; /* --keys, split in place into keys */
+	char **keys;
 };
+
+/* Splits "a,b,,c" into its non-empty parts. */
+static char **split_keys(char *list, size_t *nr)
+{
+	char **keys = NULL, *p = list;
+	size_t alloc = 0;
+
+	*nr = 0;
+	while (p) {
+		char *comma = strchr(p, ',');
+
+		if (comma)
+			*comma = '\0';
+		if (*p) {
+			TK_ALLOC_GROW(keys, *nr + 1, alloc);
+			keys[(*nr)++] = p;
+		}
+		p = comma ? comma + 1 : NULL;
+	}
+	return keys;
+}
+
+static int parse_keys(void *data, const char *arg, struct tk_err *err)
+{
+	struct wrap_job *job = data;
+
+	free(job->keys);
+	free(job->keys_text);
+	job->keys_text = tk_xstrdup(arg);
+	job->keys = split_keys(job->keys_text, &job->opts.nr_keys);
+	job->opts.keys = (const char *const *)job->keys;
+	if (!job->opts.nr_keys)
+		return tk_err_set(err, TK_EUSAGE, "no key in '%s'", arg);
+	return 0;
+}
+
+#define O struct wrap_job
+static const struct cmd_option options[] = {
+	OPT_CALLBACK(0, "keys", "K1,K2", parse_keys, "wrap only the steps with these keys"),
+	OPT_FLAG(0, "derive-keys", O, opts.derive_keys, "give steps without a key the one "
+		 "tracker run would derive from their label"),
+	OPT_STRING('o', "output", O, output, "OUT", "write to OUT (atomically) instead of "
+		   "standard output"),
+	OPT_END(),
+};
+
+const struct cmd_help cmd_pipeline_help = { usage, options, more };
 
 static void print_warning(void *arg, const char *msg)
 {
@@ -96,9 +141,11 @@ static int read_input(const char *file, struct tk_buf *in)
 		if (tk_buf_read_file(in, file, &err) && err.code != TK_EDATA)
 			return cmd_fail(&err);
 	} else {
-		while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
-			if (tk_buf_add(in, chunk, n))
+		for (;;) {
+			n = fread(chunk, 1, sizeof(chunk), stdin);
+			if (!n || tk_buf_add(in, chunk, n))
 				break;
+		}
 		if (ferror(stdin)) {
 			cmd_error("cannot read standard input");
 			return EXIT_UNAVAILABLE;
@@ -112,76 +159,28 @@ static int read_input(const char *file, struct tk_buf *in)
 	return 0;
 }
 
-/* Splits "a,b,,c" into its non-empty parts. */
-static char **split_keys(char *list, size_t *nr)
-{
-	char **keys = NULL, *p = list;
-	size_t alloc = 0;
-
-	*nr = 0;
-	while (p) {
-		char *comma = strchr(p, ',');
-
-		if (comma)
-			*comma = '\0';
-		if (*p) {
-			TK_ALLOC_GROW(keys, *nr + 1, alloc);
-			keys[(*nr)++] = p;
-		}
-		p = comma ? comma + 1 : NULL;
-	}
-	return keys;
-}
-
 static int cmd_wrap(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	enum { OPT_KEYS = 256, OPT_DERIVE };
-	static const struct option opts[] = {
-		{ "keys", required_argument, NULL, OPT_KEYS },
-		{ "derive-keys", no_argument, NULL, OPT_DERIVE },
-		{ "output", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct wrap_job job;
 	struct tk_err err = TK_ERR_INIT;
-	const char *output = NULL;
-	char **keys = NULL;
-	int c, ret;
+	int nr_args, ret;
 
 	memset(&job, 0, sizeof(job));
 	tk_buf_init(&job.in, 0);
 	job.opts.warn = print_warning;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_KEYS:
-			free(keys);
-			keys = split_keys(optarg, &job.opts.nr_keys);
-			if (!job.opts.nr_keys)
-				return cmd_usage_error(ctx, "--keys needs at least one key");
-			job.opts.keys = (const char *const *)keys;
-			break;
-		case OPT_DERIVE:
-			job.opts.derive_keys = 1;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		default:
-			free(keys);
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (argc - optind != 1) {
-		free(keys);
+	nr_args = cmd_parse_options(ctx, options, &job, argc, argv, 0);
+	if (nr_args != 1) {
+		free(job.keys);
+		free(job.keys_text);
+		if (nr_args < 0)
+			return EXIT_USAGE;
 		return cmd_usage_error(ctx, "wrap takes one FILE (- for standard input)");
 	}
-	job.name = strcmp(argv[optind], "-") ? argv[optind] : "<stdin>";
-	ret = read_input(argv[optind], &job.in);
+	job.name = strcmp(argv[0], "-") ? argv[0] : "<stdin>";
+	ret = read_input(argv[0], &job.in);
 	if (!ret) {
-		if (output) {
-			ret = cmd_write_output(output, write_wrapped, &job);
+		if (job.output) {
+			ret = cmd_write_output(job.output, write_wrapped, &job);
 		} else {
 			ret = write_wrapped(stdout, &job, &err);
 			if (ret)
@@ -190,7 +189,8 @@ static int cmd_wrap(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (!ret)
 		print_summary(&job);
-	free(keys);
+	free(job.keys);
+	free(job.keys_text);
 	tk_buf_release(&job.in);
 	return ret;
 }

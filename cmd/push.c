@@ -4,9 +4,7 @@
  * Idempotent by run id, so pushing a file twice, or pushing a record that
  * `tracker run` already stored, does no harm.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +16,7 @@
 #include "core/base/fsutil.h"
 #include "core/base/banned.h"
 
-const char cmd_push_usage[] =
+static const char usage[] =
 	"usage: tracker push [--db URL] [--remove] FILE|DIR...\n"
 	"       tracker push [--db URL] --from URL\n"
 	"\n"
@@ -40,14 +38,9 @@ const char cmd_push_usage[] =
 	"\n"
 	"With --from, every run and profile of another database is stored instead,\n"
 	"the same way (idempotent: pushing twice stores everything once), for\n"
-	"moving a SQLite history into PostgreSQL.\n"
-	"\n"
-	"Options:\n"
-	"  --db URL      the database (default: $TRACKER_DB, db: in .tracker.yml,\n"
-	"                else $XDG_DATA_HOME/tracker/history.db)\n"
-	"  --remove      delete each record file once it is stored or found already\n"
-	"                stored (files that fail are kept)\n"
-	"  --from URL    copy the runs and profiles of the database URL\n"
+	"moving a SQLite history into PostgreSQL.\n";
+
+static const char more[] =
 	"\n"
 	"Examples:\n"
 	"  tracker push tracker-artifacts/\n"
@@ -60,11 +53,24 @@ const char cmd_push_usage[] =
 	"69 the database is unavailable (files are kept).\n";
 
 struct push {
+	const char *db, *from;
 	struct tk_store *store;
 	int remove;
 	size_t stored, already, bad, gone;
 	int unavailable;
 };
+
+#define O struct push
+static const struct cmd_option options[] = {
+	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
+		   ".tracker.yml, else $XDG_DATA_HOME/tracker/history.db)"),
+	OPT_FLAG(0, "remove", O, remove, "delete each record file once it is stored or found "
+		 "already stored (files that fail are kept)"),
+	OPT_STRING(0, "from", O, from, "URL", "copy the runs and profiles of the database URL"),
+	OPT_END(),
+};
+
+const struct cmd_help cmd_push_help = { usage, options, more };
 
 /* The file vanished after it was listed: another `push --remove` took it. */
 static int vanished(struct push *p, const char *path, int listed)
@@ -126,11 +132,6 @@ out:
 	tk_run_release(&run);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
  * A temporary record left by a tracker killed before its rename: pushed
  * under its record's name once its writer is gone (tk_bundle_recover_tmp).
@@ -157,57 +158,21 @@ static void push_tmp(struct push *p, const char *path, long pid)
  * writers), in name order so the output is stable. */
 static void push_dir(struct push *p, const char *dir)
 {
-	char **names = NULL;
-	size_t nr = 0, alloc = 0, i;
-	long pid;
-	struct dirent *de;
-	DIR *d = opendir(dir);
+	struct tk_bundle_dir d = { NULL, 0, 0 };
+	struct tk_err err = TK_ERR_INIT;
+	size_t i;
 
-	if (!d) {
-		cmd_error("cannot read directory '%s': %s", dir, strerror(errno));
-		p->bad++;
-		return;
-	}
-	for (;;) {
-		size_t len;
-
-		errno = 0;
-		de = readdir(d);
-		if (!de)
-			break;
-		len = strlen(de->d_name);
-		if (de->d_name[0] == '.' ||
-		    ((len < 6 || strcmp(de->d_name + len - 5, ".json")) &&
-		     !tk_tmpfile_name_parse(de->d_name, NULL, &pid)))
-			continue;
-		TK_ALLOC_GROW(names, nr + 1, alloc);
-		names[nr++] = tk_xstrdup(de->d_name);
-	}
-	if (errno) {
-		cmd_error("cannot read directory '%s': %s", dir, strerror(errno));
+	if (tk_bundle_list_dir(dir, &d, &err)) {
+		cmd_error("%s", err.msg);
 		p->bad++;
 	}
-	closedir(d);
-	if (names)
-		qsort(names, nr, sizeof(*names), cmp_str);
-	for (i = 0; i < nr; i++) {
-		struct tk_buf path = TK_BUF_INIT;
-
-		if (!p->unavailable) {
-			size_t len = strlen(dir);
-
-			while (len > 1 && dir[len - 1] == '/')
-				len--;
-			tk_buf_addf(&path, "%.*s/%s", (int)len, dir, names[i]);
-			if (tk_tmpfile_name_parse(names[i], NULL, &pid))
-				push_tmp(p, path.buf, pid);
-			else
-				push_file(p, path.buf, 1);
-		}
-		tk_buf_release(&path);
-		free(names[i]);
+	for (i = 0; i < d.nr && !p->unavailable; i++) {
+		if (d.v[i].is_tmp)
+			push_tmp(p, d.v[i].path, d.v[i].pid);
+		else
+			push_file(p, d.v[i].path, 1);
 	}
-	free(names);
+	tk_bundle_dir_release(&d);
 }
 
 static void push_arg(struct push *p, const char *arg)
@@ -239,51 +204,22 @@ static int push_from(const char *src_url, struct tk_store *dst)
 	return ret;
 }
 
-enum { OPT_DB = 256, OPT_REMOVE, OPT_FROM };
-
-static const struct option options[] = {
-	{ "db", required_argument, NULL, OPT_DB },
-	{ "remove", no_argument, NULL, OPT_REMOVE },
-	{ "from", required_argument, NULL, OPT_FROM },
-	{ NULL, 0, NULL, 0 },
-};
-
 int cmd_push(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct tk_buf url = TK_BUF_INIT;
 	struct tk_err err = TK_ERR_INIT;
 	struct push p;
-	const char *db = NULL, *from = NULL;
-	int c, i, ret = 0;
+	int i, nr_args, ret = 0;
 
 	memset(&p, 0, sizeof(p));
-	opterr = 0;
-	optind = 1;
-	for (;;) {
-		c = getopt_long(argc, argv, ":", options, NULL);
-		if (c == -1)
-			break;
-		switch (c) {
-		case OPT_DB:
-			db = optarg;
-			break;
-		case OPT_REMOVE:
-			p.remove = 1;
-			break;
-		case OPT_FROM:
-			from = optarg;
-			break;
-		case ':':
-			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (from && (optind < argc || p.remove))
+	nr_args = cmd_parse_options(ctx, options, &p, argc, argv, 0);
+	if (nr_args < 0)
+		return EXIT_USAGE;
+	if (p.from && (nr_args || p.remove))
 		return cmd_usage_error(ctx, "--from takes no record files and no --remove");
-	if (!from && optind >= argc)
+	if (!p.from && !nr_args)
 		return cmd_usage_error(ctx, "no record files given");
-	cmd_resolve_db(ctx, db, &url);
+	cmd_resolve_db(ctx, p.db, &url);
 	if (tk_store_open(url.buf, &p.store, &err)) {
 		ret = cmd_fail(&err);
 		cmd_error("nothing pushed; the record files are unchanged");
@@ -291,11 +227,11 @@ int cmd_push(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (p.store->warning[0])
 		cmd_warning("%s", p.store->warning);
-	if (from) {
-		ret = push_from(from, p.store);
+	if (p.from) {
+		ret = push_from(p.from, p.store);
 		goto out;
 	}
-	for (i = optind; i < argc && !p.unavailable; i++)
+	for (i = 0; i < nr_args && !p.unavailable; i++)
 		push_arg(&p, argv[i]);
 	fprintf(stderr, "%zu stored, %zu already stored, %zu failed", p.stored, p.already,
 		p.bad);

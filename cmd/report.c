@@ -4,7 +4,6 @@
  * through the provider's publish operation (core/ci/ci.h). The verdicts do
  * not set the exit status: `tracker check` is the gate.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +17,7 @@
 #include "core/base/timeutil.h"
 #include "core/base/banned.h"
 
-const char cmd_report_usage[] =
+static const char usage[] =
 	"usage: tracker report [--artifacts DIR] [--upload] [--annotate] [--db URL]\n"
 	"                      [--branch B] [--baseline-branch B] [--no-charts]\n"
 	"                      [--fetch-baseline]\n"
@@ -30,27 +29,9 @@ const char cmd_report_usage[] =
 	"body for the CI's build page (annotation.md) and an OpenMetrics file\n"
 	"(metrics.txt), and the dashboard of every key (dashboard/index.html).\n"
 	"The current build is the CI context's; outside CI, the\n"
-	"newest runs of each key on the current branch (its last 24 hours).\n"
-	"\n"
-	"Options:\n"
-	"  --artifacts DIR     where the report goes (default: the artifacts\n"
-	"                      directory, $TRACKER_ARTIFACTS or artifacts: in\n"
-	"                      .tracker.yml or tracker-artifacts, then /report)\n"
-	"  --upload            upload DIR's files as the CI's artifacts (Buildkite:\n"
-	"                      buildkite-agent artifact upload 'DIR/**/*')\n"
-	"  --annotate          show the summary on the build's page (Buildkite:\n"
-	"                      buildkite-agent annotate --context tracker; GitHub:\n"
-	"                      the step summary)\n"
-	"  --db URL            the database (default: $TRACKER_DB, db: in\n"
-	"                      .tracker.yml, else ~/.local/share/tracker/history.db)\n"
-	"  --branch B          the current branch (default: the CI context's)\n"
-	"  --baseline-branch B compare with B (default: as tracker check)\n"
-	"  --no-charts         no history charts nor dashboard (faster with\n"
-	"                      thousands of keys)\n"
-	"  --fetch-baseline    first fetch from Buildkite the baseline runs the\n"
-	"                      history lacks for each key of the build (as tracker\n"
-	"                      diff --fetch-baseline; BUILDKITE_API_TOKEN, in a\n"
-	"                      Buildkite job)\n"
+	"newest runs of each key on the current branch (its last 24 hours).\n";
+
+static const char more[] =
 	"\n"
 	"Without the CI's tool (buildkite-agent not on PATH, or not under CI),\n"
 	"the files are written and tracker says what it would have uploaded and\n"
@@ -65,20 +46,36 @@ const char cmd_report_usage[] =
 	"error, 65 a stored run cannot be read, 69 the database is unavailable or\n"
 	"the CI's tool failed, 70 internal error.\n";
 
-enum { OPT_ARTIFACTS = 256, OPT_UPLOAD, OPT_ANNOTATE, OPT_DB, OPT_BRANCH, OPT_BASELINE,
-       OPT_NO_CHARTS, OPT_FETCH_BASELINE };
-
-static const struct option options[] = {
-	{ "artifacts", required_argument, NULL, OPT_ARTIFACTS },
-	{ "upload", no_argument, NULL, OPT_UPLOAD },
-	{ "annotate", no_argument, NULL, OPT_ANNOTATE },
-	{ "db", required_argument, NULL, OPT_DB },
-	{ "branch", required_argument, NULL, OPT_BRANCH },
-	{ "baseline-branch", required_argument, NULL, OPT_BASELINE },
-	{ "no-charts", no_argument, NULL, OPT_NO_CHARTS },
-	{ "fetch-baseline", no_argument, NULL, OPT_FETCH_BASELINE },
-	{ NULL, 0, NULL, 0 },
+struct report_args {
+	const char *dir, *db;
+	int upload, annotate, fetch;
+	struct tk_report_opts o;
 };
+
+#define O struct report_args
+static const struct cmd_option options[] = {
+	OPT_STRING(0, "artifacts", O, dir, "DIR", "where the report goes (default: the "
+		   "artifacts directory, $TRACKER_ARTIFACTS or artifacts: in .tracker.yml or "
+		   "tracker-artifacts, then /report)"),
+	OPT_FLAG(0, "upload", O, upload, "upload DIR's files as the CI's artifacts (Buildkite: "
+		 "buildkite-agent artifact upload 'DIR/**/*')"),
+	OPT_FLAG(0, "annotate", O, annotate, "show the summary on the build's page (Buildkite: "
+		 "buildkite-agent annotate --context tracker; GitHub: the step summary)"),
+	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
+		   ".tracker.yml, else ~/.local/share/tracker/history.db)"),
+	OPT_STRING(0, "branch", O, o.branch, "B", "the current branch (default: the CI "
+		   "context's)"),
+	OPT_STRING(0, "baseline-branch", O, o.baseline_branch, "B", "compare with B (default: "
+		   "as tracker check)"),
+	OPT_FLAG(0, "no-charts", O, o.no_charts, "no history charts nor dashboard (faster with "
+		 "thousands of keys)"),
+	OPT_FLAG(0, "fetch-baseline", O, fetch, "first fetch from Buildkite the baseline runs "
+		 "the history lacks for each key of the build (as tracker diff "
+		 "--fetch-baseline; BUILDKITE_API_TOKEN, in a Buildkite job)"),
+	OPT_END(),
+};
+
+const struct cmd_help cmd_report_help = { usage, options, more };
 
 static void warning(void *data, const char *msg)
 {
@@ -158,60 +155,45 @@ static int publish(const struct tk_report *r, const char *dir, const char *prefi
 
 int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	const char *opt_dir = NULL, *opt_db = NULL;
+	struct report_args a;
+	struct tk_report_opts *o = &a.o;
 	struct tk_buf dir = TK_BUF_INIT, db = TK_BUF_INIT, prefix = TK_BUF_INIT;
-	struct tk_report_opts o;
 	struct tk_report r;
 	struct tk_ci_context ci;
 	struct tk_store *s = NULL;
 	struct tk_err err = TK_ERR_INIT;
-	int c, upload = 0, annotate = 0, fetch = 0, inside, ret;
+	int nr_args, inside, ret;
 
-	memset(&o, 0, sizeof(o));
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
-		switch (c) {
-		case OPT_ARTIFACTS: opt_dir = optarg; break;
-		case OPT_UPLOAD: upload = 1; break;
-		case OPT_ANNOTATE: annotate = 1; break;
-		case OPT_DB: opt_db = optarg; break;
-		case OPT_BRANCH: o.branch = optarg; break;
-		case OPT_BASELINE: o.baseline_branch = optarg; break;
-		case OPT_NO_CHARTS: o.no_charts = 1; break;
-		case OPT_FETCH_BASELINE: fetch = 1; break;
-		case ':':
-			return cmd_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error(ctx, "unexpected argument '%s'", argv[optind]);
-	if (opt_dir && *opt_dir) {
-		tk_buf_adds(&dir, opt_dir);
+	memset(&a, 0, sizeof(a));
+	nr_args = cmd_parse_options(ctx, options, &a, argc, argv, 0);
+	if (nr_args < 0)
+		return EXIT_USAGE;
+	if (nr_args)
+		return cmd_usage_error(ctx, "unexpected argument '%s'", argv[0]);
+	if (a.dir && *a.dir) {
+		tk_buf_adds(&dir, a.dir);
 	} else {
 		cmd_resolve_artifacts(ctx, NULL, &dir);
 		tk_buf_adds(&dir, "/report");
 	}
 	/* uploaded from the working directory: the name the links use */
 	inside = tk_report_artifact_prefix(dir.buf, &prefix);
-	o.dir = dir.buf;
-	o.artifact_prefix = prefix.buf;
-	o.warn = warning;
-	cmd_resolve_db(ctx, opt_db, &db);
-	o.store_url = db.buf;
+	o->dir = dir.buf;
+	o->artifact_prefix = prefix.buf;
+	o->warn = warning;
+	cmd_resolve_db(ctx, a.db, &db);
+	o->store_url = db.buf;
 	cmd_keep_heap();
 	tk_ci_context_init(&ci);
 	tk_ci_collect(&tk_env_process, &ci, NULL);
 	tk_report_init(&r);
 	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
-	if (!ret && fetch)
-		ret = fetch_baselines(s, &o, &ci, &ctx->config, &err);
+	if (!ret && a.fetch)
+		ret = fetch_baselines(s, o, &ci, &ctx->config, &err);
 	if (!ret)
-		ret = tk_report_build(s, &o, &ci, &ctx->config, &r, &err);
+		ret = tk_report_build(s, o, &ci, &ctx->config, &r, &err);
 	if (!ret)
-		ret = tk_report_write(&r, &o, &err);
+		ret = tk_report_write(&r, o, &err);
 	if (ret) {
 		ret = cmd_fail(&err);
 	} else {
@@ -222,7 +204,7 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 		       r.count[TK_VERDICT_REGRESSION],
 		       r.count[TK_VERDICT_REGRESSION] == 1 ? "" : "s");
 		tk_buf_release(&what);
-		ret = publish(&r, inside ? prefix.buf : dir.buf, prefix.buf, upload, annotate);
+		ret = publish(&r, inside ? prefix.buf : dir.buf, prefix.buf, a.upload, a.annotate);
 	}
 	tk_store_close(s);
 	tk_report_release(&r);

@@ -9,35 +9,27 @@
  * problem found before the start (a bad option, no key, an invalid key) is
  * a warning and the job runs. Only outside CI do the usage errors typed on
  * the command line stop it (setup_problem).
+ *
+ * What happens around the job is core/ci/runstep.h's; this parses the
+ * options, finds the key, says what went wrong and prints the summary.
  */
-#include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "core/store/bundle.h"
-#include "core/measure/profiler.h"
-#include "core/analyze/ranks.h"
-#include "core/model/rank.h"
+#include "core/base/kvlist.h"
 #include "core/ci/ci.h"
-#include "core/ci/sacct.h"
-#include "core/model/import.h"
-#include "core/measure/job.h"
-#include "core/model/machine.h"
+#include "core/ci/runstep.h"
+#include "core/measure/profiler.h"
 #include "core/model/run.h"
-#include "core/store/store.h"
-#include "core/base/timeutil.h"
 #include "core/store/profstore.h"
-#include "core/store/recorder.h"
 #include "core/base/banned.h"
 
-const char cmd_run_usage[] =
+static const char usage[] =
 	"usage: tracker run [--key K] [--db URL] [--artifacts DIR] [--tag K=V]...\n"
 	"                   [--timeout DUR] [--grace DUR] [--orphan-wait DUR] [-q]\n"
 	"                   [--profile alloc,cpu] [--sample-bytes N] [--cpu-hz N]\n"
@@ -46,48 +38,9 @@ const char cmd_run_usage[] =
 	"\n"
 	"Runs CMD (no shell), measures it, records one run in the history database\n"
 	"and as a JSON record file, and exits with CMD's status. When CMD dies by a\n"
-	"signal, tracker dies by the same signal.\n"
-	"\n"
-	"Options:\n"
-	"  --key K            the step's key (else $TRACKER_KEY, else BUILDKITE_STEP_KEY,\n"
-	"                     else derived from the CI step's name with a warning:\n"
-	"                     Buildkite label, GitHub job, GitLab job, SLURM job name);\n"
-	"                     a parallel Buildkite job's key gets [JOB/COUNT] appended\n"
-	"  --db URL           database: a path or sqlite:PATH (else $TRACKER_DB, else\n"
-	"                     db: in .tracker.yml, else ~/.local/share/tracker/history.db)\n"
-	"  --artifacts DIR    where the record file goes (default tracker-artifacts)\n"
-	"  --tag K=V          attach a tag (repeatable)\n"
-	"  --machine-class C  machine kind (else config, Buildkite queue, partition, host)\n"
-	"  --timeout DUR      send TERM after DUR (90, 90s, 5m, 2h), KILL after the\n"
-	"                     grace period; tracker then exits 124\n"
-	"  --grace DUR        time between TERM and KILL (default 5s, under the 10s\n"
-	"                     Buildkite and 30s SLURM (KillWait) wait before a KILL)\n"
-	"  --orphan-wait DUR  wait for processes the job left running (default 10s)\n"
-	"  -q, --quiet        no summary line on stderr\n"
-	"  --profile WHAT     profile the job with the built-in profiler: alloc\n"
-	"                     (allocations: kinds alloc, alloc_count, heap_peak),\n"
-	"                     cpu (kind cpu), or alloc,cpu; see docs/profiler.md\n"
-	"  --sample-bytes N   mean bytes between allocation samples (default 512KiB;\n"
-	"                     1 records every allocation exactly)\n"
-	"  --cpu-hz N         CPU samples per second of CPU time (default 199)\n"
-	"  --cpu-sampler S    auto (default: perf_event_open when allowed, else\n"
-	"                     per-thread CPU timers), perf or timer\n"
-	"  --unwind U         auto (default: frame pointers when the code keeps\n"
-	"                     them, else libunwind), fp or libunwind\n"
-	"  --profile-lines    name frames \"function file.c:42\"\n"
-	"  --per-rank         one rank of an MPI job under srun: record the run as\n"
-	"                     rank $SLURM_PROCID of job $SLURM_JOB_ID.$SLURM_STEP_ID\n"
-	"  --profile-file PATH[:FORMAT]\n"
-	"                     after the job, import the profile it wrote to PATH\n"
-	"                     and store it with the run (repeatable); a missing or\n"
-	"                     unreadable file is a warning, the run is still recorded;\n"
-	"                     in PATH, %r is the rank ($SLURM_PROCID) and %% a %\n"
-	"  --profile-kind KIND  the kind of those profiles (default: from the unit:\n"
-	"                     bytes -> alloc, counts -> alloc_count, else cpu)\n"
-	"  --no-demangle      keep the profiles' frame names raw (C++/Rust mangled,\n"
-	"                     name@@GLIBC_2.34); see docs/importers.md\n"
-	"  --sacct            keep sacct's figures of the job's steps (automatic inside\n"
-	"                     an allocation, except with --per-rank)\n"
+	"signal, tracker dies by the same signal.\n";
+
+static const char more[] =
 	"\n"
 	"Measured: walltime, user/sys CPU of the process tree, peak RSS of the\n"
 	"largest process (maxrss_bytes), peak RSS summed over the tree\n"
@@ -107,17 +60,133 @@ const char cmd_run_usage[] =
 	"  tracker run --key amip --tag resolution=low -- julia --project amip.jl\n"
 	"  tracker run --key amip --profile alloc,cpu -- ./amip\n";
 
-struct run_state {
-	struct tk_run run;
-	struct tk_bundle bundle;   /* the profiles */
-	const char *profile_kind;
-	struct tk_profiler profiler;
-	struct tk_buf artifacts;
-	struct tk_recorder rec;
-	int quiet;
-	int in_ci;       /* problems before the start are warnings */
-	int no_record;   /* no run id: run the job, record nothing */
+struct run_args {
+	const char *key, *db, *artifacts, *machine_class;
+	struct tk_kvlist tags;
+	long cpu_hz;
+	int in_ci;      /* problems before the start are warnings */
+	struct tk_runstep st;
+	struct tk_buf artifacts_dir, db_url, keybuf, derived, from;
 };
+
+static int parse_tag(void *data, const char *arg, struct tk_err *err)
+{
+	struct run_args *a = data;
+
+	if (tk_kvlist_set_pair(&a->tags, arg))
+		return tk_err_set(err, TK_EUSAGE, "'%s' is not KEY=VALUE", arg);
+	return 0;
+}
+
+static int parse_profile_file(void *data, const char *arg, struct tk_err *err)
+{
+	struct run_args *a = data;
+
+	tk_bundle_add_file(&a->st.bundle, arg);
+	return 0;
+}
+
+static int parse_profile_kind(void *data, const char *arg, struct tk_err *err)
+{
+	struct run_args *a = data;
+
+	if (!tk_profstore_valid_kind(arg))
+		return tk_err_set(err, TK_EUSAGE, "invalid kind '%s'", arg);
+	a->st.profile_kind = arg;
+	return 0;
+}
+
+static int parse_profile(void *data, const char *arg, struct tk_err *err)
+{
+	struct run_args *a = data;
+
+	if (tk_profiler_parse_what(arg, &a->st.profiler.what))
+		return tk_err_set(err, TK_EUSAGE, "unknown profile '%s' (use alloc, cpu or "
+				  "alloc,cpu)", arg);
+	return 0;
+}
+
+static int parse_sample_bytes(void *data, const char *arg, struct tk_err *err)
+{
+	struct run_args *a = data;
+
+	if (tk_profiler_parse_bytes(arg, &a->st.profiler.sample_bytes))
+		return tk_err_set(err, TK_EUSAGE, "invalid size '%s' (use 1, 4096, 512KiB or "
+				  "1MiB)", arg);
+	return 0;
+}
+
+static int parse_sampler(void *data, const char *arg, struct tk_err *err)
+{
+	struct run_args *a = data;
+
+	if (tk_profiler_parse_sampler(arg, &a->st.profiler.sampler))
+		return tk_err_set(err, TK_EUSAGE, "unknown sampler '%s' (use auto, perf or "
+				  "timer)", arg);
+	return 0;
+}
+
+static int parse_unwind(void *data, const char *arg, struct tk_err *err)
+{
+	struct run_args *a = data;
+
+	if (tk_profiler_parse_unwind(arg, &a->st.profiler.unwind))
+		return tk_err_set(err, TK_EUSAGE, "unknown unwinder '%s' (use auto, fp or "
+				  "libunwind)", arg);
+	return 0;
+}
+
+#define O struct run_args
+static const struct cmd_option options[] = {
+	OPT_STRING(0, "key", O, key, "K", "the step's key (else $TRACKER_KEY, else "
+		   "BUILDKITE_STEP_KEY, else derived from the CI step's name with a warning: "
+		   "Buildkite label, GitHub job, GitLab job, SLURM job name); a parallel "
+		   "Buildkite job's key gets [JOB/COUNT] appended"),
+	OPT_STRING(0, "db", O, db, "URL", "database: a path or sqlite:PATH (else $TRACKER_DB, "
+		   "else db: in .tracker.yml, else ~/.local/share/tracker/history.db)"),
+	OPT_STRING(0, "artifacts", O, artifacts, "DIR", "where the record file goes (default "
+		   "tracker-artifacts)"),
+	OPT_CALLBACK(0, "tag", "K=V", parse_tag, "attach a tag (repeatable)"),
+	OPT_STRING(0, "machine-class", O, machine_class, "C", "machine kind (else config, "
+		   "Buildkite queue, partition, host)"),
+	OPT_DURATION(0, "timeout", O, st.timeout_s, "DUR", "send TERM after DUR (90, 90s, 5m, "
+		     "2h), KILL after the grace period; tracker then exits 124"),
+	OPT_DURATION(0, "grace", O, st.jo.grace_s, "DUR", "time between TERM and KILL "
+		     "(default 5s, under the 10s Buildkite and 30s SLURM (KillWait) wait before "
+		     "a KILL)"),
+	OPT_DURATION(0, "orphan-wait", O, st.jo.orphan_wait_s, "DUR", "wait for processes the "
+		     "job left running (default 10s)"),
+	OPT_FLAG('q', "quiet", O, st.quiet, "no summary line on stderr"),
+	OPT_CALLBACK(0, "profile", "WHAT", parse_profile, "profile the job with the built-in "
+		     "profiler: alloc (allocations: kinds alloc, alloc_count, heap_peak), cpu "
+		     "(kind cpu), or alloc,cpu; see docs/profiler.md"),
+	OPT_CALLBACK(0, "sample-bytes", "N", parse_sample_bytes, "mean bytes between "
+		     "allocation samples (default 512KiB; 1 records every allocation exactly)"),
+	OPT_LONG(0, "cpu-hz", O, cpu_hz, "N", 1, 10000, "CPU samples per second of CPU time "
+		 "(default 199)"),
+	OPT_CALLBACK(0, "cpu-sampler", "S", parse_sampler, "auto (default: perf_event_open "
+		     "when allowed, else per-thread CPU timers), perf or timer"),
+	OPT_CALLBACK(0, "unwind", "U", parse_unwind, "auto (default: frame pointers when the "
+		     "code keeps them, else libunwind), fp or libunwind"),
+	OPT_FLAG(0, "profile-lines", O, st.profiler.lines, "name frames \"function "
+		 "file.c:42\""),
+	OPT_FLAG(0, "per-rank", O, st.per_rank, "one rank of an MPI job under srun: record the "
+		 "run as rank $SLURM_PROCID of job $SLURM_JOB_ID.$SLURM_STEP_ID"),
+	OPT_CALLBACK(0, "profile-file", "PATH[:FORMAT]", parse_profile_file, "after the job, "
+		     "import the profile it wrote to PATH and store it with the run "
+		     "(repeatable); a missing or unreadable file is a warning, the run is still "
+		     "recorded; in PATH, %r is the rank ($SLURM_PROCID) and %% a %"),
+	OPT_CALLBACK(0, "profile-kind", "KIND", parse_profile_kind, "the kind of those "
+		     "profiles (default: from the unit: bytes -> alloc, counts -> alloc_count, "
+		     "else cpu)"),
+	OPT_FLAG(0, "no-demangle", O, st.profiler.no_demangle, "keep the profiles' frame names "
+		 "raw (C++/Rust mangled, name@@GLIBC_2.34); see docs/importers.md"),
+	OPT_FLAG(0, "sacct", O, st.sacct, "keep sacct's figures of the job's steps (automatic "
+		 "inside an allocation, except with --per-rank)"),
+	OPT_END(),
+};
+
+const struct cmd_help cmd_run_help = { usage, options, more };
 
 /*
  * A problem found before the job starts. Under CI the job runs anyway: a
@@ -126,7 +195,7 @@ struct run_state {
  * the job is not started, and this returns 2.
  */
 static int __attribute__((format(printf, 3, 4)))
-setup_problem(const struct cmd_ctx *ctx, const struct run_state *st, const char *fmt, ...)
+setup_problem(const struct cmd_ctx *ctx, const struct run_args *a, const char *fmt, ...)
 {
 	struct tk_buf msg = TK_BUF_INIT;
 	va_list ap;
@@ -135,12 +204,27 @@ setup_problem(const struct cmd_ctx *ctx, const struct run_state *st, const char 
 	va_start(ap, fmt);
 	tk_buf_vaddf(&msg, fmt, ap);
 	va_end(ap);
-	if (st->in_ci)
+	if (a->in_ci)
 		cmd_warning("%s; ignored under CI, the job runs", msg.buf);
 	else
 		ret = cmd_usage_error(ctx, "%s", msg.buf);
 	tk_buf_release(&msg);
 	return ret;
+}
+
+static void ci_problem(void *data, const char *msg)
+{
+	cmd_warning("%s; ignored under CI, the job runs", msg);
+}
+
+static void warning(void *data, const char *msg)
+{
+	cmd_warning("%s", msg);
+}
+
+static void note(void *data, const char *msg)
+{
+	fprintf(stderr, "tracker: note: %s\n", msg);
 }
 
 /* Die the way the job died. Core dumps stay the job's: ours are off. */
@@ -159,294 +243,137 @@ static void reraise(int sig)
 	exit(128 + sig);
 }
 
-static void warning(void *data, const char *msg)
+/* The options; the job's argv is left in argv[0..n). Returns n, or -1
+ * after a usage error. Under CI every problem is a warning. */
+static int parse(const struct cmd_ctx *ctx, int argc, char **argv, struct run_args *a)
 {
-	cmd_warning("%s", msg);
+	struct cmd_parse how = { CMD_PARSE_STOP_AT_ARG, ci_problem, a };
+	struct tk_err err = TK_ERR_INIT;
+	int nr_args;
+
+	if (a->in_ci)
+		nr_args = cmd_options_parse(options, a, argc, argv, &how, &err);
+	else
+		nr_args = cmd_parse_options(ctx, options, a, argc, argv, CMD_PARSE_STOP_AT_ARG);
+	if (nr_args < 0)
+		return -1;
+	if (a->cpu_hz)
+		a->st.profiler.cpu_hz = (unsigned)a->cpu_hz;
+	if (!nr_args) {
+		cmd_usage_error(ctx, "no command to run (put it after --)");
+		return -1;
+	}
+	return nr_args;
 }
 
-enum { OPT_KEY = 256, OPT_DB, OPT_ARTIFACTS, OPT_TAG, OPT_TIMEOUT, OPT_GRACE,
-       OPT_ORPHAN_WAIT, OPT_PROFILE_FILE, OPT_PROFILE_KIND, OPT_PROFILE, OPT_SAMPLE_BYTES,
-       OPT_CPU_HZ, OPT_CPU_SAMPLER, OPT_UNWIND, OPT_PROFILE_LINES, OPT_PER_RANK,
-       OPT_NO_DEMANGLE, OPT_MACHINE_CLASS, OPT_SACCT };
-
-static const struct option run_options[] = {
-	{ "key", required_argument, NULL, OPT_KEY },
-	{ "db", required_argument, NULL, OPT_DB },
-	{ "artifacts", required_argument, NULL, OPT_ARTIFACTS },
-	{ "tag", required_argument, NULL, OPT_TAG },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "grace", required_argument, NULL, OPT_GRACE },
-	{ "orphan-wait", required_argument, NULL, OPT_ORPHAN_WAIT },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "profile-file", required_argument, NULL, OPT_PROFILE_FILE },
-	{ "profile-kind", required_argument, NULL, OPT_PROFILE_KIND },
-	{ "profile", required_argument, NULL, OPT_PROFILE },
-	{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
-	{ "cpu-hz", required_argument, NULL, OPT_CPU_HZ },
-	{ "cpu-sampler", required_argument, NULL, OPT_CPU_SAMPLER },
-	{ "unwind", required_argument, NULL, OPT_UNWIND },
-	{ "profile-lines", no_argument, NULL, OPT_PROFILE_LINES },
-	{ "per-rank", no_argument, NULL, OPT_PER_RANK },
-	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-	{ "machine-class", required_argument, NULL, OPT_MACHINE_CLASS },
-	{ "sacct", no_argument, NULL, OPT_SACCT },
-	{ NULL, 0, NULL, 0 },
-};
-
-static void release_state(struct run_state *st)
+/*
+ * The run's key: --key, else $TRACKER_KEY, else BUILDKITE_STEP_KEY, else
+ * derived from the CI step that runs command, with a warning. Returns 0
+ * with *key set, or the exit code of a usage error.
+ */
+static int find_key(const struct cmd_ctx *ctx, struct run_args *a, const char *command,
+		    const char **key)
 {
-	tk_bundle_release(&st->bundle);
-	tk_profiler_release(&st->profiler);
-	tk_run_release(&st->run);
-	tk_buf_release(&st->artifacts);
-	tk_recorder_release(&st->rec);
-}
+	struct tk_err err = TK_ERR_INIT, refusal = TK_ERR_INIT;
 
-/* 1 when "--" is among argv[from..argc). */
-static int has_separator(int argc, char **argv, int from)
-{
-	int i;
-
-	for (i = from; i < argc; i++)
-		if (!strcmp(argv[i], "--"))
-			return 1;
+	*key = tk_ci_key(&tk_env_process, a->key, &a->keybuf);
+	if (*key && tk_run_check_key(*key, &refusal)) {
+		if (!a->in_ci)
+			return cmd_usage_error(ctx, "%s", refusal.msg);
+		*key = NULL; /* under CI: refused, said below with the key used */
+	}
+	if (*key)
+		return 0;
+	if (tk_ci_derive_key(&tk_env_process, command, &a->derived, &a->from, &err))
+		return cmd_usage_error(ctx, "%s", err.msg);
+	*key = a->derived.buf;
+	if (tk_run_check_key(*key, &err))
+		return cmd_usage_error(ctx, "%s", err.msg);
+	cmd_warning("%s%srecording as '%s', from %s (name it with --key to keep it stable)",
+		    refusal.msg[0] ? refusal.msg : "no key given",
+		    refusal.msg[0] ? "; ignored under CI, " : ": ", *key, a->from.buf);
 	return 0;
+}
+
+/* The run's record before the job: key, tags, where it runs. Returns 0 or
+ * the exit code of a usage error. */
+static int prepare(const struct cmd_ctx *ctx, struct run_args *a, char **argv)
+{
+	struct tk_err err = TK_ERR_INIT;
+	const char *key;
+	size_t n;
+	int ret;
+
+	ret = find_key(ctx, a, argv[0], &key);
+	if (ret)
+		return ret;
+	tk_runstep_begin(&a->st, key, argv, TRACKER_VERSION, &ctx->config);
+	n = tk_run_add_tags(&a->st.run, &a->tags, &err);
+	if (n && setup_problem(ctx, a, "%s; %s dropped", err.msg,
+			       n > 1 ? "it and the other refused tags are" : "the tag is"))
+		return EXIT_USAGE;
+	if (tk_runstep_context(&a->st, a->machine_class, &ctx->config, &err))
+		return setup_problem(ctx, a, "%s", err.msg);
+	return 0;
+}
+
+/* Runs the job and records it. Returns the job's exit status, 124 on
+ * --timeout; dies by the job's signal. */
+static int run_job(const struct cmd_ctx *ctx, struct run_args *a, char **argv)
+{
+	struct tk_job_result jr;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_buf line = TK_BUF_INIT;
+	int exec_errno;
+
+	cmd_resolve_artifacts(ctx, a->artifacts, &a->artifacts_dir);
+	cmd_resolve_db(ctx, a->db, &a->db_url);
+	a->st.rec.dir = a->artifacts_dir.buf;
+	a->st.rec.db = a->db_url.buf;
+	fflush(NULL);
+	if (tk_runstep_run(&a->st, argv, &jr, &exec_errno, &err)) {
+		cmd_error("%s", err.msg);
+		if (!exec_errno)
+			return EXIT_INTERNAL;
+		/* it could not start: that is recorded too, as a shell's 126/127 */
+		tk_runstep_finish_unstarted(&a->st, &jr, cmd_catch_cancel());
+		return jr.exit_code;
+	}
+	/* From here on, tracker's troubles never change the exit status. */
+	tk_runstep_finish(&a->st, &jr, cmd_catch_cancel());
+	if (jr.orphans_left && !a->st.quiet)
+		cmd_warning("%d process(es) the job started are still running; "
+			    "not waiting for them (see --orphan-wait)", jr.orphans_left);
+	if (!a->st.quiet) {
+		tk_run_format_summary(&a->st.run, &line);
+		fprintf(stderr, "tracker: %s\n", line.buf);
+		tk_buf_release(&line);
+	}
+	if (jr.timed_out)
+		return 124;
+	if (jr.term_signal)
+		reraise(jr.term_signal);
+	return jr.exit_code;
 }
 
 int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	const char *opt_key = NULL, *opt_db = NULL, *opt_artifacts = NULL, *opt_machine_class = NULL;
-	const char *key;
-	const struct tk_key_config *kc;
-	struct tk_kvlist cli_tags = { NULL, 0, 0 };
-	struct tk_job_opts jo;
-	struct tk_job_result jr;
-	struct tk_watchdog wd;
-	struct run_state st;
-	struct tk_err err = TK_ERR_INIT;
-	struct tk_buf db = TK_BUF_INIT, derived = TK_BUF_INIT, from = TK_BUF_INIT, keybuf = TK_BUF_INIT;
-	double timeout = -1, v;
-	size_t n;
-	int c, i, li = 0, exec_errno, per_rank = 0, ret = 0, lost = 0, sacct = 0, refused = 0;
+	struct run_args a;
+	int nr_args, ret;
 
-	memset(&jo, 0, sizeof(jo));
-	memset(&st, 0, sizeof(st));
-	jo.watchdog = tk_watchdog_start(&wd, &err) ? NULL : &wd;
-	tk_profiler_init(&st.profiler);
-	st.profiler.warn = warning;
-	st.profiler.libdir = TRACKER_LIBDIR;
-	st.bundle.warn = warning;
-	tk_run_init(&st.run);
-	tk_buf_init(&st.artifacts, 0);
-	tk_recorder_init(&st.rec);
-	st.rec.warn = warning;
-	jo.grace_s = 5;
-	jo.orphan_wait_s = 10;
-	st.in_ci = tk_ci_detected(&tk_env_process);
-	optind = 1;
-	opterr = 0;
-	while (!ret && (c = getopt_long(argc, argv, "+:q", run_options, &li)) != -1) {
-		switch (c) {
-		case OPT_KEY:
-			opt_key = optarg;
-			break;
-		case OPT_DB:
-			opt_db = optarg;
-			break;
-		case OPT_ARTIFACTS:
-			opt_artifacts = optarg;
-			break;
-		case OPT_TAG:
-			if (tk_kvlist_set_pair(&cli_tags, optarg))
-				ret = setup_problem(ctx, &st, "--tag wants KEY=VALUE, not '%s'",
-						    optarg);
-			break;
-		case OPT_TIMEOUT:
-		case OPT_GRACE:
-		case OPT_ORPHAN_WAIT:
-			if (tk_parse_duration(optarg, &v, &err))
-				ret = setup_problem(ctx, &st, "%s", err.msg);
-			else if (c == OPT_TIMEOUT)
-				timeout = v;
-			else if (c == OPT_GRACE)
-				jo.grace_s = v;
-			else
-				jo.orphan_wait_s = v;
-			break;
-		case 'q':
-			st.quiet = 1;
-			break;
-		case OPT_PROFILE_FILE:
-			tk_bundle_add_file(&st.bundle, optarg);
-			break;
-		case OPT_PROFILE_KIND:
-			if (!tk_profstore_valid_kind(optarg))
-				ret = setup_problem(ctx, &st, "invalid --profile-kind '%s'", optarg);
-			else
-				st.profile_kind = optarg;
-			break;
-		case OPT_PROFILE:
-		case OPT_SAMPLE_BYTES:
-		case OPT_CPU_HZ:
-		case OPT_CPU_SAMPLER:
-		case OPT_UNWIND:
-		case OPT_PROFILE_LINES:
-			if (tk_profiler_set(&st.profiler, run_options[li].name, optarg, &err))
-				ret = setup_problem(ctx, &st, "%s", err.msg);
-			break;
-		case OPT_PER_RANK:
-		case OPT_SACCT:
-			*(c == OPT_SACCT ? &sacct : &per_rank) = 1;
-			break;
-		case OPT_NO_DEMANGLE:
-			st.profiler.no_demangle = 1;
-			break;
-		case OPT_MACHINE_CLASS:
-			opt_machine_class = optarg;
-			break;
-		case ':':
-			ret = setup_problem(ctx, &st, "option '%s' needs a value",
-					    argv[optind - 1]);
-			lost = 1;
-			break;
-		default:
-			ret = setup_problem(ctx, &st, "unknown option '%s'", argv[optind - 1]);
-			lost = 1;
-			/* "--frob 3 -- CMD": 3 is its value, the options go on */
-			if (!ret && !strncmp(argv[optind - 1], "--", 2) &&
-			    !strchr(argv[optind - 1], '=') && optind < argc &&
-			    argv[optind][0] != '-' && has_separator(argc, argv, optind))
-				optind++;
-			break;
-		}
-	}
-	if (ret)
-		goto out;
-	/*
-	 * After an unknown option the parse may have stopped early ("--frob
-	 * 3 4 -- make"): the command is what follows the first "--".
-	 */
-	if (lost && has_separator(argc, argv, 1)) {
-		for (i = 1; strcmp(argv[i], "--"); i++)
-			;
-		optind = i + 1;
-	}
-	if (optind >= argc) {
-		ret = cmd_usage_error(ctx, "no command to run (put it after --)");
-		goto out;
-	}
-	key = tk_ci_key(&tk_env_process, opt_key, &keybuf);
-	if (key && tk_run_check_key(key, &err)) {
-		if (!st.in_ci && (ret = setup_problem(ctx, &st, "%s", err.msg)))
-			goto out;
-		key = NULL; /* under CI: err.msg is said below, with the key used */
-		refused = 1;
-	}
-	if (!key) {
-		if (tk_ci_derive_key(&tk_env_process, argv[optind], &derived, &from, &err)) {
-			ret = cmd_usage_error(ctx, "%s", err.msg);
-			goto out;
-		}
-		key = derived.buf;
-		if (tk_run_check_key(key, &err)) {
-			ret = cmd_usage_error(ctx, "%s", err.msg);
-			goto out;
-		}
-		cmd_warning("%s%srecording as '%s', from %s (name it with --key to keep it stable)",
-			    refused ? err.msg : "no key given", refused ? "; ignored under CI, " : ": ",
-			    key, from.buf);
-	}
-	if (tk_uuid_v4(st.run.id, &err)) {
-		cmd_warning("%s; the job runs, but is not recorded", err.msg);
-		st.no_record = 1;
-	}
-	st.run.key = tk_xstrdup(key);
-	st.run.tracker_version = tk_xstrdup(TRACKER_VERSION);
-	tk_run_set_argv(&st.run, argv + optind);
-	kc = tk_config_key(&ctx->config, key);
-	if (kc) {
-		tk_kvlist_merge(&st.run.tags, &kc->tags);
-		if (timeout < 0 && kc->timeout_s > 0)
-			timeout = kc->timeout_s;
-	}
-	n = tk_run_add_tags(&st.run, &cli_tags, &err);
-	if (n && (ret = setup_problem(ctx, &st, "%s; %s dropped", err.msg,
-				      n > 1 ? "it and the other refused tags are" : "the tag is")))
-		goto out;
-	if (tk_ci_collect(&tk_env_process, &st.run.ci, &err))
-		cmd_warning("incomplete CI context: %s", err.msg);
-	st.run.machine_class = tk_machine_class_for(opt_machine_class, &ctx->config, key, &st.run.ci);
-	if (per_rank && tk_ranks_setup(&st.run, &err)) {
-		ret = setup_problem(ctx, &st, "%s", err.msg);
-		if (ret)
-			goto out;
-	}
-	tk_bundle_expand_paths(&st.bundle, tk_ranks_task_rank(&st.run));
-	cmd_resolve_artifacts(ctx, opt_artifacts, &st.artifacts);
-	cmd_resolve_db(ctx, opt_db, &db);
-
-	jo.argv = argv + optind;
-	jo.timeout_s = timeout > 0 ? timeout : 0;
-	st.rec.dir = st.artifacts.buf;
-	st.rec.db = db.buf;
-	st.rec.quiet = st.quiet;
-	if (!st.no_record)
-		tk_recorder_hook(&st.rec, &st.run, &jo);
-	st.profiler.quiet = st.quiet;
-	tk_profiler_start(&st.profiler, argv + optind);
-	tk_profiler_hook(&st.profiler, &jo);
-	fflush(NULL);
-	if (tk_job_run(&jo, &jr, &exec_errno, &err)) {
-		cmd_error("%s", err.msg);
-		ret = EXIT_INTERNAL;
-		if (!exec_errno)
-			goto out;
-		/* it could not start: that is recorded too, as a shell's 126/127 */
-		st.rec.cancel = cmd_catch_cancel();
-		tk_job_result_to_run(&jr, &st.run);
-		st.run.status = TK_RUN_ERROR;
-		if (!st.no_record)
-			tk_recorder_finish(&st.rec, NULL, &st.run);
-		ret = jr.exit_code;
-		goto out;
-	}
-	/* From here on, tracker's troubles never change the exit status. */
-	st.rec.cancel = cmd_catch_cancel();
-	tk_job_result_to_run(&jr, &st.run);
-	st.run.partial = 0;
-	tk_profiler_finish(&st.profiler);
-	if ((sacct || !per_rank) && !st.no_record &&
-	    tk_sacct_for_run(&st.run, sacct, &tk_env_process, &from) && !st.quiet)
-		fprintf(stderr, "tracker: note: %s\n", from.buf);
-	if (!st.no_record) {
-		tk_bundle_take(&st.bundle, st.profiler.profiles, st.profiler.have,
-			       TK_RAW_NVALUES);
-		tk_bundle_import(&st.bundle, &st.run, st.artifacts.buf, st.profile_kind,
-				 st.profiler.no_demangle);
-		tk_recorder_finish(&st.rec, &st.bundle, &st.run);
-	}
-	if (jr.orphans_left && !st.quiet)
-		cmd_warning("%d process(es) the job started are still running; "
-			    "not waiting for them (see --orphan-wait)", jr.orphans_left);
-	if (!st.quiet) {
-		tk_buf_reset(&db);
-		tk_run_format_summary(&st.run, &db);
-		fprintf(stderr, "tracker: %s\n", db.buf);
-	}
-	if (jr.timed_out)
-		ret = 124;
-	else if (jr.term_signal)
-		reraise(jr.term_signal);
-	else
-		ret = jr.exit_code;
-out:
-	if (jo.watchdog)
-		tk_watchdog_done(&wd);
-	tk_kvlist_release(&cli_tags);
-	release_state(&st);
-	tk_buf_release(&db);
-	tk_buf_release(&derived);
-	tk_buf_release(&keybuf);
-	tk_buf_release(&from);
+	memset(&a, 0, sizeof(a));
+	tk_runstep_init(&a.st, TRACKER_LIBDIR, warning, note, &a);
+	a.in_ci = tk_ci_detected(&tk_env_process);
+	nr_args = parse(ctx, argc, argv, &a);
+	ret = nr_args < 0 ? EXIT_USAGE : prepare(ctx, &a, argv);
+	if (!ret)
+		ret = run_job(ctx, &a, argv);
+	tk_runstep_release(&a.st);
+	tk_kvlist_release(&a.tags);
+	tk_buf_release(&a.artifacts_dir);
+	tk_buf_release(&a.db_url);
+	tk_buf_release(&a.keybuf);
+	tk_buf_release(&a.derived);
+	tk_buf_release(&a.from);
 	return ret;
 }

@@ -16,42 +16,46 @@
 #include "core/measure/unwind.h"
 #include "core/base/banned.h"
 
-static const char help_usage[] =
+static const struct cmd_help help_help = {
 	"usage: tracker help [COMMAND]\n"
 	"\n"
-	"Shows the list of commands, or the full help of COMMAND.\n";
+	"Shows the list of commands, or the full help of COMMAND.\n",
+	NULL, NULL,
+};
 
-static const char version_usage[] =
+static const struct cmd_help version_help = {
 	"usage: tracker version\n"
 	"\n"
 	"Prints tracker's version (also: tracker --version), and a line for each\n"
-	"optional library the build was made without.\n";
+	"optional library the build was made without.\n",
+	NULL, NULL,
+};
 
 static const struct cmd_entry commands[] = {
 	{ "run", cmd_run, CMD_CONFIG_WARN, "wrap a job step, measure it and record the run",
-	  cmd_run_usage },
+	  &cmd_run_help },
 	{ "history", cmd_history, 0, "list recorded runs, newest first",
-	  cmd_history_usage },
+	  &cmd_history_help },
 	{ "push", cmd_push, 0, "store run record files in the database",
-	  cmd_push_usage },
-	{ "flame", cmd_flame, 0, "render a profile as a flame graph", cmd_flame_usage },
+	  &cmd_push_help },
+	{ "flame", cmd_flame, 0, "render a profile as a flame graph", &cmd_flame_help },
 	{ "import", cmd_import, 0, "attach a profile file to a recorded run",
-	  cmd_import_usage },
-	{ "diff", cmd_diff, 0, "render a profile against its baseline", cmd_diff_usage },
+	  &cmd_import_help },
+	{ "diff", cmd_diff, 0, "render a profile against its baseline", &cmd_diff_help },
 	{ "pipeline", cmd_pipeline, CMD_NO_CONFIG,
-	  "wrap a Buildkite pipeline's step commands in tracker run", cmd_pipeline_usage },
+	  "wrap a Buildkite pipeline's step commands in tracker run", &cmd_pipeline_help },
 	{ "dashboard", cmd_dashboard, 0, "write one page of every key's history and verdict",
-	  cmd_dashboard_usage },
+	  &cmd_dashboard_help },
 	{ "check", cmd_check, 0, "judge this build's runs against their baseline",
-	  cmd_check_usage },
+	  &cmd_check_help },
 	{ "fetch", cmd_fetch, 0, "fill the history with the records of Buildkite builds",
-	  cmd_fetch_usage },
+	  &cmd_fetch_help },
 	{ "report", cmd_report, 0, "write this build's charts, diffs and verdicts, and publish them",
-	  cmd_report_usage },
+	  &cmd_report_help },
 	{ "config", cmd_config, CMD_NO_CONFIG, "check a .tracker.yml file",
-	  cmd_config_usage },
-	{ "help", cmd_help, CMD_NO_CONFIG, "show help for tracker or one command", help_usage },
-	{ "version", cmd_version, CMD_NO_CONFIG, "print the version", version_usage },
+	  &cmd_config_help },
+	{ "help", cmd_help, CMD_NO_CONFIG, "show help for tracker or one command", &help_help },
+	{ "version", cmd_version, CMD_NO_CONFIG, "print the version", &version_help },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -120,24 +124,15 @@ int cmd_fail(const struct tk_err *err)
 	return tk_err_exit_code(err->code ? err->code : TK_EINTERNAL);
 }
 
-static int found_one(const struct tk_run_summary *s, void *data)
-{
-	(void)s;
-	*(int *)data = 1;
-	return 1;
-}
-
 void cmd_since_hint(struct tk_store *store, const struct tk_run_query *q, struct tk_err *err)
 {
 	char msg[TK_ERR_MSG_MAX];
 	struct tk_run_query all = *q;
 	struct tk_err qerr = TK_ERR_INIT;
-	int older = 0;
 
 	/* only when runs the default --since left out would have matched */
 	all.since_us = 0;
-	all.limit = 1;
-	if (tk_store_query_summaries(store, &all, found_one, &older, &qerr) < 0 || !older)
+	if (tk_store_any_run(store, &all, &qerr) != 1)
 		return;
 	snprintf(msg, sizeof(msg), "%s", err->msg);
 	tk_err_set(err, err->code, "%s; --since defaults to 1y: older runs need an earlier "
@@ -157,10 +152,25 @@ static const struct cmd_entry *find_command(const char *name)
 /* The synopsis: the usage text up to its first blank line. */
 static void print_synopsis(FILE *f, const struct cmd_entry *c)
 {
-	const char *end = strstr(c->usage, "\n\n");
-	int len = end ? (int)(end - c->usage + 1) : (int)strlen(c->usage);
+	const char *usage = c->help->usage;
+	const char *end = strstr(usage, "\n\n");
+	int len = end ? (int)(end - usage + 1) : (int)strlen(usage);
 
-	fprintf(f, "%.*s", len, c->usage);
+	fprintf(f, "%.*s", len, usage);
+}
+
+/* The full -h: usage, the options of the table, the rest. */
+static void print_help(FILE *f, const struct cmd_entry *c)
+{
+	const struct cmd_help *h = c->help;
+
+	fputs(h->usage, f);
+	if (h->options && h->options->type != CMD_OPT_END) {
+		fputs("\nOptions:\n", f);
+		cmd_options_help(f, h->options);
+	}
+	if (h->more)
+		fputs(h->more, f);
 }
 
 int cmd_usage_error(const struct cmd_ctx *ctx, const char *fmt, ...)
@@ -220,7 +230,7 @@ int cmd_help(int argc, char **argv, struct cmd_ctx *ctx)
 	c = find_command(argv[1]);
 	if (!c)
 		return unknown_command(argv[1]);
-	fputs(c->usage, stdout);
+	print_help(stdout, c);
 	return 0;
 }
 
@@ -282,6 +292,23 @@ static int load_config(struct cmd_ctx *ctx, unsigned flags)
 	return ret;
 }
 
+/* tracker --list-options CMD: the long names of CMD's options, for the
+ * test that finds each in CMD's -h and docs page. */
+static int list_options(int argc, char **argv)
+{
+	const struct cmd_entry *c = argc == 3 ? find_command(argv[2]) : NULL;
+
+	if (argc != 3) {
+		cmd_error("--list-options takes one command");
+		return EXIT_USAGE;
+	}
+	if (!c)
+		return unknown_command(argv[2]);
+	if (c->help->options)
+		cmd_options_list(stdout, c->help->options);
+	return 0;
+}
+
 static int finish_stdout(int ret)
 {
 	if (fflush(stdout) || ferror(stdout)) {
@@ -317,6 +344,8 @@ int main(int argc, char **argv)
 			printf("%s\n", commands[i].name);
 		return finish_stdout(0);
 	}
+	if (!strcmp(argv[1], "--list-options"))
+		return finish_stdout(list_options(argc, argv));
 	if (argv[1][0] == '-') {
 		cmd_error("unknown option '%s'", argv[1]);
 		print_main_usage(stderr);
@@ -327,7 +356,7 @@ int main(int argc, char **argv)
 		return unknown_command(argv[1]);
 	ctx.name = c->name;
 	if (wants_help(argc - 1, argv + 1)) {
-		fputs(c->usage, stdout);
+		print_help(stdout, c);
 		return finish_stdout(0);
 	}
 	ret = c->flags & CMD_NO_CONFIG ? 0 : load_config(&ctx, c->flags);

@@ -62,6 +62,52 @@ for cmd in $commands; do
 	"
 done
 
+# Options are data (cmd/options.h): each command's table makes its
+# parsing and the "Options:" section of its -h. Every option the table
+# holds is accepted, shown in -h and listed on the docs page; the
+# synopsis names no option the command does not take.
+test_expect_success 'tracker --list-options lists a table' '
+	tracker --list-options history >options &&
+	grep -x -e --key options &&
+	grep -x -e --plot options &&
+	! grep -v -e "^--[a-z][a-z0-9-]*\$" options &&
+	tracker --list-options help >options &&
+	test_must_be_empty options &&
+	test_expect_code 2 tracker --list-options >out 2>err &&
+	grep "takes one command" err &&
+	test_expect_code 2 tracker --list-options bogus 2>err &&
+	grep "bogus" err
+'
+
+for cmd in $commands; do
+	case $cmd in
+	pipeline) args=wrap ;;
+	*) args= ;;
+	esac
+	test_expect_success "every option of tracker $cmd is accepted, in its -h and its docs" "
+		tracker --list-options $cmd >options &&
+		tracker $cmd -h >help &&
+		sed -n '/^Options:\$/,/^\$/p' help >section &&
+		while read -r o; do
+			test_expect_code 2 tracker $cmd $args \"\$o=x\" --zzz-not-an-option \
+				>out 2>err </dev/null &&
+			! grep \"unknown option '\$o'\" err &&
+			grep -E -e \"^  (-[a-zA-Z], )?\$o( |\\\$)\" section ||
+			{ echo \"\$o: refused, or not in the options of -h\"; return 1; }
+			case $cmd in help|version) continue ;; esac
+			grep -E -q -e \"\$o([^a-z0-9-]|\\\$)\" \"\$TRACKER_ROOT/docs/tracker-$cmd.md\" ||
+			{ echo \"\$o: not in docs/tracker-$cmd.md\"; return 1; }
+		done <options &&
+		{ grep -c -e '^  -' section || :; } >listed &&
+		test \"\$(cat listed)\" = \"\$(wc -l <options)\" &&
+		sed '/^\$/q' help | grep -o -E -e '--[a-z][a-z0-9-]*' | sort -u >synopsis &&
+		while read -r o; do
+			grep -q -x -e \"\$o\" options ||
+			{ echo \"the synopsis shows \$o, which tracker $cmd does not take\"; return 1; }
+		done <synopsis
+	"
+done
+
 test_expect_success 'tracker --help lists every command' '
 	tracker --help >out &&
 	head -n 1 out | grep "^usage: tracker" &&

@@ -51,6 +51,53 @@ test_expect_success 'cmd/ includes no plugins/ header' '
 	! test -s found || { cat found; false; }
 '
 
+# cmd/ parses options, calls core and prints (cmd/cmd.h): the work is
+# core's. These are the calls that are work, not one step of a command:
+# store iteration, laying charts and flame graphs out, building profiles,
+# the steps of a run around its job, reading directories.
+cat >cmd-bans <<EOF
+tk_store_query_summaries
+tk_store_query_runs
+tk_diff_build
+tk_plot_layout
+tk_plot_data_load
+tk_plot_fill_alloc
+tk_plot_data_baselines
+tk_flame_layout
+tk_profile_add_stack
+tk_histsink_add_summary
+tk_histsink_add_run
+tk_check_key
+tk_job_run
+tk_job_result_to_run
+tk_profiler_finish
+tk_sacct_for_run
+tk_bundle_import
+tk_recorder_finish
+opendir
+readdir
+EOF
+
+test_expect_success 'cmd/ calls core for the work, and does none itself' '
+	(cd "$TRACKER_ROOT" && grep -nwF -f "$TRASH_DIRECTORY/cmd-bans" cmd/*.c) >found ||
+		true &&
+	! test -s found || { cat found; false; }
+'
+
+test_expect_success 'every call the rule above bans exists (no typo makes it idle)' '
+	while read -r name; do
+		case $name in opendir|readdir) continue ;; esac
+		grep -qw "$name" "$TRACKER_ROOT"/core/*/*.h ||
+		{ echo "$name is no core function"; return 1; }
+	done <cmd-bans
+'
+
+test_expect_success 'only cmd/options.c parses options' '
+	(cd "$TRACKER_ROOT" && grep -lE "getopt(_long)?\(|<getopt.h>" cmd/*.c) >found ||
+		true &&
+	! grep -v -x cmd/options.c found || { cat found; false; }
+'
+
 test_expect_success 'core/ and cmd/ name no plugin descriptor or table' '
 	cat "$TRACKER_ROOT"/plugins/*/*.h |
 		sed -n "s/^extern const struct [a-z_]* \(tk_[a-z_]*\);$/\1/p" >descriptors &&

@@ -67,7 +67,7 @@ test_expect_success 'a missing command after -- is a usage error' '
 
 test_expect_success 'a bad --timeout is a usage error' '
 	test_expect_code 2 tracker run --key k --timeout soon -- true 2>err &&
-	grep "invalid duration" err
+	grep "option .--timeout. wants a duration" err
 '
 
 test_expect_success 'the job gets its own process group' '

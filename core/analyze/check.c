@@ -864,3 +864,34 @@ int tk_check_default_keys(struct tk_store *s, const struct tk_ci_context *ci,
 	*nr_keys = kl.nr;
 	return 0;
 }
+
+int tk_check_key_classes(struct tk_store *s, const struct tk_check_opts *o,
+			 const struct tk_ci_context *ci, const struct tk_config *cfg,
+			 struct tk_check_results *out, struct tk_err *err)
+{
+	struct tk_check_opts co = *o;
+	size_t first = out->nr, k;
+	int ret;
+
+	co.current_class = NULL;
+	for (k = 0; !k || k <= out->v[first].nr_other_classes; k++) {
+		if (k)
+			co.current_class = out->v[first].other_classes[k - 1];
+		TK_ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		ret = tk_check_key(s, &co, ci, cfg, &out->v[out->nr], err);
+		if (ret)
+			return ret;
+		out->nr++;
+	}
+	return 0;
+}
+
+void tk_check_results_release(struct tk_check_results *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr; i++)
+		tk_check_result_release(&r->v[i]);
+	free(r->v);
+	memset(r, 0, sizeof(*r));
+}

@@ -127,6 +127,23 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 		 const struct tk_ci_context *ci, const struct tk_config *cfg,
 		 struct tk_check_result *out, struct tk_err *err);
 void tk_check_result_release(struct tk_check_result *r);
+
+/*
+ * tracker check's results: those of tk_check_key for o's key (its
+ * current_class ignored), then, for each of the result's other_classes,
+ * those of this build's runs of that class, appended to out in that
+ * order. A zeroed struct tk_check_results is empty;
+ * tk_check_results_release frees the results and leaves it empty. On an
+ * error, what was appended before stays.
+ */
+struct tk_check_results {
+	struct tk_check_result *v;
+	size_t nr, alloc;
+};
+int tk_check_key_classes(struct tk_store *s, const struct tk_check_opts *o,
+			 const struct tk_ci_context *ci, const struct tk_config *cfg,
+			 struct tk_check_results *out, struct tk_err *err);
+void tk_check_results_release(struct tk_check_results *r);
 /* A deep copy of src into dst (owned by dst). */
 void tk_check_result_copy(struct tk_check_result *dst, const struct tk_check_result *src);
 

@@ -207,3 +207,18 @@ void tk_renderer_list_exts(struct tk_buf *b)
 	for (i = 0; tk_renderer_at(i); i++)
 		tk_buf_addf(b, "%s%s", i ? ", " : "", tk_renderer_at(i)->ext);
 }
+
+int tk_render_flame(const struct tk_renderer *r, const struct tk_profile *p,
+		    const struct tk_flame_opts *lo, const struct tk_render_opts *ro,
+		    FILE *out, struct tk_err *err)
+{
+	struct tk_flame f;
+	int ret;
+
+	memset(&f, 0, sizeof(f));
+	ret = tk_flame_layout(p, lo, &f, err);
+	if (!ret)
+		ret = r->render(p, &f, ro, out, err);
+	tk_flame_release(&f);
+	return ret;
+}

@@ -49,6 +49,15 @@ const struct tk_renderer *tk_renderer_for_path(const char *path);
 const struct tk_renderer *tk_renderer_at(size_t i);
 
 /*
+ * A flame graph of p, whole: laid out with lo (tk_flame_layout) and
+ * rendered by r to out with ro. The layout lives for the call only.
+ * Returns 0, or the layout's or the renderer's error.
+ */
+int tk_render_flame(const struct tk_renderer *r, const struct tk_profile *p,
+		    const struct tk_flame_opts *lo, const struct tk_render_opts *ro,
+		    FILE *out, struct tk_err *err);
+
+/*
  * A colour for a frame name, flamegraph.pl-style: the same name gets the
  * same colour in every graph (hashed from the name), within the palette's
  * range. r, g, b in 0..255.

@@ -122,40 +122,6 @@ int tk_profiler_parse_what(const char *spec, unsigned *what)
 	return *what ? 0 : -1;
 }
 
-int tk_profiler_set(struct tk_profiler *p, const char *name, const char *arg,
-		    struct tk_err *err)
-{
-	long n;
-
-	if (!strcmp(name, "profile")) {
-		if (tk_profiler_parse_what(arg, &p->what))
-			return tk_err_set(err, TK_EUSAGE, "--profile wants alloc, cpu or "
-					  "alloc,cpu, not '%s'", arg);
-	} else if (!strcmp(name, "sample-bytes")) {
-		if (tk_profiler_parse_bytes(arg, &p->sample_bytes))
-			return tk_err_set(err, TK_EUSAGE, "--sample-bytes wants a positive size "
-					  "(1, 4096, 512KiB, 1MiB), not '%s'", arg);
-	} else if (!strcmp(name, "cpu-hz")) {
-		if (tk_parse_long(arg, &n) || n < 1 || n > 10000)
-			return tk_err_set(err, TK_EUSAGE, "--cpu-hz wants 1 to 10000, not '%s'",
-					  arg);
-		p->cpu_hz = (unsigned)n;
-	} else if (!strcmp(name, "cpu-sampler")) {
-		if (tk_profiler_parse_sampler(arg, &p->sampler))
-			return tk_err_set(err, TK_EUSAGE, "--cpu-sampler wants auto, perf or "
-					  "timer, not '%s'", arg);
-	} else if (!strcmp(name, "unwind")) {
-		if (tk_profiler_parse_unwind(arg, &p->unwind))
-			return tk_err_set(err, TK_EUSAGE, "--unwind wants auto, fp or libunwind, "
-					  "not '%s'", arg);
-	} else if (!strcmp(name, "profile-lines")) {
-		p->lines = 1;
-	} else {
-		return tk_err_set(err, TK_EUSAGE, "no profiler option '%s'", name);
-	}
-	return 0;
-}
-
 int tk_profiler_parse_sampler(const char *s, enum tk_cpu_sampler *out)
 {
 	if (!strcmp(s, "auto"))

@@ -78,15 +78,6 @@ void tk_profiler_release(struct tk_profiler *p);
 
 /* "alloc", "cpu", "alloc,cpu" (or "all"); 0, or -1 naming nothing known. */
 int tk_profiler_parse_what(const char *spec, unsigned *what);
-/*
- * Sets one option by its tracker run name: "profile" (alloc, cpu,
- * alloc,cpu, all), "sample-bytes", "cpu-hz" (1-10000), "cpu-sampler",
- * "unwind", "profile-lines" (value ignored). TK_EUSAGE saying what the
- * option wants and quoting the value (a bad "profile" leaves none chosen).
- */
-int tk_profiler_set(struct tk_profiler *p, const char *name, const char *value,
-		    struct tk_err *err);
-
 /* "auto", "perf" or "timer"; 0, or -1 for anything else. */
 int tk_profiler_parse_sampler(const char *s, enum tk_cpu_sampler *out);
 /* "auto", "fp" or "libunwind" (*out points at s); 0, or -1. */

@@ -12,6 +12,8 @@
 #include "core/store/keyhist.h"
 #include "core/store/profstore.h"
 #include "core/base/buf.h"
+#include "core/base/fsutil.h"
+#include "core/model/context.h"
 #include "core/draw/canvas.h"
 #include "core/analyze/changepoint.h"
 #include "core/pages/histplot.h"

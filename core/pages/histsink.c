@@ -736,3 +736,35 @@ void tk_histsink_release(struct tk_histsink *h)
 	tk_buf_release(&h->line);
 	tk_buf_release(&h->iso_date);
 }
+
+int tk_histsink_write_query(struct tk_store *s, const struct tk_run_query *q,
+			    const char *format, int ranks, FILE *out, int *empty,
+			    struct tk_err *err)
+{
+	struct tk_run_query all = *q;
+	struct tk_histsink h;
+	int ret;
+
+	*empty = 0;
+	ret = tk_histsink_init(&h, format, ranks, out);
+	if (ret) {
+		*err = h.err;
+		tk_histsink_release(&h);
+		return ret;
+	}
+	/* --limit counts jobs: gather every run first */
+	if (ranks)
+		all.limit = 0;
+	tk_histsink_begin(&h);
+	if (tk_histsink_full_runs(&h))
+		ret = tk_store_query_runs(s, &all, tk_histsink_add_run, &h, &h.err);
+	else
+		ret = tk_store_query_summaries(s, &all, tk_histsink_add_summary, &h, &h.err);
+	if (!ret && ranks)
+		ret = tk_histsink_write_jobs(&h, q->limit);
+	*empty = tk_histsink_end(&h);
+	if (ret)
+		*err = h.err;
+	tk_histsink_release(&h);
+	return ret;
+}

@@ -7,7 +7,8 @@
  * ("json"). docs/tracker-history.md is the contract of each format; the
  * first ten CSV columns never change, new ones are appended.
  *
- * Use:
+ * tracker history's listing is one call, tk_histsink_write_query. Its
+ * parts, for a caller that gathers runs its own way:
  *
  *	tk_histsink_init(&h, "csv", ranks, stdout);
  *	tk_histsink_begin(&h);
@@ -77,5 +78,17 @@ int tk_histsink_write_jobs(struct tk_histsink *h, long limit);
  */
 int tk_histsink_end(struct tk_histsink *h);
 void tk_histsink_release(struct tk_histsink *h);
+
+/*
+ * The runs q selects in s, newest first, written to out in format (NULL:
+ * table), as the steps above do; with ranks, one row per job, and
+ * q->limit counts jobs. *empty is set to 1 when nothing was written for
+ * want of runs (tk_histsink_end's answer; the caller tells people), even
+ * after an error: a started document is closed whatever happens, so the
+ * error is the only damage. Returns 0 or a negative code with err filled.
+ */
+int tk_histsink_write_query(struct tk_store *s, const struct tk_run_query *q,
+			    const char *format, int ranks, FILE *out, int *empty,
+			    struct tk_err *err);
 
 #endif

@@ -11,6 +11,7 @@
 #include "core/base/buf.h"
 #include "core/base/fsutil.h"
 #include "core/base/outfmt.h"
+#include "core/base/timeutil.h"
 #include "core/draw/canvas.h"
 #include "core/pages/chartcairo.h"
 #include "core/pages/chartsvg.h"
@@ -117,4 +118,92 @@ int tk_plot_history_to_path(const struct tk_key_history *h, struct tk_store *s,
 	}
 	tk_plot_data_release(&d);
 	return ret;
+}
+
+/* The keys q asks for that have no run in d. */
+static void find_missing(const struct tk_run_query *q, const struct tk_plot_data *d,
+			 struct tk_plot_result *res)
+{
+	size_t i, j, alloc = 0;
+
+	for (i = 0; q->keys && q->keys[i]; i++) {
+		for (j = 0; j < d->nr && strcmp(d->keys[j].key, q->keys[i]); j++)
+			;
+		if (j < d->nr)
+			continue;
+		TK_ALLOC_GROW(res->missing, res->nr_missing + 1, alloc);
+		res->missing[res->nr_missing++] = q->keys[i];
+	}
+}
+
+struct plot_job {
+	const struct tk_plot_layout *l;
+	enum tk_plot_format fmt;
+};
+
+static int write_plot(FILE *out, void *data, struct tk_err *err)
+{
+	struct plot_job *j = data;
+
+	return tk_plot_write(j->l, j->fmt, NULL, out, err);
+}
+
+int tk_plot_query_to_path(struct tk_store *s, const struct tk_run_query *q,
+			  struct tk_plot_opts *o, const struct tk_ci_context *ci,
+			  const struct tk_config *cfg, const char *path, unsigned wflags,
+			  struct tk_plot_result *res, struct tk_err *err)
+{
+	struct tk_plot_data d;
+	struct tk_plot_layout l;
+	struct plot_job j;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	ret = tk_plot_format_of(path, &j.fmt, err);
+	if (ret)
+		return ret;
+	o->current_build = ci->build_number;
+	tk_plot_data_init(&d);
+	d.pipeline = ci->pipeline;
+	ret = tk_plot_data_load(&d, s, q, err);
+	res->nr_keys = d.nr;
+	if (!ret && !d.nr) {
+		struct tk_buf since = TK_BUF_INIT;
+
+		tk_format_iso(&since, q->since_us);
+		ret = tk_err_set(err, TK_EDATA, "no runs to plot%s%s", q->since_us ? " since " : "",
+				 q->since_us ? since.buf : "");
+		tk_buf_release(&since);
+	}
+	if (!ret)
+		find_missing(q, &d, res);
+	if (!ret)
+		ret = tk_plot_fill_alloc(&d, s, o, err);
+	if (!ret)
+		ret = tk_plot_data_baselines(&d, s, o, ci, cfg, err);
+	if (!ret)
+		ret = tk_plot_layout(&d, o, &l, err);
+	if (!ret && !l.drawn) {
+		/* nothing to draw: an axis of 1970 says nothing */
+		if (l.skipped)
+			ret = tk_err_set(err, TK_EDATA, "no run to plot has a numeric build number "
+					 "(--x build)");
+		else
+			ret = tk_err_set(err, TK_EDATA, "no run to plot has a figure of the metrics "
+					 "asked (--metric)");
+		tk_plot_layout_release(&l);
+	} else if (!ret) {
+		j.l = &l;
+		ret = tk_write_file_stream(path, write_plot, &j, wflags, err);
+		res->skipped = l.skipped;
+		tk_plot_layout_release(&l);
+	}
+	tk_plot_data_release(&d);
+	return ret;
+}
+
+void tk_plot_result_release(struct tk_plot_result *res)
+{
+	free(res->missing);
+	memset(res, 0, sizeof(*res));
 }

@@ -48,4 +48,34 @@ int tk_plot_history_to_path(const struct tk_key_history *h, struct tk_store *s,
 int tk_plot_write_path(const struct tk_plot_layout *l, const char *path, const char *back,
 		       unsigned wflags, struct tk_err *err);
 
+
+/*
+ * tracker history --plot: the charts of the runs q selects (its keys,
+ * branch and since bound) drawn with o into path, in the format of its
+ * extension, written as tk_write_file_stream does (wflags: its flags).
+ * ci is the current build's context (core/model/context.h): its build
+ * number is o's current_build, its pipeline picks the runs, and it
+ * takes part in choosing each key's baseline (tk_plot_data_baselines).
+ *
+ * res says what the caller may want to tell: the keys of q->keys that
+ * have no run (no chart; borrowed from q), the runs left out for want of
+ * a numeric build number (x build), and the keys that have runs. Errors:
+ * TK_EDATA "no runs to plot since DATE" (res->nr_keys 0) or "no run to
+ * plot has ..." when no point would be drawn, TK_EUSAGE for a path of no
+ * chart format, else the store's and the writer's errors.
+ */
+struct tk_plot_result {
+	size_t nr_keys;        /* keys with runs */
+	const char **missing;  /* keys of q->keys without runs (allocated) */
+	size_t nr_missing;
+	size_t skipped;        /* runs not drawn: no numeric build number */
+};
+struct tk_ci_context;
+struct tk_config;
+int tk_plot_query_to_path(struct tk_store *s, const struct tk_run_query *q,
+			  struct tk_plot_opts *o, const struct tk_ci_context *ci,
+			  const struct tk_config *cfg, const char *path, unsigned wflags,
+			  struct tk_plot_result *res, struct tk_err *err);
+void tk_plot_result_release(struct tk_plot_result *res);
+
 #endif

@@ -4,6 +4,7 @@
  */
 #include "core/store/bundle.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -370,4 +371,64 @@ void tk_bundle_release(struct tk_bundle *b)
 	}
 	free(b->profiles);
 	memset(b, 0, sizeof(*b));
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct tk_bundle_entry *x = a, *y = b;
+
+	return strcmp(x->path, y->path);
+}
+
+int tk_bundle_list_dir(const char *dir, struct tk_bundle_dir *out, struct tk_err *err)
+{
+	size_t first = out->nr, dirlen = strlen(dir), len;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	long pid;
+	int ret = 0;
+
+	if (!d)
+		return tk_err_set(err, TK_EUNAVAIL, "cannot read directory '%s': %s", dir,
+				  strerror(errno));
+	while (dirlen > 1 && dir[dirlen - 1] == '/')
+		dirlen--;
+	for (;;) {
+		struct tk_buf path = TK_BUF_INIT;
+		int is_tmp;
+
+		errno = 0;
+		de = readdir(d);
+		if (!de)
+			break;
+		len = strlen(de->d_name);
+		is_tmp = !!tk_tmpfile_name_parse(de->d_name, NULL, &pid);
+		if (de->d_name[0] == '.' ||
+		    ((len < 6 || strcmp(de->d_name + len - 5, ".json")) && !is_tmp))
+			continue;
+		tk_buf_addf(&path, "%.*s/%s", (int)dirlen, dir, de->d_name);
+		TK_ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		out->v[out->nr].path = tk_buf_detach(&path, NULL);
+		out->v[out->nr].is_tmp = is_tmp;
+		out->v[out->nr].pid = is_tmp ? pid : 0;
+		out->nr++;
+	}
+	if (errno)
+		ret = tk_err_set(err, TK_EUNAVAIL, "cannot read directory '%s': %s", dir,
+				 strerror(errno));
+	closedir(d);
+	/* the names sort as the paths do: they share dir */
+	if (out->nr > first)
+		qsort(out->v + first, out->nr - first, sizeof(*out->v), cmp_entry);
+	return ret;
+}
+
+void tk_bundle_dir_release(struct tk_bundle_dir *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr; i++)
+		free(d->v[i].path);
+	free(d->v);
+	memset(d, 0, sizeof(*d));
 }

@@ -125,6 +125,27 @@ int tk_bundle_recover_tmp(const char *path, long pid, int remove_bad, struct tk_
 			  struct tk_err *err);
 
 /*
+ * What tracker push takes from a directory, in name order: each record
+ * file directly in dir (*.json, not hidden) and each temporary record
+ * file a killed writer left (tk_tmpfile_name_parse: is_tmp set, pid its
+ * writer's), as "DIR/NAME" with dir's trailing slashes dropped. Appends
+ * to out (a zeroed struct is empty; tk_bundle_dir_release frees it).
+ * TK_EUNAVAIL "cannot read directory 'DIR': why" when dir cannot be
+ * opened, or reading it fails midway: the entries read before are kept.
+ */
+struct tk_bundle_entry {
+	char *path;
+	int is_tmp;
+	long pid;
+};
+struct tk_bundle_dir {
+	struct tk_bundle_entry *v;
+	size_t nr, alloc;
+};
+int tk_bundle_list_dir(const char *dir, struct tk_bundle_dir *out, struct tk_err *err);
+void tk_bundle_dir_release(struct tk_bundle_dir *d);
+
+/*
  * Removes the record file path and the profile files it lists. A file
  * that cannot be removed is reported to warn ("cannot remove 'F': why")
  * and the others are still removed; returns the number of such files. A

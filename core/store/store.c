@@ -172,6 +172,41 @@ static int take_match(const struct tk_run_summary *s, void *data)
 	return 0;
 }
 
+static int found_one(const struct tk_run_summary *r, void *data)
+{
+	(void)r;
+	*(int *)data = 1;
+	return 1;
+}
+
+int tk_store_any_run(struct tk_store *s, const struct tk_run_query *q, struct tk_err *err)
+{
+	struct tk_run_query one = *q;
+	int found = 0, ret;
+
+	one.limit = 1;
+	ret = tk_store_query_summaries(s, &one, found_one, &found, err);
+	return ret < 0 ? ret : found;
+}
+
+static int take_key(const struct tk_run_summary *r, void *data)
+{
+	tk_buf_adds(data, r->key ? r->key : "");
+	return 1;
+}
+
+int tk_store_run_key(struct tk_store *s, const char *id, struct tk_buf *out,
+		     struct tk_err *err)
+{
+	struct tk_run_query q;
+	int ret;
+
+	memset(&q, 0, sizeof(q));
+	q.run_id = id;
+	ret = tk_store_query_summaries(s, &q, take_key, out, err);
+	return ret < 0 ? ret : 0;
+}
+
 int tk_store_resolve_run_id(struct tk_store *s, const char *given, const char *const *keys,
 			    struct tk_buf *out, struct tk_err *err)
 {

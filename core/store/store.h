@@ -218,6 +218,15 @@ int tk_store_open(const char *url, struct tk_store **out, struct tk_err *err);
 int tk_store_resolve_run_id(struct tk_store *s, const char *given, const char *const *keys,
 			    struct tk_buf *out, struct tk_err *err);
 
+/* 1 when q (its limit aside) matches a run in s, 0 when none does, or a
+ * negative code with err filled. */
+int tk_store_any_run(struct tk_store *s, const struct tk_run_query *q, struct tk_err *err);
+
+/* Appends the key of the run whose id is id to out; nothing when s has no
+ * such run. Returns 0 or a negative code with err filled. */
+int tk_store_run_key(struct tk_store *s, const char *id, struct tk_buf *out,
+		     struct tk_err *err);
+
 /*
  * Appends url to out with any password replaced by "***": the one in
  * "scheme://user:PASSWORD@host" and a "password=" query parameter. What

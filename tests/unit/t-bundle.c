@@ -60,6 +60,66 @@ static void cleanup(const char *dir, const char *db)
 	rmdir(dir);
 }
 
+static void touch(const char *dir, const char *name)
+{
+	struct tk_buf path = TK_BUF_INIT;
+	FILE *f;
+
+	tk_buf_addf(&path, "%s/%s", dir, name);
+	f = fopen(path.buf, "w");
+	if (f)
+		fclose(f);
+	tk_buf_release(&path);
+}
+
+/* What tracker push takes from a directory, and in which order. */
+static void test_list_dir(void)
+{
+	static const char *const names[] = {
+		"b.json", "a.json", ".hidden.json", "notes.txt", "x.js",
+		"a.json.tmp.123.0123456789ab", "c.txt.tmp.9.0123456789ab",
+	};
+	char dir[] = "/tmp/t-bundle-dir.XXXXXX";
+	struct tk_bundle_dir d = { NULL, 0, 0 };
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_buf with_slash = TK_BUF_INIT, want = TK_BUF_INIT;
+	size_t i;
+
+	if (!mkdtemp(dir)) {
+		skip(8, "mkdtemp");
+		return;
+	}
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		touch(dir, names[i]);
+	tk_buf_addf(&with_slash, "%s//", dir);
+	is_int(tk_bundle_list_dir(with_slash.buf, &d, &err), 0, "list a directory");
+	is_int(d.nr, 3, "two records and a temporary one; not hidden, not other files");
+	if (d.nr == 3) {
+		tk_buf_addf(&want, "%s/a.json", dir);
+		is_str(d.v[0].path, want.buf, "in name order, the slashes after DIR dropped");
+		ok(!d.v[0].is_tmp, "a record");
+		tk_buf_reset(&want);
+		tk_buf_addf(&want, "%s/a.json.tmp.123.0123456789ab", dir);
+		is_str(d.v[1].path, want.buf, "then the temporary record");
+		ok(d.v[1].is_tmp && d.v[1].pid == 123, "with its writer's pid");
+		ok(strstr(d.v[2].path, "/b.json") && !d.v[2].is_tmp, "then b.json");
+	} else {
+		skip(5, "not three entries");
+	}
+	tk_bundle_dir_release(&d);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		tk_buf_reset(&want);
+		tk_buf_addf(&want, "%s/%s", dir, names[i]);
+		unlink(want.buf);
+	}
+	rmdir(dir);
+	is_int(tk_bundle_list_dir(dir, &d, &err), TK_EUNAVAIL, "a missing directory");
+	ok(strstr(err.msg, "cannot read directory") && strstr(err.msg, dir) && !d.nr,
+	   "is unavailable, naming it: %s", err.msg);
+	tk_buf_release(&with_slash);
+	tk_buf_release(&want);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/t-bundle.XXXXXX";
@@ -136,5 +196,6 @@ int main(void)
 	tk_buf_release(&rec);
 	tk_buf_release(&db);
 	tk_buf_release(&prof_path);
+	test_list_dir();
 	return done_testing();
 }

@@ -359,6 +359,38 @@ int main(void)
 		free(keys[i]);
 	free(keys);
 
+	/* a build's runs on two kinds of machine: a result per class */
+	for (b = 1; b <= 10; b++) {
+		put(s, "sea", "main", b, 100 + noise[b], "fast", 500 + b, TK_RUN_OK);
+		put(s, "sea", "main", b, 200 + noise[b], "slow", 500 + b, TK_RUN_OK);
+	}
+	put(s, "sea", "pr", 50, 101, "fast", 520, TK_RUN_OK);
+	put(s, "sea", "pr", 50, 300, "slow", 521, TK_RUN_OK);
+	{
+		struct tk_check_results all = { NULL, 0, 0 };
+
+		tk_check_opts_init(&o);
+		o.key = "sea";
+		ok(!tk_check_key_classes(s, &o, &ci, NULL, &all, &err), "a check of every class");
+		is_int(all.nr, 2, "two results");
+		if (all.nr == 2) {
+			is_str(all.v[0].machine_class, "slow", "first the newest run's class");
+			is_int(all.v[0].nr_other_classes, 1, "which sets the other aside");
+			is_int(all.v[0].metrics[0].result.verdict, TK_VERDICT_REGRESSION,
+			       "slow: 300 s against 200 s, a regression");
+			is_str(all.v[1].machine_class, "fast", "then the other class");
+			is_int(all.v[1].metrics[0].result.verdict, TK_VERDICT_NO_CHANGE,
+			       "fast: 101 s against 100 s, no change");
+		} else {
+			skip(5, "not two results");
+		}
+		o.key = "amip";
+		ok(!tk_check_key_classes(s, &o, &ci, NULL, &all, &err) && all.nr == 3,
+		   "results are appended");
+		tk_check_results_release(&all);
+		ok(!all.v && !all.nr, "released: empty");
+	}
+
 	/* history: a +15% step at build 25 of 40 */
 	for (b = 1; b <= 40; b++)
 		put(s, "land", "main", b, (100 + noise[b % 12]) * (b >= 25 ? 1.15 : 1), NULL,

@@ -397,6 +397,43 @@ static void check_svg_escaping(void)
 	tk_profile_release(&p);
 }
 
+/* tk_render_flame: the layout and the renderer in one call, the same
+ * bytes as the two steps. */
+static void check_render_flame(void)
+{
+	static const char text[] = "main;a;b 3\nmain;a 2\nmain;c 5\n";
+	struct tk_profile p;
+	struct tk_flame fl;
+	struct tk_flame_opts lo;
+	struct tk_render_opts ro;
+	struct tk_err err = TK_ERR_INIT;
+	const struct tk_renderer *r = tk_renderer_for_path("x.svg");
+	char *two = NULL, *one = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	tk_profile_init(&p, TK_UNIT_SAMPLES);
+	tk_import_mem("t.folded", text, sizeof(text) - 1, "folded", NULL, &p, &err);
+	tk_flame_opts_init(&lo);
+	lo.image_width = 600;
+	tk_render_opts_init(&ro);
+	ro.image_width = 600;
+	ro.inverted = 1;
+	f = open_memstream(&two, &len);
+	tk_flame_layout(&p, &lo, &fl, &err);
+	r->render(&p, &fl, &ro, f, &err);
+	fclose(f);
+	tk_flame_release(&fl);
+	f = open_memstream(&one, &len);
+	is_int(tk_render_flame(r, &p, &lo, &ro, f, &err), 0, "render a flame graph in one call");
+	fclose(f);
+	ok(two && one && !strcmp(two, one), "the bytes of layout then render");
+	ok(one && strstr(one, "width=\"600\""), "with the options given");
+	free(two);
+	free(one);
+	tk_profile_release(&p);
+}
+
 /* The SVG of a one-frame profile of weight w in unit u. */
 static char *render_unit(enum tk_unit u, double w)
 {
@@ -502,6 +539,7 @@ int main(void)
 	check_palettes();
 	check_renderers();
 	check_svg_escaping();
+	check_render_flame();
 	check_units();
 	return done_testing();
 }

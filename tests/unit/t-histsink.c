@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/pages/histsink.h"
 #include "tests/unit/tap.h"
@@ -172,10 +173,96 @@ static void test_sinks(void)
 	free(s);
 }
 
+static void put(struct tk_store *s, int n, const char *key, int rank)
+{
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_run r;
+	int inserted;
+
+	tk_run_init(&r);
+	snprintf(r.id, sizeof(r.id), "00000000-0000-4000-8000-%012d", n);
+	r.key = tk_xstrdup(key);
+	r.started_at_us = (int64_t)n * 60 * 1000000;
+	r.walltime_s = n;
+	r.rank = rank;
+	r.rank_group = rank >= 0 ? tk_xstrdup("77.0") : NULL;
+	r.status = TK_RUN_OK;
+	if (tk_store_put_run(s, &r, &inserted, &err))
+		diag(err.msg);
+	tk_run_release(&r);
+}
+
+/* The lines tk_histsink_write_query writes for q; *ret its answer. */
+static int query_lines(struct tk_store *s, const struct tk_run_query *q, const char *format,
+		       int ranks, int *empty, int *ret, struct tk_err *err)
+{
+	char *text = NULL, *p;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int n = 0;
+
+	*ret = tk_histsink_write_query(s, q, format, ranks, f, empty, err);
+	fclose(f);
+	for (p = text; p && *p; p++)
+		n += *p == '\n';
+	free(text);
+	return n;
+}
+
+/* tracker history's listing in one call, on a real SQLite store. */
+static void test_write_query(void)
+{
+	char dir[] = "/tmp/t-histsink.XXXXXX";
+	struct tk_buf path = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_store *s = NULL;
+	struct tk_run_query q;
+	int empty, ret;
+
+	if (!mkdtemp(dir)) {
+		skip(8, "mkdtemp");
+		return;
+	}
+	tk_buf_addf(&path, "%s/h.db", dir);
+	if (tk_store_open(path.buf, &s, &err)) {
+		diag(err.msg);
+		skip(8, "no store");
+		return;
+	}
+	put(s, 1, "amip", -1);
+	put(s, 2, "amip", 0);
+	put(s, 3, "amip", 1);
+	put(s, 4, "ocean", -1);
+	memset(&q, 0, sizeof(q));
+	is_int(query_lines(s, &q, "csv", 0, &empty, &ret, &err), 5, "csv: a header, 4 runs");
+	ok(!ret && !empty, "written");
+	q.limit = 2;
+	is_int(query_lines(s, &q, "csv", 0, &empty, &ret, &err), 3, "--limit 2: 2 runs");
+	is_int(query_lines(s, &q, "csv", 1, &empty, &ret, &err), 3,
+	       "--ranks --limit 2: 2 rows, the ranks' job counted once");
+	q.limit = 0;
+	is_int(query_lines(s, &q, "csv", 1, &empty, &ret, &err), 4,
+	       "--ranks: the job of two ranks is one row");
+	q.branch = "none";
+	is_int(query_lines(s, &q, NULL, 0, &empty, &ret, &err), 0, "no run: no table");
+	ok(!ret && empty, "and it says it was empty");
+	q.branch = NULL;
+	query_lines(s, &q, "xml", 0, &empty, &ret, &err);
+	ok(ret == TK_EUSAGE && !strcmp(err.msg, "unknown format 'xml' (use table, csv or json)"),
+	   "an unknown format: %s", err.msg);
+	tk_store_close(s);
+	tk_buf_reset(&path);
+	tk_buf_addf(&path, "rm -rf '%s'", dir);
+	if (system(path.buf))
+		diag("cannot remove the test directory");
+	tk_buf_release(&path);
+}
+
 int main(void)
 {
 	test_csv_fields();
 	test_table();
 	test_sinks();
+	test_write_query();
 	return done_testing();
 }

@@ -47,26 +47,17 @@ static void test_options(void)
 	is_int(tk_profiler_parse_bytes("4X", &bytes), -1, "an unknown unit is refused");
 }
 
-static void test_set(void)
+static void test_parse_settings(void)
 {
-	struct tk_err err = TK_ERR_INIT;
-	struct tk_profiler p;
+	enum tk_cpu_sampler sampler = TK_CPU_SAMPLER_AUTO;
+	const char *unwind = NULL;
 
-	tk_profiler_init(&p);
-	is_int(tk_profiler_set(&p, "cpu-hz", "997", &err), 0, "--cpu-hz 997");
-	is_int(p.cpu_hz, 997, "is set");
-	is_int(tk_profiler_set(&p, "cpu-hz", "0", &err), TK_EUSAGE, "--cpu-hz 0 is refused");
-	is_str(err.msg, "--cpu-hz wants 1 to 10000, not '0'", "saying what it wants");
-	is_int(p.cpu_hz, 997, "and the value is kept");
-	is_int(tk_profiler_set(&p, "cpu-sampler", "timer", &err), 0, "--cpu-sampler timer");
-	ok(p.sampler == TK_CPU_SAMPLER_TIMER, "is set");
-	is_int(tk_profiler_set(&p, "unwind", "dwarf", &err), TK_EUSAGE, "--unwind dwarf is not one");
-	is_str(err.msg, "--unwind wants auto, fp or libunwind, not 'dwarf'", "saying so");
-	is_int(tk_profiler_set(&p, "profile", "alloc,cpu", &err), 0, "--profile alloc,cpu");
-	is_int(p.what, TK_PROFILER_ALLOC | TK_PROFILER_CPU, "is both");
-	is_int(tk_profiler_set(&p, "profile-lines", NULL, &err), 0, "--profile-lines");
-	is_int(p.lines, 1, "is set");
-	tk_profiler_release(&p);
+	is_int(tk_profiler_parse_sampler("timer", &sampler), 0, "sampler timer");
+	ok(sampler == TK_CPU_SAMPLER_TIMER, "is set");
+	is_int(tk_profiler_parse_sampler("dwarf", &sampler), -1, "sampler dwarf is not one");
+	is_int(tk_profiler_parse_unwind("libunwind", &unwind), 0, "unwind libunwind");
+	is_str(unwind, "libunwind", "is set");
+	is_int(tk_profiler_parse_unwind("dwarf", &unwind), -1, "unwind dwarf is not one");
 }
 
 static void test_static_program(void)
@@ -134,7 +125,7 @@ static void test_job_environment(void)
 int main(void)
 {
 	test_options();
-	test_set();
+	test_parse_settings();
 	test_static_program();
 	test_job_environment();
 	return done_testing();

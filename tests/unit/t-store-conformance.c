@@ -414,6 +414,31 @@ static void test_id_prefix(struct tk_store *s)
 	tk_buf_release(&out);
 }
 
+/* The lookups made of queries: is there a run; the key of a run. */
+static void test_lookups(struct tk_store *s)
+{
+	const char *k[] = { keys[0], NULL };
+	char id[TK_RUN_ID_LEN + 1];
+	struct tk_buf key = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_run_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.keys = k;
+	is_int(tk_store_any_run(s, &q, &err), 1, "any run: a key with runs");
+	q.limit = 100;
+	is_int(tk_store_any_run(s, &q, &err), 1, "whatever the limit");
+	q.branch = "no such branch";
+	is_int(tk_store_any_run(s, &q, &err), 0, "any run: none on that branch");
+	run_id(id, 424242);
+	is_int(tk_store_run_key(s, id, &key, &err), 0, "the key of a run");
+	is_str(key.buf, keys[2], "is its key");
+	tk_buf_reset(&key);
+	run_id(id, 999999);
+	ok(!tk_store_run_key(s, id, &key, &err) && !key.len, "no such run: no key, no error");
+	tk_buf_release(&key);
+}
+
 static void test_ranks(struct tk_store *s)
 {
 	const char *k[] = { keys[0], NULL };
@@ -527,6 +552,7 @@ int main(int argc, char **argv)
 	test_partial(s);
 	test_filters(s);
 	test_id_prefix(s);
+	test_lookups(s);
 	test_ranks(s);
 	test_profiles(s);
 	tk_store_close(s);

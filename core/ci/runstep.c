@@ -1,0 +1,151 @@
+/*
+ * A job step wrapped by tracker run (core/ci/runstep.h). The order of the
+ * steps is the order in which users read their warnings: each part warns
+ * as it goes.
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "core/ci/runstep.h"
+#include "core/base/buf.h"
+#include "core/base/env.h"
+#include "core/ci/ci.h"
+#include "core/ci/sacct.h"
+#include "core/model/machine.h"
+#include "core/model/rank.h"
+#include "core/measure/rawprof.h"
+#include "core/base/banned.h"
+
+static void say(void (*fn)(void *, const char *), void *data, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(void (*fn)(void *, const char *), void *data, const char *fmt, ...)
+{
+	struct tk_buf msg = TK_BUF_INIT;
+	va_list ap;
+
+	if (!fn)
+		return;
+	va_start(ap, fmt);
+	tk_buf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	fn(data, msg.buf);
+	tk_buf_release(&msg);
+}
+
+void tk_runstep_init(struct tk_runstep *st, const char *libdir,
+		     void (*warn)(void *data, const char *msg),
+		     void (*note)(void *data, const char *msg), void *data)
+{
+	struct tk_err err = TK_ERR_INIT;
+
+	memset(st, 0, sizeof(*st));
+	st->jo.watchdog = tk_watchdog_start(&st->wd, &err) ? NULL : &st->wd;
+	st->warn = warn;
+	st->note = note;
+	st->data = data;
+	tk_profiler_init(&st->profiler);
+	st->profiler.warn = warn;
+	st->profiler.warn_data = data;
+	st->profiler.libdir = libdir;
+	st->bundle.warn = warn;
+	st->bundle.warn_data = data;
+	tk_run_init(&st->run);
+	tk_recorder_init(&st->rec);
+	st->rec.warn = warn;
+	st->rec.warn_data = data;
+	st->jo.grace_s = 5;
+	st->jo.orphan_wait_s = 10;
+	st->timeout_s = -1;
+}
+
+void tk_runstep_release(struct tk_runstep *st)
+{
+	if (st->jo.watchdog)
+		tk_watchdog_done(&st->wd);
+	tk_bundle_release(&st->bundle);
+	tk_profiler_release(&st->profiler);
+	tk_run_release(&st->run);
+	tk_recorder_release(&st->rec);
+}
+
+void tk_runstep_begin(struct tk_runstep *st, const char *key, char *const *argv,
+		      const char *version, const struct tk_config *cfg)
+{
+	const struct tk_key_config *kc;
+	struct tk_err err = TK_ERR_INIT;
+
+	if (tk_uuid_v4(st->run.id, &err)) {
+		say(st->warn, st->data, "%s; the job runs, but is not recorded", err.msg);
+		st->no_record = 1;
+	}
+	st->run.key = tk_xstrdup(key);
+	st->run.tracker_version = tk_xstrdup(version);
+	tk_run_set_argv(&st->run, argv);
+	kc = tk_config_key(cfg, key);
+	if (kc) {
+		tk_kvlist_merge(&st->run.tags, &kc->tags);
+		if (st->timeout_s < 0 && kc->timeout_s > 0)
+			st->timeout_s = kc->timeout_s;
+	}
+}
+
+int tk_runstep_context(struct tk_runstep *st, const char *machine_class,
+		       const struct tk_config *cfg, struct tk_err *err)
+{
+	struct tk_err cerr = TK_ERR_INIT;
+
+	if (tk_ci_collect(&tk_env_process, &st->run.ci, &cerr))
+		say(st->warn, st->data, "incomplete CI context: %s", cerr.msg);
+	st->run.machine_class = tk_machine_class_for(machine_class, cfg, st->run.key,
+						     &st->run.ci);
+	return st->per_rank ? tk_ranks_setup(&st->run, err) : 0;
+}
+
+int tk_runstep_run(struct tk_runstep *st, char *const *argv, struct tk_job_result *jr,
+		   int *exec_errno, struct tk_err *err)
+{
+	tk_bundle_expand_paths(&st->bundle, tk_ranks_task_rank(&st->run));
+	st->jo.argv = argv;
+	st->jo.timeout_s = st->timeout_s > 0 ? st->timeout_s : 0;
+	st->rec.quiet = st->quiet;
+	if (!st->no_record)
+		tk_recorder_hook(&st->rec, &st->run, &st->jo);
+	st->profiler.quiet = st->quiet;
+	tk_profiler_start(&st->profiler, argv);
+	tk_profiler_hook(&st->profiler, &st->jo);
+	return tk_job_run(&st->jo, jr, exec_errno, err);
+}
+
+void tk_runstep_finish_unstarted(struct tk_runstep *st, const struct tk_job_result *jr,
+				 const volatile sig_atomic_t *cancel)
+{
+	st->rec.cancel = cancel;
+	tk_job_result_to_run(jr, &st->run);
+	st->run.status = TK_RUN_ERROR;
+	if (!st->no_record)
+		tk_recorder_finish(&st->rec, NULL, &st->run);
+}
+
+void tk_runstep_finish(struct tk_runstep *st, const struct tk_job_result *jr,
+		       const volatile sig_atomic_t *cancel)
+{
+	struct tk_buf why = TK_BUF_INIT;
+
+	st->rec.cancel = cancel;
+	tk_job_result_to_run(jr, &st->run);
+	st->run.partial = 0;
+	tk_profiler_finish(&st->profiler);
+	if (st->no_record) {
+		tk_buf_release(&why);
+		return;
+	}
+	if ((st->sacct || !st->per_rank) &&
+	    tk_sacct_for_run(&st->run, st->sacct, &tk_env_process, &why) && !st->quiet)
+		say(st->note, st->data, "%s", why.buf);
+	tk_bundle_take(&st->bundle, st->profiler.profiles, st->profiler.have, TK_RAW_NVALUES);
+	tk_bundle_import(&st->bundle, &st->run, st->rec.dir, st->profile_kind,
+			 st->profiler.no_demangle);
+	tk_recorder_finish(&st->rec, &st->bundle, &st->run);
+	tk_buf_release(&why);
+}
