@@ -117,8 +117,7 @@ static const struct cmd_option options[] = {
 		   "except DIR/index.html, which writes the dashboard of every key (tracker "
 		   "dashboard -o DIR). --since defaults to 1y here"),
 	OPT_CALLBACK(0, "metric", "LIST", parse_metric, "the charts' metrics, comma-separated: "
-		     "walltime, cpu, maxrss, tree_rss, alloc, slurm_maxrss (default "
-		     "walltime,maxrss)"),
+		     TK_METRIC_NAMES " (default walltime,maxrss)"),
 	OPT_CHOICE(0, "x", O, x, "AXIS", axes, "time (default: dates) or build (build "
 		   "numbers)"),
 	OPT_STRING(0, "baseline-branch", O, po.baseline_branch, "B", "the baseline branch "

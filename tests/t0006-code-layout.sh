@@ -61,7 +61,7 @@ tk_store_query_runs
 tk_diff_build
 tk_plot_layout
 tk_plot_data_load
-tk_plot_fill_alloc
+tk_plot_fill_profiles
 tk_plot_data_baselines
 tk_flame_layout
 tk_profile_add_stack

@@ -102,7 +102,7 @@ test_expect_success 'the dashboard row: its sparkline, +99.8% and the regression
 
 test_expect_success 'an unknown metric names slurm_maxrss among the valid ones' '
 	test_expect_code 2 tracker check --db h.db --metric slurm_rss 2>err &&
-	grep "alloc or slurm_maxrss" err
+	grep "alloc, slurm_maxrss, " err
 '
 
 test_done

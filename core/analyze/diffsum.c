@@ -207,9 +207,12 @@ const char *tk_diff_quantity(const char *kind, enum tk_unit unit)
 
 /* a plain count: an integer when it is one (to display precision: scaled
  * sums land a rounding error away), else two decimals */
+/* A count: whole, or with two decimals below 100 (an estimate, a mean of
+ * runs, a scaled baseline); from 100 on, a fraction says nothing. */
 static void add_count(struct tk_buf *b, double a)
 {
-	if (fabs(a - round(a)) <= 1e-9 * (fabs(a) > 1 ? fabs(a) : 1) && fabs(a) < 9e15)
+	if ((fabs(a) >= 100 || fabs(a - round(a)) <= 1e-9 * (fabs(a) > 1 ? fabs(a) : 1)) &&
+	    fabs(a) < 9e15)
 		tk_buf_addf(b, "%.0f", a);
 	else
 		tk_buf_addf(b, "%.2f", a);

@@ -321,6 +321,33 @@ void tk_format_bytes(struct tk_buf *out, int64_t bytes)
 		tk_buf_addf(out, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", shown(v), units[u]);
 }
 
+void tk_format_count(struct tk_buf *out, double n)
+{
+	static const char *const units[] = { "", " k", " M", " G", " T" };
+	char digits[32];
+	size_t u = 0, len, i;
+
+	if (!(n >= 0)) {
+		tk_buf_adds(out, "-");
+		return;
+	}
+	if (n < 1e6) {
+		/* a whole count with thousands separators: "5,612" */
+		len = (size_t)snprintf(digits, sizeof(digits), "%.0f", n);
+		for (i = 0; i < len; i++) {
+			if (i && (len - i) % 3 == 0)
+				tk_buf_addch(out, ',');
+			tk_buf_addch(out, digits[i]);
+		}
+		return;
+	}
+	while (n >= 1000 && u < sizeof(units) / sizeof(units[0]) - 1) {
+		n /= 1000;
+		u++;
+	}
+	tk_buf_addf(out, n < 10 ? "%.2f%s" : n < 100 ? "%.1f%s" : "%.0f%s", n, units[u]);
+}
+
 void tk_format_weight(struct tk_buf *out, double w)
 {
 	if (w == (double)(long long)w && w < 9e15 && w > -9e15)

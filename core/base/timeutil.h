@@ -35,6 +35,8 @@ void tk_format_iso(struct tk_buf *out, int64_t us);
 /* Human units: "1.23 s", "2m 03s", "1h 02m"; "512 KiB", "1.50 GiB". */
 void tk_format_duration(struct tk_buf *out, double seconds);
 void tk_format_bytes(struct tk_buf *out, int64_t bytes);
+/* A count for people: "5,612" below a million, then "1.23 M", "45.6 G". */
+void tk_format_count(struct tk_buf *out, double n);
 /* A profile weight: an integer when it is one, else up to 6 significant digits. */
 void tk_format_weight(struct tk_buf *out, double w);
 /* The same for data files: an integer when it is one, else the fewest

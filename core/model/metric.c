@@ -15,6 +15,16 @@ static const char *const names[TK_METRIC_COUNT] = {
 	[TK_METRIC_TREE_RSS] = "tree_rss",
 	[TK_METRIC_ALLOC] = "alloc",
 	[TK_METRIC_SLURM_MAXRSS] = "slurm_maxrss",
+	[TK_METRIC_ALLOC_COUNT] = "alloc_count",
+	[TK_METRIC_HEAP_PEAK] = "heap_peak",
+	[TK_METRIC_CPU_PROFILE] = "cpu_profile",
+};
+
+static const char *const profile_kinds[TK_METRIC_COUNT] = {
+	[TK_METRIC_ALLOC] = "alloc",
+	[TK_METRIC_ALLOC_COUNT] = "alloc_count",
+	[TK_METRIC_HEAP_PEAK] = "heap_peak",
+	[TK_METRIC_CPU_PROFILE] = "cpu",
 };
 
 int tk_metric_parse(const char *name, enum tk_metric *out)
@@ -36,8 +46,48 @@ const char *tk_metric_name(enum tk_metric m)
 
 enum tk_metric_unit tk_metric_unit(enum tk_metric m)
 {
-	return m == TK_METRIC_WALLTIME || m == TK_METRIC_CPU ? TK_METRIC_SECONDS
-							     : TK_METRIC_BYTES;
+	switch (m) {
+	case TK_METRIC_WALLTIME:
+	case TK_METRIC_CPU:
+	case TK_METRIC_CPU_PROFILE:
+		return TK_METRIC_SECONDS;
+	case TK_METRIC_ALLOC_COUNT:
+		return TK_METRIC_COUNT_UNIT;
+	default:
+		return TK_METRIC_BYTES;
+	}
+}
+
+const char *tk_metric_profile_kind(enum tk_metric m)
+{
+	return (unsigned)m < TK_METRIC_COUNT ? profile_kinds[m] : NULL;
+}
+
+double tk_metric_profile_value(enum tk_metric m, double total, const char *unit,
+			       enum tk_metric_unit *out_unit)
+{
+	enum tk_metric_unit u = tk_metric_unit(m);
+
+	if (!unit || !(total >= 0))
+		return -1;
+	if (m == TK_METRIC_CPU_PROFILE) {
+		if (!strcmp(unit, "nanoseconds"))
+			total /= 1e9;
+		else if (!strcmp(unit, "samples") || !strcmp(unit, "count"))
+			u = TK_METRIC_COUNT_UNIT;
+		else
+			return -1;
+	} else if (!strcmp(unit, "nanoseconds") ||
+		   (u == TK_METRIC_COUNT_UNIT && !strcmp(unit, "bytes"))) {
+		/* a time is no amount of memory; bytes are no count */
+		return -1;
+	}
+	/* else the unit the metric is in, or "samples"/"count" of a file
+	 * that names none (folded stacks imported with --kind alloc): the
+	 * kind says what its numbers are */
+	if (out_unit)
+		*out_unit = u;
+	return total;
 }
 
 int tk_metric_parse_list(const char *list, enum tk_metric *out, struct tk_err *err)
@@ -96,7 +146,7 @@ int tk_metric_value(const struct tk_run_summary *s, enum tk_metric m, double *ou
 	case TK_METRIC_SLURM_MAXRSS:
 		v = (double)s->slurm_maxrss_bytes;
 		break;
-	case TK_METRIC_ALLOC:
+	default: /* a profile's total */
 		break;
 	}
 	if (!(v >= 0))
@@ -105,12 +155,19 @@ int tk_metric_value(const struct tk_run_summary *s, enum tk_metric m, double *ou
 	return 0;
 }
 
+void tk_metric_format_unit(struct tk_buf *out, enum tk_metric_unit unit, double value)
+{
+	if (unit == TK_METRIC_SECONDS)
+		tk_format_duration(out, value);
+	else if (unit == TK_METRIC_BYTES)
+		tk_format_bytes(out, (int64_t)(value + 0.5));
+	else
+		tk_format_count(out, value);
+}
+
 void tk_metric_format(struct tk_buf *out, enum tk_metric m, double value)
 {
-	if (tk_metric_unit(m) == TK_METRIC_SECONDS)
-		tk_format_duration(out, value);
-	else
-		tk_format_bytes(out, (int64_t)(value + 0.5));
+	tk_metric_format_unit(out, tk_metric_unit(m), value);
 }
 
 static const char *const method_names[] = { "interval", "percent", "zscore", "mannwhitney" };

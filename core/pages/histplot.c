@@ -200,45 +200,59 @@ int tk_plot_data_load_history(struct tk_plot_data *d, const struct tk_key_histor
 	return 0;
 }
 
-int tk_plot_fill_alloc(struct tk_plot_data *d, struct tk_store *s,
-		       const struct tk_plot_opts *o, struct tk_err *err)
+/* The totals of metric m's profiles for key k's runs into their values:
+ * h's alloc totals when it read them, the store's otherwise. */
+static int fill_metric(struct tk_plot_key *k, const struct tk_key_history *h,
+		       struct tk_store *s, enum tk_metric m, struct tk_err *err)
 {
-	return tk_plot_fill_alloc_history(d, NULL, s, o, err);
-}
+	const char **ids, **units;
+	double *tot;
+	size_t j;
+	int ret = 0;
 
-int tk_plot_fill_alloc_history(struct tk_plot_data *d, const struct tk_key_history *h,
-			       struct tk_store *s, const struct tk_plot_opts *o,
-			       struct tk_err *err)
-{
-	const char **ids = NULL;
-	double *tot = NULL;
-	size_t i, j, alloc = 0, alloc2 = 0;
-	int want = 0, ret = 0;
+	if (m == TK_METRIC_ALLOC && h && h->alloc && !strcmp(h->key, k->key)) {
+		for (j = 0; j < k->nr; j++) {
+			double t = tk_key_history_alloc(h, tk_key_history_find(h, k->runs[j].run_id));
 
-	for (i = 0; i < o->nr_metrics; i++)
-		want |= o->metrics[i] == TK_METRIC_ALLOC;
-	for (i = 0; want && !ret && i < d->nr; i++) {
-		struct tk_plot_key *k = &d->keys[i];
-
-		if (h && h->alloc && !strcmp(h->key, k->key)) {
-			for (j = 0; j < k->nr; j++) {
-				double t = tk_key_history_alloc(h, tk_key_history_find(h,
-								k->runs[j].run_id));
-
-				k->runs[j].v[TK_METRIC_ALLOC] = t >= 0 ? t : NAN;
-			}
-			continue;
+			k->runs[j].v[m] = t >= 0 ? t : NAN;
 		}
-		TK_ALLOC_GROW(ids, k->nr, alloc);
-		TK_ALLOC_GROW(tot, k->nr, alloc2);
-		for (j = 0; j < k->nr; j++)
-			ids[j] = k->runs[j].run_id ? k->runs[j].run_id : "";
-		ret = tk_profstore_alloc_totals(s, ids, k->nr, tot, err);
-		for (j = 0; !ret && j < k->nr; j++)
-			k->runs[j].v[TK_METRIC_ALLOC] = tot[j] >= 0 ? tot[j] : NAN;
+		return 0;
+	}
+	if (!k->nr)
+		return 0;
+	ids = tk_xcalloc(k->nr, sizeof(*ids));
+	units = tk_xcalloc(k->nr, sizeof(*units));
+	tot = tk_xcalloc(k->nr, sizeof(*tot));
+	for (j = 0; j < k->nr; j++)
+		ids[j] = k->runs[j].run_id ? k->runs[j].run_id : "";
+	ret = tk_profstore_totals(s, ids, k->nr, tk_metric_profile_kind(m), tot, units, err);
+	for (j = 0; !ret && j < k->nr; j++) {
+		enum tk_metric_unit u;
+		double v = tot[j] >= 0 && units[j]
+			   ? tk_metric_profile_value(m, tot[j], units[j], &u) : -1;
+
+		/* a chart's axis is in the metric's unit: a cpu profile in
+		 * samples has no point on a chart in seconds */
+		k->runs[j].v[m] = v >= 0 && u == tk_metric_unit(m) ? v : NAN;
 	}
 	free(ids);
+	free(units);
 	free(tot);
+	return ret;
+}
+
+int tk_plot_fill_profiles(struct tk_plot_data *d, const struct tk_key_history *h,
+			  struct tk_store *s, const struct tk_plot_opts *o, struct tk_err *err)
+{
+	size_t i, j;
+	int ret = 0;
+
+	for (i = 0; !ret && i < o->nr_metrics; i++) {
+		if (!tk_metric_profile_kind(o->metrics[i]))
+			continue;
+		for (j = 0; !ret && j < d->nr; j++)
+			ret = fill_metric(&d->keys[j], h, s, o->metrics[i], err);
+	}
 	return ret;
 }
 
@@ -281,6 +295,17 @@ const char *tk_plot_unit(enum tk_metric m, double max, double *div)
 		}
 		*div = 0.000001;
 		return "\xc2\xb5s";
+	}
+	if (tk_metric_unit(m) == TK_METRIC_COUNT_UNIT) {
+		static const char *const units[] = { "", "k", "M", "G", "T" };
+		size_t i = 0;
+
+		*div = 1;
+		while (max >= 1000 * *div && i < 4) {
+			*div *= 1000;
+			i++;
+		}
+		return units[i];
 	}
 	if (max >= 1024.0 * 1024 * 1024) {
 		*div = 1024.0 * 1024 * 1024;
@@ -434,6 +459,9 @@ const char *tk_plot_metric_title(enum tk_metric m)
 	case TK_METRIC_TREE_RSS: return "peak RSS of the process tree";
 	case TK_METRIC_SLURM_MAXRSS: return "SLURM MaxRSS (largest step)";
 	case TK_METRIC_ALLOC: return "bytes allocated";
+	case TK_METRIC_ALLOC_COUNT: return "allocations";
+	case TK_METRIC_HEAP_PEAK: return "peak live heap";
+	case TK_METRIC_CPU_PROFILE: return "CPU time profiled";
 	}
 	return "?";
 }

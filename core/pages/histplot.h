@@ -59,7 +59,7 @@
 #include "core/store/keyhist.h"
 #include "core/store/store.h"
 
-#define TK_PLOT_MAX_METRICS 8
+#define TK_PLOT_MAX_METRICS TK_METRIC_COUNT
 
 /* What one run is in a chart. */
 enum tk_plot_class { TK_PLOT_BASELINE, TK_PLOT_OTHER, TK_PLOT_CURRENT, TK_PLOT_NCLASSES };
@@ -118,18 +118,17 @@ int tk_plot_data_load(struct tk_plot_data *d, struct tk_store *s,
 		      const struct tk_run_query *q, struct tk_err *err);
 void tk_plot_data_release(struct tk_plot_data *d);
 /*
- * The alloc metric is not in a run summary: when o asks for it, reads the
- * total of each run's stored alloc profile (tk_profstore_alloc_totals). The
- * store's errors.
+ * The totals of profiles are not in a run summary: for each metric of o
+ * that is one (alloc, alloc_count, heap_peak, cpu_profile;
+ * tk_metric_profile_kind), reads the total of each run's stored profile
+ * of that kind (tk_profstore_totals), or takes h's (core/store/keyhist.h,
+ * h may be NULL) when it read them for its key. A total in another unit
+ * than the metric's (a cpu profile of samples, charted in seconds) is no
+ * point. The store's errors.
  */
 struct tk_plot_opts;
-int tk_plot_fill_alloc(struct tk_plot_data *d, struct tk_store *s,
-		       const struct tk_plot_opts *o, struct tk_err *err);
-/* The same, taking the totals of h (core/store/keyhist.h) for its key
- * when h read them (h may be NULL), the store's otherwise. */
-int tk_plot_fill_alloc_history(struct tk_plot_data *d, const struct tk_key_history *h,
-			       struct tk_store *s, const struct tk_plot_opts *o,
-			       struct tk_err *err);
+int tk_plot_fill_profiles(struct tk_plot_data *d, const struct tk_key_history *h,
+			  struct tk_store *s, const struct tk_plot_opts *o, struct tk_err *err);
 /* The runs of h that q selects (as the store's query would), added and
  * finished: a key's charts made from the runs it read once. */
 int tk_plot_data_load_history(struct tk_plot_data *d, const struct tk_key_history *h,

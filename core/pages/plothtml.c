@@ -23,7 +23,7 @@
 #include "core/draw/svgout.h"
 #include "core/base/banned.h"
 
-#define PLOT_SCRIPT_SHA256 "F8PX/pjZjydYjJbxyK95oELBZ50sXcwDpBU03kB8+G8="
+#define PLOT_SCRIPT_SHA256 "uP6EJSUDm/kjVBrdB3Jjp4Y73wSg1YSFb1jfLD3lOLg="
 
 static const char plot_style[] =
 	"<style>\n"
@@ -70,6 +70,12 @@ static const char plot_script[] =
 	"    var t = Math.round(v);\n"
 	"    if (t < 3600) return Math.floor(t / 60) + 'm ' + pad2(t % 60) + 's';\n"
 	"    return Math.floor(t / 3600) + 'h ' + pad2(Math.floor(t / 60) % 60) + 'm';\n"
+	"  }\n"
+	"  if (D.units[m] === 'n') {\n"
+	"    if (v < 1e6) return Math.round(v).toString().replace(/\\B(?=(\\d{3})+(?!\\d))/g, ',');\n"
+	"    var k = ['', ' k', ' M', ' G', ' T'], j = 0;\n"
+	"    while (v >= 1000 && j < 4) { v /= 1000; j++; }\n"
+	"    return v.toFixed(v < 10 ? 2 : v < 100 ? 1 : 0) + k[j];\n"
 	"  }\n"
 	"  var u = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'], i = 0;\n"
 	"  while (v >= 1024 && i < 5) { v /= 1024; i++; }\n"
@@ -422,9 +428,13 @@ static void write_data(struct tk_htmlout *w, const struct tk_plot_layout *l)
 		tk_html_json_cstr(b, tk_plot_metric_title((enum tk_metric)m));
 	}
 	tk_buf_adds(b, "],\"units\":[");
-	for (m = 0; m < TK_METRIC_COUNT; m++)
-		tk_buf_adds(b, tk_metric_unit((enum tk_metric)m) == TK_METRIC_SECONDS
-			   ? (m ? ",\"s\"" : "\"s\"") : (m ? ",\"B\"" : "\"B\""));
+	for (m = 0; m < TK_METRIC_COUNT; m++) {
+		enum tk_metric_unit u = tk_metric_unit((enum tk_metric)m);
+
+		if (m)
+			tk_buf_addch(b, ',');
+		tk_buf_adds(b, u == TK_METRIC_SECONDS ? "\"s\"" : u == TK_METRIC_BYTES ? "\"B\"" : "\"n\"");
+	}
 	tk_buf_adds(b, "],\"keys\":[");
 	for (i = 0; i < d->nr; i++) {
 		const struct tk_plot_key *k = &d->keys[i];

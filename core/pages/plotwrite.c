@@ -107,7 +107,7 @@ int tk_plot_history_to_path(const struct tk_key_history *h, struct tk_store *s,
 	d.pipeline = o->pipeline;
 	ret = tk_plot_data_load_history(&d, h, &q, err);
 	if (!ret)
-		ret = tk_plot_fill_alloc_history(&d, h, s, o, err);
+		ret = tk_plot_fill_profiles(&d, h, s, o, err);
 	if (!ret && !d.nr)
 		ret = tk_err_set(err, TK_EDATA, "no runs of key '%s' to plot", h->key);
 	if (!ret)
@@ -178,7 +178,7 @@ int tk_plot_query_to_path(struct tk_store *s, const struct tk_run_query *q,
 	if (!ret)
 		find_missing(q, &d, res);
 	if (!ret)
-		ret = tk_plot_fill_alloc(&d, s, o, err);
+		ret = tk_plot_fill_profiles(&d, NULL, s, o, err);
 	if (!ret)
 		ret = tk_plot_data_baselines(&d, s, o, ci, cfg, err);
 	if (!ret)

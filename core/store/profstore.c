@@ -166,35 +166,42 @@ int tk_profstore_load(struct tk_store *s, const char *run_id, const char *key,
 	return ret;
 }
 
-int tk_profstore_alloc_totals(struct tk_store *s, const char *const *ids, size_t n,
-			   double *out, struct tk_err *err)
+int tk_profstore_totals(struct tk_store *s, const char *const *ids, size_t n,
+			const char *kind, double *out, const char **units, struct tk_err *err)
 {
 	struct tk_store_profile_total q;
 	struct tk_profile p;
+	enum tk_unit u;
 	size_t i;
 	int ret;
 
 	for (i = 0; i < n; i++) {
 		memset(&q, 0, sizeof(q));
 		q.run_id = ids[i];
-		q.kind = "alloc";
+		q.kind = kind;
 		out[i] = -1;
+		if (units)
+			units[i] = NULL;
 		ret = s->ops->ctrl ? s->ops->ctrl(s, TK_STORE_CTRL_PROFILE_TOTAL, &q, err)
 				   : TK_EUSAGE;
 		if (!ret) {
 			if (q.found)
 				out[i] = q.total;
+			if (q.found && units)
+				units[i] = tk_unit_parse(q.unit, &u) ? NULL : tk_unit_name(u);
 			continue;
 		}
 		if (ret != TK_EUSAGE)
 			return ret;
 		/* a backend without the operation: load the profile */
 		tk_err_clear(err);
-		tk_profile_init(&p, TK_UNIT_BYTES);
-		ret = tk_profstore_get(s, ids[i], "alloc", &p, err);
+		tk_profile_init(&p, TK_UNIT_SAMPLES);
+		ret = tk_profstore_get(s, ids[i], kind, &p, err);
 		if (!ret) {
 			tk_profile_finish(&p);
 			out[i] = tk_profile_total(&p);
+			if (units)
+				units[i] = tk_unit_name(p.unit);
 		}
 		tk_profile_release(&p);
 		if (ret == TK_EDATA)
@@ -203,4 +210,10 @@ int tk_profstore_alloc_totals(struct tk_store *s, const char *const *ids, size_t
 			return ret;
 	}
 	return 0;
+}
+
+int tk_profstore_alloc_totals(struct tk_store *s, const char *const *ids, size_t n,
+			      double *out, struct tk_err *err)
+{
+	return tk_profstore_totals(s, ids, n, "alloc", out, NULL, err);
 }

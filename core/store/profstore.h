@@ -52,12 +52,16 @@ int tk_profstore_load(struct tk_store *s, const char *run_id, const char *key,
 		      struct tk_buf *label, struct tk_err *err);
 
 /*
- * The alloc totals (bytes) of n stored runs: out[i] is the total of the
- * "alloc" profile of ids[i], or -1 when the run has none. One indexed
- * lookup per run that reads the stored total, never the profile itself
- * (TK_STORE_CTRL_PROFILE_TOTAL); a backend without that operation falls
- * back to loading each profile. Returns 0 or the store's error.
+ * The totals of n stored runs' profiles of kind: out[i] is the total of
+ * ids[i]'s, or -1 when the run has none, and units[i] (units may be
+ * NULL) its unit's name (tk_unit_name: static), NULL when none. One
+ * indexed lookup per run that reads the stored total, never the profile
+ * itself (TK_STORE_CTRL_PROFILE_TOTAL); a backend without that operation
+ * falls back to loading each profile. Returns 0 or the store's error.
  */
+int tk_profstore_totals(struct tk_store *s, const char *const *ids, size_t n,
+			const char *kind, double *out, const char **units, struct tk_err *err);
+/* The totals of the "alloc" profiles (bytes). */
 int tk_profstore_alloc_totals(struct tk_store *s, const char *const *ids, size_t n,
 			   double *out, struct tk_err *err);
 

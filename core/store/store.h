@@ -37,8 +37,8 @@ struct tk_run_query {
 	 * query_summaries only, a hint: the caller reads only what a chart
 	 * shows and a check judges (tk_plot_data_add, core/analyze/check.c:
 	 * run id, key, branch, commit, build number and URL, start, status,
-	 * partial, pipeline, walltime, CPU, RSS and its source, SLURM's RSS,
-	 * machine class), so a store may leave the other fields unknown
+	 * exit code and signal, partial, pipeline, walltime, CPU, RSS and its
+	 * source, SLURM's RSS, machine class), so a store may leave the other fields unknown
 	 * (SQLite does).
 	 */
 	int chart_only;
@@ -152,6 +152,7 @@ struct tk_store_profile_total {
 	const char *kind;   /* in */
 	int found;          /* out: 1 when the run has such a profile */
 	double total;       /* out: its total, when found */
+	char unit[16];      /* out: its unit's name (tk_unit_name), when found */
 };
 
 struct tk_profile_each {

@@ -925,15 +925,18 @@ static int profile_total(struct sqlite_store *st, struct tk_store_profile_total 
 	int rc;
 
 	q->found = 0;
-	if (sqlite3_prepare_v2(st->db, "SELECT total FROM profiles WHERE run_id = ? AND kind = ?",
-			       -1, &stmt, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db, "SELECT total, unit FROM profiles WHERE run_id = ? AND "
+			       "kind = ?", -1, &stmt, NULL) != SQLITE_OK)
 		return db_error(st, err, "read");
 	sqlite3_bind_text(stmt, 1, q->run_id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 2, q->kind, -1, SQLITE_TRANSIENT);
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW) {
+		const char *unit = (const char *)sqlite3_column_text(stmt, 1);
+
 		q->found = 1;
 		q->total = sqlite3_column_double(stmt, 0);
+		snprintf(q->unit, sizeof(q->unit), "%s", unit ? unit : "");
 	}
 	sqlite3_finalize(stmt);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)

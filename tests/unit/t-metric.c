@@ -37,8 +37,8 @@ int main(void)
 	ok(list[0] == TK_METRIC_WALLTIME && list[1] == TK_METRIC_MAXRSS && list[2] == TK_METRIC_CPU,
 	   "in the order written");
 	is_int(tk_metric_parse_list("walltime,rss", list, &err), TK_EUSAGE, "an unknown one");
-	is_str(err.msg, "unknown metric 'rss' (expected walltime, cpu, maxrss, tree_rss, alloc or "
-	       "slurm_maxrss)",
+	is_str(err.msg, "unknown metric 'rss' (expected walltime, cpu, maxrss, tree_rss, alloc, "
+	       "slurm_maxrss, alloc_count, heap_peak or cpu_profile)",
 	       "is named");
 	ok(tk_metric_unit(TK_METRIC_CPU) == TK_METRIC_SECONDS &&
 	   tk_metric_unit(TK_METRIC_ALLOC) == TK_METRIC_BYTES, "units");
@@ -66,6 +66,35 @@ int main(void)
 	tk_buf_reset(&b);
 	tk_metric_format(&b, TK_METRIC_WALLTIME, 125);
 	is_str(b.buf, "2m 05s", "seconds in human units");
+
+	/* a profile's total as a metric's value */
+	{
+		enum tk_metric_unit u = TK_METRIC_SECONDS;
+
+		ok(tk_metric_profile_value(TK_METRIC_CPU_PROFILE, 2.5e9, "nanoseconds", &u) == 2.5 &&
+		   u == TK_METRIC_SECONDS, "a cpu profile in nanoseconds: seconds");
+		ok(tk_metric_profile_value(TK_METRIC_CPU_PROFILE, 300, "samples", &u) == 300 &&
+		   u == TK_METRIC_COUNT_UNIT, "in samples: a count");
+		ok(tk_metric_profile_value(TK_METRIC_CPU_PROFILE, 300, "bytes", &u) == -1,
+			  "in bytes: no value");
+		ok(tk_metric_profile_value(TK_METRIC_ALLOC, 4096, "bytes", &u) == 4096 &&
+		   u == TK_METRIC_BYTES, "alloc in bytes");
+		ok(tk_metric_profile_value(TK_METRIC_ALLOC, 4096, "samples", &u) == 4096 &&
+		   u == TK_METRIC_BYTES, "alloc of a folded file (samples): its numbers are bytes");
+		ok(tk_metric_profile_value(TK_METRIC_HEAP_PEAK, 5, "nanoseconds", &u) == -1,
+			  "a heap in nanoseconds: no value");
+		ok(tk_metric_profile_value(TK_METRIC_ALLOC_COUNT, 5, "bytes", &u) == -1,
+			  "a count in bytes: no value");
+		ok(tk_metric_profile_value(TK_METRIC_ALLOC_COUNT, 7, "count", &u) == 7 &&
+		   u == TK_METRIC_COUNT_UNIT, "a count");
+		ok(tk_metric_profile_value(TK_METRIC_ALLOC, -1, "bytes", &u) == -1,
+			  "no profile: no value");
+		is_str(tk_metric_profile_kind(TK_METRIC_CPU_PROFILE), "cpu", "cpu_profile is cpu's");
+		ok(!tk_metric_profile_kind(TK_METRIC_CPU), "cpu is the run's own figure");
+		tk_buf_reset(&b);
+		tk_metric_format(&b, TK_METRIC_ALLOC_COUNT, 1234567);
+		is_str(b.buf, "1.23 M", "counts in human units");
+	}
 
 	if (!mkdtemp(dir))
 		return 1;

@@ -210,12 +210,12 @@ static void test_empty(struct tk_store *s)
 /* What a chart reads of a summary (tk_run_query.chart_only). */
 static int chart_fn(const struct tk_run_summary *s, void *data)
 {
-	tk_buf_addf(data, "%s %s %s %s %s %s %s %lld %.6f %.6f %.6f %lld %lld %s %d\n",
+	tk_buf_addf(data, "%s %s %s %s %s %s %s %lld %.6f %.6f %.6f %lld %lld %s %d %d %d\n",
 		    s->run_id, s->key, s->branch ? s->branch : "-", s->commit ? s->commit : "-",
 		    s->build_number ? s->build_number : "-", s->build_url ? s->build_url : "-",
 		    s->pipeline ? s->pipeline : "-", (long long)s->started_at_us, s->walltime_s,
 		    s->user_s, s->sys_s, (long long)s->maxrss_bytes, (long long)s->tree_rss_bytes,
-		    tk_run_status_name(s->status), s->partial);
+		    tk_run_status_name(s->status), s->partial, s->exit_code, s->term_signal);
 	return 0;
 }
 
