@@ -497,7 +497,101 @@ static int read_rule(struct doc *d, const struct tk_yaml_entry *e, const char *k
 }
 
 static const char *const metric_fields[] = { "walltime", "cpu", "maxrss", "tree_rss",
-					     "alloc", "slurm_maxrss", NULL };
+					     "alloc", "slurm_maxrss", "alloc_count",
+					     "heap_peak", "cpu_profile", "metrics",
+					     "frames", NULL };
+
+/* The keyset of key (NULL: every key), made when missing. */
+static struct tk_check_keyset *keyset(struct tk_config *c, const char *key)
+{
+	struct tk_check_keyset *s;
+	size_t i;
+
+	for (i = 0; i < c->check.nr_sets; i++) {
+		s = &c->check.sets[i];
+		if ((!key && !s->key) || (key && s->key && !strcmp(key, s->key)))
+			return s;
+	}
+	TK_ALLOC_GROW(c->check.sets, c->check.nr_sets + 1, c->check.alloc_sets);
+	s = &c->check.sets[c->check.nr_sets++];
+	s->key = key ? tk_xstrdup(key) : NULL;
+	s->metrics = 0;
+	s->frames = TK_CHECK_FRAMES_UNSET;
+	return s;
+}
+
+/* metrics: a list of names, or names separated by commas. */
+static int read_metrics(struct doc *d, const struct tk_yaml_entry *e, const char *key,
+			struct tk_config *c)
+{
+	const struct tk_yaml_node *v = deref(d, e->value);
+	enum tk_metric list[TK_METRIC_COUNT];
+	struct tk_buf names = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	unsigned mask = 0;
+	size_t i;
+	int n;
+
+	if (is_null(v))
+		return 0;
+	if (v->kind == TK_YAML_SCALAR) {
+		tk_buf_adds(&names, v->value);
+	} else if (v->kind == TK_YAML_SEQ) {
+		for (i = 0; i < v->nr_kids; i++) {
+			const struct tk_yaml_node *x = deref(d, v->kids[i]);
+
+			if (x->kind != TK_YAML_SCALAR) {
+				tk_buf_release(&names);
+				return warn(d, v->kids[i], "'metrics' lists metric names, not %s; "
+					    "ignored", tk_yaml_kind_name(x->kind));
+			}
+			tk_buf_addf(&names, "%s%s", i ? "," : "", x->value);
+		}
+	} else {
+		return warn(d, e->value, "'metrics' is a list of metric names, not %s; ignored",
+			    tk_yaml_kind_name(v->kind));
+	}
+	n = tk_metric_parse_list(names.buf, list, &err);
+	tk_buf_release(&names);
+	if (n < 0)
+		return warn(d, e->value, "%s; ignored", err.msg);
+	for (i = 0; i < (size_t)n; i++)
+		mask |= 1u << list[i];
+	keyset(c, key)->metrics = mask;
+	return 0;
+}
+
+/* frames: fail, report or off. */
+static int read_frames(struct doc *d, const struct tk_yaml_entry *e, const char *key,
+		       struct tk_config *c)
+{
+	static const char *const names[] = { "off", "report", "fail" };
+	const struct tk_yaml_node *v = deref(d, e->value);
+	size_t i;
+
+	if (is_null(v))
+		return 0;
+	for (i = 0; v->kind == TK_YAML_SCALAR && i < 3; i++)
+		if (!strcmp(v->value, names[i])) {
+			keyset(c, key)->frames = (int)i;
+			return 0;
+		}
+	return warn(d, e->value, "'frames' is fail, report or off, not %s; ignored",
+		    v->kind == TK_YAML_SCALAR ? v->value : tk_yaml_kind_name(v->kind));
+}
+
+const struct tk_check_keyset *tk_config_check_set(const struct tk_config *c, const char *key)
+{
+	size_t i;
+
+	for (i = 0; c && i < c->check.nr_sets; i++) {
+		const struct tk_check_keyset *s = &c->check.sets[i];
+
+		if ((!key && !s->key) || (key && s->key && !strcmp(key, s->key)))
+			return s;
+	}
+	return NULL;
+}
 
 /* The metrics of one key (or, key NULL, of every key) */
 static int read_metric_rules(struct doc *d, const struct tk_yaml_entry *e, const char *key,
@@ -520,6 +614,10 @@ static int read_metric_rules(struct doc *d, const struct tk_yaml_entry *e, const
 
 		if (!tk_metric_parse(key_of(d, f), &m)) {
 			ret = read_rule(d, f, key, m, c);
+		} else if (!strcmp(key_of(d, f), "metrics")) {
+			ret = read_metrics(d, f, key, c);
+		} else if (!strcmp(key_of(d, f), "frames")) {
+			ret = read_frames(d, f, key, c);
 		} else {
 			const char *near = nearest(key_of(d, f), metric_fields);
 
@@ -534,8 +632,9 @@ static int read_metric_rules(struct doc *d, const struct tk_yaml_entry *e, const
 }
 
 static const char *const check_fields[] = { "window", "method", "threshold", "keys",
-					    "walltime", "cpu", "maxrss", "tree_rss",
-					    "alloc", "slurm_maxrss", NULL };
+					    "metrics", "frames", "walltime", "cpu", "maxrss",
+					    "tree_rss", "alloc", "slurm_maxrss", "alloc_count",
+					    "heap_peak", "cpu_profile", NULL };
 
 static int read_check(struct doc *d, const struct tk_yaml_entry *e, struct tk_config *c)
 {
@@ -573,6 +672,10 @@ static int read_check(struct doc *d, const struct tk_yaml_entry *e, struct tk_co
 				c->check.threshold = x;
 		} else if (!tk_metric_parse(field, &m)) {
 			ret = read_rule(d, f, NULL, m, c);
+		} else if (!strcmp(field, "metrics")) {
+			ret = read_metrics(d, f, NULL, c);
+		} else if (!strcmp(field, "frames")) {
+			ret = read_frames(d, f, NULL, c);
 		} else if (!strcmp(field, "keys")) {
 			const struct tk_yaml_node *kv = deref(d, f->value);
 
@@ -593,7 +696,8 @@ static int read_check(struct doc *d, const struct tk_yaml_entry *e, struct tk_co
 
 			ret = warn(d, f->key_at, "unknown field '%s' in check%s%s%s; ignored", field,
 				   near ? " (did you mean '" : " (expected window, method, "
-				   "threshold, keys or a metric name)", near ? near : "",
+				   "threshold, metrics, frames, keys or a metric name)",
+				   near ? near : "",
 				   near ? "'?)" : "");
 		}
 	}
@@ -660,6 +764,9 @@ void tk_config_release(struct tk_config *c)
 	for (i = 0; i < c->check.nr_rules; i++)
 		free(c->check.rules[i].key);
 	free(c->check.rules);
+	for (i = 0; i < c->check.nr_sets; i++)
+		free(c->check.sets[i].key);
+	free(c->check.sets);
 	for (i = 0; i < c->nr_keys; i++)
 		key_release(&c->keys[i]);
 	free(c->keys);

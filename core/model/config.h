@@ -45,14 +45,25 @@ struct tk_key_config {
  *   check:
  *     window: 10
  *     method: interval          # for every key and metric
- *     maxrss: { threshold: 5 }  # for one metric of every key
+ *     metrics: walltime,maxrss,alloc   # every key's (else every figure
+ *                               # the runs have)
+ *     frames: fail              # a function beyond noise fails the check
+ *                               # (report, the default: said beside the
+ *                               # verdicts; off: no diffs)
+ *     maxrss: { threshold: 5 }  # for one metric of every key (and that
+ *                               # metric is judged)
  *     keys:
  *       amip:
+ *         metrics: [walltime, alloc]
+ *         frames: report
  *         walltime: { method: percent, threshold: 15, min_effect: 3 }
  *
- * A rule sets the method (core/analyze/verdict.h names), threshold (percent: %,
- * zscore: z) and min_effect (%) of one metric, for one key or (key NULL)
- * every key; a key's rule wins over an every-key one.
+ * A rule sets the method (core/analyze/verdict.h names), threshold
+ * (percent: %, zscore: z) and min_effect (%) of one metric, for one key or
+ * (key NULL) every key; a key's rule wins over an every-key one, and a
+ * metric with a rule is judged even when `metrics:` leaves it out.
+ * `metrics:` (a list, or names separated by commas) and `frames:` are
+ * set for every key, and per key (struct tk_check_keyset).
  */
 struct tk_check_rule {
 	char *key;         /* NULL: every key */
@@ -68,6 +79,21 @@ struct tk_check_rule {
 #define TK_CHECK_WINDOW_MIN 5
 #define TK_CHECK_WINDOW_MAX 1000
 
+/* What a check does with the functions that moved (its diffs). */
+enum tk_check_frames {
+	TK_CHECK_FRAMES_UNSET = -1,
+	TK_CHECK_FRAMES_OFF,    /* no diffs */
+	TK_CHECK_FRAMES_REPORT, /* the default: named beside the verdicts */
+	TK_CHECK_FRAMES_FAIL,   /* a function beyond noise is a regression */
+};
+
+/* The metrics and frames of one key (key NULL: of every key). */
+struct tk_check_keyset {
+	char *key;
+	unsigned metrics;  /* a bit per enum tk_metric; 0: not set */
+	int frames;        /* enum tk_check_frames */
+};
+
 struct tk_check_config {
 	size_t window; /* 0: not set; else TK_CHECK_WINDOW_MIN..MAX */
 	int method_set;
@@ -75,7 +101,13 @@ struct tk_check_config {
 	double threshold;
 	struct tk_check_rule *rules;
 	size_t nr_rules, alloc_rules;
+	struct tk_check_keyset *sets;
+	size_t nr_sets, alloc_sets;
 };
+
+/* The keyset of key in c (NULL: the every-key one), or NULL. */
+struct tk_config;
+const struct tk_check_keyset *tk_config_check_set(const struct tk_config *c, const char *key);
 
 struct tk_config {
 	char *path; /* the file read, NULL when none was found */
