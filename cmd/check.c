@@ -85,8 +85,10 @@ static int parse_format(void *data, const char *arg, struct tk_err *err)
 #define O struct check_cmd
 static const struct cmd_option options[] = {
 	OPT_STRING_LIST(0, "key", O, key_list, "K", "check key K (repeatable)"),
-	OPT_CALLBACK(0, "metric", "LIST", parse_metric, "metrics to judge (default "
-		     "walltime,maxrss)"),
+	OPT_CALLBACK(0, "metric", "LIST", parse_metric, "metrics to judge, comma-separated: "
+		     TK_METRIC_NAMES " (default: check: metrics: of .tracker.yml, else every "
+		     "figure the runs have: walltime, maxrss, cpu and the total of each kind "
+		     "of profile the current run has)"),
 	OPT_STRING(0, "baseline-branch", O, o.baseline_branch, "B", "the baseline branch "
 		   "(default: the PR base branch, baseline_branch of the key or of .tracker.yml, "
 		   "the pipeline's default branch)"),

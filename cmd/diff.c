@@ -19,6 +19,7 @@
 #include "cmd/cmd.h"
 #include "core/base/escape.h"
 #include "core/analyze/baseline.h"
+#include "core/analyze/check.h"
 #include "core/analyze/diffstore.h"
 #include "core/ci/ci.h"
 #include "core/analyze/diff.h"
@@ -38,7 +39,7 @@ static const char usage[] =
 	"                    [--fetch-baseline])\n"
 	"                    [--kind K] [--mode self|cumulative] [--width-by new|base]\n"
 	"                    [--normalize total|walltime|none] [--normalize-names FLAGS]\n"
-	"                    [--min-delta N] [--title T] [--width PX] [--db URL] -o OUT\n"
+	"                    [--min-delta N] [--title T] [--width PX] [--db URL] [-o OUT]\n"
 	"\n"
 	"Renders NEW against BASE: red where NEW grew, blue where it shrank, with\n"
 	"intensity by the change relative to the frame's baseline value; frames\n"
@@ -50,7 +51,8 @@ static const char usage[] =
 	"OUT's extension picks the output: .html (a page that switches self and\n"
 	"cumulative colouring, widths by new or baseline, and shows vanished\n"
 	"frames), .svg, .png, .pdf, .folded (three columns 'stack base new'), .txt\n"
-	"(the top self increases and decreases).\n"
+	"(the top self increases and decreases). Without -o, the .txt table goes\n"
+	"to standard output.\n"
 	"\n"
 	"Profiles come from two files, or from the history: NEW is --run ID or\n"
 	"the newest run of --key on --branch (default: the current branch) with a\n"
@@ -186,9 +188,7 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff
 	d->dopts.norm = d->norm;
 	if (d->top)
 		d->ropts.render.top_n = (size_t)d->top;
-	if (!d->out)
-		return cmd_usage_error(ctx, "name the output with -o OUT");
-	if (!tk_diff_renderer_for_path(d->out))
+	if (d->out && !tk_diff_renderer_for_path(d->out))
 		return cmd_usage_error(ctx, "cannot tell the output format of '%s' from its "
 				       "extension (.html, .svg, .png, .pdf, .folded or .txt)", d->out);
 	if (d->key) {
@@ -275,14 +275,35 @@ static int diff_stored(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_stored
 		if (d->fetch_baseline)
 			ret = cmd_fetch_baseline(s, &q, &ci, &ctx->config, err);
 	}
-	if (!ret)
-		ret = tk_diff_stored(s, &q, &ci, &ctx->config, d->io.no_demangle, &d->dopts, sd,
-				     err);
+	if (!ret) {
+		struct tk_check_opts co;
+
+		/* the runs tracker check compares, with profiles of the kind */
+		tk_check_opts_init(&co);
+		co.key = d->key;
+		co.run_id = d->run_id;
+		co.branch = d->branch;
+		co.baseline_branch = d->baseline_branch;
+		ret = tk_check_diff(s, &co, &ci, &ctx->config, d->kind, (size_t)d->nr_baselines,
+				    d->baseline_run, d->io.no_demangle, &d->dopts, sd, err);
+	}
 	if (sd->chosen)
 		describe(d, sd);
 	tk_ci_context_release(&ci);
 	tk_store_close(s);
 	tk_buf_release(&db);
+	return ret;
+}
+
+/* No -o: the text table on standard output. */
+static int to_stdout(const struct tk_stored_diff *sd, const struct diff_cmd *d,
+		     struct tk_err *err)
+{
+	int ret = tk_diff_render(tk_diff_renderer_for_path("-.txt"), &sd->diff, &d->dopts,
+				 &d->ropts, stdout, err);
+
+	if (!ret && fflush(stdout))
+		ret = tk_err_set(err, TK_EUNAVAIL, "cannot write to standard output");
 	return ret;
 }
 
@@ -311,8 +332,11 @@ int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx)
 		d.ropts.quantity = tk_diff_quantity(d.key ? d.kind : NULL, sd.new.unit);
 		d.ropts.base_label = sd.base_label.buf;
 		d.ropts.new_label = sd.new_label.buf;
-		ret = tk_diff_render_path(&sd.diff, &d.dopts, &d.ropts, d.out, TK_WRITE_NO_FSYNC,
-					  &err);
+		if (d.out)
+			ret = tk_diff_render_path(&sd.diff, &d.dopts, &d.ropts, d.out,
+						  TK_WRITE_NO_FSYNC, &err);
+		else
+			ret = to_stdout(&sd, &d, &err);
 	}
 	if (ret)
 		ret = cmd_fail(&err);

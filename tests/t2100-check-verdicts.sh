@@ -85,9 +85,11 @@ test_expect_success 'a rule in .tracker.yml sets the method of a key and metric'
 	  keys:
 	    slow:
 	      walltime: { method: percent, threshold: 30 }
+	      cpu: { method: percent, threshold: 30 }
 	EOF
 	tracker check --db h.db --key slow --branch feature >out &&
 	grep "^slow  walltime  no change .*(percent)" out &&
+	grep "^slow  cpu       no change .*(percent)" out &&
 	test_expect_code 1 tracker check --db h.db --key slow --branch feature --method interval &&
 	rm .tracker.yml
 '

@@ -164,7 +164,7 @@ test_expect_success 'a current run that could not start, with no baseline branch
 	tracker run -q --db n.db --key ns -- ./no-such-command 2>/dev/null;
 	test $? = 127 &&
 	tracker check --db n.db --key ns >n.txt &&
-	grep "^ns   walltime  insufficient data .*the current run did not succeed" n.txt
+	grep "^ns   walltime  insufficient data .*the current run could not start" n.txt
 '
 
 test_done

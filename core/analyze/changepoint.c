@@ -181,6 +181,12 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* tk_changepoint_newest_level: the fewest points before a new level that
+ * tell the old one (its median and MAD) */
+#define NEWEST_LEVEL_BEFORE 5
+/* ... and the most points it looks for: longer levels pay for a split */
+#define NEWEST_LEVEL_MAX 16
+
 static double median_of(const double *x, size_t n, double *tmp)
 {
 	memcpy(tmp, x, n * sizeof(*x));
@@ -387,4 +393,60 @@ done:
 	free(tmp);
 	free(cps);
 	return ret;
+}
+
+size_t tk_changepoint_newest_level(const double *x, size_t n, size_t min_points,
+				   double sigmas, double min_effect)
+{
+	double *y, *dev, *tmp;
+	size_t k, i, found = 0;
+	int use_log = 1, side = 0;
+
+	if (!min_points)
+		min_points = 1;
+	for (i = 0; i < n; i++) {
+		if (!isfinite(x[i]))
+			return 0;
+		if (x[i] <= 0)
+			use_log = 0;
+	}
+	if (n < min_points + NEWEST_LEVEL_BEFORE)
+		return 0;
+	y = tk_xmalloc(n * sizeof(*y));
+	dev = tk_xmalloc(n * sizeof(*dev));
+	tmp = tk_xmalloc(n * sizeof(*tmp));
+	for (i = 0; i < n; i++)
+		y[i] = use_log ? log(x[i]) : x[i];
+	for (k = min_points; k <= NEWEST_LEVEL_MAX && k + NEWEST_LEVEL_BEFORE <= n; k++) {
+		size_t before = n - k;
+		double med = median_of(y, before, tmp), limit, floor, lo = y[0], hi = y[0];
+		int ok = 1;
+
+		for (i = 0; i < before; i++) {
+			dev[i] = fabs(y[i] - med);
+			lo = y[i] < lo ? y[i] : lo;
+			hi = y[i] > hi ? y[i] : hi;
+		}
+		limit = sigmas * 1.4826 * median_of(dev, before, tmp);
+		floor = use_log ? log1p(min_effect) : min_effect * fabs(med);
+		if (limit < floor)
+			limit = floor;
+		/* every one of the newest k beyond it, all on one side */
+		for (i = before; i < n && ok; i++) {
+			int s = y[i] > med + limit && y[i] > hi ? 1
+				: y[i] < med - limit && y[i] < lo ? -1 : 0;
+
+			ok = s && (!side || s == side);
+			side = s;
+		}
+		/* not a break: a level of k + 1 points fails at k, the
+		 * k + 1-th being among the points before */
+		if (ok)
+			found = k;
+		side = 0;
+	}
+	free(y);
+	free(dev);
+	free(tmp);
+	return found;
 }

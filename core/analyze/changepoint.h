@@ -56,4 +56,18 @@ struct tk_changepoint_opts tk_changepoint_opts_default(void);
 int tk_changepoints(const double *x, size_t n, const struct tk_changepoint_opts *o,
 		    struct tk_changepoint **out, size_t *nout, struct tk_err *err);
 
+/*
+ * How many of the newest points of x[0..n-1] (oldest first) stand at a
+ * level of their own, too few for tk_changepoints to pay for: the largest
+ * k of at least min_points (and at most 16) whose points all lie on one side of the median
+ * of the points before them, farther than `sigmas` times their robust
+ * sigma (1.4826 MAD, on logs as above) and than min_effect (0.02: 2%),
+ * and beyond every one of them, with at least 5 points before them. 0
+ * when there is none. A key whose last 3 builds run 10% slower than its
+ * quiet history is a new level there; one slow run, or the slow mode of
+ * a key whose runs are sometimes slow, is not.
+ */
+size_t tk_changepoint_newest_level(const double *x, size_t n, size_t min_points,
+				   double sigmas, double min_effect);
+
 #endif

@@ -8,10 +8,13 @@
  */
 #include "core/analyze/check.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/analyze/baseline.h"
+#include "core/analyze/diffsum.h"
+#include "core/model/profile.h"
 #include "core/store/keyhist.h"
 #include "core/store/profstore.h"
 #include "core/base/buf.h"
@@ -22,11 +25,25 @@
 /* runs before the window that tell whether a value is in a mode of the key
  * (tk_verdict_judge_history): the window and these make 30 by default */
 #define OLDER_RUNS 20
+/*
+ * The fewest runs of a level a window may start at (tk_check_recent), and
+ * how far beyond the runs before them, in their robust sigmas, the newest
+ * runs must all be to be a level of their own when they are too few for
+ * a change point (tk_changepoint_newest_level).
+ */
+#define RECENT_MIN_SEGMENT 3
+#define RECENT_SIGMAS 4
+/* ... and the fewest runs before it that tell the level it left: a
+ * history of 6 runs is too short to say one has moved */
+#define RECENT_MIN_BEFORE 5
+/* the baseline runs of a check's diffs */
+#define DIFF_BASELINES 5
 
 void tk_check_opts_init(struct tk_check_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->vopts = tk_verdict_opts_default();
+	o->frames = TK_CHECK_FRAMES_UNSET;
 }
 
 static char *dup_or_null(const char *s)
@@ -45,6 +62,9 @@ static void run_set(struct tk_check_run *r, const struct tk_run_summary *s)
 	r->machine_class = dup_or_null(s->machine_class);
 	r->pipeline = dup_or_null(s->pipeline);
 	r->started_at_us = s->started_at_us;
+	r->status = s->status;
+	r->exit_code = s->exit_code;
+	r->term_signal = s->term_signal;
 }
 
 static void run_copy(struct tk_check_run *dst, const struct tk_check_run *src)
@@ -200,21 +220,30 @@ static int is_current(const struct tk_check_result *res, const char *id)
 	return 0;
 }
 
+/* Whether s may be a baseline run of res (successful, complete, of its
+ * pipeline and machine class, not current, started before before_us
+ * when that is set); *other_class counts those of another class. */
+static int accepts_base(const struct tk_check_result *res, const char *pipeline,
+			int64_t before_us, const struct tk_run_summary *s, size_t *other_class)
+{
+	if (s->status != TK_RUN_OK || s->partial || !s->run_id)
+		return 0;
+	if (!same_or_unknown(pipeline, s->pipeline))
+		return 0;
+	if (!same_or_unknown(res->machine_class, s->machine_class)) {
+		(*other_class)++;
+		return 0;
+	}
+	if (is_current(res, s->run_id))
+		return 0;
+	return !before_us || s->started_at_us < before_us;
+}
+
 static int take_base(const struct tk_run_summary *s, void *data)
 {
 	struct find_base *fb = data;
 
-	if (s->status != TK_RUN_OK || s->partial || !s->run_id)
-		return 0;
-	if (!same_or_unknown(fb->pipeline, s->pipeline))
-		return 0;
-	if (!same_or_unknown(fb->res->machine_class, s->machine_class)) {
-		fb->other_class++;
-		return 0;
-	}
-	if (is_current(fb->res, s->run_id))
-		return 0;
-	if (fb->before_us && s->started_at_us >= fb->before_us)
+	if (!accepts_base(fb->res, fb->pipeline, fb->before_us, s, &fb->other_class))
 		return 0;
 	if (fb->window_pts->nr < fb->window)
 		points_add(fb->window_pts, s);
@@ -266,37 +295,137 @@ static int read_runs(struct tk_store *s, const struct tk_check_opts *o,
 	return tk_store_query_summaries(s, q, fn, data, err);
 }
 
-/* ---- alloc totals, which summaries do not carry ---- */
+/* ---- profiles' totals, which summaries do not carry ---- */
 
-static int fill_alloc(struct tk_store *s, const struct tk_key_history *h, struct points *p,
-		      struct tk_err *err)
+/*
+ * Each run of p's total of profile metric m (core/model/metric.h): from
+ * the key's history when it read them for every run (alloc), else the
+ * store's; a run whose profile is in another unit than `unit` (a cpu
+ * profile in samples beside ones in nanoseconds) has none. *unit is the
+ * first unit found when it comes in as -1.
+ */
+static int fill_totals(struct tk_store *s, const struct tk_key_history *h, struct points *p,
+		       enum tk_metric m, int *unit, struct tk_err *err)
 {
-	const char **ids;
+	const char *kind = tk_metric_profile_kind(m);
+	const char **ids, **units;
 	double *tot;
 	size_t i, at;
 	int ret = 0;
 
-	if (!p->nr)
+	if (!p->nr || !kind)
 		return 0;
-	/* the history's totals, when it read them for every run of p */
-	for (i = 0; h && h->alloc && i < p->nr; i++) {
+	for (i = 0; m == TK_METRIC_ALLOC && h && h->alloc && i < p->nr; i++) {
 		at = tk_key_history_find(h, p->items[i].run.id);
 		if (at == (size_t)-1)
 			break;
-		p->items[i].value[TK_METRIC_ALLOC] = tk_key_history_alloc(h, at);
+		p->items[i].value[m] = tk_key_history_alloc(h, at);
 	}
-	if (h && h->alloc && i == p->nr)
+	if (m == TK_METRIC_ALLOC && h && h->alloc && i == p->nr) {
+		if (*unit < 0)
+			*unit = TK_METRIC_BYTES;
 		return 0;
+	}
 	ids = tk_xcalloc(p->nr, sizeof(*ids));
+	units = tk_xcalloc(p->nr, sizeof(*units));
 	tot = tk_xcalloc(p->nr, sizeof(*tot));
 	for (i = 0; i < p->nr; i++)
 		ids[i] = p->items[i].run.id;
-	ret = tk_profstore_alloc_totals(s, ids, p->nr, tot, err);
-	for (i = 0; !ret && i < p->nr; i++)
-		p->items[i].value[TK_METRIC_ALLOC] = tot[i];
+	ret = tk_profstore_totals(s, ids, p->nr, kind, tot, units, err);
+	for (i = 0; !ret && i < p->nr; i++) {
+		enum tk_metric_unit u;
+		double v = tk_metric_profile_value(m, tot[i], units[i], &u);
+
+		if (v >= 0 && *unit < 0)
+			*unit = (int)u;
+		p->items[i].value[m] = v >= 0 && (int)u == *unit ? v : -1;
+	}
 	free(ids);
+	free(units);
 	free(tot);
 	return ret;
+}
+
+/* ---- which metrics ---- */
+
+/* The order metrics are shown in: the run's own figures, then profiles'. */
+static const enum tk_metric metric_order[] = {
+	TK_METRIC_WALLTIME, TK_METRIC_MAXRSS, TK_METRIC_CPU, TK_METRIC_TREE_RSS,
+	TK_METRIC_SLURM_MAXRSS, TK_METRIC_ALLOC, TK_METRIC_ALLOC_COUNT, TK_METRIC_HEAP_PEAK,
+	TK_METRIC_CPU_PROFILE,
+};
+
+#define BIT(m) (1u << (m))
+#define PROFILE_METRICS (BIT(TK_METRIC_ALLOC) | BIT(TK_METRIC_ALLOC_COUNT) | \
+			 BIT(TK_METRIC_HEAP_PEAK) | BIT(TK_METRIC_CPU_PROFILE))
+
+/*
+ * The metrics a check of key judges (see the top of check.h), in
+ * metric_order; have: the profile metrics the current runs have.
+ */
+static size_t choose_metrics(const struct tk_check_opts *o, const struct tk_config *cfg,
+			     unsigned have, enum tk_metric *out)
+{
+	const struct tk_check_keyset *ks = tk_config_check_set(cfg, o->key);
+	const struct tk_check_keyset *all = tk_config_check_set(cfg, NULL);
+	unsigned mask;
+	size_t i, n = 0;
+
+	if (o->metrics) {
+		for (i = 0; i < o->nr_metrics && i < TK_METRIC_COUNT; i++)
+			out[n++] = o->metrics[i];
+		return n;
+	}
+	if (ks && ks->metrics)
+		mask = ks->metrics;
+	else if (all && all->metrics)
+		mask = all->metrics;
+	else
+		mask = BIT(TK_METRIC_WALLTIME) | BIT(TK_METRIC_MAXRSS) | BIT(TK_METRIC_CPU) |
+		       (have & PROFILE_METRICS);
+	/* a rule names a metric to judge it */
+	for (i = 0; cfg && i < cfg->check.nr_rules; i++)
+		if (!cfg->check.rules[i].key || !strcmp(cfg->check.rules[i].key, o->key))
+			mask |= BIT(cfg->check.rules[i].metric);
+	for (i = 0; i < sizeof(metric_order) / sizeof(metric_order[0]); i++)
+		if (mask & BIT(metric_order[i]))
+			out[n++] = metric_order[i];
+	return n;
+}
+
+/* The profile metrics the runs of p that succeeded have (a bit each). */
+static int have_profiles(struct tk_store *s, const struct points *p, unsigned *have,
+			 struct tk_err *err)
+{
+	struct tk_store_profile_total q;
+	size_t i, k;
+	int ret;
+
+	*have = 0;
+	for (k = 0; k < sizeof(metric_order) / sizeof(metric_order[0]); k++) {
+		enum tk_metric m = metric_order[k];
+
+		for (i = 0; tk_metric_profile_kind(m) && i < p->nr && !(*have & BIT(m)); i++) {
+			if (!p->items[i].ok)
+				continue;
+			memset(&q, 0, sizeof(q));
+			q.run_id = p->items[i].run.id;
+			q.kind = tk_metric_profile_kind(m);
+			ret = s->ops->ctrl ? s->ops->ctrl(s, TK_STORE_CTRL_PROFILE_TOTAL, &q, err)
+					   : TK_EUSAGE;
+			if (ret == TK_EUSAGE) {
+				/* no stored totals: every kind is looked for */
+				tk_err_clear(err);
+				*have |= BIT(m);
+				break;
+			}
+			if (ret)
+				return ret;
+			if (q.found)
+				*have |= BIT(m);
+		}
+	}
+	return 0;
 }
 
 /* ---- per metric ---- */
@@ -369,28 +498,86 @@ static const char *current_note(const struct points *cur)
 		       : "the current run did not succeed";
 }
 
+size_t tk_check_recent(const double *newest_first, size_t n)
+{
+	struct tk_changepoint_opts co = tk_changepoint_opts_default();
+	struct tk_changepoint *cps = NULL;
+	double *x;
+	size_t i, ncp = 0, keep = n, level;
+
+	if (n < RECENT_MIN_SEGMENT + RECENT_MIN_BEFORE)
+		return n;
+	x = tk_xcalloc(n, sizeof(*x));
+	for (i = 0; i < n; i++)
+		x[i] = newest_first[n - 1 - i];
+	co.min_segment = RECENT_MIN_SEGMENT;
+	if (!tk_changepoints(x, n, &co, &cps, &ncp, NULL) && ncp &&
+	    cps[ncp - 1].index >= RECENT_MIN_BEFORE)
+		keep = n - cps[ncp - 1].index;
+	/* a level of the last few runs, too short to pay for a split */
+	level = tk_changepoint_newest_level(x, n, RECENT_MIN_SEGMENT, RECENT_SIGMAS,
+					    co.min_effect);
+	if (level && level < keep)
+		keep = level;
+	free(cps);
+	free(x);
+	return keep;
+}
+
+int tk_check_judge(const double *b, size_t nw, size_t nb, const double *c, size_t nc,
+		   const struct tk_verdict_opts *o, struct tk_verdict_result *r, size_t *keep,
+		   struct tk_err *err)
+{
+	struct tk_verdict_opts ko = *o;
+	size_t k = tk_check_recent(b, nb);
+
+	if (nw > k)
+		nw = k;
+	if (keep)
+		*keep = k;
+	/* a level a few builds old: judged on those few, whose wide
+	 * interval (t at k - 1 degrees of freedom) says what they can */
+	if (k < nb && ko.min_baseline > k)
+		ko.min_baseline = k;
+	return tk_verdict_judge_history(b, nw, b + nw, k - nw, c, nc, &ko, r, err);
+}
+
 static int judge_metric(const struct points *cur, const struct points *base,
 			const struct points *older, struct tk_check_metric *cm, struct tk_err *err)
 {
-	double *b = tk_xcalloc(base->nr + older->nr + 1, sizeof(double));
+	size_t all = base->nr + older->nr;
+	double *b = tk_xcalloc(all + 1, sizeof(double));
 	double *c = tk_xcalloc(cur->nr + 1, sizeof(double));
-	size_t nb = 0, no = 0, nc = 0, i;
+	size_t *at = tk_xcalloc(all + 1, sizeof(size_t));
+	size_t nb = 0, nw = 0, nc = 0, keep = 0, i;
 	int ret;
 
-	for (i = 0; i < base->nr; i++)
-		if (base->items[i].value[cm->metric] >= 0)
-			b[nb++] = base->items[i].value[cm->metric];
-	for (i = 0; i < older->nr; i++)
-		if (older->items[i].value[cm->metric] >= 0)
-			b[nb + no++] = older->items[i].value[cm->metric];
-	/* a failed or cancelled run's figures say nothing about speed */
+	/* the baseline's values, newest first: the window's, then older */
+	for (i = 0; i < all; i++) {
+		const struct point *p = i < base->nr ? &base->items[i] : &older->items[i - base->nr];
+
+		if (p->value[cm->metric] < 0)
+			continue;
+		nw += i < base->nr;
+		at[nb] = i;
+		b[nb++] = p->value[cm->metric];
+	}
 	for (i = 0; i < cur->nr; i++)
 		if (cur->items[i].ok && cur->items[i].value[cm->metric] >= 0)
 			c[nc++] = cur->items[i].value[cm->metric];
+	ret = tk_check_judge(b, nw, nb, c, nc, &cm->vopts, &cm->result, &keep, err);
+	/* a level the key moved to: the baseline starts there */
+	if (!ret && keep < nb) {
+		size_t i0 = at[keep - 1];
+		const struct point *p = i0 < base->nr ? &base->items[i0]
+				       : &older->items[i0 - base->nr];
+
+		cm->since = tk_xcalloc(1, sizeof(*cm->since));
+		run_copy(cm->since, &p->run);
+	}
 	for (i = 0; i < cur->nr && !cur->items[i].ok; i++)
 		;
 	cm->nr_values = nc;
-	ret = tk_verdict_judge_history(b, nb, b + nb, no, c, nc, &cm->vopts, &cm->result, err);
 	if (!ret && !nc && cur->nr)
 		cm->note = i == cur->nr ? current_note(cur)
 			   : cm->metric == TK_METRIC_MAXRSS && cur->items[i].maxrss_bound
@@ -399,6 +586,7 @@ static int judge_metric(const struct points *cur, const struct points *base,
 			   : "the current run has no such figure";
 	free(b);
 	free(c);
+	free(at);
 	return ret;
 }
 
@@ -439,17 +627,194 @@ static int metric_history(const struct points *series, struct tk_check_metric *c
 
 /* ---- the whole check ---- */
 
-static const enum tk_metric default_metrics[] = { TK_METRIC_WALLTIME, TK_METRIC_MAXRSS };
-
-static int need_alloc(const struct tk_check_result *r)
+/* Whether run id has a stored profile of kind (q->found); a store
+ * without stored totals loads it. */
+static int has_profile(struct tk_store *s, const char *id, const char *kind,
+		       struct tk_store_profile_total *q, struct tk_err *err)
 {
-	size_t i;
+	double total;
+	int ret;
 
-	for (i = 0; i < r->nr_metrics; i++)
-		if (r->metrics[i].metric == TK_METRIC_ALLOC)
-			return 1;
-	return 0;
+	memset(q, 0, sizeof(*q));
+	q->run_id = id;
+	q->kind = kind;
+	ret = s->ops->ctrl ? s->ops->ctrl(s, TK_STORE_CTRL_PROFILE_TOTAL, q, err) : TK_EUSAGE;
+	if (ret != TK_EUSAGE)
+		return ret;
+	tk_err_clear(err);
+	ret = tk_profstore_totals(s, &id, 1, kind, &total, NULL, err);
+	q->found = !ret && total >= 0;
+	return ret;
 }
+
+/* ---- the functions that moved ---- */
+
+int tk_check_frames_policy(const struct tk_check_opts *o, const struct tk_config *cfg)
+{
+	const struct tk_check_keyset *ks = tk_config_check_set(cfg, o->key);
+	const struct tk_check_keyset *all = tk_config_check_set(cfg, NULL);
+
+	if (o->frames != TK_CHECK_FRAMES_UNSET)
+		return o->frames;
+	if (ks && ks->frames != TK_CHECK_FRAMES_UNSET)
+		return ks->frames;
+	if (all && all->frames != TK_CHECK_FRAMES_UNSET)
+		return all->frames;
+	return TK_CHECK_FRAMES_REPORT;
+}
+
+static void ref_of(struct tk_run_ref *ref, const char *key, const struct point *p)
+{
+	memset(ref, 0, sizeof(*ref));
+	memcpy(ref->id, p->run.id, sizeof(ref->id));
+	ref->key = dup_or_null(key);
+	ref->branch = dup_or_null(p->run.branch);
+	ref->build = dup_or_null(p->run.build);
+	ref->commit = p->run.commit ? tk_xstrndup(p->run.commit, 10) : NULL;
+	ref->walltime_s = p->value[TK_METRIC_WALLTIME];
+	ref->started_at_us = p->run.started_at_us;
+}
+
+/* The frames of d that moved beyond the noise, largest change first: the
+ * self changes, then the totals of frames none of those is below (an
+ * ancestor's total carries its child's change). */
+static void take_frames(const struct tk_stored_diff *d, struct tk_check_kind *k)
+{
+	struct tk_diff_opts dopts;
+	struct tk_diff_summary sum;
+	const struct tk_profile *t = &d->diff.tree;
+	size_t mode, i, j;
+
+	tk_diff_opts_init(&dopts);
+	tk_diff_summarize(&d->diff, &dopts, TK_CHECK_FRAMES_MAX * 4, &sum);
+	k->frames = tk_xcalloc(TK_CHECK_FRAMES_MAX, sizeof(*k->frames));
+	for (mode = 0; mode < 2; mode++) {
+		const struct tk_diff_list *lists[2] = { &sum.up[mode], &sum.down[mode] };
+		size_t li[2] = { 0, 0 };
+
+		/* up and down merged by the size of their change */
+		while (k->nr_frames < TK_CHECK_FRAMES_MAX) {
+			const struct tk_diff_change *ch = NULL, *c2;
+			size_t which = 0, w;
+			int below = 0;
+			struct tk_buf path = TK_BUF_INIT;
+			struct tk_check_frame *f;
+
+			for (w = 0; w < 2; w++) {
+				if (li[w] >= lists[w]->nr)
+					continue;
+				c2 = &lists[w]->rows[li[w]];
+				if (!ch || fabs(c2->now - c2->base) > fabs(ch->now - ch->base)) {
+					ch = c2;
+					which = w;
+				}
+			}
+			if (!ch)
+				break;
+			li[which]++;
+			if (ch->node == TK_PROFILE_ROOT)
+				continue;
+			/* a total that a listed frame below it explains */
+			for (j = 0; mode && j < k->nr_frames && !below; j++) {
+				uint32_t n = k->frames[j].node;
+
+				while (n != TK_PROFILE_ROOT && n != ch->node)
+					n = t->nodes[n].parent;
+				below = n == ch->node;
+			}
+			if (below)
+				continue;
+			for (i = 0; i < k->nr_frames && k->frames[i].node != ch->node; i++)
+				;
+			if (i < k->nr_frames)
+				continue;
+			f = &k->frames[k->nr_frames++];
+			f->node = ch->node;
+			tk_diff_add_path(&path, t, ch->node, 2);
+			f->path = tk_buf_detach(&path, NULL);
+			f->cumulative = (int)mode;
+			f->up = which == 0;
+			f->is_new = ch->cls == TK_DIFF_NEW;
+			f->base = ch->base;
+			f->now = ch->now;
+			k->frames_up |= f->up;
+		}
+	}
+	tk_diff_summary_release(&sum);
+}
+
+/*
+ * The check's diffs: for each kind of profile the newest current run that
+ * succeeded has, against up to DIFF_BASELINES baseline runs with one (the
+ * window, then older runs), the functions that moved.
+ */
+static int check_frames(struct tk_store *s, const struct tk_check_opts *o,
+			const struct points *cur, const struct points *win,
+			const struct points *older, struct tk_check_result *out,
+			struct tk_err *err)
+{
+	static const char *const kinds[] = { "cpu", "alloc", "alloc_count", "heap_peak" };
+	struct tk_store_profile_total q;
+	size_t ki, i;
+	int ret = 0;
+
+	for (ki = 0; !ret && ki < sizeof(kinds) / sizeof(kinds[0]); ki++) {
+		struct tk_baseline runs;
+		struct tk_stored_diff sd;
+		struct tk_diff_opts dopts;
+		const struct point *nw = NULL;
+		struct tk_check_kind *k;
+		struct tk_buf headline = TK_BUF_INIT;
+
+		memset(&runs, 0, sizeof(runs));
+		for (i = 0; !ret && !nw && i < cur->nr; i++) {
+			if (!cur->items[i].ok)
+				continue;
+			ret = has_profile(s, cur->items[i].run.id, kinds[ki], &q, err);
+			if (!ret && q.found)
+				nw = &cur->items[i];
+		}
+		for (i = 0; !ret && nw && i < win->nr + older->nr &&
+			    runs.nr_base < DIFF_BASELINES; i++) {
+			const struct point *p = i < win->nr ? &win->items[i]
+					       : &older->items[i - win->nr];
+
+			ret = has_profile(s, p->run.id, kinds[ki], &q, err);
+			if (!ret && q.found)
+				ref_of(&runs.base[runs.nr_base++], o->key, p);
+		}
+		if (ret || !nw || !runs.nr_base) {
+			tk_baseline_release(&runs);
+			continue;
+		}
+		ref_of(&runs.new_run, o->key, nw);
+		runs.branch = dup_or_null(out->baseline_branch);
+		tk_diff_opts_init(&dopts);
+		ret = tk_diff_stored_runs(s, &runs, kinds[ki], 0, &dopts, &sd, err);
+		if (!ret) {
+			TK_ALLOC_GROW(out->kinds, out->nr_kinds + 1, out->alloc_kinds);
+			k = &out->kinds[out->nr_kinds++];
+			memset(k, 0, sizeof(*k));
+			k->kind = tk_xstrdup(kinds[ki]);
+			k->unit = tk_xstrdup(tk_unit_name(sd.new.unit));
+			k->quantity = tk_xstrdup(tk_diff_quantity(kinds[ki], sd.new.unit));
+			run_copy(&k->new_run, &nw->run);
+			k->nr_base = runs.nr_base;
+			k->base_total = sd.diff.base_sum;
+			k->new_total = sd.diff.new_sum;
+			take_frames(&sd, k);
+			tk_diff_add_totals(&headline, &sd.diff, &dopts, k->quantity);
+			k->headline = tk_buf_detach(&headline, NULL);
+			if (o->on_diff)
+				ret = o->on_diff(o->on_diff_data, out, k, &sd, &dopts, err);
+		}
+		tk_stored_diff_release(&sd);
+		tk_baseline_release(&runs);
+	}
+	return ret;
+}
+
+/* ---- the whole check ---- */
 
 int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 		 const struct tk_ci_context *ci, const struct tk_config *cfg,
@@ -457,13 +822,14 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 {
 	const char *keys[2] = { o->key, NULL };
 	const char *branch = o->branch, *build = o->build, *bb;
-	const enum tk_metric *metrics = o->metrics ? o->metrics : default_metrics;
-	size_t nr_metrics = o->metrics ? o->nr_metrics : 2, i;
+	enum tk_metric metrics[TK_METRIC_COUNT];
+	size_t nr_metrics, i;
 	struct points cur = { NULL, 0, 0 }, win = { NULL, 0, 0 }, series = { NULL, 0, 0 };
 	struct points older = { NULL, 0, 0 };
 	struct find_current fc;
 	struct find_base fb;
 	struct tk_run_query q;
+	unsigned have = 0;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -477,15 +843,7 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 	if (!branch)
 		build = NULL; /* a build number means little without its branch */
 	out->key = tk_xstrdup(o->key);
-	out->metrics = tk_xcalloc(nr_metrics, sizeof(*out->metrics));
-	out->nr_metrics = nr_metrics;
-	for (i = 0; i < nr_metrics; i++) {
-		out->metrics[i].metric = metrics[i];
-		out->metrics[i].vopts = metric_opts(o, cfg, metrics[i]);
-		out->metrics[i].result.verdict = TK_VERDICT_INSUFFICIENT;
-		out->metrics[i].result.method =
-			tk_verdict_method_name(out->metrics[i].vopts.method);
-	}
+	out->frames = tk_check_frames_policy(o, cfg);
 
 	/* the current runs */
 	memset(&q, 0, sizeof(q));
@@ -503,6 +861,24 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 		keep_class(&cur, o->current_class ? o->current_class
 						  : cur.items[0].run.machine_class,
 			   o->current_class ? NULL : out);
+
+	/* what is judged: the figures the current runs have */
+	if (!o->metrics) {
+		ret = have_profiles(s, &cur, &have, err);
+		if (ret)
+			goto fail;
+	}
+	nr_metrics = choose_metrics(o, cfg, have, metrics);
+	out->metrics = tk_xcalloc(nr_metrics + 1, sizeof(*out->metrics));
+	out->nr_metrics = nr_metrics;
+	for (i = 0; i < nr_metrics; i++) {
+		out->metrics[i].metric = metrics[i];
+		out->metrics[i].unit = tk_metric_unit(metrics[i]);
+		out->metrics[i].vopts = metric_opts(o, cfg, metrics[i]);
+		out->metrics[i].result.verdict = TK_VERDICT_INSUFFICIENT;
+		out->metrics[i].result.method =
+			tk_verdict_method_name(out->metrics[i].vopts.method);
+	}
 	if (!cur.nr) {
 		out->note = o->run_id ? "no such run" : build ? "no run of the key in this build"
 						     : "no run of the key on this branch";
@@ -557,21 +933,33 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 	for (i = 0; i < win.nr; i++)
 		run_copy(&out->base[out->nr_base++], &win.items[i].run);
 
-	if (need_alloc(out)) {
-		ret = fill_alloc(s, o->history_runs, &cur, err);
+	for (i = 0; i < nr_metrics; i++) {
+		struct tk_check_metric *cm = &out->metrics[i];
+		int unit = -1;
+
+		if (!tk_metric_profile_kind(cm->metric))
+			continue;
+		ret = fill_totals(s, o->history_runs, &cur, cm->metric, &unit, err);
 		if (!ret)
-			ret = fill_alloc(s, o->history_runs, &win, err);
+			ret = fill_totals(s, o->history_runs, &win, cm->metric, &unit, err);
 		if (!ret)
-			ret = fill_alloc(s, o->history_runs, &older, err);
+			ret = fill_totals(s, o->history_runs, &older, cm->metric, &unit, err);
 		if (!ret)
-			ret = fill_alloc(s, o->history_runs, &series, err);
+			ret = fill_totals(s, o->history_runs, &series, cm->metric, &unit, err);
 		if (ret)
 			goto fail;
+		if (unit >= 0)
+			cm->unit = (enum tk_metric_unit)unit;
 	}
 	for (i = 0; i < nr_metrics; i++) {
 		ret = judge_metric(&cur, &win, &older, &out->metrics[i], err);
 		if (!ret && o->history)
 			ret = metric_history(&series, &out->metrics[i], err);
+		if (ret)
+			goto fail;
+	}
+	if (out->frames != TK_CHECK_FRAMES_OFF) {
+		ret = check_frames(s, o, &cur, &win, &older, out, err);
 		if (ret)
 			goto fail;
 	}
@@ -600,7 +988,7 @@ fail:
 
 void tk_check_result_release(struct tk_check_result *r)
 {
-	size_t i, k;
+	size_t i, j, k;
 
 	free(r->key);
 	free(r->branch);
@@ -618,11 +1006,27 @@ void tk_check_result_release(struct tk_check_result *r)
 			run_release(&r->metrics[i].changes[k].last_before);
 		}
 		free(r->metrics[i].changes);
+		if (r->metrics[i].since)
+			run_release(r->metrics[i].since);
+		free(r->metrics[i].since);
 	}
 	free(r->metrics);
 	for (i = 0; i < r->nr_other_classes; i++)
 		free(r->other_classes[i]);
 	free(r->other_classes);
+	for (i = 0; i < r->nr_kinds; i++) {
+		struct tk_check_kind *kd = &r->kinds[i];
+
+		free(kd->kind);
+		free(kd->unit);
+		free(kd->quantity);
+		free(kd->headline);
+		run_release(&kd->new_run);
+		for (j = 0; j < kd->nr_frames; j++)
+			free(kd->frames[j].path);
+		free(kd->frames);
+	}
+	free(r->kinds);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -664,6 +1068,10 @@ void tk_check_result_copy(struct tk_check_result *dst, const struct tk_check_res
 		struct tk_check_metric *d = &dst->metrics[i];
 
 		*d = *m;
+		if (m->since) {
+			d->since = tk_xcalloc(1, sizeof(*d->since));
+			run_copy(d->since, m->since);
+		}
 		d->changes = m->nr_changes ? tk_xcalloc(m->nr_changes, sizeof(*d->changes)) : NULL;
 		for (k = 0; k < m->nr_changes; k++) {
 			d->changes[k].cp = m->changes[k].cp;
@@ -672,6 +1080,182 @@ void tk_check_result_copy(struct tk_check_result *dst, const struct tk_check_res
 		}
 	}
 	dst->other_classes = copy_strings(src->other_classes, src->nr_other_classes);
+	dst->kinds = src->nr_kinds ? tk_xcalloc(src->nr_kinds, sizeof(*dst->kinds)) : NULL;
+	dst->alloc_kinds = src->nr_kinds;
+	for (i = 0; i < src->nr_kinds; i++) {
+		const struct tk_check_kind *sk = &src->kinds[i];
+		struct tk_check_kind *dk = &dst->kinds[i];
+
+		*dk = *sk;
+		dk->kind = dup_or_null(sk->kind);
+		dk->unit = dup_or_null(sk->unit);
+		dk->quantity = dup_or_null(sk->quantity);
+		dk->headline = dup_or_null(sk->headline);
+		run_copy(&dk->new_run, &sk->new_run);
+		dk->frames = tk_xcalloc(TK_CHECK_FRAMES_MAX, sizeof(*dk->frames));
+		for (k = 0; k < sk->nr_frames; k++) {
+			dk->frames[k] = sk->frames[k];
+			dk->frames[k].path = dup_or_null(sk->frames[k].path);
+		}
+	}
+}
+
+/* ---- the runs of tracker diff ---- */
+
+struct diff_pick {
+	const struct tk_check_result *res;
+	const char *pipeline;
+	int64_t before_us;
+	size_t other_class, want;
+	const char *key;
+	struct tk_baseline *out;
+};
+
+static void ref_from_summary(struct tk_run_ref *ref, const char *key,
+			     const struct tk_run_summary *s)
+{
+	memset(ref, 0, sizeof(*ref));
+	memcpy(ref->id, s->run_id, strnlen(s->run_id, TK_RUN_ID_LEN));
+	ref->key = dup_or_null(key);
+	ref->branch = dup_or_null(s->branch);
+	ref->build = dup_or_null(s->build_number);
+	ref->commit = s->commit ? tk_xstrndup(s->commit, 10) : NULL;
+	ref->walltime_s = s->walltime_s;
+	ref->started_at_us = s->started_at_us;
+}
+
+static int pick_new(const struct tk_run_summary *s, void *data)
+{
+	struct diff_pick *dp = data;
+
+	if (!is_current(dp->res, s->run_id))
+		return 0;
+	ref_from_summary(&dp->out->new_run, dp->key, s);
+	return 1;
+}
+
+static int pick_base(const struct tk_run_summary *s, void *data)
+{
+	struct diff_pick *dp = data;
+
+	if (!accepts_base(dp->res, dp->pipeline, dp->before_us, s, &dp->other_class))
+		return 0;
+	ref_from_summary(&dp->out->base[dp->out->nr_base++], dp->key, s);
+	return dp->out->nr_base >= dp->want;
+}
+
+static int pick_named(const struct tk_run_summary *s, void *data)
+{
+	struct diff_pick *dp = data;
+
+	if (s->status != TK_RUN_OK)
+		return 0;
+	ref_from_summary(&dp->out->base[dp->out->nr_base++], dp->key, s);
+	return 1;
+}
+
+int tk_check_diff_runs(struct tk_store *s, const struct tk_check_opts *o,
+		       const struct tk_ci_context *ci, const struct tk_config *cfg,
+		       const char *kind, size_t n, const char *baseline_run,
+		       struct tk_baseline *out, struct tk_err *err)
+{
+	static const enum tk_metric none[] = { TK_METRIC_WALLTIME };
+	const char *keys[2] = { o->key, NULL };
+	struct tk_check_opts co = *o;
+	struct tk_check_result r;
+	struct tk_run_query q;
+	struct diff_pick dp;
+	size_t i;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (n > TK_BASELINE_MAX)
+		return tk_err_set(err, TK_EUSAGE, "at most %d baseline runs", TK_BASELINE_MAX);
+	co.metrics = none;
+	co.nr_metrics = 1;
+	co.frames = TK_CHECK_FRAMES_OFF;
+	co.history = 0;
+	co.on_diff = NULL;
+	ret = tk_check_key(s, &co, ci, cfg, &r, err);
+	if (ret)
+		return ret;
+	memset(&dp, 0, sizeof(dp));
+	dp.res = &r;
+	dp.key = o->key;
+	dp.out = out;
+	dp.want = n ? n : 1;
+	dp.pipeline = r.nr_current ? r.current[0].pipeline : NULL;
+	if (r.branch && r.baseline_branch && !strcmp(r.branch, r.baseline_branch))
+		for (i = 0; i < r.nr_current; i++)
+			if (!dp.before_us || r.current[i].started_at_us < dp.before_us)
+				dp.before_us = r.current[i].started_at_us;
+	/* NEW: the newest current run with such a profile */
+	memset(&q, 0, sizeof(q));
+	q.keys = keys;
+	q.run_id = r.nr_current == 1 ? r.current[0].id : NULL;
+	q.branch = q.run_id ? NULL : r.branch;
+	q.profile_kind = kind;
+	ret = r.nr_current ? tk_store_query_summaries(s, &q, pick_new, &dp, err) : 0;
+	if (ret < 0)
+		goto out;
+	if (!out->new_run.id[0]) {
+		const char *b = o->run_id ? NULL : r.branch ? r.branch : o->branch;
+
+		ret = tk_err_set(err, TK_EDATA, "no run of key '%s'%s%s%s%s%s to compare", o->key,
+				 b ? " on branch '" : "", b ? b : "", b ? "'" : "",
+				 kind ? " with a profile of kind " : "", kind ? kind : "");
+		goto out;
+	}
+	/* the baseline: the check's, with such a profile */
+	memset(&q, 0, sizeof(q));
+	q.keys = keys;
+	q.profile_kind = kind;
+	if (baseline_run) {
+		q.run_id = baseline_run;
+		dp.want = 1;
+		ret = tk_store_query_summaries(s, &q, pick_named, &dp, err);
+	} else if (!r.baseline_branch) {
+		ret = tk_err_set(err, TK_EUSAGE, "no baseline branch: name one with "
+				 "--baseline-branch, baseline_branch in .tracker.yml, or run in "
+				 "a CI that names a PR base or default branch");
+		goto out;
+	} else {
+		out->branch = tk_xstrdup(r.baseline_branch);
+		q.branch = r.baseline_branch;
+		ret = tk_store_query_summaries(s, &q, pick_base, &dp, err);
+	}
+	if (ret < 0)
+		goto out;
+	ret = 0;
+	if (!out->nr_base)
+		ret = tk_err_set(err, TK_EDATA, "no successful run of key '%s' %s%s%s%s%s to use "
+				 "as the baseline", o->key,
+				 baseline_run ? "with id " : "on branch '",
+				 baseline_run ? baseline_run : r.baseline_branch,
+				 baseline_run ? "" : "'", kind ? " with a profile of kind " : "",
+				 kind ? kind : "");
+out:
+	if (ret)
+		tk_baseline_release(out);
+	tk_check_result_release(&r);
+	return ret < 0 ? ret : 0;
+}
+
+int tk_check_diff(struct tk_store *s, const struct tk_check_opts *o,
+		  const struct tk_ci_context *ci, const struct tk_config *cfg, const char *kind,
+		  size_t n, const char *baseline_run, int no_demangle,
+		  struct tk_diff_opts *dopts, struct tk_stored_diff *out, struct tk_err *err)
+{
+	struct tk_baseline runs;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = tk_check_diff_runs(s, o, ci, cfg, kind, n, baseline_run, &runs, err);
+	if (ret)
+		return ret;
+	ret = tk_diff_stored_runs(s, &runs, kind, no_demangle, dopts, out, err);
+	tk_baseline_release(&runs);
+	return ret;
 }
 
 /* ---- checks made once ---- */
@@ -694,8 +1278,7 @@ static void add_opt(struct tk_buf *b, const char *s)
 
 static void memo_key(const struct tk_check_opts *o, struct tk_buf *b)
 {
-	const enum tk_metric *metrics = o->metrics ? o->metrics : default_metrics;
-	size_t i, n = o->metrics ? o->nr_metrics : 2;
+	size_t i, n = o->metrics ? o->nr_metrics : 0;
 
 	add_opt(b, o->key);
 	add_opt(b, o->run_id);
@@ -706,12 +1289,25 @@ static void memo_key(const struct tk_check_opts *o, struct tk_buf *b)
 	add_opt(b, o->current_class);
 	tk_buf_addf(b, "%zu,%d,%zu,%zu:", o->window, o->history, o->history_limit, n);
 	for (i = 0; i < n; i++)
-		tk_buf_addf(b, "%d,", (int)metrics[i]);
+		tk_buf_addf(b, "%d,", (int)o->metrics[i]);
+	/* the frames policy is matched on the result (memo_matches) */
 	tk_buf_addf(b, "%d", o->method_set);
 	if (o->method_set)
 		tk_buf_addf(b, ",%d,%.17g,%.17g,%.17g,%.17g,%zu", (int)o->vopts.method,
 			    o->vopts.threshold, o->vopts.alpha, o->vopts.min_effect,
 			    o->vopts.reject, o->vopts.min_baseline);
+}
+
+/*
+ * Whether a result kept answers o's frames policy: whether functions that
+ * moved fail the check is all that changes a verdict, and a result knows
+ * the policy it was made with; o's unset policy is the config's, the
+ * same as the kept result's.
+ */
+static int memo_matches(const struct tk_check_opts *o, const struct tk_check_result *r)
+{
+	return o->frames == TK_CHECK_FRAMES_UNSET ||
+	       (o->frames == TK_CHECK_FRAMES_FAIL) == (r->frames == TK_CHECK_FRAMES_FAIL);
 }
 
 const struct tk_check_result *tk_check_memo_find(const struct tk_check_memo *m,
@@ -723,7 +1319,7 @@ const struct tk_check_result *tk_check_memo_find(const struct tk_check_memo *m,
 
 	memo_key(o, &k);
 	for (i = 0; m && i < m->nr && !found; i++)
-		if (!strcmp(m->e[i].opts, k.buf))
+		if (!strcmp(m->e[i].opts, k.buf) && memo_matches(o, &m->e[i].result))
 			found = &m->e[i].result;
 	tk_buf_release(&k);
 	return found;
@@ -765,6 +1361,54 @@ void tk_check_memo_release(struct tk_check_memo *m)
 	memset(m, 0, sizeof(*m));
 }
 
+const struct tk_check_metric *tk_check_kind_metric(const struct tk_check_result *r,
+						    const struct tk_check_kind *k)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_metrics; i++) {
+		const char *kind = tk_metric_profile_kind(r->metrics[i].metric);
+
+		if (kind && !strcmp(kind, k->kind))
+			return &r->metrics[i];
+	}
+	return NULL;
+}
+
+int tk_check_kind_changed(const struct tk_check_result *r, const struct tk_check_kind *k)
+{
+	const struct tk_check_metric *m = tk_check_kind_metric(r, k);
+
+	return k->nr_frames || (m && (m->result.verdict == TK_VERDICT_REGRESSION ||
+				      m->result.verdict == TK_VERDICT_IMPROVEMENT));
+}
+
+void tk_check_add_outcome(struct tk_buf *b, const struct tk_check_run *run)
+{
+	switch (run->status) {
+	case TK_RUN_OK:
+		break;
+	case TK_RUN_FAILED:
+		tk_buf_addf(b, "failed (exit %d)", run->exit_code);
+		break;
+	case TK_RUN_SIGNALED:
+		tk_buf_addf(b, "killed by signal %d", run->term_signal);
+		break;
+	case TK_RUN_CANCELLED:
+		tk_buf_adds(b, "cancelled");
+		break;
+	case TK_RUN_TIMEOUT:
+		tk_buf_adds(b, "timed out");
+		break;
+	case TK_RUN_ERROR:
+		tk_buf_adds(b, "could not start");
+		break;
+	case TK_RUN_STARTED:
+		tk_buf_adds(b, "still running");
+		break;
+	}
+}
+
 int tk_check_verdict_rank(enum tk_verdict v)
 {
 	switch (v) {
@@ -787,6 +1431,9 @@ enum tk_verdict tk_check_worst(const struct tk_check_result *r)
 	for (i = 0; i < r->nr_metrics; i++)
 		if (tk_check_verdict_rank(r->metrics[i].result.verdict) > tk_check_verdict_rank(w))
 			w = r->metrics[i].result.verdict;
+	for (i = 0; r->frames == TK_CHECK_FRAMES_FAIL && i < r->nr_kinds; i++)
+		if (r->kinds[i].frames_up)
+			w = TK_VERDICT_REGRESSION;
 	return w;
 }
 

@@ -57,24 +57,32 @@ static int walltimes(const struct tk_baseline *r, struct tk_diff_opts *dopts,
 	return 0;
 }
 
-int tk_diff_stored(struct tk_store *s, const struct tk_baseline_query *q,
-		   const struct tk_ci_context *ci, const struct tk_config *cfg, int no_demangle,
-		   struct tk_diff_opts *dopts, struct tk_stored_diff *out, struct tk_err *err)
+int tk_diff_stored_runs(struct tk_store *s, const struct tk_baseline *runs, const char *kind,
+			int no_demangle, struct tk_diff_opts *dopts, struct tk_stored_diff *out,
+			struct tk_err *err)
 {
-	const char *kind = q->kind ? q->kind : "cpu";
 	size_t i;
 	int ret;
 
-	init(out, 0);
-	ret = tk_baseline_choose(s, q, ci, cfg, &out->runs, err);
-	if (ret)
-		return ret;
+	init(out, runs->nr_base);
 	out->chosen = 1;
-	free(out->base);
-	out->base = tk_xcalloc(out->runs.nr_base, sizeof(*out->base));
-	out->nr_base = out->runs.nr_base;
-	for (i = 0; i < out->nr_base; i++)
-		tk_profile_init(&out->base[i], TK_UNIT_SAMPLES);
+	out->runs.new_run = runs->new_run;
+	out->runs.new_run.key = runs->new_run.key ? tk_xstrdup(runs->new_run.key) : NULL;
+	out->runs.new_run.branch = runs->new_run.branch ? tk_xstrdup(runs->new_run.branch) : NULL;
+	out->runs.new_run.build = runs->new_run.build ? tk_xstrdup(runs->new_run.build) : NULL;
+	out->runs.new_run.commit = runs->new_run.commit ? tk_xstrdup(runs->new_run.commit) : NULL;
+	for (i = 0; i < runs->nr_base; i++) {
+		const struct tk_run_ref *b = &runs->base[i];
+		struct tk_run_ref *d = &out->runs.base[i];
+
+		*d = *b;
+		d->key = b->key ? tk_xstrdup(b->key) : NULL;
+		d->branch = b->branch ? tk_xstrdup(b->branch) : NULL;
+		d->build = b->build ? tk_xstrdup(b->build) : NULL;
+		d->commit = b->commit ? tk_xstrdup(b->commit) : NULL;
+	}
+	out->runs.nr_base = runs->nr_base;
+	out->runs.branch = runs->branch ? tk_xstrdup(runs->branch) : NULL;
 	tk_run_label(&out->new_label, &out->runs.new_run);
 	tk_runs_label(&out->base_label, out->runs.base, out->runs.nr_base);
 	ret = tk_profstore_get(s, out->runs.new_run.id, kind, &out->new, err);

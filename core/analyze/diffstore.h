@@ -4,10 +4,10 @@
  * A diff made of stored runs, or of two files: the one way tracker diff,
  * the report and the check build one, so that they show the same thing.
  *
- * From the history (tk_diff_stored): the runs are chosen as
- * core/analyze/baseline.h says (NEW, then up to q->nr_baselines baseline
- * runs on the baseline branch with a profile of q->kind), their profiles
- * of that kind loaded (core/store/profstore.h) and made readable
+ * From the history (tk_diff_stored_runs): the runs the caller chose
+ * (tracker check's choice, tk_check_diff_runs in core/analyze/check.h:
+ * NEW and up to N baseline runs with a profile of the kind), their
+ * profiles of that kind loaded (core/store/profstore.h) and made readable
  * (tk_profile_demangle, unless no_demangle: profiles stored before
  * tracker demangled read like new ones), the walltimes handed to
  * TK_DIFF_NORM_WALLTIME, and the union built (core/analyze/diff.h) with
@@ -18,11 +18,8 @@
  * From two files (tk_diff_files): BASE and NEW imported on two threads
  * (tk_import_pair), labelled by their paths.
  *
- * Errors: the baseline's (TK_EDATA no such runs, TK_EUSAGE no baseline
- * branch) with `chosen` 0, so a caller can tell "nothing to compare"
- * from a failure after the runs were found; the store's, the importers'
- * and tk_diff_build's otherwise. Nothing here prints. Release with
- * tk_stored_diff_release, also after an error.
+ * Errors: the store's, the importers' and tk_diff_build's. Nothing here
+ * prints. Release with tk_stored_diff_release, also after an error.
  */
 #include <stddef.h>
 
@@ -38,7 +35,7 @@
 
 struct tk_stored_diff {
 	struct tk_baseline runs;   /* from the history; empty for files */
-	int chosen;                /* the runs were found */
+	int chosen;                /* from the history */
 	struct tk_profile new;
 	struct tk_profile *base;   /* nr_base of them */
 	size_t nr_base;
@@ -47,9 +44,11 @@ struct tk_stored_diff {
 	struct tk_buf new_label, base_label;
 };
 
-int tk_diff_stored(struct tk_store *s, const struct tk_baseline_query *q,
-		   const struct tk_ci_context *ci, const struct tk_config *cfg, int no_demangle,
-		   struct tk_diff_opts *dopts, struct tk_stored_diff *out, struct tk_err *err);
+/* runs: NEW and its baseline runs (runs->base, nr_base of them, at least
+ * one), which are copied. */
+int tk_diff_stored_runs(struct tk_store *s, const struct tk_baseline *runs, const char *kind,
+			int no_demangle, struct tk_diff_opts *dopts, struct tk_stored_diff *out,
+			struct tk_err *err);
 
 int tk_diff_files(const char *base, const char *new, const char *format,
 		  const struct tk_import_opts *io, const struct tk_diff_opts *dopts,

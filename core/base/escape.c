@@ -249,3 +249,20 @@ void tk_md_escape(struct tk_buf *out, const char *s, size_t max)
 	if (cut < len)
 		tk_buf_adds(out, "\xe2\x80\xa6");
 }
+
+void tk_escape(struct tk_buf *out, enum tk_esc_lang lang, const char *s)
+{
+	if (!s)
+		s = "-";
+	switch (lang) {
+	case TK_ESC_XML:
+		tk_xml_text(out, s, TK_XML_ONE_LINE, 0);
+		break;
+	case TK_ESC_MARKDOWN:
+		tk_md_escape(out, s, 0);
+		break;
+	default:
+		tk_text_escape(out, s, strlen(s));
+		break;
+	}
+}

@@ -87,4 +87,18 @@ void tk_xml_text(struct tk_buf *out, const char *s, unsigned flags, size_t max_c
  */
 void tk_md_escape(struct tk_buf *out, const char *s, size_t max);
 
+/* ---- any of them ---- */
+
+/* The languages above, for writers that make several (the report's
+ * markdown and HTML, check's text and markdown). */
+enum tk_esc_lang {
+	TK_ESC_TEXT,
+	TK_ESC_XML,
+	TK_ESC_MARKDOWN,
+};
+
+/* The C string s (NULL: "-") by lang's rule: tk_text_escape, tk_xml_text
+ * (TK_XML_ONE_LINE) or tk_md_escape, whole. */
+void tk_escape(struct tk_buf *out, enum tk_esc_lang lang, const char *s);
+
 #endif

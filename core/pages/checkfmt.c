@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/analyze/diffsum.h"
 #include "core/base/escape.h"
 #include "core/base/table.h"
 #include "core/base/utf8.h"
@@ -38,19 +39,10 @@ int tk_checkfmt_parse(const char *name, enum tk_checkfmt *out, struct tk_err *er
 
 /* ---- escaping: names by the rules of core/base/escape.h, NULL as "-" ---- */
 
-static void esc_text(struct tk_buf *out, const char *s)
+/* tracker check's two languages: the terminal's and markdown */
+static enum tk_esc_lang lang_of(int markdown)
 {
-	if (!s)
-		s = "-";
-	tk_text_escape(out, s, strlen(s));
-}
-
-static void esc_markdown(struct tk_buf *out, const char *s)
-{
-	if (!s)
-		tk_buf_adds(out, "-");
-	else
-		tk_md_escape(out, s, 0);
+	return markdown ? TK_ESC_MARKDOWN : TK_ESC_TEXT;
 }
 
 /* ---- pieces shared by text and markdown ---- */
@@ -64,12 +56,50 @@ static const char *metric_note(const struct tk_check_result *r, const struct tk_
 	return m->result.note;
 }
 
-static void add_value(struct tk_buf *b, enum tk_metric m, double v, int have)
+static void add_value(struct tk_buf *b, enum tk_metric_unit unit, double v, int have)
 {
 	if (have)
-		tk_metric_format(b, m, v);
+		tk_metric_format_unit(b, unit, v);
 	else
 		tk_buf_adds(b, "-");
+}
+
+/* A run as a short name: "#14", else "run 1a2b3c4d". */
+static void run_short(struct tk_buf *b, const struct tk_check_run *run, enum tk_esc_lang lang)
+{
+	if (run->build) {
+		tk_buf_adds(b, "#");
+		tk_escape(b, lang, run->build);
+	} else {
+		tk_buf_addf(b, "run %.8s", run->id);
+	}
+}
+
+/*
+ * The note of a metric: why it is not judged (a current run that did not
+ * succeed, with its status), and where its baseline starts when a level
+ * shift moved it ("baseline: 6 runs of main since #14").
+ */
+static void add_note(struct tk_buf *b, const struct tk_check_result *r,
+		     const struct tk_check_metric *m, int markdown)
+{
+	const char *note = metric_note(r, m);
+	const struct tk_check_run *cur = r->nr_current ? &r->current[0] : NULL;
+
+	if (!m->nr_values && cur && cur->status != TK_RUN_OK &&
+	    cur->status != TK_RUN_STARTED) {
+		tk_buf_adds(b, "the current run ");
+		tk_check_add_outcome(b, cur);
+	} else if (note) {
+		tk_buf_adds(b, note);
+	}
+	if (m->since && m->result.verdict != TK_VERDICT_INSUFFICIENT) {
+		tk_buf_addf(b, "%sbaseline: %zu run%s of ", b->len ? "; " : "", m->result.n,
+			    m->result.n == 1 ? "" : "s");
+		tk_escape(b, lang_of(markdown), r->baseline_branch);
+		tk_buf_adds(b, " since ");
+		run_short(b, m->since, lang_of(markdown));
+	}
 }
 
 static void add_number(struct tk_buf *b, double v)
@@ -125,10 +155,10 @@ static void metric_cells(const struct tk_check_result *r, const struct tk_check_
 	int have_base = v->n > 0, have_cur = m->nr_values > 0;
 
 	tk_buf_adds(&cells[0], tk_verdict_name(v->verdict));
-	add_value(&cells[1], m->metric, v->base_median, have_base);
+	add_value(&cells[1], m->unit, v->base_median, have_base);
 	if (have_base && v->verdict != TK_VERDICT_INSUFFICIENT)
 		tk_buf_addf(&cells[1], " ±%.1f%%", v->base_spread * 100);
-	add_value(&cells[2], m->metric, v->current, have_cur);
+	add_value(&cells[2], m->unit, v->current, have_cur);
 	if (have_base && have_cur)
 		tk_buf_addf(&cells[3], "%+.1f%%", v->delta_pct);
 	else
@@ -140,23 +170,22 @@ static void metric_cells(const struct tk_check_result *r, const struct tk_check_
 
 static void run_label(struct tk_buf *b, const struct tk_check_run *run, int markdown)
 {
-	void (*esc)(struct tk_buf *, const char *) =
-		markdown ? esc_markdown : esc_text;
+	enum tk_esc_lang lang = lang_of(markdown);
 
 	if (run->branch) {
-		esc(b, run->branch);
+		tk_escape(b, lang, run->branch);
 		tk_buf_adds(b, " ");
 	}
 	if (run->build) {
 		tk_buf_adds(b, "#");
-		esc(b, run->build);
+		tk_escape(b, lang, run->build);
 		tk_buf_adds(b, " ");
 	}
 	if (run->commit) {
 		struct tk_buf c = TK_BUF_INIT;
 
 		tk_buf_add(&c, run->commit, strnlen(run->commit, 10));
-		esc(b, c.buf);
+		tk_escape(b, lang, c.buf);
 		tk_buf_adds(b, " ");
 		tk_buf_release(&c);
 	}
@@ -165,10 +194,9 @@ static void run_label(struct tk_buf *b, const struct tk_check_run *run, int mark
 
 static void header_line(struct tk_buf *b, const struct tk_check_result *r, int markdown)
 {
-	void (*esc)(struct tk_buf *, const char *) =
-		markdown ? esc_markdown : esc_text;
+	enum tk_esc_lang lang = lang_of(markdown);
 
-	esc(b, r->key);
+	tk_escape(b, lang, r->key);
 	if (r->nr_current) {
 		tk_buf_adds(b, ": ");
 		run_label(b, &r->current[0], markdown);
@@ -178,11 +206,11 @@ static void header_line(struct tk_buf *b, const struct tk_check_result *r, int m
 	}
 	if (r->baseline_branch) {
 		tk_buf_addf(b, " against %zu run%s of ", r->nr_base, r->nr_base == 1 ? "" : "s");
-		esc(b, r->baseline_branch);
+		tk_escape(b, lang, r->baseline_branch);
 	}
 	if (r->machine_class) {
 		tk_buf_adds(b, ", machine class ");
-		esc(b, r->machine_class);
+		tk_escape(b, lang, r->machine_class);
 	}
 }
 
@@ -195,10 +223,7 @@ static void short_commit(struct tk_buf *b, const char *commit, int markdown)
 		tk_buf_add(&c, commit, strnlen(commit, 10));
 	else
 		tk_buf_adds(&c, "?");
-	if (markdown)
-		esc_markdown(b, c.buf);
-	else
-		esc_text(b, c.buf);
+	tk_escape(b, lang_of(markdown), c.buf);
 	tk_buf_release(&c);
 }
 
@@ -210,17 +235,16 @@ static void short_commit(struct tk_buf *b, const char *commit, int markdown)
 static void key_cell(struct tk_buf *b, const struct tk_check_result *r, size_t nr, size_t i,
 		     int markdown)
 {
-	void (*esc)(struct tk_buf *, const char *) =
-		markdown ? esc_markdown : esc_text;
+	enum tk_esc_lang lang = lang_of(markdown);
 	size_t k;
 
-	esc(b, r[i].key);
+	tk_escape(b, lang, r[i].key);
 	if (!r[i].machine_class)
 		return;
 	for (k = 0; k < nr; k++)
 		if (k != i && !strcmp(r[k].key, r[i].key)) {
 			tk_buf_adds(b, " on ");
-			esc(b, r[i].machine_class);
+			tk_escape(b, lang, r[i].machine_class);
 			return;
 		}
 }
@@ -235,7 +259,7 @@ static void change_cells(struct tk_table *t, const char *key, const struct tk_ch
 	tk_buf_reset(&b);
 	if (c->first.build) {
 		tk_buf_adds(&b, "#");
-		esc_text(&b, c->first.build);
+		tk_escape(&b, TK_ESC_TEXT, c->first.build);
 	} else {
 		tk_buf_addf(&b, "run %.8s", c->first.id);
 	}
@@ -246,15 +270,111 @@ static void change_cells(struct tk_table *t, const char *key, const struct tk_ch
 	short_commit(&b, c->first.commit, 0);
 	tk_table_add(t, b.buf);
 	tk_buf_reset(&b);
-	tk_metric_format(&b, m->metric, c->cp.before);
+	tk_metric_format_unit(&b, m->unit, c->cp.before);
 	tk_table_add(t, b.buf);
 	tk_buf_reset(&b);
-	tk_metric_format(&b, m->metric, c->cp.after);
+	tk_metric_format_unit(&b, m->unit, c->cp.after);
 	tk_table_add(t, b.buf);
 	tk_buf_reset(&b);
 	tk_buf_addf(&b, "%+.1f%%", c->cp.before ? (c->cp.after / c->cp.before - 1) * 100 : 0);
 	tk_table_add(t, b.buf);
 	tk_buf_release(&b);
+}
+
+/* ---- the functions that moved ---- */
+
+/* The verdict on k's profiles: its total's, or a regression when a
+ * function grew and `frames: fail` asks; NULL when nothing judged it. */
+static const char *kind_verdict(const struct tk_check_result *r, const struct tk_check_kind *k)
+{
+	const struct tk_check_metric *m = tk_check_kind_metric(r, k);
+
+	if (r->frames == TK_CHECK_FRAMES_FAIL && k->frames_up)
+		return tk_verdict_name(TK_VERDICT_REGRESSION);
+	return m ? tk_verdict_name(m->result.verdict) : NULL;
+}
+
+void tk_checkfmt_kind_head(struct tk_buf *b, const struct tk_check_result *r,
+			   const struct tk_check_kind *k, enum tk_esc_lang lang)
+{
+	static const char *const strong[][2] = {
+		[TK_ESC_TEXT] = { "", "" },
+		[TK_ESC_XML] = { "<b>", "</b>" },
+		[TK_ESC_MARKDOWN] = { "**", "**" },
+	};
+	const char *v = kind_verdict(r, k);
+	int s = v && !strcmp(v, tk_verdict_name(TK_VERDICT_REGRESSION));
+
+	tk_buf_addf(b, "%s profile", k->kind);
+	if (v)
+		tk_buf_addf(b, " %s%s%s", s ? strong[lang][0] : "", v, s ? strong[lang][1] : "");
+	tk_buf_adds(b, ": ");
+	/* tracker's own text: a quantity and numbers */
+	tk_buf_adds(b, k->headline ? k->headline : "");
+}
+
+void tk_checkfmt_frame(struct tk_buf *b, const struct tk_check_kind *k,
+		       const struct tk_check_frame *f, enum tk_esc_lang lang)
+{
+	enum tk_unit unit = TK_UNIT_SAMPLES;
+
+	tk_escape(b, lang, f->path);
+	tk_buf_adds(b, " ");
+	tk_diff_add_percent(b, f->base, f->now);
+	tk_buf_adds(b, " (");
+	tk_unit_parse(k->unit, &unit);
+	tk_diff_add_value(b, unit, f->now - f->base, 1);
+	tk_buf_adds(b, f->cumulative ? " in total)" : ")");
+}
+
+/*
+ * Each kind of each result that changed: the head, then its functions,
+ * one a line; the kinds that did not, in one line per result.
+ */
+static void write_kinds(FILE *f, const struct tk_check_result *r, size_t nr, int markdown)
+{
+	struct tk_buf b = TK_BUF_INIT, same = TK_BUF_INIT;
+	size_t i, k, j, any = 0;
+
+	for (i = 0; i < nr; i++)
+		any += r[i].nr_kinds;
+	if (!any)
+		return;
+	fprintf(f, markdown ? "\n#### Profiles against the baseline's\n\n"
+			    : "\nprofiles against the baseline's:\n");
+	for (i = 0; i < nr; i++) {
+		tk_buf_reset(&same);
+		for (k = 0; k < r[i].nr_kinds; k++) {
+			const struct tk_check_kind *kd = &r[i].kinds[k];
+
+			if (!tk_check_kind_changed(&r[i], kd)) {
+				tk_buf_addf(&same, "%s%s", same.len ? ", " : "", kd->kind);
+				continue;
+			}
+			tk_buf_reset(&b);
+			key_cell(&b, r, nr, i, markdown);
+			tk_buf_adds(&b, " ");
+			tk_checkfmt_kind_head(&b, &r[i], kd, lang_of(markdown));
+			fprintf(f, markdown ? "- %s\n" : "  %s\n", b.buf);
+			for (j = 0; j < kd->nr_frames; j++) {
+				tk_buf_reset(&b);
+				tk_checkfmt_frame(&b, kd, &kd->frames[j], lang_of(markdown));
+				fprintf(f, markdown ? "  - %s\n" : "      %s\n", b.buf);
+			}
+			if (!kd->nr_frames)
+				fprintf(f, markdown ? "  - no function moved beyond the noise\n"
+						    : "      no function moved beyond the noise\n");
+		}
+		if (!same.len)
+			continue;
+		tk_buf_reset(&b);
+		key_cell(&b, r, nr, i, markdown);
+		fprintf(f, markdown ? "- %s %s: no change, no function moved beyond the noise\n"
+				    : "  %s %s: no change, no function moved beyond the noise\n",
+			b.buf, same.buf);
+	}
+	tk_buf_release(&b);
+	tk_buf_release(&same);
 }
 
 static void write_text(FILE *f, const struct tk_check_result *r, size_t nr, int history)
@@ -283,24 +403,24 @@ static void write_text(FILE *f, const struct tk_check_result *r, size_t nr, int 
 	for (i = 0; i < nr; i++)
 		for (k = 0; k < r[i].nr_metrics; k++) {
 			const struct tk_check_metric *m = &r[i].metrics[k];
-			const char *note = metric_note(&r[i], m);
 
 			for (c = 0; c < 6; c++)
 				tk_buf_reset(&cells[c]);
 			metric_cells(&r[i], m, cells);
+			add_note(&cells[5], &r[i], m, 0);
 			tk_buf_reset(&b);
 			key_cell(&b, r, nr, i, 0);
 			tk_table_add(&t, b.buf);
 			tk_table_add(&t, tk_metric_name(m->metric));
-			for (c = 0; c < 5; c++)
+			for (c = 0; c < 6; c++)
 				tk_table_add(&t, cells[c].buf);
-			tk_table_add(&t, note ? note : "");
 			for (c = 0; c < m->nr_changes; c++, n_changes++)
 				change_cells(&ct, b.buf, m, &m->changes[c]);
 		}
 	if (nr)
 		fputc('\n', f);
 	tk_table_print(&t, f);
+	write_kinds(f, r, nr, 0);
 	if (history) {
 		fprintf(f, "\nchange points of the baseline branch:%s\n", n_changes ? "" : " none");
 		if (n_changes)
@@ -338,11 +458,11 @@ static void write_markdown(FILE *f, const struct tk_check_result *r, size_t nr, 
 	for (i = 0; i < nr; i++)
 		for (k = 0; k < r[i].nr_metrics; k++) {
 			const struct tk_check_metric *m = &r[i].metrics[k];
-			const char *note = metric_note(&r[i], m);
 
 			for (c = 0; c < 6; c++)
 				tk_buf_reset(&cells[c]);
 			metric_cells(&r[i], m, cells);
+			add_note(&cells[5], &r[i], m, 1);
 			tk_buf_reset(&b);
 			key_cell(&b, r, nr, i, 1);
 			fprintf(f, "| %s | %s | %s%s%s |", b.buf, tk_metric_name(m->metric),
@@ -350,11 +470,12 @@ static void write_markdown(FILE *f, const struct tk_check_result *r, size_t nr, 
 				cells[0].buf,
 				m->result.verdict == TK_VERDICT_REGRESSION ? "**" : "");
 			/* the cells and notes are tracker's own text */
-			for (c = 1; c < 5; c++)
+			for (c = 1; c < 6; c++)
 				fprintf(f, " %s |", cells[c].buf);
-			fprintf(f, " %s |\n", note ? note : "");
+			fputc('\n', f);
 			any_change |= m->nr_changes > 0;
 		}
+	write_kinds(f, r, nr, 1);
 	if (history) {
 		fprintf(f, "\n#### Change points of the baseline branch\n\n");
 		if (!any_change)
@@ -372,15 +493,15 @@ static void write_markdown(FILE *f, const struct tk_check_result *r, size_t nr, 
 					tk_buf_reset(&b);
 					key_cell(&b, r, nr, i, 1);
 					tk_buf_addf(&b, " | %s | ", tk_metric_name(m->metric));
-					esc_markdown(&b, ch->first.build);
+					tk_escape(&b, TK_ESC_MARKDOWN, ch->first.build);
 					tk_buf_adds(&b, " | ");
 					short_commit(&b, ch->last_before.commit, 1);
 					tk_buf_adds(&b, "..");
 					short_commit(&b, ch->first.commit, 1);
-					tk_metric_format(&v, m->metric, ch->cp.before);
+					tk_metric_format_unit(&v, m->unit, ch->cp.before);
 					tk_buf_addf(&b, " | %s | ", v.buf);
 					tk_buf_reset(&v);
-					tk_metric_format(&v, m->metric, ch->cp.after);
+					tk_metric_format_unit(&v, m->unit, ch->cp.after);
 					tk_buf_addf(&v, " | %+.1f%%", ch->cp.before
 						    ? (ch->cp.after / ch->cp.before - 1) * 100 : 0);
 					fprintf(f, "| %s%s |\n", b.buf, v.buf);
@@ -449,11 +570,12 @@ static json_t *metric_json(const struct tk_check_result *r, const struct tk_chec
 	const struct tk_verdict_result *v = &m->result;
 	int judged = v->verdict != TK_VERDICT_INSUFFICIENT;
 	json_t *o = json_object(), *a;
+	struct tk_buf note = TK_BUF_INIT;
 	size_t c;
 
 	json_object_set_new(o, "metric", json_string(tk_metric_name(m->metric)));
-	json_object_set_new(o, "unit", json_string(tk_metric_unit(m->metric) ==
-						   TK_METRIC_SECONDS ? "s" : "bytes"));
+	json_object_set_new(o, "unit", json_string(m->unit == TK_METRIC_SECONDS ? "s" :
+						   m->unit == TK_METRIC_BYTES ? "bytes" : "count"));
 	json_object_set_new(o, "verdict", json_string(tk_verdict_name(v->verdict)));
 	json_object_set_new(o, "method", str_or_null(v->method));
 	json_object_set_new(o, "baseline_runs", json_integer((json_int_t)v->n));
@@ -463,7 +585,11 @@ static json_t *metric_json(const struct tk_check_result *r, const struct tk_chec
 	json_object_set_new(o, "delta_pct", judged ? num_or_null(v->delta_pct) : json_null());
 	json_object_set_new(o, "statistic", judged ? num_or_null(v->statistic) : json_null());
 	json_object_set_new(o, "threshold", judged ? num_or_null(v->threshold) : json_null());
-	json_object_set_new(o, "note", str_or_null(metric_note(r, m)));
+	tk_buf_reset(&note);
+	add_note(&note, r, m, 0);
+	json_object_set_new(o, "note", note.len ? str_or_null(note.buf) : json_null());
+	json_object_set_new(o, "since", m->since ? run_json(m->since) : json_null());
+	tk_buf_release(&note);
 	if (history) {
 		a = json_array();
 		for (c = 0; c < m->nr_changes; c++)
@@ -472,6 +598,47 @@ static json_t *metric_json(const struct tk_check_result *r, const struct tk_chec
 		json_object_set_new(o, "changepoints", a);
 	}
 	return o;
+}
+
+static json_t *kind_json(const struct tk_check_result *r, const struct tk_check_kind *k)
+{
+	const char *v = kind_verdict(r, k);
+	json_t *o = json_object(), *a = json_array();
+	size_t j;
+
+	json_object_set_new(o, "kind", json_string(k->kind));
+	json_object_set_new(o, "unit", str_or_null(k->unit));
+	json_object_set_new(o, "quantity", str_or_null(k->quantity));
+	json_object_set_new(o, "verdict", str_or_null(v));
+	json_object_set_new(o, "headline", str_or_null(k->headline));
+	json_object_set_new(o, "run_id", json_string(k->new_run.id));
+	json_object_set_new(o, "baseline_runs", json_integer((json_int_t)k->nr_base));
+	json_object_set_new(o, "baseline_total", num_or_null(k->base_total));
+	json_object_set_new(o, "total", num_or_null(k->new_total));
+	for (j = 0; j < k->nr_frames; j++) {
+		const struct tk_check_frame *fr = &k->frames[j];
+		json_t *fo = json_object();
+
+		json_object_set_new(fo, "path", str_or_null(fr->path));
+		json_object_set_new(fo, "weight", json_string(fr->cumulative ? "total" : "self"));
+		json_object_set_new(fo, "baseline", num_or_null(fr->base));
+		json_object_set_new(fo, "current", num_or_null(fr->now));
+		json_object_set_new(fo, "change_pct", fr->base > 0
+				    ? num_or_null((fr->now / fr->base - 1) * 100) : json_null());
+		json_object_set_new(fo, "new", json_boolean(fr->is_new));
+		json_array_append_new(a, fo);
+	}
+	json_object_set_new(o, "functions", a);
+	return o;
+}
+
+static const char *frames_name(int frames)
+{
+	switch (frames) {
+	case TK_CHECK_FRAMES_OFF: return "off";
+	case TK_CHECK_FRAMES_FAIL: return "fail";
+	default: return "report";
+	}
 }
 
 static int write_json(FILE *f, const struct tk_check_result *r, size_t nr, int history,
@@ -507,6 +674,11 @@ static int write_json(FILE *f, const struct tk_check_result *r, size_t nr, int h
 		for (k = 0; k < r[i].nr_metrics; k++)
 			json_array_append_new(a, metric_json(&r[i], &r[i].metrics[k], history));
 		json_object_set_new(o, "metrics", a);
+		json_object_set_new(o, "frames", json_string(frames_name(r[i].frames)));
+		a = json_array();
+		for (k = 0; k < r[i].nr_kinds; k++)
+			json_array_append_new(a, kind_json(&r[i], &r[i].kinds[k]));
+		json_object_set_new(o, "profiles", a);
 		json_array_append_new(results, o);
 	}
 	json_object_set_new(doc, "format", json_string("tracker-check"));

@@ -173,7 +173,7 @@ static void config_rules(void)
 		is_str(c.warnings[1], "t.yml:3:3: unknown field 'methd' in check (did you mean "
 		       "'method'?); ignored", "a misspelled field");
 		is_str(c.warnings[2], "t.yml:6:7: unknown metric 'wall' in check of key 'amip' "
-		       "(expected walltime, cpu, maxrss, tree_rss, alloc or slurm_maxrss); ignored",
+		       "(expected " TK_METRIC_NAMES "); ignored",
 		       "an unknown metric");
 		is_str(c.warnings[3], "t.yml:7:25: unknown method 'magic' (expected interval, "
 		       "percent, zscore or mannwhitney); ignored", "an unknown method");
@@ -239,9 +239,10 @@ int main(void)
 	is_int(r.nr_base, 10, "a window of 10");
 	is_str(r.base[0].build, "12", "newest first, the failed build 13 skipped");
 	is_str(r.base[9].build, "3", "down to build 3");
-	is_int(r.nr_metrics, 2, "walltime and maxrss by default");
+	is_int(r.nr_metrics, 3, "walltime, maxrss and cpu by default (no profiles)");
 	is_int(r.metrics[0].result.verdict, TK_VERDICT_REGRESSION, "walltime +30%%: regression");
 	is_int(r.metrics[1].result.verdict, TK_VERDICT_NO_CHANGE, "maxrss: no change");
+	is_int(r.metrics[2].metric, TK_METRIC_CPU, "then cpu");
 	is_int(tk_check_worst(&r), TK_VERDICT_REGRESSION, "worst: regression");
 	tk_check_result_release(&r);
 
