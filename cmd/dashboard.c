@@ -80,8 +80,9 @@ static const struct cmd_option options[] = {
 		   "(default: tracker check's: the PR base of the CI context, baseline_branch in "
 		   ".tracker.yml, the pipeline's default branch of the CI context or, outside "
 		   "CI, of the current run's)"),
-	OPT_CALLBACK(0, "metric", "LIST", parse_metric, "walltime, cpu, maxrss, tree_rss, "
-		     "alloc, slurm_maxrss, comma-separated (default walltime,maxrss)"),
+	OPT_CALLBACK(0, "metric", "LIST", parse_metric, "the metrics shown and judged, "
+		     "comma-separated: " TK_METRIC_NAMES " (default: walltime,maxrss shown, "
+		     "the verdict tracker check's)"),
 	OPT_CHOICE(0, "x", O, x, "AXIS", axes, "the charts' x axis: time (default) or build"),
 	OPT_LONG('j', "jobs", O, jobs, "N", 1, 256, "keys drawn at once, each worker with its "
 		 "own database connection (default: the online CPUs, at most 8)"),

@@ -20,14 +20,17 @@
 static const char usage[] =
 	"usage: tracker report [--artifacts DIR] [--upload] [--annotate] [--db URL]\n"
 	"                      [--branch B] [--baseline-branch B] [--no-charts]\n"
-	"                      [--fetch-baseline]\n"
+	"                      [--metric LIST] [--fetch-baseline]\n"
 	"\n"
 	"Writes the report of the current build into DIR: for every key recorded\n"
-	"in it, its history chart (KEY.png, KEY.html), its diff flame graph against\n"
-	"the baseline when both have profiles (KEY-diff.html), and the verdicts of\n"
-	"tracker check (verdicts.txt); a markdown summary table (summary.md), the\n"
-	"body for the CI's build page (annotation.md) and an OpenMetrics file\n"
-	"(metrics.txt), and the dashboard of every key (dashboard/index.html).\n"
+	"in it, its history chart (KEY.png, KEY.html), a diff flame graph against\n"
+	"the baseline for each kind of profile that changed (KEY-alloc-diff.html,\n"
+	"KEY-cpu-diff.html), and the verdicts of tracker check with the functions\n"
+	"that moved (verdicts.txt, check.json); the page to open (index.html), a\n"
+	"markdown summary (summary.md), the body for the CI's build page\n"
+	"(annotation.md), an OpenMetrics file (metrics.txt), and the dashboard of\n"
+	"every key (dashboard/index.html). The files an earlier report wrote\n"
+	"into DIR are removed first (listed in DIR/.tracker-files; nothing else).\n"
 	"The current build is the CI context's; outside CI, the\n"
 	"newest runs of each key on the current branch (its last 24 hours).\n";
 
@@ -49,8 +52,21 @@ static const char more[] =
 struct report_args {
 	const char *dir, *db;
 	int upload, annotate, fetch;
+	enum tk_metric metrics[TK_METRIC_COUNT];
 	struct tk_report_opts o;
 };
+
+static int parse_metric(void *data, const char *arg, struct tk_err *err)
+{
+	struct report_args *a = data;
+	int n = tk_metric_parse_list(arg, a->metrics, err);
+
+	if (n < 0)
+		return n;
+	a->o.metrics = a->metrics;
+	a->o.nr_metrics = (size_t)n;
+	return 0;
+}
 
 #define O struct report_args
 static const struct cmd_option options[] = {
@@ -67,6 +83,9 @@ static const struct cmd_option options[] = {
 		   "context's)"),
 	OPT_STRING(0, "baseline-branch", O, o.baseline_branch, "B", "compare with B (default: "
 		   "as tracker check)"),
+	OPT_CALLBACK(0, "metric", "LIST", parse_metric, "the metrics judged and charted, "
+		     "comma-separated: " TK_METRIC_NAMES " (default: tracker check's, and "
+		     "charts of walltime, maxrss and every other metric that changed)"),
 	OPT_FLAG(0, "no-charts", O, o.no_charts, "no history charts nor dashboard (faster with "
 		 "thousands of keys)"),
 	OPT_FLAG(0, "fetch-baseline", O, fetch, "first fetch from Buildkite the baseline runs "

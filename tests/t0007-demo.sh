@@ -34,10 +34,14 @@ test_expect_success PRELOAD 'its report: every key, the climate diff names radia
 	for k in model ensemble climate; do
 		grep "^| $k | [0-9]" $R/summary.md || return 1
 	done &&
-	grep "^| climate | .*\[alloc diff\](climate-[0-9a-f]*-diff\.html) |$" $R/summary.md &&
-	grep "^| model | .*\[cpu diff\](model-[0-9a-f]*-diff\.html) |$" $R/summary.md &&
-	grep -q "radiation" $R/climate-*-diff.html &&
-	grep -q "feature #7" $R/climate-*-diff.html &&
+	grep "^| climate | .*\[alloc diff\](climate-[0-9a-f]*-alloc-diff\.html)" $R/summary.md &&
+	grep "^| model | .*\*\*regression\*\* (alloc +[0-9.]*%.*\[alloc diff\](model-[0-9a-f]*-alloc-diff\.html)" $R/summary.md &&
+	grep -q "radiation" $R/climate-*-alloc-diff.html &&
+	grep -q "feature #7" $R/climate-*-alloc-diff.html &&
+	grep "^- alloc profile \*\*regression\*\*: allocations 1[0-9.]* MiB -> 1[0-9.]* MiB (+[0-9.]*%); baseline: mean of 5 runs (\[alloc diff\](model-[0-9a-f]*-alloc-diff\.html))$" $R/summary.md &&
+	grep -F "  - allocate\\_fields &lt;\\- cmd\\_model &lt;\\- \\.\\.\\. +5" $R/summary.md &&
+	grep -F "  - churn &lt;\\- radiation &lt;\\- \\.\\.\\. +" $R/summary.md &&
+	grep -q "<h2>What changed</h2>" $R/index.html &&
 	grep -q "artifact://[a-z0-9./-]*demo/report/climate-[0-9a-f]*\.png" $R/annotation.md &&
 	grep -q "climate" $R/dashboard/index.html &&
 	grep "^climate   walltime  " $R/verdicts.txt &&

@@ -73,7 +73,7 @@ test_expect_success PYTHON3 'default flags: the table shows beta as a regression
 	R=tracker-artifacts/report &&
 	grep "^### tracker: performance of build 9 on feature$" $R/summary.md &&
 	grep "^3 keys: \*\*1 regression\*\*, 2 no change\.$" $R/summary.md &&
-	grep "^| beta | 3m 11s | \*\*+102\.7%\*\* (1m 34s, 6 runs) | 1\.00 GiB | +0\.0% (1\.00 GiB, 6 runs) | \*\*regression\*\* | \[history\](beta-[0-9a-f]*\.html) |$" $R/summary.md &&
+	grep "^| beta | 3m 11s | \*\*+102\.7%\*\* (1m 34s, 6 runs) | 1\.00 GiB | +0\.0% (1\.00 GiB, 6 runs) | \*\*regression\*\* (cpu +101\.0%) | \[history\](beta-[0-9a-f]*\.html) |$" $R/summary.md &&
 	grep "^| alpha | .* | no change | " $R/summary.md &&
 	grep "^| gamma | .* | no change | " $R/summary.md &&
 	test $(grep -c "^| [a-z]* | [0-9]" $R/summary.md) = 3 &&
@@ -160,7 +160,7 @@ test_expect_success PYTHON3 'outside CI: the newest runs on the branch, and what
 	cat out &&
 	grep "^wrote the report of 3 keys to r-local (1 regression)$" out &&
 	grep "^not under CI: the report stays in r-local; would have uploaded its files and annotated the build (style error, the body is r-local/annotation.md)$" out &&
-	grep "^| beta | .* | \*\*regression\*\* |" r-local/summary.md
+	grep "^| beta | .* | \*\*regression\*\* (cpu +[0-9.]*%) |" r-local/summary.md
 '
 
 test_expect_success PYTHON3 'GitHub Actions: the summary is appended to the step summary, without links' '
@@ -170,7 +170,7 @@ test_expect_success PYTHON3 'GitHub Actions: the summary is appended to the step
 		--artifacts r-gh --annotate --upload >out &&
 	cat out &&
 	head -1 step-summary.md | grep "^## earlier step$" &&
-	grep "^| beta | .* | \*\*regression\*\* |  |$" step-summary.md &&
+	grep "^| beta | .* | \*\*regression\*\* (cpu +[0-9.]*%) |  |$" step-summary.md &&
 	! grep "artifact://\|\.html)" step-summary.md &&
 	grep "^GitHub Actions uploads artifacts with actions/upload-artifact: give it path: r-gh$" out &&
 	grep "^wrote the summary to the step summary" out

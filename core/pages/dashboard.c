@@ -357,6 +357,18 @@ static int check(struct dash *d, struct tk_store *s, const struct tk_check_opts 
 	return tk_check_key(s, co, d->o->ci, d->o->cfg, cr, err);
 }
 
+/* The check's metric shown in a column, or NULL when it judged none such
+ * (a profile's total the run has no profile for). */
+static const struct tk_check_metric *column(const struct tk_check_result *cr, enum tk_metric m)
+{
+	size_t i;
+
+	for (i = 0; i < cr->nr_metrics; i++)
+		if (cr->metrics[i].metric == m)
+			return &cr->metrics[i];
+	return NULL;
+}
+
 /* A key's row, appended to b when the key has runs. */
 static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct tk_buf *b,
 		    struct tk_err *err)
@@ -374,6 +386,7 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 	struct row_metric *rm = NULL;
 	const struct tk_plot_key *k;
 	enum tk_verdict worst;
+	struct tk_verdict_result none;
 	int ret = 0;
 	size_t i;
 
@@ -390,7 +403,7 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 	 */
 	ret = h ? tk_plot_data_load_history(&pd, h, &q, err) : tk_plot_data_load(&pd, s, &q, err);
 	if (!ret)
-		ret = tk_plot_fill_alloc_history(&pd, h, s, &po, err);
+		ret = tk_plot_fill_profiles(&pd, h, s, &po, err);
 	if (ret || !pd.nr) {
 		tk_plot_data_release(&pd);
 		return ret;
@@ -421,8 +434,14 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 		 * check finds no baseline branch for shows the key's busiest
 		 * branch, but the verdict stays check's) */
 		co.baseline_branch = o->plot.baseline_branch;
-		co.metrics = d->metrics;
-		co.nr_metrics = d->nm;
+		/* check's metrics (its defaults judge every figure the run
+		 * has), the columns showing those of them the page shows */
+		co.metrics = o->plot.nr_metrics ? d->metrics : NULL;
+		co.nr_metrics = o->plot.nr_metrics ? d->nm : 0;
+		/* the functions that moved only when they decide the verdict:
+		 * the page shows no diff */
+		co.frames = tk_check_frames_policy(&co, o->cfg) == TK_CHECK_FRAMES_FAIL
+			    ? TK_CHECK_FRAMES_FAIL : TK_CHECK_FRAMES_OFF;
 		/* the CI build's runs of the key, else (no build, or a build
 		 * that did not run the key: a scheduled dashboard step) its
 		 * newest run */
@@ -454,6 +473,8 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 		}
 	}
 	if (!ret) {
+		memset(&none, 0, sizeof(none));
+		none.verdict = TK_VERDICT_INSUFFICIENT;
 		rm = tk_xcalloc(d->nm, sizeof(*rm));
 		worst = tk_check_worst(&cr);
 		verdict_css(&css, worst);
@@ -462,11 +483,12 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 			    TK_VERDICT_IMPROVEMENT ? 1 : worst == TK_VERDICT_NO_CHANGE ? 2 : 0);
 		tk_buf_addf(b, "\" data-runs=\"%zu\"", k->nr);
 		for (i = 0; i < d->nm; i++) {
-			const struct tk_verdict_result *vr = &cr.metrics[i].result;
+			const struct tk_check_metric *cm = column(&cr, d->metrics[i]);
+			const struct tk_verdict_result *vr = cm ? &cm->result : &none;
 
 			/* the current value as check shows it, with a baseline
 			 * or without (a key's first run) */
-			rm[i].current = cr.metrics[i].nr_values && isfinite(vr->current)
+			rm[i].current = cm && cm->nr_values && isfinite(vr->current)
 					? vr->current : NAN;
 			rm[i].delta = vr->n && isfinite(vr->delta_pct) && vr->base_median > 0
 				      ? vr->delta_pct : NAN;
@@ -486,8 +508,10 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 		tk_buf_addf(b, "</a></td><td class=\"num\">%zu</td>", k->nr);
 		for (i = 0; i < d->nm; i++) {
 			/* the dot in its own metric's colour, not the row's worst */
+			const struct tk_check_metric *cm = column(&cr, d->metrics[i]);
+
 			tk_buf_reset(&css);
-			verdict_css(&css, cr.metrics[i].result.verdict);
+			verdict_css(&css, cm ? cm->result.verdict : TK_VERDICT_INSUFFICIENT);
 			tk_buf_adds(b, "<td>");
 			spark_svg(b, &rm[i], css.buf);
 			tk_buf_adds(b, "</td><td class=\"num\">");
@@ -700,6 +724,15 @@ int tk_dashboard_write(struct tk_store *s, const char *dir, struct tk_dashboard_
 			ret = tk_write_file_atomic(path.buf, mem, len, err);
 		free(mem);
 	}
+	for (i = 0; !ret && o->wrote && i < kl.nr; i++) {
+		if (!d.rows[i].len)
+			continue;
+		tk_buf_reset(&path);
+		tk_dashboard_file_name(&path, kl.keys[i]);
+		o->wrote(o->wrote_data, path.buf);
+	}
+	if (!ret && o->wrote)
+		o->wrote(o->wrote_data, "index.html");
 	for (i = 0; i < kl.nr; i++) {
 		free(kl.keys[i]);
 		if (d.rows)

@@ -70,6 +70,10 @@ struct tk_dashboard_opts {
 	const struct tk_key_history *histories;
 	size_t nr_histories;
 	const struct tk_check_memo *checks;
+	/* Called with the name (in DIR) of each file written, once all are;
+	 * NULL: none. */
+	void (*wrote)(void *data, const char *name);
+	void *wrote_data;
 	size_t nr_keys;                /* out: keys listed */
 };
 

@@ -3,6 +3,7 @@
  * (core/pages/histplot) and diffs (core/analyze/baseline + core/analyze/diff), and the files
  * they are written to. The markdown and metrics texts are in reportmd.c.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "core/draw/diffrender.h"
 #include "core/analyze/diffsum.h"
 #include "core/base/fsutil.h"
+#include "core/base/reader.h"
 #include "core/pages/histplot.h"
 #include "core/pages/plotwrite.h"
 #include "core/model/profile.h"
@@ -55,7 +57,7 @@ static void drop_work(struct tk_report *r)
 
 void tk_report_release(struct tk_report *r)
 {
-	size_t i;
+	size_t i, j;
 
 	drop_work(r);
 	for (i = 0; i < r->nr; i++) {
@@ -67,10 +69,15 @@ void tk_report_release(struct tk_report *r)
 		free(k->branch);
 		free(k->baseline_branch);
 		free(k->build);
-		free(k->diff_kind);
+		for (j = 0; j < k->nr_diff_kinds; j++)
+			free(k->diff_kinds[j]);
+		free(k->diff_kinds);
 	}
 	for (i = 0; i < r->nr_checks; i++)
 		tk_check_result_release(&r->checks[i]);
+	for (i = 0; i < r->nr_files; i++)
+		free(r->files[i]);
+	free(r->files);
 	free(r->checks);
 	free(r->keys);
 	free(r->build);
@@ -120,6 +127,122 @@ static void warn(const struct tk_report_opts *o, const char *fmt, ...)
 	tk_buf_release(&msg);
 }
 
+/* ---- the files of earlier builds ---- */
+
+/* A name the report writes: [A-Za-z0-9._-] components, at most two
+ * ("dashboard/x.html"), none "." or "..", nothing absolute. Anything else
+ * in a list of files is not ours to remove. */
+static int our_name(const char *s, size_t len)
+{
+	size_t i, comp = 0, parts = 1;
+
+	if (!len || len > TK_REPORT_NAME_MAX)
+		return 0;
+	for (i = 0; i <= len; i++) {
+		char c = i < len ? s[i] : '/';
+
+		if (c == '/') {
+			if (!comp || (comp == 1 && s[i - 1] == '.') ||
+			    (comp == 2 && s[i - 1] == '.' && s[i - 2] == '.'))
+				return 0;
+			if (i < len && ++parts > 2)
+				return 0;
+			comp = 0;
+			continue;
+		}
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '-' || c == '_'))
+			return 0;
+		comp++;
+	}
+	return 1;
+}
+
+/*
+ * Removes the files an earlier report wrote into dir, as its list names
+ * them (TK_REPORT_FILES): never a file the list does not name, nor a name
+ * that is not one tracker writes. The list is read under bounds (its
+ * size, its lines); past them, what was read is removed and the rest
+ * stays, with a warning.
+ */
+static void clean_dir(const struct tk_report_opts *o)
+{
+	struct tk_buf path = TK_BUF_INIT;
+	struct tk_reader rd;
+	struct tk_err err = TK_ERR_INIT;
+	const char *line;
+	size_t len, removed = 0;
+	int ret;
+
+	tk_buf_addf(&path, "%s/%s", o->dir, TK_REPORT_FILES);
+	if (access(path.buf, F_OK))
+		goto out;
+	ret = tk_reader_open(&rd, path.buf, &err);
+	if (ret) {
+		warn(o, "earlier files stay: %s", err.msg);
+		goto out;
+	}
+	rd.max_line = TK_REPORT_NAME_MAX + 1;
+	while ((ret = tk_reader_line(&rd, &line, &len, &err)) > 0) {
+		struct tk_buf file = TK_BUF_INIT;
+
+		if (rd.offset > TK_REPORT_FILES_MAX) {
+			ret = tk_err_set(&err, TK_EDATA, "'%s' is longer than %u bytes", path.buf,
+					 TK_REPORT_FILES_MAX);
+			break;
+		}
+		if (!our_name(line, len))
+			continue;
+		tk_buf_addf(&file, "%s/", o->dir);
+		tk_buf_add(&file, line, len);
+		if (!unlink(file.buf))
+			removed++;
+		else if (errno != ENOENT)
+			warn(o, "cannot remove %s: %s", file.buf, strerror(errno));
+		tk_buf_release(&file);
+	}
+	if (ret < 0)
+		warn(o, "some earlier files stay: %s", err.msg);
+	tk_reader_close(&rd);
+out:
+	tk_buf_release(&path);
+}
+
+static void add_file(struct tk_report *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* One more file the report wrote, relative to its directory. */
+static void add_file(struct tk_report *out, const char *fmt, ...)
+{
+	struct tk_buf name = TK_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	tk_buf_vaddf(&name, fmt, ap);
+	va_end(ap);
+	TK_ALLOC_GROW(out->files, out->nr_files + 1, out->alloc_files);
+	out->files[out->nr_files++] = tk_buf_detach(&name, NULL);
+}
+
+int tk_report_write_files(const struct tk_report *r, const char *dir,
+			  const char *const *more, size_t nr_more, struct tk_err *err)
+{
+	struct tk_buf b = TK_BUF_INIT, path = TK_BUF_INIT;
+	size_t i;
+	int ret;
+
+	tk_buf_adds(&b, "# the files tracker report wrote here; the next report removes them\n");
+	for (i = 0; i < r->nr_files; i++)
+		tk_buf_addf(&b, "%s\n", r->files[i]);
+	for (i = 0; i < nr_more; i++)
+		tk_buf_addf(&b, "%s\n", more[i]);
+	tk_buf_addf(&path, "%s/%s", dir, TK_REPORT_FILES);
+	ret = tk_write_file_atomic(path.buf, b.buf, b.len, err);
+	tk_buf_release(&b);
+	tk_buf_release(&path);
+	return ret;
+}
+
 /* ---- verdicts ---- */
 
 static void fill_cell(struct tk_report_cell *c, const struct tk_check_result *cr,
@@ -164,13 +287,33 @@ static void take_check(struct tk_report_key *k, const struct tk_check_result *cr
 
 /* ---- charts ---- */
 
-static void chart_opts(struct tk_plot_opts *po, const struct tk_report_key *k,
+/*
+ * The chart's metrics: those asked for (o->metrics, at most
+ * TK_PLOT_MAX_METRICS), else walltime, maxrss and every other metric
+ * whose verdict is a change (the alloc a feature doubled is drawn).
+ */
+static void chart_opts(struct tk_plot_opts *po, const struct tk_report_opts *o,
+		       const struct tk_report_key *k, const struct tk_check_result *cr,
 		       const struct tk_ci_context *ci)
 {
+	size_t i;
+
 	memset(po, 0, sizeof(*po));
-	po->metrics[0] = TK_METRIC_WALLTIME;
-	po->metrics[1] = TK_METRIC_MAXRSS;
-	po->nr_metrics = 2;
+	for (i = 0; i < o->nr_metrics && po->nr_metrics < TK_PLOT_MAX_METRICS; i++)
+		po->metrics[po->nr_metrics++] = o->metrics[i];
+	if (!o->nr_metrics) {
+		po->metrics[0] = TK_METRIC_WALLTIME;
+		po->metrics[1] = TK_METRIC_MAXRSS;
+		po->nr_metrics = 2;
+		for (i = 0; i < cr->nr_metrics && po->nr_metrics < TK_PLOT_MAX_METRICS; i++) {
+			const struct tk_check_metric *m = &cr->metrics[i];
+
+			if (m->metric != TK_METRIC_WALLTIME && m->metric != TK_METRIC_MAXRSS &&
+			    (m->result.verdict == TK_VERDICT_REGRESSION ||
+			     m->result.verdict == TK_VERDICT_IMPROVEMENT))
+				po->metrics[po->nr_metrics++] = m->metric;
+		}
+	}
 	po->baseline_branch = k->baseline_branch;
 	po->current_build = ci && ci->build_number ? ci->build_number : NULL;
 	po->pipeline = ci ? ci->pipeline : NULL;
@@ -178,23 +321,27 @@ static void chart_opts(struct tk_plot_opts *po, const struct tk_report_key *k,
 
 static void make_chart(struct tk_store *s, const struct tk_report_opts *o,
 		       const struct tk_ci_context *ci, const struct tk_key_history *h,
-		       struct tk_report_key *k)
+		       const struct tk_check_result *cr, struct tk_report_key *k,
+		       struct tk_report *out)
 {
 	struct tk_plot_opts po;
 	struct tk_buf path = TK_BUF_INIT;
 	struct tk_err err = TK_ERR_INIT;
 	int ret;
 
-	chart_opts(&po, k, ci);
+	chart_opts(&po, o, k, cr, ci);
 	po.width = CHART_WIDTH;
 	po.chart_height = CHART_HEIGHT;
 	tk_buf_addf(&path, "%s/%s.png", o->dir, k->name);
 	ret = tk_plot_history_to_path(h, s, 0, &po, path.buf, &err);
 	if (!ret) {
-		chart_opts(&po, k, ci);
+		add_file(out, "%s.png", k->name);
+		chart_opts(&po, o, k, cr, ci);
 		tk_buf_reset(&path);
 		tk_buf_addf(&path, "%s/%s.html", o->dir, k->name);
 		ret = tk_plot_history_to_path(h, s, 0, &po, path.buf, &err);
+		if (!ret)
+			add_file(out, "%s.html", k->name);
 	}
 	if (ret)
 		warn(o, "no chart for '%s': %s", k->key, err.msg);
@@ -205,55 +352,77 @@ static void make_chart(struct tk_store *s, const struct tk_report_opts *o,
 /* ---- diffs ---- */
 
 /*
- * The diff of the current run against its baseline, for the first kind
- * both sides have. Returns 0 with k->diff_kind set, 0 without it when no
- * profiles exist (the usual case), or an error to warn about.
+ * The diff pages of one entry, drawn while its check holds each diff
+ * (tk_check_opts.on_diff): <name>-<kind>-diff.html for each kind of
+ * profile that changed, and for the first kind when none did (a diff to
+ * open all the same); once the check is done, the first is removed when
+ * another kind changed and it did not.
  */
-static int make_diff(struct tk_store *s, const struct tk_report_opts *o,
-		     const struct tk_ci_context *ci, const struct tk_config *cfg,
-		     const char *run_id, struct tk_report_key *k, struct tk_err *err)
+struct diff_pages {
+	const struct tk_report_opts *o;
+	const char *name;      /* the entry's file name */
+	const char *label;     /* "KEY" or "KEY on CLASS", for warnings */
+	char *kinds[TK_REPORT_DIFFS_MAX];
+	int changed[TK_REPORT_DIFFS_MAX];
+	size_t nr;
+};
+
+static void diff_path(struct tk_buf *path, const char *dir, const char *name, const char *kind)
 {
-	static const char *const kinds[] = { "cpu", "alloc" };
+	tk_buf_reset(path);
+	tk_buf_addf(path, "%s/%s-%s-diff.html", dir, name, kind);
+}
+
+static int draw_diff(void *data, const struct tk_check_result *r, const struct tk_check_kind *k,
+		     const struct tk_stored_diff *sd, const struct tk_diff_opts *dopts,
+		     struct tk_err *err)
+{
+	struct diff_pages *dp = data;
+	struct tk_diff_render_opts ropts;
 	struct tk_buf path = TK_BUF_INIT;
-	size_t ki;
-	int ret = 0;
+	struct tk_err derr = TK_ERR_INIT;
+	int changed = tk_check_kind_changed(r, k);
 
-	for (ki = 0; ki < sizeof(kinds) / sizeof(kinds[0]) && !k->diff_kind; ki++) {
-		struct tk_baseline_query q;
-		struct tk_stored_diff sd;
-		struct tk_diff_opts dopts;
-		struct tk_diff_render_opts ropts;
-
-		memset(&q, 0, sizeof(q));
-		q.key = k->key;
-		q.kind = kinds[ki];
-		q.run_id = run_id;
-		q.baseline_branch = k->baseline_branch ? k->baseline_branch : o->baseline_branch;
-		q.nr_baselines = DIFF_BASELINES;
-		tk_diff_opts_init(&dopts);
-		ret = tk_diff_stored(s, &q, ci, cfg, 0, &dopts, &sd, err);
-		if (!sd.chosen && (ret == TK_EDATA || ret == TK_EUSAGE)) {
-			ret = 0; /* no profiles of this kind on one side */
-			tk_stored_diff_release(&sd);
-			continue;
-		}
-		if (!ret) {
-			tk_diff_render_opts_init(&ropts);
-			ropts.quantity = tk_diff_quantity(kinds[ki], sd.new.unit);
-			ropts.base_label = sd.base_label.buf;
-			ropts.new_label = sd.new_label.buf;
-			tk_buf_reset(&path);
-			tk_buf_addf(&path, "%s/%s-diff.html", o->dir, k->name);
-			ret = tk_diff_render_path(&sd.diff, &dopts, &ropts, path.buf, 0, err);
-		}
-		if (!ret)
-			k->diff_kind = tk_xstrdup(kinds[ki]);
-		tk_stored_diff_release(&sd);
-		if (ret)
-			break;
+	(void)err; /* a diff page not drawn is a warning, not the check's error */
+	if ((!changed && dp->nr) || dp->nr == TK_REPORT_DIFFS_MAX)
+		return 0;
+	tk_diff_render_opts_init(&ropts);
+	ropts.quantity = k->quantity;
+	ropts.base_label = sd->base_label.buf;
+	ropts.new_label = sd->new_label.buf;
+	diff_path(&path, dp->o->dir, dp->name, k->kind);
+	if (tk_diff_render_path(&sd->diff, dopts, &ropts, path.buf, 0, &derr)) {
+		warn(dp->o, "no %s diff for '%s': %s", k->kind, dp->label, derr.msg);
+	} else {
+		dp->kinds[dp->nr] = tk_xstrdup(k->kind);
+		dp->changed[dp->nr++] = changed;
 	}
 	tk_buf_release(&path);
-	return ret;
+	return 0;
+}
+
+/* Once the check is done: the diffs kept, into k (the pages drawn for
+ * nothing removed). */
+static void keep_diffs(struct diff_pages *dp, struct tk_report_key *k)
+{
+	struct tk_buf path = TK_BUF_INIT;
+	size_t i, any = 0;
+
+	for (i = 0; i < dp->nr; i++)
+		any += dp->changed[i];
+	k->diff_kinds = dp->nr ? tk_xcalloc(dp->nr, sizeof(*k->diff_kinds)) : NULL;
+	for (i = 0; i < dp->nr; i++) {
+		if (any && !dp->changed[i]) {
+			diff_path(&path, dp->o->dir, dp->name, dp->kinds[i]);
+			if (unlink(path.buf))
+				warn(dp->o, "cannot remove %s: %s", path.buf, strerror(errno));
+			free(dp->kinds[i]);
+			continue;
+		}
+		k->diff_kinds[k->nr_diff_kinds++] = dp->kinds[i];
+	}
+	dp->nr = 0;
+	tk_buf_release(&path);
 }
 
 /* ---- the whole build ---- */
@@ -280,41 +449,96 @@ static int cmp_keys(const void *a, const void *b)
 	return d;
 }
 
-/* One entry of the report: cr's check of key (on class cls, or NULL). */
-static void add_entry(struct tk_store *s, const struct tk_report_opts *o,
-		      const struct tk_ci_context *ci, const struct tk_config *cfg,
-		      const struct tk_key_history *h, const char *key, const char *cls,
-		      struct tk_check_result *cr, struct tk_report *out)
+/* The file name of the entry of key on cls (NULL: the key's only one):
+ * "KEY on CLASS" by a name no key can have (keys hold no control
+ * characters). */
+static char *entry_name(const char *key, const char *cls)
 {
-	struct tk_report_key *k;
 	struct tk_buf name = TK_BUF_INIT, label = TK_BUF_INIT;
-	struct tk_err derr = TK_ERR_INIT;
 
-	TK_ALLOC_GROW(out->keys, out->nr + 1, out->alloc);
-	k = &out->keys[out->nr++];
-	memset(k, 0, sizeof(*k));
-	k->key = tk_xstrdup(key);
-	k->machine_class = dup_or_null(cls);
-	/* files of "KEY on CLASS" by a name no key can have (keys hold no
-	 * control characters) */
 	tk_buf_adds(&label, key);
 	if (cls)
 		tk_buf_addf(&label, "\x1f%s", cls);
 	tk_report_file_name(label.buf, &name);
-	k->name = tk_buf_detach(&name, NULL);
-	if (cls) {
-		tk_buf_reset(&label);
-		tk_buf_addf(&label, "%s on %s", key, cls);
+	tk_buf_release(&label);
+	return tk_buf_detach(&name, NULL);
+}
+
+/*
+ * One entry of the report: the check of key (on class cls, or NULL: the
+ * newest run's, the others listed in cr->other_classes), its diff pages
+ * drawn as the check makes them, and its chart.
+ */
+static int add_entry(struct tk_store *s, const struct tk_report_opts *o,
+		     const struct tk_ci_context *ci, const struct tk_config *cfg,
+		     struct tk_check_opts *co, const struct tk_key_history *h,
+		     const char *cls, struct tk_check_result *cr, struct tk_report *out,
+		     struct tk_err *err)
+{
+	struct tk_report_key *k;
+	struct tk_buf label = TK_BUF_INIT;
+	struct diff_pages dp;
+	char *name;
+	size_t i;
+	int ret;
+
+	/* a key checked on several classes: the first entry is named after
+	 * its class once the check has found it */
+	memset(&dp, 0, sizeof(dp));
+	name = entry_name(co->key, cls);
+	tk_buf_adds(&label, co->key);
+	dp.o = o;
+	dp.name = name;
+	dp.label = label.buf;
+	co->on_diff = draw_diff;
+	co->on_diff_data = &dp;
+	memset(cr, 0, sizeof(*cr));
+	ret = tk_check_key_memo(&out->memo, s, co, ci, cfg, cr, err);
+	co->on_diff = NULL;
+	co->on_diff_data = NULL;
+	if (!ret && !cls && cr->nr_other_classes && cr->machine_class) {
+		/* the first of several classes: its files under its class's name */
+		char *named = entry_name(co->key, cr->machine_class);
+		struct tk_buf from = TK_BUF_INIT, to = TK_BUF_INIT;
+
+		for (i = 0; i < dp.nr; i++) {
+			diff_path(&from, o->dir, name, dp.kinds[i]);
+			diff_path(&to, o->dir, named, dp.kinds[i]);
+			if (rename(from.buf, to.buf))
+				warn(o, "cannot rename %s: %s", from.buf, strerror(errno));
+		}
+		tk_buf_release(&from);
+		tk_buf_release(&to);
+		free(name);
+		name = named;
+		dp.name = name;
+		cls = cr->machine_class;
 	}
+	if (ret) {
+		for (; dp.nr; dp.nr--)
+			free(dp.kinds[dp.nr - 1]);
+		free(name);
+		tk_buf_release(&label);
+		return ret;
+	}
+	TK_ALLOC_GROW(out->keys, out->nr + 1, out->alloc);
+	k = &out->keys[out->nr++];
+	memset(k, 0, sizeof(*k));
+	k->key = tk_xstrdup(co->key);
+	k->machine_class = dup_or_null(cls);
+	k->name = name;
 	take_check(k, cr);
+	keep_diffs(&dp, k);
+	for (i = 0; i < k->nr_diff_kinds; i++)
+		add_file(out, "%s-%s-diff.html", k->name, k->diff_kinds[i]);
 	out->count[k->verdict]++;
 	if (!o->no_charts)
-		make_chart(s, o, ci, h, k);
-	if (cr->nr_current && make_diff(s, o, ci, cfg, cr->current[0].id, k, &derr))
-		warn(o, "no diff for '%s': %s", label.buf, derr.msg);
+		make_chart(s, o, ci, h, cr, k, out);
+	k->check = out->nr_checks;
 	TK_ALLOC_GROW(out->checks, out->nr_checks + 1, out->alloc_checks);
 	out->checks[out->nr_checks++] = *cr; /* kept for verdicts.txt */
 	tk_buf_release(&label);
+	return 0;
 }
 
 /*
@@ -373,9 +597,10 @@ static int one_key(struct tk_store *s, const struct tk_report_opts *o,
 	co.key = key;
 	co.branch = o->branch;
 	co.baseline_branch = o->baseline_branch;
+	co.metrics = o->metrics;
+	co.nr_metrics = o->nr_metrics;
 	co.history_runs = h;
-	memset(&cr, 0, sizeof(cr));
-	ret = tk_check_key_memo(&out->memo, s, &co, ci, cfg, &cr, err);
+	ret = add_entry(s, o, ci, cfg, &co, h, NULL, &cr, out, err);
 	if (ret)
 		return ret;
 	if (cr.nr_other_classes) {
@@ -384,13 +609,9 @@ static int one_key(struct tk_store *s, const struct tk_report_opts *o,
 		for (i = 0; i < nr_classes; i++)
 			classes[i] = tk_xstrdup(cr.other_classes[i]);
 	}
-	add_entry(s, o, ci, cfg, h, key, nr_classes ? cr.machine_class : NULL, &cr, out);
 	for (i = 0; !ret && i < nr_classes; i++) {
 		co.current_class = classes[i];
-		memset(&cr, 0, sizeof(cr));
-		ret = tk_check_key_memo(&out->memo, s, &co, ci, cfg, &cr, err);
-		if (!ret)
-			add_entry(s, o, ci, cfg, h, key, classes[i], &cr, out);
+		ret = add_entry(s, o, ci, cfg, &co, h, classes[i], &cr, out, err);
 	}
 	for (i = 0; i < nr_classes; i++)
 		free(classes[i]);
@@ -398,6 +619,11 @@ static int one_key(struct tk_store *s, const struct tk_report_opts *o,
 	if (!ret)
 		ret = keep_for_dashboard(o, out, err);
 	return ret;
+}
+
+static void dashboard_file(void *data, const char *name)
+{
+	add_file(data, "%s/%s", TK_REPORT_DASHBOARD_DIR, name);
 }
 
 /* The dashboard of every key (core/pages/dashboard.h) in DIR/dashboard/. */
@@ -408,11 +634,14 @@ static void make_dashboard(struct tk_store *s, const struct tk_report_opts *o,
 	struct tk_dashboard_opts d;
 	struct tk_buf dir = TK_BUF_INIT;
 	struct tk_err err = TK_ERR_INIT;
+	size_t i;
 	int ret;
 
 	tk_dashboard_opts_init(&d);
 	d.since_us = dashboard_since();
 	d.plot.baseline_branch = o->baseline_branch;
+	for (i = 0; i < o->nr_metrics && d.plot.nr_metrics < TK_PLOT_MAX_METRICS; i++)
+		d.plot.metrics[d.plot.nr_metrics++] = o->metrics[i];
 	d.store_url = o->store_url;
 	d.ci = ci;
 	d.cfg = cfg;
@@ -420,6 +649,8 @@ static void make_dashboard(struct tk_store *s, const struct tk_report_opts *o,
 	d.histories = out->histories;
 	d.nr_histories = out->nr_histories;
 	d.checks = &out->memo;
+	d.wrote = dashboard_file;
+	d.wrote_data = out;
 	tk_buf_addf(&dir, "%s/%s", o->dir, TK_REPORT_DASHBOARD_DIR);
 	ret = tk_dashboard_write(s, dir.buf, &d, &err);
 	if (!ret)
@@ -435,11 +666,13 @@ int tk_report_build(struct tk_store *s, const struct tk_report_opts *o,
 {
 	char **keys = NULL;
 	size_t nr_keys = 0, i;
+	struct tk_err lerr = TK_ERR_INIT;
 	int ret;
 
 	ret = tk_mkdir_p(o->dir, err);
 	if (ret)
 		return ret;
+	clean_dir(o);
 	ret = tk_check_default_keys(s, ci, o->branch, &keys, &nr_keys, err);
 	if (ret)
 		return ret;
@@ -454,6 +687,10 @@ int tk_report_build(struct tk_store *s, const struct tk_report_opts *o,
 	if (!ret && !o->no_charts)
 		make_dashboard(s, o, ci, cfg, out);
 	drop_work(out);
+	/* what was written, so that the next report removes it even when
+	 * this one ends here */
+	if (tk_report_write_files(out, o->dir, NULL, 0, &lerr))
+		warn(o, "%s", lerr.msg);
 	if (out->nr)
 		qsort(out->keys, out->nr, sizeof(*out->keys), cmp_keys);
 	return ret;

@@ -50,11 +50,26 @@
 #include "core/model/context.h"
 #include "core/model/config.h"
 #include "core/base/err.h"
+#include "core/model/metric.h"
 #include "core/store/store.h"
 #include "core/analyze/verdict.h"
 
 /* The dashboard's directory inside the report's. */
 #define TK_REPORT_DASHBOARD_DIR "dashboard"
+
+/* The most diff pages of one key: one per kind of profile. */
+#define TK_REPORT_DIFFS_MAX 4
+
+/*
+ * The list of the files a report wrote into its directory, one name a
+ * line (relative, [A-Za-z0-9._-/]). The next report removes them first,
+ * and nothing else: a report directory holds only this build's files,
+ * whatever else lives there. Read under bounds: at most
+ * TK_REPORT_FILES_MAX bytes, names of at most TK_REPORT_NAME_MAX.
+ */
+#define TK_REPORT_FILES ".tracker-files"
+#define TK_REPORT_FILES_MAX (16u << 20)
+#define TK_REPORT_NAME_MAX 255
 
 /* Buildkite's limit on an annotation body, bytes. */
 #define TK_REPORT_BODY_MAX 1048576
@@ -72,6 +87,10 @@ struct tk_report_opts {
 					workers (core/pages/dashboard.h); NULL: one */
 	size_t keep_runs;            /* the most runs kept read, over all keys,
 					for the dashboard; 0: 200000 */
+	/* The metrics judged (as tk_check_opts.metrics) and charted; NULL:
+	 * the check's defaults, and walltime and maxrss charted. */
+	const enum tk_metric *metrics;
+	size_t nr_metrics;
 	void (*warn)(void *data, const char *msg);
 	void *data;
 };
@@ -100,7 +119,11 @@ struct tk_report_key {
 	struct tk_report_cell wall, rss;
 	const char *note;      /* static: why data is insufficient, or NULL */
 	int has_chart;         /* <name>.png and <name>.html written */
-	char *diff_kind;       /* NULL: no diff; else <name>-diff.html of this kind */
+	/* The kinds of profile whose diff page <name>-<kind>-diff.html was
+	 * written: each that changed, else the first the check diffed. */
+	char **diff_kinds;
+	size_t nr_diff_kinds;
+	size_t check;          /* its check: the report's checks[check] */
 };
 
 struct tk_report {
@@ -119,6 +142,9 @@ struct tk_report {
 	struct tk_key_history *histories;
 	size_t nr_histories, alloc_histories;
 	struct tk_check_memo memo;
+	/* private: the files written, relative to the directory */
+	char **files;
+	size_t nr_files, alloc_files;
 };
 
 void tk_report_init(struct tk_report *r);
@@ -127,6 +153,11 @@ void tk_report_release(struct tk_report *r);
 int tk_report_build(struct tk_store *s, const struct tk_report_opts *o,
 		    const struct tk_ci_context *ci, const struct tk_config *cfg,
 		    struct tk_report *out, struct tk_err *err);
+
+/* Writes dir's TK_REPORT_FILES: r's files and the nr_more names of more
+ * (those tk_report_write adds). */
+int tk_report_write_files(const struct tk_report *r, const char *dir,
+			  const char *const *more, size_t nr_more, struct tk_err *err);
 
 /* The worst verdict over the keys (regression > improvement > no change >
  * insufficient), and the style a build page shows it in: "error" for a

@@ -10,6 +10,7 @@
 
 #include "core/base/escape.h"
 #include "core/base/fsutil.h"
+#include "core/analyze/check.h"
 #include "core/model/metric.h"
 #include "core/pages/checkfmt.h"
 #include "core/base/utf8.h"
@@ -33,10 +34,41 @@ static void add_url_path(struct tk_buf *out, const char *s)
 	}
 }
 
+/*
+ * The two languages of the report's pages: markdown (summary.md, the
+ * annotation) and HTML (index.html). Each piece is written once, with
+ * the markup of the page it goes into.
+ */
+struct markup {
+	enum tk_esc_lang lang;
+	const char *strong, *strong_end;
+	const char *row, *cell, *row_end;
+	const char *list, *item, *item_end, *list_end;       /* keys' changes */
+	const char *sublist, *subitem, *subitem_end, *sublist_end; /* functions */
+	const char *para, *para_end;
+};
+
+static const struct markup markdown = {
+	TK_ESC_MARKDOWN, "**", "**",
+	"| ", " | ", " |\n",
+	"", "- ", "", "",
+	"", "  - ", "\n", "",
+	"", "\n\n",
+};
+
+static const struct markup html = {
+	TK_ESC_XML, "<b>", "</b>",
+	"<tr><td>", "</td><td>", "</td></tr>\n",
+	"<ul>\n", "<li>", "", "</ul>\n",
+	"<ul>\n", "<li>", "</li>\n", "</ul></li>\n",
+	"<p>", "</p>\n",
+};
+
 struct md {
 	const struct tk_report *r;
 	enum tk_report_links links;
 	const char *prefix;
+	const struct markup *mk;
 };
 
 /* The link target of a file of the report, per link style. */
@@ -57,42 +89,51 @@ static void add_target(struct tk_buf *out, const struct md *m, const char *file)
 	add_url_path(out, file);
 }
 
+/* A link to the report's file NAME SUFFIX; text is tracker's own. */
 static void add_link(struct tk_buf *out, const struct md *m, const char *text,
 		     const char *name, const char *suffix)
 {
 	struct tk_buf file = TK_BUF_INIT;
 
 	tk_buf_addf(&file, "%s%s", name, suffix);
-	tk_buf_addf(out, "[%s](", text);
-	add_target(out, m, file.buf);
-	tk_buf_addch(out, ')');
+	if (m->mk->lang == TK_ESC_XML) {
+		tk_buf_adds(out, "<a href=\"");
+		add_target(out, m, file.buf);
+		tk_buf_addf(out, "\">%s</a>", text);
+	} else {
+		tk_buf_addf(out, "[%s](", text);
+		add_target(out, m, file.buf);
+		tk_buf_addch(out, ')');
+	}
 	tk_buf_release(&file);
 }
 
-static const char *verdict_md(enum tk_verdict v)
+static void verdict_text(struct tk_buf *out, const struct md *m, enum tk_verdict v)
 {
-	switch (v) {
-	case TK_VERDICT_REGRESSION: return "**regression**";
-	case TK_VERDICT_IMPROVEMENT: return "improvement";
-	case TK_VERDICT_NO_CHANGE: return "no change";
-	default: return "insufficient data";
-	}
+	if (v == TK_VERDICT_REGRESSION)
+		tk_buf_addf(out, "%sregression%s", m->mk->strong, m->mk->strong_end);
+	else
+		tk_buf_adds(out, tk_verdict_name(v));
 }
 
-static void value_cells(struct tk_buf *out, enum tk_metric metric,
+static void value_cells(struct tk_buf *out, const struct md *m, enum tk_metric metric,
 			const struct tk_report_cell *c)
 {
-	tk_buf_adds(out, " | ");
+	tk_buf_adds(out, m->mk->cell);
 	if (c->current >= 0)
 		tk_metric_format(out, metric, c->current);
 	else
 		tk_buf_adds(out, "–");
-	tk_buf_adds(out, " | ");
+	tk_buf_adds(out, m->mk->cell);
 	if (c->current >= 0 && c->base_median >= 0) {
 		int strong = c->verdict == TK_VERDICT_REGRESSION;
 
-		tk_buf_addf(out, "%s%+.1f%%%s (", strong ? "**" : "", c->delta_pct,
-			    strong ? "**" : "");
+		tk_buf_addf(out, "%s%+.1f%%%s (", strong ? m->mk->strong : "", c->delta_pct,
+			    strong ? m->mk->strong_end : "");
+		tk_metric_format(out, metric, c->base_median);
+		tk_buf_addf(out, ", %zu run%s)", c->n, c->n == 1 ? "" : "s");
+	} else if (c->base_median >= 0) {
+		tk_buf_adds(out, "– (");
 		tk_metric_format(out, metric, c->base_median);
 		tk_buf_addf(out, ", %zu run%s)", c->n, c->n == 1 ? "" : "s");
 	} else {
@@ -100,23 +141,85 @@ static void value_cells(struct tk_buf *out, enum tk_metric metric,
 	}
 }
 
-/* The key, and " on CLASS" for one machine class of a matrix build. */
-static void key_text(struct tk_buf *out, const struct tk_report_key *k)
+static const struct tk_check_result *check_of(const struct tk_report *r,
+					      const struct tk_report_key *k)
 {
-	tk_md_escape(out, k->key, 0);
+	return k->check < r->nr_checks ? &r->checks[k->check] : NULL;
+}
+
+/*
+ * The verdict cell: the verdict, then what moved besides the table's two
+ * figures ("alloc +23.0%", "a function's alloc grew"); a current run that
+ * did not succeed, as it ended ("failed (exit 1)").
+ */
+static void verdict_cell(struct tk_buf *out, const struct md *m, const struct tk_report_key *k)
+{
+	const struct tk_check_result *cr = check_of(m->r, k);
+	const char *sep = " (";
+	size_t i;
+
+	if (cr && cr->nr_current && k->verdict == TK_VERDICT_INSUFFICIENT &&
+	    cr->current[0].status != TK_RUN_OK) {
+		tk_buf_adds(out, m->mk->strong);
+		tk_check_add_outcome(out, &cr->current[0]);
+		tk_buf_adds(out, m->mk->strong_end);
+		return;
+	}
+	verdict_text(out, m, k->verdict);
+	for (i = 0; cr && i < cr->nr_metrics; i++) {
+		const struct tk_check_metric *cm = &cr->metrics[i];
+
+		if (cm->metric == TK_METRIC_WALLTIME || cm->metric == TK_METRIC_MAXRSS ||
+		    (cm->result.verdict != TK_VERDICT_REGRESSION &&
+		     cm->result.verdict != TK_VERDICT_IMPROVEMENT))
+			continue;
+		tk_buf_addf(out, "%s%s %+.1f%%", sep, tk_metric_name(cm->metric),
+			    cm->result.delta_pct);
+		sep = ", ";
+	}
+	for (i = 0; cr && cr->frames == TK_CHECK_FRAMES_FAIL && i < cr->nr_kinds; i++)
+		if (cr->kinds[i].frames_up) {
+			tk_buf_addf(out, "%sa function's %s grew", sep, cr->kinds[i].kind);
+			sep = ", ";
+		}
+	if (strcmp(sep, " ("))
+		tk_buf_adds(out, ")");
+}
+
+/* The key, and " on CLASS" for one machine class of a matrix build. */
+static void key_text(struct tk_buf *out, const struct md *m, const struct tk_report_key *k)
+{
+	tk_escape(out, m->mk->lang, k->key);
 	if (k->machine_class) {
 		tk_buf_adds(out, " on ");
-		tk_md_escape(out, k->machine_class, 0);
+		tk_escape(out, m->mk->lang, k->machine_class);
 	}
+}
+
+/* "<name>-<kind>-diff.html" of k's i-th diff, linked as "KIND diff". */
+static void diff_link(struct tk_buf *out, const struct md *m, const struct tk_report_key *k,
+		      size_t i)
+{
+	struct tk_buf text = TK_BUF_INIT, suffix = TK_BUF_INIT;
+
+	tk_buf_addf(&text, "%s diff", k->diff_kinds[i]);
+	tk_buf_addf(&suffix, "-%s-diff.html", k->diff_kinds[i]);
+	add_link(out, m, text.buf, k->name, suffix.buf);
+	tk_buf_release(&text);
+	tk_buf_release(&suffix);
 }
 
 static void row(struct tk_buf *out, const struct md *m, const struct tk_report_key *k)
 {
-	tk_buf_adds(out, "| ");
-	key_text(out, k);
-	value_cells(out, TK_METRIC_WALLTIME, &k->wall);
-	value_cells(out, TK_METRIC_MAXRSS, &k->rss);
-	tk_buf_addf(out, " | %s | ", verdict_md(k->verdict));
+	size_t i;
+
+	tk_buf_adds(out, m->mk->row);
+	key_text(out, m, k);
+	value_cells(out, m, TK_METRIC_WALLTIME, &k->wall);
+	value_cells(out, m, TK_METRIC_MAXRSS, &k->rss);
+	tk_buf_adds(out, m->mk->cell);
+	verdict_cell(out, m, k);
+	tk_buf_adds(out, m->mk->cell);
 	if (m->links != TK_REPORT_LINKS_NONE) {
 		const char *sep = "";
 
@@ -124,35 +227,70 @@ static void row(struct tk_buf *out, const struct md *m, const struct tk_report_k
 			add_link(out, m, "history", k->name, ".html");
 			sep = " · ";
 		}
-		if (k->diff_kind) {
-			struct tk_buf text = TK_BUF_INIT;
-
-			tk_buf_addf(&text, "%s diff", k->diff_kind);
+		for (i = 0; i < k->nr_diff_kinds; i++) {
 			tk_buf_adds(out, sep);
-			add_link(out, m, text.buf, k->name, "-diff.html");
-			tk_buf_release(&text);
+			diff_link(out, m, k, i);
+			sep = " · ";
 		}
 	}
-	tk_buf_adds(out, " |\n");
+	tk_buf_adds(out, m->mk->row_end);
 }
 
-static void header(struct tk_buf *out, const struct tk_report *r)
+/*
+ * What changed in k's profiles, for each kind its check diffed that
+ * changed: the totals, the functions that moved, the link to the diff.
+ * Nothing when no kind changed.
+ */
+static void changes(struct tk_buf *out, const struct md *m, const struct tk_report_key *k)
+{
+	const struct markup *mk = m->mk;
+	const struct tk_check_result *cr = check_of(m->r, k);
+	size_t i, j, d;
+	int head = 0;
+
+	for (i = 0; cr && i < cr->nr_kinds; i++) {
+		const struct tk_check_kind *kd = &cr->kinds[i];
+
+		if (!tk_check_kind_changed(cr, kd))
+			continue;
+		if (!head) {
+			tk_buf_addf(out, "%s%s", mk->para, mk->strong);
+			key_text(out, m, k);
+			tk_buf_addf(out, "%s%s%s", mk->strong_end, mk->para_end, mk->list);
+			head = 1;
+		}
+		tk_buf_adds(out, mk->item);
+		tk_checkfmt_kind_head(out, cr, kd, mk->lang);
+		for (d = 0; m->links != TK_REPORT_LINKS_NONE && d < k->nr_diff_kinds; d++)
+			if (!strcmp(k->diff_kinds[d], kd->kind)) {
+				tk_buf_adds(out, " (");
+				diff_link(out, m, k, d);
+				tk_buf_adds(out, ")");
+			}
+		tk_buf_addf(out, "\n%s", mk->sublist);
+		for (j = 0; j < kd->nr_frames; j++) {
+			tk_buf_adds(out, mk->subitem);
+			tk_checkfmt_frame(out, kd, &kd->frames[j], mk->lang);
+			tk_buf_adds(out, mk->subitem_end);
+		}
+		if (!kd->nr_frames)
+			tk_buf_addf(out, "%sno function moved beyond the noise%s", mk->subitem,
+				    mk->subitem_end);
+		tk_buf_addf(out, "%s%s", mk->sublist_end, mk->item_end);
+	}
+	if (head)
+		tk_buf_addf(out, "%s\n", mk->list_end);
+}
+
+/* "3 keys: 1 regression, 2 no change." */
+static void counts(struct tk_buf *out, const struct md *m)
 {
 	static const enum tk_verdict order[] = { TK_VERDICT_REGRESSION, TK_VERDICT_IMPROVEMENT,
 						 TK_VERDICT_NO_CHANGE, TK_VERDICT_INSUFFICIENT };
+	const struct tk_report *r = m->r;
 	const char *sep = ": ";
 	size_t i;
 
-	tk_buf_adds(out, "### tracker: performance");
-	if (r->build) {
-		tk_buf_adds(out, " of build ");
-		tk_md_escape(out, r->build, 40);
-	}
-	if (r->branch) {
-		tk_buf_adds(out, " on ");
-		tk_md_escape(out, r->branch, 200);
-	}
-	tk_buf_adds(out, "\n\n");
 	tk_report_describe_count(r, out);
 	for (i = 0; i < 4; i++) {
 		size_t n = r->count[order[i]];
@@ -160,12 +298,42 @@ static void header(struct tk_buf *out, const struct tk_report *r)
 		if (!n)
 			continue;
 		if (order[i] == TK_VERDICT_REGRESSION)
-			tk_buf_addf(out, "%s**%zu regression%s**", sep, n, n == 1 ? "" : "s");
+			tk_buf_addf(out, "%s%s%zu regression%s%s", sep, m->mk->strong, n,
+				    n == 1 ? "" : "s", m->mk->strong_end);
 		else
 			tk_buf_addf(out, "%s%zu %s", sep, n, tk_verdict_name(order[i]));
 		sep = ", ";
 	}
-	tk_buf_adds(out, r->nr ? ".\n\n" : ": nothing was recorded in this build.\n");
+	tk_buf_adds(out, r->nr ? "." : ": nothing was recorded in this build.");
+}
+
+/* "tracker: performance of build 12 on main" */
+static void title(struct tk_buf *out, const struct md *m)
+{
+	tk_buf_adds(out, "tracker: performance");
+	if (m->r->build) {
+		tk_buf_adds(out, " of build ");
+		if (m->mk->lang == TK_ESC_XML)
+			tk_xml_text(out, m->r->build, TK_XML_ONE_LINE, 40);
+		else
+			tk_md_escape(out, m->r->build, 40);
+	}
+	if (m->r->branch) {
+		tk_buf_adds(out, " on ");
+		if (m->mk->lang == TK_ESC_XML)
+			tk_xml_text(out, m->r->branch, TK_XML_ONE_LINE, 200);
+		else
+			tk_md_escape(out, m->r->branch, 200);
+	}
+}
+
+static void header(struct tk_buf *out, const struct md *m)
+{
+	tk_buf_adds(out, "### ");
+	title(out, m);
+	tk_buf_adds(out, "\n\n");
+	counts(out, m);
+	tk_buf_adds(out, m->r->nr ? "\n\n" : "\n");
 }
 
 static const char table_head[] =
@@ -187,9 +355,11 @@ static void chart(struct tk_buf *out, const struct md *m, const struct tk_report
 	struct tk_buf png = TK_BUF_INIT;
 
 	tk_buf_adds(out, "**");
-	key_text(out, k);
-	tk_buf_addf(out, "**: %s\n\n[![history of ", verdict_md(k->verdict));
-	key_text(out, k);
+	key_text(out, m, k);
+	tk_buf_adds(out, "**: ");
+	verdict_text(out, m, k->verdict);
+	tk_buf_adds(out, "\n\n[![history of ");
+	key_text(out, m, k);
 	tk_buf_adds(out, "](");
 	tk_buf_addf(&png, "%s.png", k->name);
 	add_target(out, m, png.buf);
@@ -206,14 +376,14 @@ static void chart(struct tk_buf *out, const struct md *m, const struct tk_report
 void tk_report_markdown(const struct tk_report *r, enum tk_report_links links,
 			const char *prefix, size_t max, struct tk_buf *out)
 {
-	struct md m = { r, links, prefix };
+	struct md m = { r, links, prefix, &markdown };
 	struct tk_buf piece = TK_BUF_INIT;
 	size_t start = out->len, i, shown = 0, charts = 0, nr_charts = 0;
 	int open = 0, full = 0;
 
 	if (max)
 		max += start;
-	header(&piece, r);
+	header(&piece, &m);
 	fits(out, &piece, 0, 0);
 	if (r->nr) {
 		tk_buf_reset(&piece);
@@ -228,6 +398,23 @@ void tk_report_markdown(const struct tk_report *r, enum tk_report_links links,
 		else
 			full = 1;
 	}
+	for (i = 0; i < shown && !full; i++) {
+		tk_buf_reset(&piece);
+		changes(&piece, &m, &r->keys[i]);
+		if (!piece.len)
+			continue;
+		if (!open) {
+			struct tk_buf head = TK_BUF_INIT;
+
+			tk_buf_adds(&head, "\n#### What changed\n\n");
+			full = !fits(out, &head, max, RESERVE + piece.len);
+			tk_buf_release(&head);
+		}
+		if (!full && !fits(out, &piece, max, RESERVE))
+			full = 1;
+		open = 1;
+	}
+	open = 0;
 	if (links != TK_REPORT_LINKS_NONE && r->dashboard) {
 		tk_buf_reset(&piece);
 		tk_buf_adds(&piece, "\nAll keys: ");
@@ -268,6 +455,77 @@ void tk_report_markdown(const struct tk_report *r, enum tk_report_links links,
 	else if (links == TK_REPORT_LINKS_ARTIFACTS && charts < nr_charts)
 		tk_buf_addf(out, "\n_%zu of %zu charts are shown; the others are in the "
 			    "report's files._\n", charts, nr_charts);
+	tk_buf_release(&piece);
+}
+
+/* ---- index.html ---- */
+
+static const char page_style[] =
+	"body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;max-width:1100px;"
+	"padding:0 1em;color:#1b1f24}"
+	"table{border-collapse:collapse;margin:1em 0}"
+	"td,th{border:1px solid #d0d7de;padding:.3em .6em;vertical-align:top}"
+	"th{background:#f6f8fa;text-align:left}"
+	"td:nth-child(n+2):nth-child(-n+5){text-align:right;white-space:nowrap}"
+	"li{margin:.15em 0}figure{margin:1em 0}figcaption{margin-bottom:.3em}"
+	"img{border:1px solid #d0d7de;max-width:100%;height:auto}";
+
+void tk_report_html(const struct tk_report *r, struct tk_buf *out)
+{
+	struct md m = { r, TK_REPORT_LINKS_FILES, NULL, &html };
+	struct tk_buf piece = TK_BUF_INIT;
+	size_t i, any = 0;
+
+	tk_buf_adds(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		    "img-src 'self'; style-src 'unsafe-inline'\">\n"
+		    "<meta name=\"viewport\" content=\"width=device-width\">\n<title>");
+	title(out, &m);
+	tk_buf_addf(out, "</title>\n<style>%s</style></head>\n<body>\n<h1>", page_style);
+	title(out, &m);
+	tk_buf_adds(out, "</h1>\n<p>");
+	counts(out, &m);
+	tk_buf_adds(out, "</p>\n");
+	if (r->nr)
+		tk_buf_adds(out, "<table>\n<tr><th>key</th><th>walltime</th>"
+			    "<th>against the baseline median</th><th>max RSS</th>"
+			    "<th>against the baseline median</th><th>verdict</th><th></th></tr>\n");
+	for (i = 0; i < r->nr; i++)
+		row(out, &m, &r->keys[i]);
+	if (r->nr)
+		tk_buf_adds(out, "</table>\n");
+	if (r->dashboard) {
+		tk_buf_adds(out, "<p>All keys: ");
+		add_link(out, &m, "dashboard", r->dashboard, "");
+		tk_buf_adds(out, ".</p>\n");
+	}
+	for (i = 0; i < r->nr; i++) {
+		tk_buf_reset(&piece);
+		changes(&piece, &m, &r->keys[i]);
+		if (piece.len && !any++)
+			tk_buf_adds(out, "<h2>What changed</h2>\n");
+		tk_buf_add(out, piece.buf, piece.len);
+	}
+	for (i = 0, any = 0; i < r->nr; i++) {
+		const struct tk_report_key *k = &r->keys[i];
+
+		if (!k->has_chart)
+			continue;
+		if (!any++)
+			tk_buf_adds(out, "<h2>History</h2>\n");
+		tk_buf_adds(out, "<figure><figcaption><b>");
+		key_text(out, &m, k);
+		tk_buf_adds(out, "</b>: ");
+		verdict_text(out, &m, k->verdict);
+		tk_buf_adds(out, "</figcaption><a href=\"");
+		add_url_path(out, k->name);
+		tk_buf_adds(out, ".html\"><img src=\"");
+		add_url_path(out, k->name);
+		tk_buf_adds(out, ".png\" alt=\"history of ");
+		tk_xml_text(out, k->key, TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
+		tk_buf_adds(out, "\"></a></figure>\n");
+	}
+	tk_buf_adds(out, "</body></html>\n");
 	tk_buf_release(&piece);
 }
 
@@ -370,6 +628,8 @@ int tk_report_write(const struct tk_report *r, const struct tk_report_opts *o,
 		    struct tk_err *err)
 {
 	struct tk_buf b = TK_BUF_INIT;
+	static const char *const ours[] = { "summary.md", "annotation.md", "verdicts.txt",
+					    "check.json", "metrics.txt", "index.html" };
 	size_t max = o->max_body ? o->max_body : TK_REPORT_BODY_MAX - 1024;
 	int ret;
 
@@ -390,6 +650,12 @@ int tk_report_write(const struct tk_report *r, const struct tk_report_opts *o,
 	tk_report_metrics(r, &b);
 	if (!ret)
 		ret = write_text(o->dir, "metrics.txt", &b, err);
+	tk_buf_reset(&b);
+	tk_report_html(r, &b);
+	if (!ret)
+		ret = write_text(o->dir, "index.html", &b, err);
+	if (!ret)
+		ret = tk_report_write_files(r, o->dir, ours, sizeof(ours) / sizeof(ours[0]), err);
 	tk_buf_release(&b);
 	return ret;
 }

@@ -23,20 +23,34 @@ enum tk_report_links {
 
 /*
  * Appends the markdown summary: a title, the counts, the table (key,
- * walltime and peak RSS against the baseline median, verdict, links),
- * then (artifact links) the small charts. At most max bytes are appended
+ * walltime and peak RSS against the baseline median, the verdict with
+ * every other metric that moved, links to the chart and diffs), what
+ * changed in the profiles (per key and kind that changed: the totals,
+ * the functions that moved, the diff's link), then (artifact links) the
+ * small charts. At most max bytes are appended
  * (0: no limit): rows that do not fit are left out, regressions last to
  * go, with a line saying how many and where the whole table is.
  */
 void tk_report_markdown(const struct tk_report *r, enum tk_report_links links,
 			const char *prefix, size_t max, struct tk_buf *out);
 
+/*
+ * Appends index.html, the one page of the report to open: the title and
+ * counts, the table (links to the charts and diffs as files of the
+ * directory), what changed per key (the totals and functions of each
+ * kind of profile that changed), the dashboard's link and every key's
+ * small chart. Self-contained: no script, a CSP that allows only the
+ * report's own images and the inline style.
+ */
+void tk_report_html(const struct tk_report *r, struct tk_buf *out);
+
 /* OpenMetrics text: walltime_seconds, maxrss_bytes and their baseline
  * medians per key (label key="..." escaped), then "# EOF". */
 void tk_report_metrics(const struct tk_report *r, struct tk_buf *out);
 
-/* Writes summary.md, annotation.md, verdicts.txt, check.json and
- * metrics.txt into o->dir (atomically each). */
+/* Writes summary.md, annotation.md, verdicts.txt, check.json,
+ * metrics.txt and index.html into o->dir (atomically each), then the
+ * list of the files the report wrote (core/pages/report.h). */
 int tk_report_write(const struct tk_report *r, const struct tk_report_opts *o,
 		    struct tk_err *err);
 
