@@ -93,7 +93,7 @@ LIB := libtracker.a
 UNIT_BIN := $(UNIT_SRC:.c=)
 HELPER_BIN := $(HELPER_SRC:.c=)
 EXAMPLE_BIN := $(EXAMPLE_SRC:.c=) $(if $(wildcard examples/allocpattern.c),examples/allocpattern-static) \
-	$(if $(wildcard examples/climate.c),examples/climate-feature)
+	$(if $(wildcard examples/climate.c),$(addprefix examples/climate-,feature alloc cpu))
 EXAMPLE_BIN += $(if $(wildcard examples/cpumodel.c),$(addprefix examples/cpumodel-,fp nofp nofp-nog nocfi))
 BENCH_BIN := $(BENCH_SRC:.c=)
 PRELOAD_OBJ := $(PRELOAD_SRC:.c=.pic.o)
@@ -162,15 +162,22 @@ examples/allocpattern: examples/allocpattern.c
 examples/allocpattern-static: examples/allocpattern.c
 	$(QUIET_LINK)$(CC) $(PROFILEE_CFLAGS) $(LDFLAGS) -static -o $@ $< -pthread
 
-# The toy model of the diff's known-answer tests and the demo, built as
-# users build (-O2 -g, no frame pointers, no sanitizer), twice: the
-# feature build's radiation does twice the work (examples/climate.c).
+# The toy model of the known-answer tests and the demo, built as users
+# build (-O2 -g, no frame pointers, no sanitizer), four times: main, and
+# features whose one function does twice the work, allocates twice as
+# much, or computes twice as long (examples/climate.c).
 CLIMATE_CFLAGS := $(filter-out -fsanitize=% -fno-sanitize-recover=all,$(ALL_CFLAGS))
 examples/climate: examples/climate.c
 	$(QUIET_LINK)$(CC) $(CLIMATE_CFLAGS) $(LDFLAGS) -o $@ $<
 
 examples/climate-feature: examples/climate.c
 	$(QUIET_LINK)$(CC) $(CLIMATE_CFLAGS) -DRADIATION=2 $(LDFLAGS) -o $@ $<
+
+examples/climate-alloc: examples/climate.c
+	$(QUIET_LINK)$(CC) $(CLIMATE_CFLAGS) -DRADIATION_ALLOC=2 $(LDFLAGS) -o $@ $<
+
+examples/climate-cpu: examples/climate.c
+	$(QUIET_LINK)$(CC) $(CLIMATE_CFLAGS) -DADVECT_CPU=2 $(LDFLAGS) -o $@ $<
 
 bench/alloc-heavy bench/compute: %: %.c
 	$(QUIET_LINK)$(CC) $(PROFILEE_CFLAGS) $(LDFLAGS) -o $@ $< -lm

@@ -6,13 +6,16 @@
 #   2. the cost of one tree-RSS sample;
 #   3. flame graphs, diffs, tracker history over 1M runs against the
 #      sqlite3 CLI (bench/history.sh), plots and the dashboard over the
-#      same database, verdicts (bench/verdicts), and the built-in profiler;
+#      same database, verdicts (bench/verdicts), the metrics of profiles
+#      (their real noise, bench/metric-noise, and a check with its diffs),
+#      and the built-in profiler;
 #   4. the stores: history over 1M runs in SQLite and PostgreSQL beside
 #      their CLIs, and ingest with 1, 10 and 50 writers (bench/stores.sh).
 #
 # BENCH_N sets the repetitions of the short jobs (default 31),
 # BENCH_PROFILE_N those of the built-in profiler section (default 3);
 # BENCH_ONLY="SECTION..." runs only those sections: wrapper, flame, diff,
+# history, import, plots, verdicts, metrics, stores, profiler, unwind.
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -215,6 +218,43 @@ bench/timeit 11 "sqlite3 -csv (31 runs)" sqlite3 -csv "$db" "$sel" :: \
 	"check, no --key" sh -c "$ck" "$root/tracker" check --db "$db" --branch main \
 	| sed 's/^/  /'
 fi
+fi
+
+# ---- the metrics of profiles: their real noise, and a check with its diffs ----
+# examples/climate run BENCH_NOISE_RUNS times (default 60) under
+# `tracker run --profile alloc,cpu`, unseeded: nothing changes but the
+# noise, so every regression bench/metric-noise finds (30 of the runs the
+# history, one the current run, as tracker check judges) is a false
+# alarm. Then a key of BENCH_PROFILED_N (default 1000) profiled runs of a
+# short model run (climate 4), and `tracker check --key` with its diffs
+# (four kinds of profile, 5 baseline runs each) against the same check
+# without them (--metric walltime,maxrss,cpu) and one `tracker diff`.
+if want metrics; then
+echo
+ndb=$out/noise.db
+i=0
+while [ $i -lt "${BENCH_NOISE_RUNS:-60}" ]; do
+	"$root/tracker" run -q --key climate --db "$ndb" --artifacts "$out/records" \
+		--profile alloc,cpu -- "$root/examples/climate" 32 >/dev/null
+	i=$((i + 1))
+done
+bench/metric-noise "$ndb" climate "${BENCH_VERDICT_TRIALS:-20000}"
+echo
+pdb=$out/profiled.db
+np1=${BENCH_PROFILED_N:-1000}
+i=0
+while [ $i -lt "$np1" ]; do
+	"$root/tracker" run -q --key model --db "$pdb" --artifacts "$out/records" \
+		--profile alloc,cpu -- "$root/examples/climate" 4 >/dev/null
+	i=$((i + 1))
+done
+echo "tracker check of one key with $np1 profiled runs:"
+ck='"$0" "$@"; [ $? -le 1 ]'
+bench/timeit 11 "check, no profiles" sh -c "$ck" "$root/tracker" check --db "$pdb" --key model \
+	--metric walltime,maxrss,cpu :: \
+	"check (its diffs)" sh -c "$ck" "$root/tracker" check --db "$pdb" --key model :: \
+	"one diff (alloc)" "$root/tracker" diff --db "$pdb" --key model --kind alloc \
+	-o "$out/d.txt" | sed 's/^/  /'
 fi
 
 # ---- the stores: SQLite and PostgreSQL ----

@@ -2,7 +2,8 @@
  * How often each verdict method is right on synthetic histories
  * (bench/verdictsim.h): detection rate of injected steps and false-alarm
  * rate on unchanged keys, with 10 baseline runs and one current run, per
- * noise shape; then change-point location accuracy.
+ * noise shape; then change-point location accuracy, and keys whose level
+ * moved a few builds before the current one or drifts.
  *
  *   bench/verdicts [TRIALS]   (default 20000; deterministic seed)
  */
@@ -13,6 +14,7 @@
 
 #include "bench/verdictsim.h"
 #include "core/analyze/changepoint.h"
+#include "core/analyze/check.h"
 #include "core/analyze/verdict.h"
 
 #define NBASE 10
@@ -104,13 +106,16 @@ static const struct sim_scenario cp_scenarios[] = {
 
 /*
  * The default method given the key's older runs as well: 30 runs of
- * history, the newest 10 the window. Older runs only tell whether the
+ * history, the newest 10 the window; and as tracker check judges
+ * (tk_check_judge: the 30 runs cut at their last change point, when
+ * there is one). Older runs only tell whether the
  * current value is in a mode of the key (core/analyze/verdict.h), so a step as
  * large as the key's rare slow runs is no longer explained by one of
  * them. A 50% step is the size of the 1.5x outliers.
  */
 #define NHIST 30
 
+/* use_older: 0 the window only, 1 and the older runs, 2 as check judges */
 static double rate_history(struct sim_rng *rng, const struct sim_scenario *sc, int use_older,
 			   double step, int trials)
 {
@@ -123,8 +128,9 @@ static double rate_history(struct sim_rng *rng, const struct sim_scenario *sc, i
 		sim_history(rng, sc, NHIST, h, 1, cur, step);
 		for (k = 0; k < NHIST; k++)
 			newest[k] = h[NHIST - 1 - k];
-		if (tk_verdict_judge_history(newest, NBASE, newest + NBASE,
-					     use_older ? NHIST - NBASE : 0, cur, 1, &o, &r, NULL))
+		if (use_older == 2 ? tk_check_judge(newest, NBASE, NHIST, cur, 1, &o, &r, NULL, NULL)
+		    : tk_verdict_judge_history(newest, NBASE, newest + NBASE,
+					       use_older ? NHIST - NBASE : 0, cur, 1, &o, &r, NULL))
 			return -1;
 		hits += r.verdict == TK_VERDICT_REGRESSION;
 	}
@@ -144,11 +150,11 @@ static void history_table(int trials)
 		printf("  det@%2.0f%%", hsteps[k] * 100);
 	printf("\n");
 	for (s = 0; s < sizeof(scenarios) / sizeof(scenarios[0]); s++)
-		for (older = 0; older < 2; older++) {
+		for (older = 0; older < 3; older++) {
 			struct sim_rng rng = { 5 + s * 1000 };
 
 			printf("  %-22s %-19s %7.2f%%", older ? "" : scenarios[s].name,
-			       older ? "window + 20 older" : "window only",
+			       older == 2 ? "check (cut)" : older ? "window + 20 older" : "window only",
 			       rate_history(&rng, &scenarios[s], older, 0, trials));
 			for (k = 0; k < sizeof(hsteps) / sizeof(hsteps[0]); k++)
 				printf("  %6.1f%%", rate_history(&rng, &scenarios[s], older,
@@ -206,6 +212,114 @@ static void changepoint_table(int trials)
 	}
 }
 
+/*
+ * Keys whose level moved on the baseline branch before the current build,
+ * judged as tracker check judges them (tk_check_judge: the baseline cut
+ * at its last change point) and as a window of the newest 10 runs with 20
+ * older ones would be (the check before it cut). The current build is
+ * identical to the newest baseline runs (false%), or 10% slower (det).
+ *
+ *   level shift   noise 2%, the level up by STEP (5%, 10%, 20%) at 3 to
+ *                 8 builds before the current one (as many trials each)
+ *   random walk   noise 1%, and the level a random walk of 0.5% a build
+ *                 (a shared agent drifting)
+ */
+#define NSHIFT 30
+
+enum family { LEVEL_SHIFT, RANDOM_WALK };
+
+struct shift_rates {
+	double false_pct, insufficient_pct, det_pct;
+};
+
+/* A history of NSHIFT runs, newest first, and the current value. */
+static void shifted(struct sim_rng *rng, enum family f, double step, size_t at,
+		    double *newest, double *cur, double change)
+{
+	const struct sim_scenario noise = { "", f == LEVEL_SHIFT ? 0.02 : 0.01, 0, 0, 0, 0 };
+	double level = 0;
+	size_t i;
+
+	/* oldest first into newest[NSHIFT - 1 - i], the current one last */
+	for (i = 0; i <= NSHIFT; i++) {
+		double v;
+
+		if (f == RANDOM_WALK)
+			level += 0.005 * sim_normal(rng);
+		else if (i == NSHIFT - at)
+			level = log(1 + step);
+		v = exp(level + sim_noise(rng, &noise));
+		if (i < NSHIFT)
+			newest[NSHIFT - 1 - i] = v;
+		else
+			*cur = v * (1 + change);
+	}
+}
+
+static struct shift_rates shift_rates(enum family f, double step, int cut, int trials,
+				      unsigned seed)
+{
+	const struct tk_verdict_opts o = tk_verdict_opts_default();
+	struct shift_rates sr = { 0, 0, 0 };
+	struct sim_rng rng = { seed };
+	double h[NSHIFT], cur;
+	struct tk_verdict_result r;
+	int t, falses = 0, insufficient = 0, hits = 0, pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (t = 0; t < trials; t++) {
+			size_t at = 3 + (size_t)t % 6;
+			int ret;
+
+			shifted(&rng, f, step, at, h, &cur, pass ? 0.10 : 0);
+			if (cut)
+				ret = tk_check_judge(h, NBASE, NSHIFT, &cur, 1, &o, &r, NULL, NULL);
+			else
+				ret = tk_verdict_judge_history(h, NBASE, h + NBASE, NSHIFT - NBASE,
+							       &cur, 1, &o, &r, NULL);
+			if (ret)
+				return sr;
+			if (pass)
+				hits += r.verdict == TK_VERDICT_REGRESSION;
+			else {
+				falses += r.verdict == TK_VERDICT_REGRESSION;
+				insufficient += r.verdict == TK_VERDICT_INSUFFICIENT;
+			}
+		}
+	sr.false_pct = 100.0 * falses / trials;
+	sr.insufficient_pct = 100.0 * insufficient / trials;
+	sr.det_pct = 100.0 * hits / trials;
+	return sr;
+}
+
+static void shift_table(int trials)
+{
+	static const double shifts[] = { 0.05, 0.10, 0.20 };
+	size_t k;
+	int cut;
+
+	printf("\nkeys that moved before the current build: %d runs of history, the newest %d "
+	       "the window, %d trials per cell\n", NSHIFT, NBASE, trials);
+	printf("  %-26s %-30s %8s %8s %8s\n", "history", "baseline", "false%", "insuff%",
+	       "det@10%");
+	for (k = 0; k < sizeof(shifts) / sizeof(shifts[0]) + 1; k++)
+		for (cut = 1; cut >= 0; cut--) {
+			enum family f = k < 3 ? LEVEL_SHIFT : RANDOM_WALK;
+			struct shift_rates sr = shift_rates(f, k < 3 ? shifts[k] : 0, cut, trials,
+							    (unsigned)(11 + k * 1000));
+			char name[64];
+
+			if (f == LEVEL_SHIFT)
+				snprintf(name, sizeof(name), "2%%, +%.0f%% 3-8 builds before",
+					 shifts[k] * 100);
+			else
+				snprintf(name, sizeof(name), "1%%, random walk 0.5%%/build");
+			printf("  %-26s %-30s %7.2f%% %7.2f%% %7.1f%%\n", cut ? name : "",
+			       cut ? "since the last change (check)" : "newest 10, 20 older",
+			       sr.false_pct, sr.insufficient_pct, sr.det_pct);
+		}
+}
+
 int main(int argc, char **argv)
 {
 	int trials = argc > 1 ? atoi(argv[1]) : 20000;
@@ -215,5 +329,6 @@ int main(int argc, char **argv)
 	verdict_table(trials);
 	history_table(trials);
 	changepoint_table(trials / 10 > 100 ? trials / 10 : 100);
+	shift_table(trials / 4 > 600 ? trials / 4 : 600);
 	return 0;
 }

@@ -9,8 +9,14 @@
  *   microphysics     1.5 MiB                   3
  *   advect_tracers   1.25 MiB                  3
  *
- * RADIATION is 1 by default; the "feature branch" build sets it to 2, so
- * radiation does exactly twice the work and nothing else changes.
+ * Three knobs, 1 by default, make the "feature branch" builds:
+ *
+ *   RADIATION=2        radiation does exactly twice the work (allocations
+ *                      and CPU), and nothing else changes (climate-feature)
+ *   RADIATION_ALLOC=2  radiation allocates twice as much with the same CPU
+ *                      (climate-alloc: allocated bytes +42%)
+ *   ADVECT_CPU=2       advect_tracers computes twice as long with the same
+ *                      allocations (climate-cpu: CPU +30%)
  *
  *   climate [STEPS]   (default 128 steps: 608 MiB allocated on main,
  *                      about 1 s of CPU; enough allocation samples at
@@ -29,6 +35,12 @@
 
 #ifndef RADIATION
 #define RADIATION 1
+#endif
+#ifndef RADIATION_ALLOC
+#define RADIATION_ALLOC 1
+#endif
+#ifndef ADVECT_CPU
+#define ADVECT_CPU 1
 #endif
 
 #define BLOCK (64 * 1024)
@@ -66,10 +78,11 @@ static __attribute__((noinline)) void spin(unsigned units)
  * keeps the call paths the test expects exact. */
 static __attribute__((noinline)) void radiation(void)
 {
-	int r;
+	int r, a;
 
 	for (r = 0; r < RADIATION; r++) {
-		churn(2048);
+		for (a = 0; a < RADIATION_ALLOC; a++)
+			churn(2048);
 		spin(4);
 	}
 	sink++;
@@ -85,7 +98,7 @@ static __attribute__((noinline)) void microphysics(void)
 static __attribute__((noinline)) void advect_tracers(void)
 {
 	churn(1280);
-	spin(3);
+	spin(3 * ADVECT_CPU);
 	sink++;
 }
 
@@ -114,6 +127,7 @@ int main(int argc, char **argv)
 		physics();
 		dynamics();
 	}
-	printf("climate: %ld steps, radiation x%d\n", steps, RADIATION);
+	printf("climate: %ld steps, radiation x%d, radiation's allocations x%d, "
+	       "advect_tracers' CPU x%d\n", steps, RADIATION, RADIATION_ALLOC, ADVECT_CPU);
 	return 0;
 }
