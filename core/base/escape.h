@@ -27,6 +27,12 @@
  *             backslash-escaped so that nothing becomes a link, emphasis, a
  *             heading or code, controls as in text ("\xNN"), bytes of no
  *             valid UTF-8 sequence as U+FFFD.
+ *   shell     one word of a POSIX shell's command line: as it is when it
+ *             is made only of [A-Za-z0-9_./:=+@%,-] and not empty, else in
+ *             single quotes, each ' written '\''. Every byte is kept: the
+ *             word is for a shell (pipeline wrap's commands, a run's
+ *             command shown as one would type it); a terminal shows it
+ *             through the text rule.
  *
  * Every function appends; none fails or allocates beyond growing out.
  * Limits count characters (xml) or input bytes (text, markdown), never
@@ -86,5 +92,10 @@ void tk_xml_text(struct tk_buf *out, const char *s, unsigned flags, size_t max_c
  * bytes (0: no limit) with an ellipsis.
  */
 void tk_md_escape(struct tk_buf *out, const char *s, size_t max);
+
+/* ---- shell ---- */
+
+/* Appends s[0..len) as one shell word (the rule above). */
+void tk_sh_quote(struct tk_buf *out, const char *s, size_t len);
 
 #endif

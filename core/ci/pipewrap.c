@@ -464,28 +464,6 @@ static int walk_steps(struct doc *d, size_t seq, int depth)
 
 /* ---- writing the wrapped command ---- */
 
-void tk_sh_quote(struct tk_buf *out, const char *s, size_t len)
-{
-	size_t i;
-	int plain = len > 0;
-
-	for (i = 0; plain && i < len; i++)
-		plain = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-			(s[i] >= '0' && s[i] <= '9') || strchr("_./:=+@%,-", s[i]) != NULL;
-	if (plain) {
-		tk_buf_add(out, s, len);
-		return;
-	}
-	tk_buf_addch(out, '\'');
-	for (i = 0; i < len; i++) {
-		if (s[i] == '\'')
-			tk_buf_adds(out, "'\\''");
-		else
-			tk_buf_addch(out, s[i]);
-	}
-	tk_buf_addch(out, '\'');
-}
-
 /*
  * 1 when word is a command word of script s: at the start or after
  * whitespace, '/', ';', '&', '|', '(' or '`', followed by a blank and

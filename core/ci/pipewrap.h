@@ -72,13 +72,6 @@ int tk_pipewrap(const char *name, const char *text, size_t len,
 		struct tk_pipewrap_stats *stats, struct tk_err *err);
 
 /*
- * Appends s as one shell word: as it is when it is made only of
- * [A-Za-z0-9_./:=+@%,-] and not empty, else in single quotes with each
- * ' written as '\''.
- */
-void tk_sh_quote(struct tk_buf *out, const char *s, size_t len);
-
-/*
  * 1 when script already runs tracker: "tracker" (at the start, or after
  * whitespace, '/', ';', '&', '|', '(' or '`') followed by blanks and one
  * of its commands (run, report, check, push, fetch, history, dashboard,

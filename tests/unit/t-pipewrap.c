@@ -1,5 +1,5 @@
 /*
- * core/ci/pipewrap: shell quoting, wrapper detection, the wrapped text of
+ * core/ci/pipewrap: wrapper detection, the wrapped text of
  * each kind of command, aliases, errors and limits.
  */
 #include <stdlib.h>
@@ -15,15 +15,6 @@ static void count_warning(void *arg, const char *msg)
 {
 	nr_warnings++;
 	snprintf(last_warning, sizeof(last_warning), "%s", msg);
-}
-
-static const char *quote(const char *s)
-{
-	static struct tk_buf b = TK_BUF_INIT;
-
-	tk_buf_reset(&b);
-	tk_sh_quote(&b, s, strlen(s));
-	return b.buf;
 }
 
 /* Wraps text with opts (NULL: defaults); returns the output or the error
@@ -43,16 +34,6 @@ static const char *wrap(const char *text, const struct tk_pipewrap_opts *opts,
 			tk_buf_adds(&out, " (not TK_EDATA)");
 	}
 	return out.buf;
-}
-
-static void test_quote(void)
-{
-	is_str(quote("amip"), "amip", "a plain key stays plain");
-	is_str(quote("a.b_c-d/e:f=g+h@i%j,k"), "a.b_c-d/e:f=g+h@i%j,k", "safe punctuation");
-	is_str(quote(""), "''", "empty is two quotes");
-	is_str(quote("it's"), "'it'\\''s'", "a single quote closes, escapes, reopens");
-	is_str(quote("$(x) `y` \"z\""), "'$(x) `y` \"z\"'", "expansions stay quoted");
-	is_str(quote("a\nb"), "'a\nb'", "a newline stays inside the quotes");
 }
 
 static void test_detect(void)
@@ -218,7 +199,6 @@ static void test_errors(void)
 
 int main(void)
 {
-	test_quote();
 	test_detect();
 	test_known_answers();
 	test_line_ends();
