@@ -25,12 +25,22 @@
  * so wrapping twice gives what wrapping once gave, byte for byte, and a
  * `tracker report` step is not measured).
  *
+ * A matrix step (`matrix:` a list, or a mapping with `setup:`) gives each
+ * of its jobs a key and tags of its own: --key 'KEY[{{matrix}}]' --tag
+ * 'matrix={{matrix}}', or --key 'KEY[a={{matrix.a}},b={{matrix.b}}]' and
+ * --tag 'matrix.a={{matrix.a}}' per dimension in setup:'s order, tokens
+ * Buildkite replaces with the job's values as it makes the jobs. That
+ * holds only when every value of the matrix (setup: and adjustments') is
+ * one the single quotes keep, which makes a valid key and tag, and which
+ * the upload does not interpolate ($NAME): else the step is left as it
+ * is, with a warning naming the value.
+ *
  * A command that reaches a step through an alias or a merge key (`<<`) is
  * wrapped where it is written, and only when every place Buildkite reads
  * it is the command of a tracked step; when those steps do not share one
  * key the wrapper has no --key and `tracker run` takes each job's own
- * (BUILDKITE_STEP_KEY, else the label). Otherwise it is left as it is,
- * with a warning.
+ * (BUILDKITE_STEP_KEY, else the label), unless one is a matrix step's.
+ * Otherwise it is left as it is, with a warning.
  *
  * Empty and null commands are none. A command that starts MPI ranks
  * (srun, mpiexec, mpirun) is wrapped with a warning: tracker measures the
