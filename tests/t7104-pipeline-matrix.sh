@@ -143,7 +143,7 @@ test_expect_success 'before: one --key for every job, and check says the command
 	test $(grep -c "command differs" err) = 1 &&
 	DB=old.db bk 7 central tracker check --key amip --format json >check.json 2>/dev/null &&
 	python3 -c "import json; c = json.load(open(\"check.json\"))[\"results\"][0][\"command_differs\"]; \
-assert (c[\"baseline_runs\"], c[\"of\"]) == (5, 10), c; \
+assert (c[\"differing\"], c[\"of\"]) == (5, 10), c; \
 assert c[\"current\"].endswith(\"--res high'\''\") and c[\"baseline\"].endswith(\"--res low'\''\"), c" &&
 	DB=old.db bk 7 central tracker check --key amip --format markdown >check.md 2>/dev/null &&
 	grep "^- \*\*warning\*\*: amip: the current run&#39;s command differs from 5 of its 10 baseline runs" check.md

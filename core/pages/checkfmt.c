@@ -500,7 +500,7 @@ static json_t *command_json(const struct tk_check_result *r)
 	json_t *o = json_object();
 
 	tk_check_command_say(r, &say);
-	json_object_set_new(o, "baseline_runs", json_integer((json_int_t)c->differ));
+	json_object_set_new(o, "differing", json_integer((json_int_t)c->differ));
 	json_object_set_new(o, "of", json_integer((json_int_t)c->known));
 	json_object_set_new(o, "current", str_or_null(c->current));
 	json_object_set_new(o, "baseline", str_or_null(c->other));

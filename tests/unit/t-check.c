@@ -280,7 +280,7 @@ static void commands(struct tk_store *s)
 	is_str(say.buf, "the current run's command differs from 2 of its 4 baseline runs with a "
 	       "recorded command ('julia --project a.jl' vs 'julia --project b.jl')", "said so");
 	json = as_json(&r, 0);
-	ok(strstr(json, "\"command_differs\": {\n        \"baseline_runs\": 2,\n        \"of\": 4,")
+	ok(strstr(json, "\"command_differs\": {\n        \"differing\": 2,\n        \"of\": 4,")
 	   != NULL, "in the JSON");
 	free(json);
 	tk_check_result_copy(&copy, &r);
