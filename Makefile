@@ -221,9 +221,10 @@ CHECK_JOBS ?= 3
 CHECK_FIRST := tests/t0008-optional-deps.sh tests/t9005-preload-fork.sh \
 	tests/t5003-fuzz-smoke.sh tests/t0005-clang-build.sh tests/t9011-cpu-callpaths.sh \
 	tests/t7200-report.sh tests/t0100-sanitized.sh tests/t0004-docs-commands.sh \
-	tests/t4003-diff-known-answer.sh tests/t7100-pipeline-wrap.sh tests/unit/t-perfrec \
-	tests/t6102-pg-concurrent.sh tests/t3002-flame-browser.sh tests/t4002-diff-browser.sh \
-	tests/t5100-import-memory.sh tests/t9007-preload-programs.sh tests/t9010-run-profile.sh
+	tests/t4003-diff-known-answer.sh tests/t7100-pipeline-wrap.sh tests/t7104-pipeline-matrix.sh \
+	tests/unit/t-perfrec tests/t6102-pg-concurrent.sh tests/t3002-flame-browser.sh \
+	tests/t4002-diff-browser.sh tests/t5100-import-memory.sh tests/t9007-preload-programs.sh \
+	tests/t9010-run-profile.sh
 CHECK_TESTS = $(foreach t,$(CHECK_FIRST),$(filter $(t),$(UNIT_BIN) $(wildcard tests/t[0-9]*.sh))) \
 	$(filter-out $(CHECK_FIRST),$(UNIT_BIN) $(SAN_UNIT) $(wildcard tests/t[0-9]*.sh))
 # The tests are built with the strict warnings (DEVELOPER=1, as errors);

@@ -210,6 +210,22 @@ static void warn_no_keys(const struct check_cmd *c, const struct tk_ci_context *
 	tk_buf_release(&branch);
 }
 
+/* A current run whose command is not its baseline's: unlike things. */
+static void warn_command(const struct tk_check_result *r)
+{
+	struct tk_buf say = TK_BUF_INIT, key = TK_BUF_INIT, shown = TK_BUF_INIT;
+
+	tk_check_command_say(r, &say);
+	if (say.len) {
+		tk_text_escape(&key, r->key, strlen(r->key));
+		tk_text_escape(&shown, say.buf, say.len);
+		cmd_warning("%s: %s", key.buf, shown.buf);
+	}
+	tk_buf_release(&say);
+	tk_buf_release(&key);
+	tk_buf_release(&shown);
+}
+
 int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct check_cmd c;
@@ -253,8 +269,14 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 			goto out;
 		}
 	}
-	for (i = 0; i < res.nr; i++)
+	for (i = 0; i < res.nr; i++) {
+		if (tk_check_command(store, &res.v[i], &err)) {
+			ret = cmd_fail(&err);
+			goto out;
+		}
+		warn_command(&res.v[i]);
 		regression |= tk_check_worst(&res.v[i]) == TK_VERDICT_REGRESSION;
+	}
 	if (tk_checkfmt_write(stdout, c.format, res.v, res.nr, c.o.history, &err))
 		ret = cmd_fail(&err);
 	else

@@ -23,7 +23,9 @@ static const char usage[] =
 	"steps without a key, steps using the tracker plugin and commands that\n"
 	"already run tracker are left as they are, so wrapping twice changes\n"
 	"nothing. A command shared through an alias or merge key is wrapped where\n"
-	"it is written only when every step that reads it is wrapped.\n";
+	"it is written only when every step that reads it is wrapped. The jobs of\n"
+	"a matrix step get keys of their own, KEY[{{matrix}}] or\n"
+	"KEY[a={{matrix.a}},...], and their values as tags.\n";
 
 static const char more[] =
 	"\n"

@@ -18,6 +18,8 @@
 #include "core/store/keyhist.h"
 #include "core/store/profstore.h"
 #include "core/base/buf.h"
+#include "core/base/escape.h"
+#include "core/base/utf8.h"
 #include "core/base/banned.h"
 
 #define HISTORY_DEFAULT 1000
@@ -1027,6 +1029,8 @@ void tk_check_result_release(struct tk_check_result *r)
 		free(kd->frames);
 	}
 	free(r->kinds);
+	free(r->command.current);
+	free(r->command.other);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -1098,7 +1102,122 @@ void tk_check_result_copy(struct tk_check_result *dst, const struct tk_check_res
 			dk->frames[k].path = dup_or_null(sk->frames[k].path);
 		}
 	}
+	dst->command.current = dup_or_null(src->command.current);
+	dst->command.other = dup_or_null(src->command.other);
 }
+
+/* ---- the commands compared ---- */
+
+#define COMMAND_SHOWN 60 /* bytes of a command a message shows */
+
+static int take_command(const struct tk_run *run, void *data)
+{
+	char **out = data;
+	struct tk_buf b = TK_BUF_INIT;
+	size_t i;
+
+	/* quoted words joined by blanks: equal texts are equal argvs */
+	for (i = 0; run->argv && run->argv[i]; i++) {
+		if (i)
+			tk_buf_addch(&b, ' ');
+		tk_sh_quote(&b, run->argv[i], strlen(run->argv[i]));
+	}
+	*out = i ? tk_buf_detach(&b, NULL) : NULL;
+	tk_buf_release(&b);
+	return 1;
+}
+
+/* The command of key's run id in *out (NULL: none recorded). */
+static int command_of(struct tk_store *s, const char *key, const char *id, char **out,
+		      struct tk_err *err)
+{
+	const char *keys[2] = { key, NULL };
+	struct tk_run_query q;
+	int ret;
+
+	memset(&q, 0, sizeof(q));
+	q.keys = keys;
+	q.run_id = id;
+	*out = NULL;
+	ret = tk_store_query_runs(s, &q, take_command, out, err);
+	return ret < 0 ? ret : 0;
+}
+
+int tk_check_command(struct tk_store *s, struct tk_check_result *r, struct tk_err *err)
+{
+	struct tk_check_command *c = &r->command;
+	char *cur = NULL, *other;
+	size_t i;
+	int ret = 0;
+
+	free(c->current);
+	free(c->other);
+	memset(c, 0, sizeof(*c));
+	if (r->nr_current && r->nr_base)
+		ret = command_of(s, r->key, r->current[0].id, &cur, err);
+	for (i = 0; !ret && cur && i < r->nr_base; i++) {
+		ret = command_of(s, r->key, r->base[i].id, &other, err);
+		if (other) {
+			c->known++;
+			if (strcmp(cur, other) && !c->differ++) {
+				c->other = other; /* the newest: the base is newest first */
+				other = NULL;
+			}
+		}
+		free(other);
+	}
+	if (!ret && c->differ) {
+		c->current = cur;
+		cur = NULL;
+	}
+	if (ret) {
+		free(c->other);
+		memset(c, 0, sizeof(*c));
+	}
+	free(cur);
+	return ret;
+}
+
+/* A command from byte `from` (a word's start; "... " before it when not
+ * the first), at most COMMAND_SHOWN bytes of it, never half a character. */
+static void add_command(struct tk_buf *out, const char *s, size_t from)
+{
+	size_t len = strlen(s), end = from, n;
+
+	while (end < len && end - from < COMMAND_SHOWN) {
+		n = tk_utf8_seqlen((const unsigned char *)s + end, len - end);
+		end += n ? n : 1;
+	}
+	tk_buf_addf(out, "'%s", from ? "... " : "");
+	tk_buf_add(out, s + from, end - from);
+	tk_buf_adds(out, end < len ? " ...'" : "'");
+}
+
+void tk_check_command_say(const struct tk_check_result *r, struct tk_buf *out)
+{
+	const struct tk_check_command *c = &r->command;
+	const char *a = c->current, *b = c->other;
+	size_t from = 0, i;
+
+	if (!c->differ || !a || !b)
+		return;
+	/* long commands from the word where they part */
+	if (strlen(a) > COMMAND_SHOWN || strlen(b) > COMMAND_SHOWN) {
+		for (i = 0; a[i] && a[i] == b[i]; i++)
+			if (a[i] == ' ')
+				from = i + 1;
+	}
+	tk_buf_addf(out, "the current run's command differs from %zu of its %zu baseline run%s",
+		    c->differ, c->known, c->known == 1 ? "" : "s");
+	if (c->known < r->nr_base)
+		tk_buf_adds(out, " with a recorded command");
+	tk_buf_adds(out, " (");
+	add_command(out, a, from);
+	tk_buf_adds(out, " vs ");
+	add_command(out, b, from);
+	tk_buf_adds(out, ")");
+}
+
 
 /* ---- the runs of tracker diff ---- */
 

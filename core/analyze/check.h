@@ -178,6 +178,14 @@ struct tk_check_kind {
 
 #define TK_CHECK_FRAMES_MAX 5
 
+/* The current run's command against its baseline runs' (tk_check_command). */
+struct tk_check_command {
+	size_t differ;  /* baseline runs whose command is not the current run's */
+	size_t known;   /* baseline runs whose record holds a command */
+	char *current;  /* the current run's command as shell words; NULL: none differs */
+	char *other;    /* the newest differing baseline run's, the same way */
+};
+
 struct tk_check_result {
 	char *key;
 	char *branch;          /* the current run's */
@@ -198,12 +206,29 @@ struct tk_check_result {
 	struct tk_check_kind *kinds;
 	size_t nr_kinds, alloc_kinds;
 	int frames;        /* enum tk_check_frames: what the check did with them */
+	struct tk_check_command command; /* zero until tk_check_command fills it */
 };
 
 int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 		 const struct tk_ci_context *ci, const struct tk_config *cfg,
 		 struct tk_check_result *out, struct tk_err *err);
 void tk_check_result_release(struct tk_check_result *r);
+
+/*
+ * Whether r compares like with like: the command (run->argv) of r's
+ * newest current run against those of its baseline runs. A different
+ * program or different arguments (another resolution, another config
+ * file) make runs whose figures should not be one series, whatever the
+ * verdict says. Reads the records of those runs only (one small query
+ * each, by id), and fills r->command; runs without a recorded command
+ * are not compared. Returns 0 or the store's error.
+ */
+int tk_check_command(struct tk_store *s, struct tk_check_result *r, struct tk_err *err);
+/* Appends "the current run's command differs from 7 of its 10 baseline
+ * runs ('julia a.jl' vs 'julia b.jl')", the commands shown from their
+ * first different word when long; nothing when none differs. Raw text:
+ * outputs escape it. */
+void tk_check_command_say(const struct tk_check_result *r, struct tk_buf *out);
 
 /*
  * tracker check's results: those of tk_check_key for o's key (its

@@ -266,3 +266,27 @@ void tk_escape(struct tk_buf *out, enum tk_esc_lang lang, const char *s)
 		break;
 	}
 }
+
+/* ---- shell ---- */
+
+void tk_sh_quote(struct tk_buf *out, const char *s, size_t len)
+{
+	size_t i;
+	int bare = len > 0;
+
+	for (i = 0; bare && i < len; i++)
+		bare = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+			(s[i] >= '0' && s[i] <= '9') || (s[i] && strchr("_./:=+@%,-", s[i]));
+	if (bare) {
+		tk_buf_add(out, s, len);
+		return;
+	}
+	tk_buf_addch(out, '\'');
+	for (i = 0; i < len; i++) {
+		if (s[i] == '\'')
+			tk_buf_adds(out, "'\\''");
+		else
+			tk_buf_addch(out, s[i]);
+	}
+	tk_buf_addch(out, '\'');
+}

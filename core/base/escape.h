@@ -27,6 +27,12 @@
  *             backslash-escaped so that nothing becomes a link, emphasis, a
  *             heading or code, controls as in text ("\xNN"), bytes of no
  *             valid UTF-8 sequence as U+FFFD.
+ *   shell     one word of a POSIX shell's command line: as it is when it
+ *             is made only of [A-Za-z0-9_./:=+@%,-] and not empty, else in
+ *             single quotes, each ' written '\''. Every byte is kept: the
+ *             word is for a shell (pipeline wrap's commands, a run's
+ *             command shown as one would type it); a terminal shows it
+ *             through the text rule.
  *
  * Every function appends; none fails or allocates beyond growing out.
  * Limits count characters (xml) or input bytes (text, markdown), never
@@ -100,5 +106,9 @@ enum tk_esc_lang {
 /* The C string s (NULL: "-") by lang's rule: tk_text_escape, tk_xml_text
  * (TK_XML_ONE_LINE) or tk_md_escape, whole. */
 void tk_escape(struct tk_buf *out, enum tk_esc_lang lang, const char *s);
+/* ---- shell ---- */
+
+/* Appends s[0..len) as one shell word (the rule above). */
+void tk_sh_quote(struct tk_buf *out, const char *s, size_t len);
 
 #endif

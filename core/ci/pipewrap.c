@@ -58,10 +58,13 @@ static const struct tk_yaml_opts yaml_opts = {
 
 /* What the walks note on a node, beside the tree. */
 struct mark {
-	int mixed;         /* tracked uses with different keys */
+	int mixed;         /* tracked uses with different keys or tags */
+	int matrix;        /* a tracked use is a matrix step's */
 	size_t visits;     /* places Buildkite reads it */
 	size_t uses;       /* as the command of a tracked step */
-	char *key;         /* the first tracked use's key */
+	char *name;        /* the first tracked use's step key, for messages */
+	char *key;         /* its --key ("amip", "amip[{{matrix}}]") */
+	char *tags;        /* its --tag words, each followed by a blank */
 	size_t step_line;  /* and its step's line */
 };
 
@@ -98,8 +101,11 @@ static void doc_release(struct doc *d)
 {
 	size_t i;
 
-	for (i = 0; d->marks && i < d->y.nr_nodes; i++)
+	for (i = 0; d->marks && i < d->y.nr_nodes; i++) {
+		free(d->marks[i].name);
 		free(d->marks[i].key);
+		free(d->marks[i].tags);
+	}
 	free(d->marks);
 	tk_yaml_release(&d->y);
 	free(d->used);
@@ -360,17 +366,346 @@ static int is_null(const struct tk_yaml_node *x)
 			    !strcmp(x->value, "Null") || !strcmp(x->value, "NULL")));
 }
 
+/* ---- matrix steps ---- */
+
+/*
+ * Buildkite makes a job of each combination of a matrix step's values and
+ * puts the job's values, as text, where its command says {{matrix}} (a
+ * list of values) or {{matrix.NAME}} (the dimensions of setup:), after
+ * the upload. The wrapper's --key and --tag words hold those tokens
+ * inside single quotes, so that each job gets a key and tags of its own.
+ * That is safe only for values that cannot end the quotes nor make an
+ * invalid key, and that the upload does not change into something
+ * unknown: every value of setup: and adjustments: is checked here, and a
+ * step with one that fails is left as it is.
+ */
+
+#define MAX_DIMS 32
+
+struct dim {
+	const char *name; /* NULL: the one dimension of a list of values */
+	size_t longest;   /* bytes of its longest value */
+};
+
+struct matrix {
+	struct dim dims[MAX_DIMS];
+	size_t nr_dims;
+	size_t line;       /* of what a warning is about */
+	struct tk_buf why; /* why the step is left as it is */
+};
+
+/*
+ * 1 when the upload's interpolation (buildkite-agent pipeline upload) may
+ * put text of its own in s: a $NAME or ${...} that $$ or \$ does not
+ * escape ("$(" it leaves to the shell).
+ */
+static int upload_expands(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		if (i + 1 < len && s[i + 1] &&
+		    ((s[i] == '\\' && strchr("\\$", s[i + 1])) ||
+		     (s[i] == '$' && strchr("$(", s[i + 1]))))
+			i += 2;
+		else if (s[i] == '$' && i + 1 < len)
+			return 1;
+		else
+			i++;
+	}
+	return 0;
+}
+
+/* A dimension's name as Buildkite's {{matrix.NAME}} takes it. */
+static int dim_name_ok(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || (s[i] && strchr("_.-", s[i]))))
+			return 0;
+	return len > 0;
+}
+
+/* "matrix" or "matrix.NAME": the tag of a dimension, and its token
+ * inside {{ }}. */
+static void add_dim_word(struct tk_buf *out, const struct dim *dim)
+{
+	tk_buf_adds(out, "matrix");
+	if (dim->name) {
+		tk_buf_addch(out, '.');
+		tk_buf_adds(out, dim->name);
+	}
+}
+
+/* Value n of dim: 0, or -1 with mx->why saying what is wrong with it. */
+static int check_value(struct doc *d, struct matrix *mx, struct dim *dim, size_t n)
+{
+	const struct tk_yaml_node *x = node(d, resolve(d, n));
+	struct tk_buf tag = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	int ret = -1;
+
+	mx->line = x->line;
+	if (x->kind != TK_YAML_SCALAR) {
+		tk_buf_adds(&mx->why, "a value of its matrix is not a string, number or boolean");
+		return -1;
+	}
+	add_dim_word(&tag, dim);
+	if (memchr(x->value, '\0', x->len)) {
+		tk_buf_adds(&mx->why, "its matrix value '");
+		tk_text_escape_cut(&mx->why, x->value, x->len, 80);
+		tk_buf_adds(&mx->why, "' holds a NUL character");
+	} else if (tk_run_check_tag(tag.buf, x->value, &err)) {
+		tk_buf_addf(&mx->why, "its matrix value would make an %s", err.msg);
+	} else if (memchr(x->value, '\'', x->len)) {
+		tk_buf_adds(&mx->why, "its matrix value '");
+		tk_text_escape_cut(&mx->why, x->value, x->len, 80);
+		tk_buf_adds(&mx->why, "' holds a single quote, which would end the quotes of "
+			    "the key it is put in");
+	} else if (upload_expands(x->value, x->len)) {
+		tk_buf_adds(&mx->why, "its matrix value '");
+		tk_text_escape_cut(&mx->why, x->value, x->len, 80);
+		tk_buf_adds(&mx->why, "' is interpolated at upload ($NAME, ${NAME}), into "
+			    "text not known here");
+	} else {
+		if (x->len > dim->longest)
+			dim->longest = x->len;
+		ret = 0;
+	}
+	tk_buf_release(&tag);
+	return ret;
+}
+
+static int check_values(struct doc *d, struct matrix *mx, struct dim *dim, size_t seq)
+{
+	const struct tk_yaml_node *x = node(d, resolve(d, seq));
+	size_t i;
+
+	if (x->kind != TK_YAML_SEQ) {
+		mx->line = x->line;
+		tk_buf_adds(&mx->why, "a dimension of its matrix is not a list of values");
+		return -1;
+	}
+	for (i = 0; i < x->nr_kids; i++)
+		if (check_value(d, mx, dim, x->kids[i]))
+			return -1;
+	return 0;
+}
+
+/* The dimensions of a setup: mapping, and their values. Returns 0, -1
+ * (mx->why set) or a negative code in *ret. */
+static int setup_dims(struct doc *d, struct matrix *mx, size_t setup, int *ret)
+{
+	struct tk_yaml_entries e = { NULL, 0, 0 };
+	size_t i;
+	int r = 0;
+
+	*ret = tk_yaml_flatten(&d->y, resolve(d, setup), &e, NULL, NULL, d->err);
+	for (i = 0; !*ret && !r && i < e.nr; i++) {
+		const struct tk_yaml_node *k = node(d, e.items[i].key);
+		struct dim *dim = &mx->dims[mx->nr_dims];
+
+		mx->line = k->line;
+		if (!dim_name_ok(k->value, k->len)) {
+			tk_buf_adds(&mx->why, "its matrix dimension '");
+			tk_text_escape_cut(&mx->why, k->value, k->len, 80);
+			tk_buf_adds(&mx->why, "' is not a name of letters, digits, '_', '-' and '.'");
+			r = -1;
+		} else if (mx->nr_dims == MAX_DIMS) {
+			tk_buf_addf(&mx->why, "its matrix has more than %d dimensions", MAX_DIMS);
+			r = -1;
+		} else {
+			dim->name = k->value;
+			mx->nr_dims++;
+			r = check_values(d, mx, dim, e.items[i].value);
+		}
+	}
+	if (!*ret && !r && !mx->nr_dims) {
+		tk_buf_adds(&mx->why, "its matrix setup: has no dimension");
+		r = -1;
+	}
+	tk_yaml_entries_release(&e);
+	return r;
+}
+
+/* The values of one adjustment's with: (a combination, maybe a new one). */
+static int with_values(struct doc *d, struct matrix *mx, size_t with, int *ret)
+{
+	const struct tk_yaml_node *x = node(d, resolve(d, with));
+	struct tk_yaml_entries e = { NULL, 0, 0 };
+	size_t i, k;
+	int r = 0;
+
+	if (!mx->dims[0].name && x->kind == TK_YAML_SEQ)
+		return check_values(d, mx, &mx->dims[0], with);
+	if (!mx->dims[0].name && x->kind == TK_YAML_SCALAR)
+		return check_value(d, mx, &mx->dims[0], with);
+	if (!mx->dims[0].name || x->kind != TK_YAML_MAP) {
+		mx->line = x->line;
+		tk_buf_adds(&mx->why, "an adjustment's with: does not match its matrix setup:");
+		return -1;
+	}
+	*ret = tk_yaml_flatten(&d->y, resolve(d, with), &e, NULL, NULL, d->err);
+	for (i = 0; !*ret && !r && i < e.nr; i++) {
+		const struct tk_yaml_node *name = node(d, e.items[i].key);
+
+		/* a dimension setup: lacks has no token in the key */
+		for (k = 0; k < mx->nr_dims; k++)
+			if (strlen(mx->dims[k].name) == name->len &&
+			    !memcmp(mx->dims[k].name, name->value, name->len))
+				r = check_value(d, mx, &mx->dims[k], e.items[i].value);
+	}
+	tk_yaml_entries_release(&e);
+	return r;
+}
+
+/*
+ * The matrix of step in mx: 0 when it has none (no matrix:, or a null
+ * one), 1 when every value it can give a job can be in a key, -1 when the
+ * step is to be left as it is (mx->why says why, mx->line where), and 0
+ * with *ret set on an error.
+ */
+static int matrix_of(struct doc *d, size_t step, struct matrix *mx, int *ret)
+{
+	size_t m = lookup(d, step, "matrix", ret), setup, adj, i, with;
+	const struct tk_yaml_node *x;
+	int r = 0;
+
+	if (m == TK_YAML_NONE)
+		return 0;
+	m = resolve(d, m);
+	x = node(d, m);
+	mx->line = x->line;
+	if (x->kind == TK_YAML_SCALAR && is_null(x))
+		return 0;
+	mx->nr_dims = 1; /* a list of values, until setup: names dimensions */
+	if (x->kind == TK_YAML_SEQ)
+		return check_values(d, mx, &mx->dims[0], m) ? -1 : 1;
+	if (x->kind != TK_YAML_MAP) {
+		tk_buf_adds(&mx->why, "its matrix is neither a list nor a mapping");
+		return -1;
+	}
+	setup = lookup(d, m, "setup", ret);
+	adj = lookup(d, m, "adjustments", ret);
+	if (*ret)
+		return 0;
+	x = setup == TK_YAML_NONE ? NULL : node(d, resolve(d, setup));
+	if (x && x->kind == TK_YAML_SEQ) {
+		r = check_values(d, mx, &mx->dims[0], setup);
+	} else if (x && x->kind == TK_YAML_MAP) {
+		mx->nr_dims = 0;
+		r = setup_dims(d, mx, setup, ret);
+	} else {
+		tk_buf_adds(&mx->why, "its matrix has no setup: list or mapping");
+		r = -1;
+	}
+	x = adj == TK_YAML_NONE ? NULL : node(d, resolve(d, adj));
+	for (i = 0; !r && !*ret && x && x->kind == TK_YAML_SEQ && i < x->nr_kids; i++) {
+		with = lookup(d, resolve(d, x->kids[i]), "with", ret);
+		if (with != TK_YAML_NONE && !*ret)
+			r = with_values(d, mx, with, ret);
+	}
+	return *ret ? 0 : r ? -1 : 1;
+}
+
+/*
+ * A matrix step's --key, key[{{matrix}}] or key[res={{matrix.res}},...]
+ * in the order of setup:, in wkey; the same with the longest values in
+ * longest (the key's length); its --tag words, one per dimension, in tags.
+ */
+static void matrix_words(const struct matrix *mx, const char *key, struct tk_buf *wkey,
+			 struct tk_buf *longest, struct tk_buf *tags)
+{
+	struct tk_buf word = TK_BUF_INIT;
+	size_t i, k;
+
+	tk_buf_adds(wkey, key);
+	tk_buf_adds(longest, key);
+	for (i = 0; i < mx->nr_dims; i++) {
+		const struct dim *dim = &mx->dims[i];
+
+		tk_buf_addch(wkey, i ? ',' : '[');
+		tk_buf_addch(longest, i ? ',' : '[');
+		if (dim->name) {
+			tk_buf_addf(wkey, "%s=", dim->name);
+			tk_buf_addf(longest, "%s=", dim->name);
+		}
+		tk_buf_adds(wkey, "{{");
+		add_dim_word(wkey, dim);
+		tk_buf_adds(wkey, "}}");
+		for (k = 0; k < dim->longest; k++)
+			tk_buf_addch(longest, 'x');
+		tk_buf_reset(&word);
+		add_dim_word(&word, dim);
+		tk_buf_adds(&word, "={{");
+		add_dim_word(&word, dim);
+		tk_buf_adds(&word, "}}");
+		tk_buf_adds(tags, "--tag ");
+		tk_sh_quote(tags, word.buf, word.len);
+		tk_buf_addch(tags, ' ');
+	}
+	tk_buf_addch(wkey, ']');
+	tk_buf_addch(longest, ']');
+	tk_buf_release(&word);
+}
+
+/* Notes that command cmd is step's, whose key is key: with --key key,
+ * or a key of each job of its matrix. */
+static int use_command(struct doc *d, size_t step, size_t cmd, const char *key)
+{
+	struct tk_buf wkey = TK_BUF_INIT, longest = TK_BUF_INIT, tags = TK_BUF_INIT;
+	struct mark *m = &d->marks[cmd];
+	struct matrix mx;
+	int r, ret = 0;
+
+	memset(&mx, 0, sizeof(mx));
+	tk_buf_init(&mx.why, 0);
+	r = matrix_of(d, step, &mx, &ret);
+	if (!ret && r > 0) {
+		matrix_words(&mx, key, &wkey, &longest, &tags);
+		if (longest.len > TK_RUN_KEY_MAX) {
+			tk_buf_addf(&mx.why, "its key with its longest matrix values is %zu bytes, "
+				    "more than %d", longest.len, TK_RUN_KEY_MAX);
+			mx.line = d->y.nodes[step].line;
+			r = -1;
+		}
+	} else {
+		tk_buf_adds(&wkey, key);
+	}
+	if (ret) {
+		/* an error of the tree: reported by the caller */
+	} else if (r < 0) {
+		warn(d, mx.line, key, "%s; left as it is", mx.why.buf);
+		d->stats->left++;
+	} else if (!m->uses++) {
+		m->name = tk_xstrdup(key);
+		m->key = tk_buf_detach(&wkey, NULL);
+		m->tags = tk_buf_detach(&tags, NULL);
+		m->step_line = d->y.nodes[step].line;
+		TK_ALLOC_GROW(d->used, d->nr_used + 1, d->alloc_used);
+		d->used[d->nr_used++] = cmd;
+	} else if (strcmp(m->key, wkey.buf) || strcmp(m->tags, tags.buf)) {
+		m->mixed = 1;
+	}
+	m->matrix |= r > 0;
+	tk_buf_release(&mx.why);
+	tk_buf_release(&wkey);
+	tk_buf_release(&longest);
+	tk_buf_release(&tags);
+	return ret;
+}
+
 static int command_step(struct doc *d, size_t step, size_t cmd)
 {
 	const struct tk_yaml_node *s = &d->y.nodes[step], *k, *label;
 	struct tk_buf script = TK_BUF_INIT, key = TK_BUF_INIT;
 	const struct tk_yaml_node *c;
-	struct mark *m;
 	int ret = 0;
 
 	cmd = resolve(d, cmd);
 	c = node(d, cmd);
-	m = &d->marks[cmd];
 	if ((c->kind == TK_YAML_SCALAR && is_null(c)) || (c->kind == TK_YAML_SEQ && !c->nr_kids) ||
 	    c->kind == TK_YAML_MAP)
 		return 0;
@@ -409,14 +744,7 @@ static int command_step(struct doc *d, size_t step, size_t cmd)
 		if (tk_run_check_key(key.buf, d->err))
 			warn(d, s->line, NULL, "%s: tracker run will not use it", d->err->msg);
 		tk_err_clear(d->err);
-		if (!m->uses++) {
-			m->key = tk_xstrdup(key.buf);
-			m->step_line = s->line;
-			TK_ALLOC_GROW(d->used, d->nr_used + 1, d->alloc_used);
-			d->used[d->nr_used++] = cmd;
-		} else if (strcmp(m->key, key.buf)) {
-			m->mixed = 1;
-		}
+		ret = use_command(d, step, cmd, key.buf);
 	}
 	tk_buf_release(&script);
 	tk_buf_release(&key);
@@ -463,28 +791,6 @@ static int walk_steps(struct doc *d, size_t seq, int depth)
 }
 
 /* ---- writing the wrapped command ---- */
-
-void tk_sh_quote(struct tk_buf *out, const char *s, size_t len)
-{
-	size_t i;
-	int plain = len > 0;
-
-	for (i = 0; plain && i < len; i++)
-		plain = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-			(s[i] >= '0' && s[i] <= '9') || strchr("_./:=+@%,-", s[i]) != NULL;
-	if (plain) {
-		tk_buf_add(out, s, len);
-		return;
-	}
-	tk_buf_addch(out, '\'');
-	for (i = 0; i < len; i++) {
-		if (s[i] == '\'')
-			tk_buf_adds(out, "'\\''");
-		else
-			tk_buf_addch(out, s[i]);
-	}
-	tk_buf_addch(out, '\'');
-}
 
 /*
  * 1 when word is a command word of script s: at the start or after
@@ -857,9 +1163,18 @@ static void wrap_used(struct doc *d)
 		int r;
 
 		if (m->visits != m->uses) {
-			warn(d, m->step_line, m->key,
+			warn(d, m->step_line, m->name,
 			     "its command (line %zu) is also used through an alias or merge key "
 			     "where tracker does not wrap it; left as it is", c->line + 1);
+			d->stats->left += m->uses;
+			continue;
+		}
+		if (m->mixed && m->matrix) {
+			/* without --key, every job of a matrix would get its step's key */
+			warn(d, m->step_line, m->name,
+			     "its command (line %zu) is shared through an alias or merge key with "
+			     "steps of other keys or matrices; a matrix step's command must be "
+			     "its own to give each job a key; left as it is", c->line + 1);
 			d->stats->left += m->uses;
 			continue;
 		}
@@ -869,6 +1184,7 @@ static void wrap_used(struct doc *d)
 			tk_buf_adds(&w, "--key ");
 			tk_sh_quote(&w, m->key, strlen(m->key));
 			tk_buf_addch(&w, ' ');
+			tk_buf_adds(&w, m->tags);
 		}
 		tk_buf_adds(&w, "-- bash -e -c '");
 		for (j = 0; j < script.len; j++) {
@@ -881,17 +1197,17 @@ static void wrap_used(struct doc *d)
 		if (has_command(script.buf, script.len, "srun", NULL) ||
 		    has_command(script.buf, script.len, "mpiexec", NULL) ||
 		    has_command(script.buf, script.len, "mpirun", NULL))
-			warn(d, m->step_line, m->key,
+			warn(d, m->step_line, m->name,
 			     "its command starts MPI ranks (srun, mpiexec or mpirun): wrapped, "
 			     "tracker measures the launcher and not the ranks; for the ranks, write "
 			     "'srun tracker run --per-rank ... -- CMD' into the command");
 		r = rewrite(d, d->used[i], &w);
 		if (r == -2) {
-			warn(d, m->step_line, m->key,
+			warn(d, m->step_line, m->name,
 			     "its command defines an anchor used elsewhere; left as it is");
 			d->stats->left += m->uses;
 		} else if (r) {
-			warn(d, m->step_line, m->key, "cannot rewrite its command; left as it is");
+			warn(d, m->step_line, m->name, "cannot rewrite its command; left as it is");
 			d->stats->left += m->uses;
 		} else {
 			d->stats->wrapped += m->uses;

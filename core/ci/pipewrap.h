@@ -25,12 +25,22 @@
  * so wrapping twice gives what wrapping once gave, byte for byte, and a
  * `tracker report` step is not measured).
  *
+ * A matrix step (`matrix:` a list, or a mapping with `setup:`) gives each
+ * of its jobs a key and tags of its own: --key 'KEY[{{matrix}}]' --tag
+ * 'matrix={{matrix}}', or --key 'KEY[a={{matrix.a}},b={{matrix.b}}]' and
+ * --tag 'matrix.a={{matrix.a}}' per dimension in setup:'s order, tokens
+ * Buildkite replaces with the job's values as it makes the jobs. That
+ * holds only when every value of the matrix (setup: and adjustments') is
+ * one the single quotes keep, which makes a valid key and tag, and which
+ * the upload does not interpolate ($NAME): else the step is left as it
+ * is, with a warning naming the value.
+ *
  * A command that reaches a step through an alias or a merge key (`<<`) is
  * wrapped where it is written, and only when every place Buildkite reads
  * it is the command of a tracked step; when those steps do not share one
  * key the wrapper has no --key and `tracker run` takes each job's own
- * (BUILDKITE_STEP_KEY, else the label). Otherwise it is left as it is,
- * with a warning.
+ * (BUILDKITE_STEP_KEY, else the label), unless one is a matrix step's.
+ * Otherwise it is left as it is, with a warning.
  *
  * Empty and null commands are none. A command that starts MPI ranks
  * (srun, mpiexec, mpirun) is wrapped with a warning: tracker measures the
@@ -70,13 +80,6 @@ struct tk_pipewrap_stats {
 int tk_pipewrap(const char *name, const char *text, size_t len,
 		const struct tk_pipewrap_opts *opts, struct tk_buf *out,
 		struct tk_pipewrap_stats *stats, struct tk_err *err);
-
-/*
- * Appends s as one shell word: as it is when it is made only of
- * [A-Za-z0-9_./:=+@%,-] and not empty, else in single quotes with each
- * ' written as '\''.
- */
-void tk_sh_quote(struct tk_buf *out, const char *s, size_t len);
 
 /*
  * 1 when script already runs tracker: "tracker" (at the start, or after

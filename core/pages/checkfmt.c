@@ -435,6 +435,23 @@ static void write_text(FILE *f, const struct tk_check_result *r, size_t nr, int 
 
 /* ---- markdown ---- */
 
+/* "- warning: KEY: the current run's command differs ...", when it does. */
+static void command_line(FILE *f, const struct tk_check_result *r)
+{
+	struct tk_buf say = TK_BUF_INIT, b = TK_BUF_INIT;
+
+	tk_check_command_say(r, &say);
+	if (say.len) {
+		tk_buf_adds(&b, "- **warning**: ");
+		tk_escape(&b, TK_ESC_MARKDOWN, r->key);
+		tk_buf_adds(&b, ": ");
+		tk_md_escape(&b, say.buf, 0);
+		fprintf(f, "%s\n", b.buf);
+	}
+	tk_buf_release(&say);
+	tk_buf_release(&b);
+}
+
 static void write_markdown(FILE *f, const struct tk_check_result *r, size_t nr, int history)
 {
 	struct tk_buf b = TK_BUF_INIT, cells[6];
@@ -452,6 +469,7 @@ static void write_markdown(FILE *f, const struct tk_check_result *r, size_t nr, 
 		tk_buf_reset(&b);
 		header_line(&b, &r[i], 1);
 		fprintf(f, "- %s\n", b.buf);
+		command_line(f, &r[i]);
 	}
 	fprintf(f, "\n| key | metric | verdict | baseline | current | change | test | note |\n"
 		   "| --- | --- | --- | ---: | ---: | ---: | --- | --- |\n");
@@ -641,6 +659,23 @@ static const char *frames_name(int frames)
 	}
 }
 
+/* Only when the commands differ: outputs without it stay as they were. */
+static json_t *command_json(const struct tk_check_result *r)
+{
+	const struct tk_check_command *c = &r->command;
+	struct tk_buf say = TK_BUF_INIT;
+	json_t *o = json_object();
+
+	tk_check_command_say(r, &say);
+	json_object_set_new(o, "differing", json_integer((json_int_t)c->differ));
+	json_object_set_new(o, "of", json_integer((json_int_t)c->known));
+	json_object_set_new(o, "current", str_or_null(c->current));
+	json_object_set_new(o, "baseline", str_or_null(c->other));
+	json_object_set_new(o, "note", str_or_null(say.buf));
+	tk_buf_release(&say);
+	return o;
+}
+
 static int write_json(FILE *f, const struct tk_check_result *r, size_t nr, int history,
 		      struct tk_err *err)
 {
@@ -679,6 +714,8 @@ static int write_json(FILE *f, const struct tk_check_result *r, size_t nr, int h
 		for (k = 0; k < r[i].nr_kinds; k++)
 			json_array_append_new(a, kind_json(&r[i], &r[i].kinds[k]));
 		json_object_set_new(o, "profiles", a);
+		if (r[i].command.differ)
+			json_object_set_new(o, "command_differs", command_json(&r[i]));
 		json_array_append_new(results, o);
 	}
 	json_object_set_new(doc, "format", json_string("tracker-check"));

@@ -18,6 +18,12 @@
  *   json      { "format": "tracker-check", "version": 1, "results": [...] },
  *             documented in docs/tracker-check.md.
  *
+ * A result whose current run's command is not its baseline runs'
+ * (tk_check_command) adds a warning line below its header in markdown and
+ * a command_differs object in JSON; the text table leaves it to its
+ * caller (tracker check warns on standard error). Results without one
+ * print as they always did.
+ *
  * Writes only to the FILE * given; returns 0, or TK_EUNAVAIL when the
  * write fails (ferror).
  */

@@ -2,9 +2,12 @@
 """compare.py [--run] ORIGINAL WRAPPED: the two pipelines, loaded as YAML (aliases
 and merge keys resolved), are equal except for step commands, and each
 command that differs is the original wrapped as
-    tracker run [--key KEY] -- bash -e -c SCRIPT
+    tracker run [--key KEY [--tag TAG]...] -- bash -e -c SCRIPT
 with SCRIPT the original command as the agent runs it (a list joined by
-newlines) and KEY the step's key (key, identifier, id) when given; and
+newlines) and KEY the step's key (key, identifier, id) when given; a
+matrix step's KEY is its key and its matrix tokens, KEY[{{matrix}}] or
+KEY[a={{matrix.a}},b={{matrix.b}}] in the order of setup:, with one
+TAG matrix={{matrix}} or matrix.a={{matrix.a}} per dimension; and
 the texts of the two files are the same byte for byte once the text of
 every step command (as PyYAML's nodes mark it) is cut out of each.
 Prints "wrapped N" and exits 0, or prints the differences and exits 1.
@@ -13,12 +16,16 @@ With --run, each wrapped command and its original are also run the way
 the agent runs a step, after the interpolation `buildkite-agent pipeline
 upload` applies ($$ -> $, ${VAR}, ${VAR:-default}, $VAR from the upload
 environment): `bash -e -c COMMAND`, with a stand-in `tracker` first on
-PATH that records its arguments and runs what follows `--`. Their exit
-status, standard output and standard error must be the same, the
-stand-in must have been given exactly
-    run [--key KEY] -- bash -e -c SCRIPT
-(KEY and SCRIPT as the step has them, after interpolation, each one
+PATH that records its arguments and runs what follows `--`. A matrix
+step is run once per job, as Buildkite makes them: each value of a list,
+each combination of setup:'s dimensions and each adjustment's with:
+(not those skipped), put in place of {{matrix}} / {{matrix.NAME}} as
+text, whatever it holds. Their exit status, standard output and standard
+error must be the same, the stand-in must have been given exactly
+    run [--key KEY [--tag TAG]...] -- bash -e -c SCRIPT
+(KEY, TAG and SCRIPT as the step has them, after interpolation, each one
 argument), and no file named pwned* may appear."""
+import itertools
 import os
 import re
 import shlex
@@ -47,6 +54,69 @@ def interpolate(s, env):
     return INTERP.sub(sub, s)
 
 
+MATRIX_TOKEN = re.compile(r"\{\{\s*matrix(\.[\w\-.]+)?\s*\}\}")
+
+
+def matrix_value(v):
+    """A matrix value as Buildkite prints it (Go's fmt.Sprint)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def matrix_dims(step):
+    """The dimensions of a step's matrix: [None] for a list of values,
+    the names of setup: in order; None for no matrix."""
+    m = step.get("matrix")
+    if m is None:
+        return None
+    if isinstance(m, dict) and isinstance(m.get("setup"), dict):
+        return list(m["setup"])
+    return [None]
+
+
+def matrix_jobs(step):
+    """Each job's values, {name or "": value}, as Buildkite makes them."""
+    m = step.get("matrix")
+    dims = matrix_dims(step)
+    if dims is None:
+        return [None]
+    if isinstance(m, list):
+        return [{"": matrix_value(v)} for v in m]
+    setup, jobs, skipped = m.get("setup"), [], []
+    if dims == [None]:
+        jobs = [{"": matrix_value(v)} for v in setup]
+    else:
+        for combo in itertools.product(*(setup[d] for d in dims)):
+            jobs.append({d: matrix_value(v) for d, v in zip(dims, combo)})
+    for adj in m.get("adjustments") or []:
+        w = adj["with"]
+        if dims == [None]:
+            job = [{"": matrix_value(v)} for v in (w if isinstance(w, list) else [w])]
+        else:
+            job = [{d: matrix_value(v) for d, v in w.items()}]
+        (skipped if adj.get("skip") else jobs).extend(job)
+    return [j for j in jobs if j not in skipped]
+
+
+def matrix_words(step, key):
+    """The --key and the --tag values pipeline wrap gives a matrix step."""
+    dims = matrix_dims(step)
+    if dims is None or key is None:
+        return key, []
+    if dims == [None]:
+        return key + "[{{matrix}}]", ["matrix={{matrix}}"]
+    return (key + "[" + ",".join("%s={{matrix.%s}}" % (d, d) for d in dims) + "]",
+            ["matrix.%s={{matrix.%s}}" % (d, d) for d in dims])
+
+
+def expand_matrix(s, job):
+    """What Buildkite makes of s for one job of a matrix step."""
+    if job is None:
+        return s
+    return MATRIX_TOKEN.sub(lambda m: job[(m.group(1) or ".")[1:]], s)
+
+
 def run(cmd, env, cwd):
     p = subprocess.run(["bash", "-e", "-c", cmd], env=env, cwd=cwd,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -71,13 +141,17 @@ def unwrap(value):
     if words[:2] != ["tracker", "run"]:
         return None
     key = None
+    tags = []
     rest = words[2:]
     if rest[:1] == ["--key"]:
         key, rest = rest[1], rest[2:]
+        while rest[:1] == ["--tag"]:
+            tags.append(rest[1])
+            rest = rest[2:]
     if rest[:4] != ["--", "bash", "-e", "-c"] or len(rest) != 5:
         return None
     # shlex drops nothing inside single quotes: the script is exact
-    return key, rest[4]
+    return key, rest[4], tags
 
 
 def step_key(step):
@@ -102,14 +176,22 @@ def compare(a, b, path, step=None):
                     problems.append("%s: changed, but not a wrapper: %r" % (sub, b[k]))
                 elif got[1] != script_of(a[k]):
                     problems.append("%s: script differs:\n%r\n%r" % (sub, got[1], script_of(a[k])))
-                elif got[0] is not None and got[0] != step_key(a) and step_key(a) is not None:
-                    problems.append("%s: key %r is not the step's %r" % (sub, got[0], step_key(a)))
+                elif got[0] is not None and step_key(a) is not None and \
+                        got[0] != matrix_words(a, step_key(a))[0]:
+                    problems.append("%s: key %r is not the step's %r" %
+                                    (sub, got[0], matrix_words(a, step_key(a))[0]))
+                elif got[0] is not None and step_key(a) is not None and \
+                        got[2] != matrix_words(a, step_key(a))[1]:
+                    problems.append("%s: tags %r are not the step's %r" %
+                                    (sub, got[2], matrix_words(a, step_key(a))[1]))
+                elif got[0] is None and got[2]:
+                    problems.append("%s: tags without a key" % sub)
                 elif isinstance(a[k], list) != isinstance(b[k], list):
                     problems.append("%s: a list became a string or back" % sub)
                 else:
                     wrapped += 1
                     pairs.append((sub, script_of(a[k]), b[k][0] if isinstance(b[k], list) else b[k],
-                                  got[0]))
+                                  got[0], got[2], matrix_jobs(a)))
                 continue
             compare(a[k], b[k], sub)
     elif isinstance(a, list) and isinstance(b, list):
@@ -215,21 +297,31 @@ if do_run:
                 "PATH": tmp + os.pathsep + os.environ.get("PATH", ""),
                 "TRACKER_ARGV_FILE": argv_file})
     ran = 0
-    for where, orig_cmd, new_cmd, key in pairs:
-        script = interpolate(orig_cmd, upload_env)
-        a = run(script, env, os.getcwd())
-        if os.path.exists(argv_file):
-            os.unlink(argv_file)
-        b = run(interpolate(new_cmd, upload_env), env, os.getcwd())
-        if a != b:
-            problems.append("%s: ran differently:\n  original %r\n  wrapped  %r" % (where, a, b))
-        want = ["run"] + (["--key", interpolate(key, upload_env)] if key is not None else []) + \
-            ["--", "bash", "-e", "-c", script]
-        with open(argv_file, "rb") as f:
-            got = f.read().decode("utf-8").split("\0")[:-1]
-        if got != want:
-            problems.append("%s: tracker was given %r, not %r" % (where, got, want))
-        ran += 1
+    for where, orig_cmd, new_cmd, key, tags, jobs in pairs:
+        for job in jobs:
+            # the upload interpolates the values too, before the jobs are made
+            if job is not None:
+                job = {k: interpolate(v, upload_env) for k, v in job.items()}
+
+            def buildkite(s):
+                return expand_matrix(interpolate(s, upload_env), job)
+            script = buildkite(orig_cmd)
+            a = run(script, env, os.getcwd())
+            if os.path.exists(argv_file):
+                os.unlink(argv_file)
+            b = run(buildkite(new_cmd), env, os.getcwd())
+            if a != b:
+                problems.append("%s: ran differently:\n  original %r\n  wrapped  %r" %
+                                (where, a, b))
+            want = ["run"] + (["--key", buildkite(key)] if key is not None else [])
+            for t in tags:
+                want += ["--tag", buildkite(t)]
+            want += ["--", "bash", "-e", "-c", script]
+            with open(argv_file, "rb") as f:
+                got = f.read().decode("utf-8").split("\0")[:-1]
+            if got != want:
+                problems.append("%s: tracker was given %r, not %r" % (where, got, want))
+            ran += 1
     pwned = [f for f in os.listdir(".") if f.startswith("pwned")]
     if pwned:
         problems.append("files made by injected commands: %r" % pwned)

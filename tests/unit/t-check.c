@@ -2,8 +2,9 @@
  * core/analyze/check on a real SQLite history: which runs are current and which
  * are the baseline (window, failed runs, the current branch's own older
  * runs, machine classes, repeats of one build), the verdicts, the rules
- * of the config, change points with their builds and commits, and the
- * keys of a build.
+ * of the config, change points with their builds and commits, the
+ * keys of a build, and whether the current run's command is its
+ * baseline's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,6 +197,129 @@ static void config_rules(void)
 	ok(c.check.nr_rules == 2 && c.check.rules[0].threshold == 0 &&
 	   c.check.rules[1].threshold == 15, "ignored; a percent threshold of 15 is kept");
 	tk_config_release(&c);
+}
+
+/* A run of key on main, build b at minute `at`, whose command is argv
+ * (NULL: none recorded). */
+static void put_command(struct tk_store *s, const char *key, int b, int at, char *const *argv)
+{
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_run r;
+	char num[64];
+	int inserted;
+
+	tk_run_init(&r);
+	snprintf(r.id, sizeof(r.id), "00000000-0000-4000-8000-%012d", ++next_id);
+	r.key = strdup(key);
+	r.ci.branch = strdup("main");
+	snprintf(num, sizeof(num), "%d", b);
+	r.ci.build_number = strdup(num);
+	r.started_at_us = (int64_t)at * 60 * 1000000;
+	r.walltime_s = 10;
+	r.maxrss_bytes = 1 << 30;
+	r.status = TK_RUN_OK;
+	if (argv)
+		tk_run_set_argv(&r, argv);
+	if (tk_store_put_run(s, &r, &inserted, &err))
+		diag(err.msg);
+	tk_run_release(&r);
+}
+
+/* The check of key's build `build` on main against main, with the
+ * commands compared; what tk_check_command_say says in say. */
+static int check_command(struct tk_store *s, const char *key, const char *build,
+			 struct tk_check_result *r, struct tk_buf *say)
+{
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_check_opts o;
+	int ret;
+
+	tk_check_opts_init(&o);
+	o.key = key;
+	o.branch = "main";
+	o.build = build;
+	o.baseline_branch = "main";
+	ret = tk_check_key(s, &o, NULL, NULL, r, &err);
+	if (!ret)
+		ret = tk_check_command(s, r, &err);
+	if (ret)
+		diag(err.msg);
+	tk_buf_reset(say);
+	tk_check_command_say(r, say);
+	return ret;
+}
+
+static void commands(struct tk_store *s)
+{
+	static char *const a[] = { "julia", "--project", "a.jl", NULL };
+	static char *const b[] = { "julia", "--project", "b.jl", NULL };
+	static char *const spaced[] = { "julia", "a b.jl", NULL };
+	static char *const split[] = { "julia", "a", "b.jl", NULL };
+	static char *const low[] = { "bash", "-e", "-c", "julia --project=experiments/ClimaEarth/ "
+				     "experiments/ClimaEarth/run_amip.jl --config_file low.yml", NULL };
+	static char *const high[] = { "bash", "-e", "-c", "julia --project=experiments/ClimaEarth/ "
+				      "experiments/ClimaEarth/run_amip.jl --config_file high.yml", NULL };
+	struct tk_check_result r, copy;
+	struct tk_buf say = TK_BUF_INIT;
+	char *json;
+	int i;
+
+	/* builds 1-5 of main: a, b, none recorded, b, a; build 6: a */
+	put_command(s, "cmd", 1, 2001, a);
+	put_command(s, "cmd", 2, 2002, b);
+	put_command(s, "cmd", 3, 2003, NULL);
+	put_command(s, "cmd", 4, 2004, b);
+	put_command(s, "cmd", 5, 2005, a);
+	put_command(s, "cmd", 6, 2006, a);
+	ok(!check_command(s, "cmd", "6", &r, &say), "commands compared");
+	is_int(r.nr_base, 5, "against 5 runs");
+	is_int(r.command.known, 4, "4 of them with a command");
+	is_int(r.command.differ, 2, "2 of them another");
+	is_str(r.command.current, "julia --project a.jl", "the current command, as shell words");
+	is_str(r.command.other, "julia --project b.jl", "the newest other one (build 4)");
+	is_str(say.buf, "the current run's command differs from 2 of its 4 baseline runs with a "
+	       "recorded command ('julia --project a.jl' vs 'julia --project b.jl')", "said so");
+	json = as_json(&r, 0);
+	ok(strstr(json, "\"command_differs\": {\n        \"differing\": 2,\n        \"of\": 4,")
+	   != NULL, "in the JSON");
+	free(json);
+	tk_check_result_copy(&copy, &r);
+	is_str(copy.command.other, "julia --project b.jl", "a copy has its own");
+	tk_check_result_release(&copy);
+	tk_check_result_release(&r);
+
+	/* the same command every time: nothing to say, nothing in the JSON */
+	for (i = 1; i <= 6; i++)
+		put_command(s, "same", i, 2100 + i, a);
+	ok(!check_command(s, "same", "6", &r, &say), "the same command");
+	ok(!r.command.differ && r.command.known == 5 && !r.command.current && !say.len,
+	   "nothing differs");
+	json = as_json(&r, 0);
+	ok(!strstr(json, "command_differs"), "nor in the JSON");
+	free(json);
+	tk_check_result_release(&r);
+
+	/* one word with a blank is not two words */
+	put_command(s, "spaced", 1, 2201, split);
+	put_command(s, "spaced", 2, 2202, spaced);
+	ok(!check_command(s, "spaced", "2", &r, &say), "quoted words");
+	is_str(say.buf, "the current run's command differs from 1 of its 1 baseline run "
+	       "('julia 'a b.jl'' vs 'julia a b.jl')", "shown as one would type them");
+	tk_check_result_release(&r);
+
+	/* long commands are shown from the word where they part */
+	put_command(s, "long", 1, 2301, low);
+	put_command(s, "long", 2, 2302, high);
+	ok(!check_command(s, "long", "2", &r, &say), "long commands");
+	is_str(say.buf, "the current run's command differs from 1 of its 1 baseline run "
+	       "('... high.yml'' vs '... low.yml'')", "from the word where they part");
+	tk_check_result_release(&r);
+
+	/* no baseline: nothing compared */
+	ok(!check_command(s, "alone", NULL, &r, &say) && !r.command.known && !say.len,
+	   "no run, no baseline: nothing compared");
+	tk_check_result_release(&r);
+	tk_buf_release(&say);
 }
 
 int main(void)
@@ -419,6 +543,7 @@ int main(void)
 	tk_check_result_release(&r);
 
 	config_rules();
+	commands(s);
 	tk_config_release(&cfg);
 	tk_ci_context_release(&ci);
 	tk_store_close(s);

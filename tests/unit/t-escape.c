@@ -1,8 +1,8 @@
 /*
  * core/base/escape: the one rule per output language for untrusted text
- * (terminal text, XML/HTML, markdown), on hostile inputs: markup, quotes,
- * controls, terminal escapes, C1 controls, invalid UTF-8, noncharacters,
- * and limits that must not split a character.
+ * (terminal text, XML/HTML, markdown, shell words), on hostile inputs:
+ * markup, quotes, controls, terminal escapes, C1 controls, invalid UTF-8,
+ * noncharacters, and limits that must not split a character.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +39,15 @@ static void md_is(const char *in, size_t max, const char *want, const char *what
 
 	tk_md_escape(&b, in, max);
 	is_str(b.buf, want, "markdown: %s", what);
+	tk_buf_release(&b);
+}
+
+static void sh_is(const char *in, size_t len, const char *want, const char *what)
+{
+	struct tk_buf b = TK_BUF_INIT;
+
+	tk_sh_quote(&b, in, len);
+	is_str(b.buf, want, "shell: %s", what);
 	tk_buf_release(&b);
 }
 
@@ -118,6 +127,17 @@ int main(void)
 	md_is("caf\xc3\xa9", 4, "caf" ELLIPSIS, "a cut never splits a character");
 	md_is("abcdef", 3, "abc" ELLIPSIS, "cut after max bytes");
 	md_is("\x80\x80\x80\x80", 2, FFFD FFFD ELLIPSIS, "stray continuation bytes are cut anywhere");
+
+	/* shell: one word whatever it holds */
+	sh_is("amip", 4, "amip", "a plain key stays plain");
+	sh_is("a.b_c-d/e:f=g+h@i%j,k", 21, "a.b_c-d/e:f=g+h@i%j,k", "safe punctuation");
+	sh_is("", 0, "''", "empty is two quotes");
+	sh_is("it's", 4, "'it'\\''s'", "a single quote closes, escapes, reopens");
+	sh_is("$(x) `y` \"z\"", 12, "'$(x) `y` \"z\"'", "expansions stay quoted");
+	sh_is("a\nb", 3, "'a\nb'", "a newline stays inside the quotes");
+	tk_buf_reset(&b);
+	tk_sh_quote(&b, "a\0b", 3);
+	ok(b.len == 5 && !memcmp(b.buf, "'a\0b'", 5), "shell: a NUL byte is not safe punctuation");
 	tk_buf_release(&b);
 	return done_testing();
 }

@@ -1,6 +1,6 @@
 /*
- * core/ci/pipewrap: shell quoting, wrapper detection, the wrapped text of
- * each kind of command, aliases, errors and limits.
+ * core/ci/pipewrap: wrapper detection, the wrapped text of each kind of
+ * command, matrix steps' keys and tags, aliases, errors and limits.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,15 +15,6 @@ static void count_warning(void *arg, const char *msg)
 {
 	nr_warnings++;
 	snprintf(last_warning, sizeof(last_warning), "%s", msg);
-}
-
-static const char *quote(const char *s)
-{
-	static struct tk_buf b = TK_BUF_INIT;
-
-	tk_buf_reset(&b);
-	tk_sh_quote(&b, s, strlen(s));
-	return b.buf;
 }
 
 /* Wraps text with opts (NULL: defaults); returns the output or the error
@@ -43,16 +34,6 @@ static const char *wrap(const char *text, const struct tk_pipewrap_opts *opts,
 			tk_buf_adds(&out, " (not TK_EDATA)");
 	}
 	return out.buf;
-}
-
-static void test_quote(void)
-{
-	is_str(quote("amip"), "amip", "a plain key stays plain");
-	is_str(quote("a.b_c-d/e:f=g+h@i%j,k"), "a.b_c-d/e:f=g+h@i%j,k", "safe punctuation");
-	is_str(quote(""), "''", "empty is two quotes");
-	is_str(quote("it's"), "'it'\\''s'", "a single quote closes, escapes, reopens");
-	is_str(quote("$(x) `y` \"z\""), "'$(x) `y` \"z\"'", "expansions stay quoted");
-	is_str(quote("a\nb"), "'a\nb'", "a newline stays inside the quotes");
 }
 
 static void test_detect(void)
@@ -118,6 +99,119 @@ static void test_known_answers(void)
 		is_int(st.not_listed, 1, "one not listed");
 		is_int(nr_warnings, 1, "one warning: a listed key no step has");
 		ok(strstr(last_warning, "'zz'") != NULL, "it names the key");
+	}
+}
+
+/* Wraps a one-step pipeline whose step has key k, command `make` and the
+ * matrix written after "matrix:"; returns the output's command value or
+ * the whole output when it has none. */
+static const char *wrap_matrix(const char *matrix, struct tk_pipewrap_stats *st)
+{
+	static struct tk_buf in = TK_BUF_INIT;
+	const char *got, *cmd;
+
+	tk_buf_reset(&in);
+	tk_buf_addf(&in, "steps:\n  - key: k\n    command: make\n    matrix:%s\n", matrix);
+	got = wrap(in.buf, NULL, st);
+	cmd = strstr(got, "command: ");
+	if (!cmd)
+		return got;
+	cmd += strlen("command: ");
+	tk_buf_reset(&in);
+	tk_buf_add(&in, cmd, strcspn(cmd, "\n"));
+	return in.buf;
+}
+
+static void test_matrix(void)
+{
+	struct tk_pipewrap_stats st;
+	const char *got;
+	char *once;
+
+	is_str(wrap_matrix(" [low, high]", &st),
+	       "\"tracker run --key 'k[{{matrix}}]' --tag 'matrix={{matrix}}' -- bash -e -c 'make'\"",
+	       "a list of values: {{matrix}} in the key and a tag");
+	is_int(st.wrapped, 1, "wrapped");
+	is_str(wrap_matrix("\n      setup:\n        res: [low, high]\n        os: [linux]\n"
+			   "      adjustments:\n        - with: {os: mac, res: mid}\n", &st),
+	       "\"tracker run --key 'k[res={{matrix.res}},os={{matrix.os}}]' "
+	       "--tag 'matrix.res={{matrix.res}}' --tag 'matrix.os={{matrix.os}}' "
+	       "-- bash -e -c 'make'\"",
+	       "setup: dimensions in the order written, whatever adjustments say");
+	is_str(wrap_matrix(" {setup: [a, 1, true], adjustments: [{with: c, soft_fail: true}]}", &st),
+	       "\"tracker run --key 'k[{{matrix}}]' --tag 'matrix={{matrix}}' -- bash -e -c 'make'\"",
+	       "setup: as a list is one dimension too; numbers and booleans are values");
+	is_str(wrap_matrix(" ~", &st), "\"tracker run --key k -- bash -e -c 'make'\"",
+	       "a null matrix is none");
+	is_str(wrap_matrix(" [\"$(touch pwned)\", \"`id`\", \"$$HOME\", \"\\\\$HOME\", \"a b;c\", \"\"]",
+			   &st),
+	       "\"tracker run --key 'k[{{matrix}}]' --tag 'matrix={{matrix}}' -- bash -e -c 'make'\"",
+	       "values the single quotes keep as they are: $( ), backquotes, $$, \\$, blanks, ;");
+
+	/* values that would break the quotes, the key or the tag: left */
+	got = wrap_matrix(" [ok, \"it's\"]", &st);
+	is_str(got, "make", "a value with a single quote: the step is left as it is");
+	is_int(st.left, 1, "counted as left");
+	is_int(nr_warnings, 1, "with a warning");
+	ok(strstr(last_warning, "p.yml:4: step 'k': its matrix value 'it's' holds a single quote") != NULL,
+	   "naming the value and its line: %s", last_warning);
+	is_str(wrap_matrix(" [\"a\\nb\"]", &st), "make", "a value with a newline: left");
+	ok(strstr(last_warning, "invalid tag 'matrix=a\\x0ab'") != NULL, "the newline shown: %s",
+	   last_warning);
+	is_str(wrap_matrix(" [\"a\\0b\"]", &st), "make", "a value with a NUL: left");
+	is_str(wrap_matrix(" [\"${BRANCH}\"]", &st), "make", "a value the upload interpolates: left");
+	ok(strstr(last_warning, "interpolated at upload") != NULL, "said so: %s", last_warning);
+	is_str(wrap_matrix(" [\"x$HOME\"]", &st), "make", "$NAME too");
+	is_str(wrap_matrix("\n      setup: {os: [linux]}\n      adjustments:\n"
+			   "        - with: {os: \"it's\"}\n", &st),
+	       "make", "a bad value in an adjustment: left");
+	ok(strstr(last_warning, "p.yml:7:") != NULL, "its line: %s", last_warning);
+	is_str(wrap_matrix(" [[a, b]]", &st), "make", "a value that is a list: left");
+	is_str(wrap_matrix(" {setup: {\"o s\": [a]}}", &st), "make", "a dimension name with a blank: left");
+	is_str(wrap_matrix(" {setup: {os: a}}", &st), "make", "a dimension that is no list: left");
+	is_str(wrap_matrix(" {adjustments: []}", &st), "make", "no setup: left");
+	is_str(wrap_matrix(" {setup: {os: [a]}, adjustments: [{with: b}]}", &st), "make",
+	       "an adjustment without dimension names for a setup with them: left");
+	is_str(wrap_matrix(" scalar", &st), "make", "a matrix that is a string: left");
+	{
+		struct tk_buf m = TK_BUF_INIT;
+		int i;
+
+		/* k[ + 197 + ] is 200 bytes: a key; one more is not */
+		tk_buf_adds(&m, " [\"");
+		for (i = 0; i < 197; i++)
+			tk_buf_addch(&m, 'v');
+		tk_buf_adds(&m, "\", x]");
+		ok(strstr(wrap_matrix(m.buf, &st), "tracker run") != NULL,
+		   "a key of 200 bytes with the longest value: wrapped");
+		tk_buf_setlen(&m, m.len - 5);
+		tk_buf_adds(&m, "v\"]");
+		is_str(wrap_matrix(m.buf, &st), "make", "one byte more: left");
+		ok(strstr(last_warning, "its key with its longest matrix values is 201 bytes, "
+			  "more than 200") != NULL, "said so: %s", last_warning);
+		tk_buf_release(&m);
+	}
+
+	/* wrapping twice changes nothing; the shared command of two keys */
+	once = strdup(wrap("steps:\n  - key: k\n    command: make\n    matrix: [a, b]\n", NULL, NULL));
+	is_str(wrap(once, NULL, &st), once, "wrapping a matrix step again changes nothing");
+	is_int(st.already, 1, "it already runs tracker");
+	free(once);
+	got = wrap("d: &d {command: make, matrix: [a, b]}\n"
+		   "steps:\n  - {key: a, <<: *d}\n  - {key: b, <<: *d}\n", NULL, &st);
+	ok(!strstr(got, "tracker run"), "a matrix command shared by two keys is left");
+	is_int(st.left, 2, "both steps left");
+	ok(strstr(last_warning, "a matrix step's command must be its own") != NULL, "said so: %s",
+	   last_warning);
+	{
+		struct tk_pipewrap_opts o = { NULL, 0, 1, count_warning, NULL };
+
+		is_str(wrap("steps:\n  - label: \"Big Run\"\n    command: make\n    matrix: [x]\n",
+			    &o, &st),
+		       "steps:\n  - label: \"Big Run\"\n    command: \"tracker run --key "
+		       "'big-run[{{matrix}}]' --tag 'matrix={{matrix}}' -- bash -e -c 'make'\"\n"
+		       "    matrix: [x]\n",
+		       "--derive-keys: the label's slug, then the matrix");
 	}
 }
 
@@ -218,9 +312,9 @@ static void test_errors(void)
 
 int main(void)
 {
-	test_quote();
 	test_detect();
 	test_known_answers();
+	test_matrix();
 	test_line_ends();
 	test_idempotent();
 	test_aliases();
