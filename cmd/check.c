@@ -235,6 +235,11 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (store->warning[0])
 		cmd_warning("%s", store->warning);
+	/* a key no run has on any branch is a typo: never "insufficient data" */
+	if (tk_store_require_keys(store, c.keys, &err)) {
+		ret = cmd_fail(&err);
+		goto out;
+	}
 	if (c.o.run_id)
 		ret = key_of_run(store, &c, &run_key, idbuf);
 	if (!ret && !c.nr_keys && tk_check_default_keys(store, &ci, c.o.branch, &found,

@@ -141,6 +141,10 @@ int cmd_dashboard(int argc, char **argv, struct cmd_ctx *ctx)
 
 		cmd_since_hint(store, &q, &err);
 	}
+	/* a filter no key of the whole history matches is a typo */
+	if (ret == TK_EDATA && !d.o.nr_keys && d.o.key_filter &&
+	    tk_store_require_key_match(store, d.o.key_filter, &err) < 0)
+		ret = err.code;
 	if (ret)
 		ret = cmd_fail(&err);
 	else

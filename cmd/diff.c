@@ -249,6 +249,7 @@ static int diff_stored(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_stored
 		       struct tk_err *err)
 {
 	char ids[2][TK_RUN_ID_LEN + 1];
+	const char *keys[2] = { d->key, NULL };
 	struct tk_buf db = TK_BUF_INIT;
 	struct tk_baseline_query q;
 	struct tk_ci_context ci;
@@ -275,6 +276,9 @@ static int diff_stored(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_stored
 		if (d->fetch_baseline)
 			ret = cmd_fetch_baseline(s, &q, &ci, &ctx->config, err);
 	}
+	/* after the fetch, which may bring the key's first runs */
+	if (!ret)
+		ret = tk_store_require_keys(s, keys, err);
 	if (!ret)
 		ret = tk_diff_stored(s, &q, &ci, &ctx->config, d->io.no_demangle, &d->dopts, sd,
 				     err);

@@ -200,10 +200,13 @@ static int load_stored(struct cmd_ctx *ctx, struct flame_opts *o, struct tk_prof
 	struct tk_buf db = TK_BUF_INIT;
 	struct tk_store *s = NULL;
 	static char id[TK_RUN_ID_LEN + 1]; /* o->run_id may point here */
+	const char *keys[2] = { o->key, NULL };
 	int ret;
 
 	cmd_resolve_db(ctx, o->db, &db);
 	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
+	if (!ret)
+		ret = tk_store_require_keys(s, keys, &err);
 	if (!ret)
 		ret = cmd_resolve_run_id(s, NULL, &o->run_id, id, &err);
 	if (!ret && o->ranks) {

@@ -244,7 +244,9 @@ int cmd_history(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (store->warning[0])
 		cmd_warning("%s", store->warning);
-	if (cmd_resolve_run_id(store, o.keys.nr == 1 ? o.keys.v[0] : NULL, &o.q.run_id, id,
+	/* a key no run has is a typo, not an empty history */
+	if (tk_store_require_keys(store, o.q.keys, &err) ||
+	    cmd_resolve_run_id(store, o.keys.nr == 1 ? o.keys.v[0] : NULL, &o.q.run_id, id,
 			       &err)) {
 		ret = cmd_fail(&err);
 		goto out;
