@@ -229,7 +229,7 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 	if (tk_ci_collect(&tk_env_process, &ci, &err))
 		cmd_warning("incomplete CI context: %s", err.msg);
 	cmd_resolve_db(ctx, c.db, &url);
-	if (tk_store_open_flags(url.buf, TK_STORE_NO_CREATE, &store, &err)) {
+	if (tk_store_open_reader(url.buf, &store, &err)) {
 		ret = cmd_fail(&err);
 		goto out;
 	}

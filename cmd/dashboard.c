@@ -123,7 +123,7 @@ int cmd_dashboard(int argc, char **argv, struct cmd_ctx *ctx)
 	if (ret)
 		return ret;
 	cmd_resolve_db(ctx, d.db, &url);
-	if (tk_store_open_flags(url.buf, TK_STORE_NO_CREATE, &store, &err)) {
+	if (tk_store_open_reader(url.buf, &store, &err)) {
 		tk_buf_release(&url);
 		return cmd_fail(&err);
 	}

@@ -259,7 +259,11 @@ static int diff_stored(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_stored
 	memset(&q, 0, sizeof(q));
 	tk_ci_context_init(&ci);
 	cmd_resolve_db(ctx, d->db, &db);
-	ret = tk_store_open_flags(db.buf, d->fetch_baseline ? 0 : TK_STORE_NO_CREATE, &s, err);
+	/* --fetch-baseline writes: it waits for the database as run does */
+	if (d->fetch_baseline)
+		ret = tk_store_open(db.buf, &s, err);
+	else
+		ret = tk_store_open_reader(db.buf, &s, err);
 	if (!ret)
 		ret = cmd_resolve_run_id(s, d->key, &d->run_id, ids[0], err);
 	if (!ret)

@@ -204,7 +204,7 @@ static int load_stored(struct cmd_ctx *ctx, struct flame_opts *o, struct tk_prof
 	int ret;
 
 	cmd_resolve_db(ctx, o->db, &db);
-	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
+	ret = tk_store_open_reader(db.buf, &s, &err);
 	if (!ret)
 		ret = tk_store_require_keys(s, keys, &err);
 	if (!ret)

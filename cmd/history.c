@@ -238,7 +238,7 @@ int cmd_history(int argc, char **argv, struct cmd_ctx *ctx)
 	if (ret)
 		goto out;
 	cmd_resolve_db(ctx, o.db, &url);
-	if (tk_store_open_flags(url.buf, TK_STORE_NO_CREATE, &store, &err)) {
+	if (tk_store_open_reader(url.buf, &store, &err)) {
 		ret = cmd_fail(&err);
 		goto out;
 	}

@@ -187,7 +187,11 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 	tk_ci_context_init(&ci);
 	tk_ci_collect(&tk_env_process, &ci, NULL);
 	tk_report_init(&r);
-	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
+	/* --fetch-baseline writes: it waits for the database as run does */
+	if (a.fetch)
+		ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
+	else
+		ret = tk_store_open_reader(db.buf, &s, &err);
 	if (!ret && a.fetch)
 		ret = fetch_baselines(s, o, &ci, &ctx->config, &err);
 	if (!ret)

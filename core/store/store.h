@@ -64,7 +64,7 @@ typedef int (*tk_run_fn)(const struct tk_run *run, void *data);
  * query and is returned by query_summaries. */
 typedef int (*tk_summary_fn)(const struct tk_run_summary *s, void *data);
 
-/* 2: query_summaries; 3: open takes struct tk_store_opts (cancel) */
+/* 2: query_summaries; 3: open takes struct tk_store_opts (cancel, wait_s) */
 #define TK_STORE_OPS_VERSION 3
 
 struct tk_store_opts;
@@ -195,9 +195,27 @@ enum tk_store_flags {
 const struct tk_store_ops *tk_store_backend_for(const char *url);
 const struct tk_store_ops *tk_store_backend_at(size_t i);
 
+/*
+ * How long a command waits for a database it cannot reach. A writer
+ * (tracker run, push, import, fetch) must not lose what it stores, so it
+ * keeps trying for as long as the backend's default (PostgreSQL: 30 s of
+ * connection retries); a command that only reads answers a person or a
+ * merge gate, which should hear within seconds that the database is not
+ * there: it asks for TK_STORE_READ_WAIT_S. A backend with nothing to reach
+ * (SQLite: a local file) ignores it.
+ */
+#define TK_STORE_READ_WAIT_S 4.0
+
 struct tk_store_opts {
 	unsigned flags;                      /* enum tk_store_flags */
 	const volatile sig_atomic_t *cancel; /* NULL: never cancelled */
+	/*
+	 * The longest wait to reach the database, in seconds, in all: every
+	 * connection attempt (each one's own timeout cut to what is left) and
+	 * the pauses between them, for the opening and for each later call
+	 * that has to connect again. 0: the backend's default.
+	 */
+	double wait_s;
 };
 
 int tk_store_open(const char *url, struct tk_store **out, struct tk_err *err);
@@ -295,6 +313,10 @@ int tk_store_open_opts(const char *url, const struct tk_store_opts *o,
 		       struct tk_store **out, struct tk_err *err);
 int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,
 			struct tk_err *err);
+/* For the commands that only read (history, check, diff, flame,
+ * dashboard, report): TK_STORE_NO_CREATE, and TK_STORE_READ_WAIT_S to
+ * reach the database; an unreachable one is TK_EUNAVAIL naming it. */
+int tk_store_open_reader(const char *url, struct tk_store **out, struct tk_err *err);
 /*
  * Copies every run of src into dst (put_run: idempotent, a complete run
  * replaces a partial one) and then every profile (put_profile, which
