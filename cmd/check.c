@@ -37,8 +37,10 @@ static const char more[] =
 	"  tracker check --key amip --history --format json\n"
 	"\n"
 	"Exit status: 0 no regression (also for insufficient data, with a note),\n"
-	"1 a regression, 2 usage error, 65 a stored run cannot be read (or no run\n"
-	"--run names), 69 the database is missing or unavailable.\n";
+	"1 a regression, 2 usage error, 65 a stored run cannot be read, no run\n"
+	"--run names, or a --key no run has on any branch (the nearest keys are\n"
+	"named), 69 the database is missing or unavailable (an unreachable one\n"
+	"within 4 s).\n";
 
 struct check_cmd {
 	const char *db;
@@ -107,8 +109,7 @@ static const struct cmd_option options[] = {
 		   "context's)"),
 	OPT_STRING(0, "machine-class", O, o.machine_class, "C", "compare runs of this machine "
 		   "class (default: the current run's)"),
-	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
-		   ".tracker.yml)"),
+	OPT_DB(O, db),
 	OPT_END(),
 };
 

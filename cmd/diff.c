@@ -70,7 +70,8 @@ static const char more[] =
 	"  tracker diff before.folded after.folded --normalize total -o d.folded\n"
 	"\n"
 	"Exit status: 0 written, 2 usage error, 65 a profile cannot be read or no\n"
-	"run matches, 69 the database or a file is unavailable.\n";
+	"run matches (a --key no run has: the nearest keys are named), 69 the\n"
+	"database or a file is unavailable (an unreachable database within 4 s).\n";
 
 #define DEFAULT_BASELINES 5
 
@@ -163,8 +164,7 @@ static const struct cmd_option options[] = {
 	OPT_STRING(0, "title", O, ropts.render.title, "T", "the title"),
 	OPT_DOUBLE(0, "width", O, ropts.render.image_width, "PX", 100, 1e6, "the image width"),
 	OPT_LONG(0, "top", O, top, "N", 1, LONG_MAX, "the rows of .txt"),
-	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
-		   ".tracker.yml, ~/.local/share/tracker/history.db)"),
+	OPT_DB(O, db),
 	OPT_FLAG(0, "no-demangle", O, io.no_demangle, "keep frame names raw (mangled, "
 		 "name@@GLIBC_2.34)"),
 	OPT_STRING('o', "output", O, out, "OUT", "the output file"),

@@ -53,8 +53,9 @@ static const char more[] =
 	"  tracker flame --reverse --title 'Callers of malloc' heap.folded -o heap.svg\n"
 	"\n"
 	"Exit status: 0 written, 2 usage error, 65 the profile cannot be read\n"
-	"(the message names the file and the line or offset), 69 a file cannot\n"
-	"be opened or written.\n";
+	"(the message names the file and the line or offset) or no stored run\n"
+	"matches (a --key no run has: the nearest keys are named), 69 a file\n"
+	"cannot be opened or written, or the database is unavailable.\n";
 
 /* Where the profile comes from. */
 enum source {
@@ -113,8 +114,7 @@ static const struct cmd_option options[] = {
 	OPT_FLAG(0, "ranks", O, ranks, "with --run or --key: merge the profiles of every rank "
 		 "of that run's job (with --key: the newest job recorded with tracker run "
 		 "--per-rank)"),
-	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
-		   ".tracker.yml, ~/.local/share/tracker/history.db)"),
+	OPT_DB(O, db),
 	OPT_STRING(0, "kind", O, import.kind, "K", "stored profiles: the kind (default cpu); "
 		   "files: the variant to take, e.g. alloc in a ProfileCanvas page"),
 	OPT_FLAG(0, "pid", O, import.pid_frames, "perf script: a root frame per process"),

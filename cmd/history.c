@@ -43,8 +43,10 @@ static const char more[] =
 	"  tracker history --key amip --key ocean --metric walltime,cpu --plot perf.html\n"
 	"\n"
 	"Exit status: 0 ok (also when no run matches), 2 usage error (also a PNG or\n"
-	"PDF too tall for the charts asked), 65 a stored run cannot be read or --plot\n"
-	"has nothing to draw, 69 the database is missing or unavailable.\n";
+	"PDF too tall for the charts asked), 65 a stored run cannot be read, --plot\n"
+	"has nothing to draw, or a --key no run has on any branch (the nearest keys\n"
+	"are named), 69 the database is missing or unavailable (an unreachable one\n"
+	"within 4 s).\n";
 
 struct history_opts {
 	const char *db;
@@ -93,8 +95,7 @@ static const struct cmd_choice axes[] = {
 
 #define O struct history_opts
 static const struct cmd_option options[] = {
-	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
-		   ".tracker.yml, else $XDG_DATA_HOME/tracker/history.db)"),
+	OPT_DB(O, db),
 	OPT_STRING_LIST(0, "key", O, keys, "K", "only runs of step key K (repeatable: any of "
 			"them)"),
 	OPT_STRING(0, "branch", O, q.branch, "B", "only runs on branch B"),

@@ -784,7 +784,7 @@ static void resolve_path(char **value, const char *config_path, int is_db)
 		return;
 	if (is_db) {
 		if (strstr(v, "://"))
-			return; /* a URL: no store takes it, say so later */
+			return; /* a URL (postgresql://...), not a path */
 		if (!strncmp(v, "sqlite:", 7)) {
 			prefix = "sqlite:";
 			v += 7;

@@ -3,7 +3,7 @@
 /*
  * .tracker.yml, read with libyaml:
  *
- *   db: sqlite:/scratch/perf/history.db   # or a bare path
+ *   db: sqlite:/scratch/perf/history.db   # or a bare path, or postgresql://...
  *   artifacts: tracker-artifacts
  *   baseline_branch: main
  *   keys:
