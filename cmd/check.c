@@ -37,8 +37,10 @@ static const char more[] =
 	"  tracker check --key amip --history --format json\n"
 	"\n"
 	"Exit status: 0 no regression (also for insufficient data, with a note),\n"
-	"1 a regression, 2 usage error, 65 a stored run cannot be read (or no run\n"
-	"--run names), 69 the database is missing or unavailable.\n";
+	"1 a regression, 2 usage error, 65 a stored run cannot be read, no run\n"
+	"--run names, or a --key no run has on any branch (the nearest keys are\n"
+	"named), 69 the database is missing or unavailable (an unreachable one\n"
+	"within 4 s).\n";
 
 struct check_cmd {
 	const char *db;
@@ -109,8 +111,7 @@ static const struct cmd_option options[] = {
 		   "context's)"),
 	OPT_STRING(0, "machine-class", O, o.machine_class, "C", "compare runs of this machine "
 		   "class (default: the current run's)"),
-	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
-		   ".tracker.yml)"),
+	OPT_DB(O, db),
 	OPT_END(),
 };
 
@@ -247,12 +248,17 @@ int cmd_check(int argc, char **argv, struct cmd_ctx *ctx)
 	if (tk_ci_collect(&tk_env_process, &ci, &err))
 		cmd_warning("incomplete CI context: %s", err.msg);
 	cmd_resolve_db(ctx, c.db, &url);
-	if (tk_store_open_flags(url.buf, TK_STORE_NO_CREATE, &store, &err)) {
+	if (tk_store_open_reader(url.buf, &store, &err)) {
 		ret = cmd_fail(&err);
 		goto out;
 	}
 	if (store->warning[0])
 		cmd_warning("%s", store->warning);
+	/* a key no run has on any branch is a typo: never "insufficient data" */
+	if (tk_store_require_keys(store, c.keys, &err)) {
+		ret = cmd_fail(&err);
+		goto out;
+	}
 	if (c.o.run_id)
 		ret = key_of_run(store, &c, &run_key, idbuf);
 	if (!ret && !c.nr_keys && tk_check_default_keys(store, &ci, c.o.branch, &found,

@@ -84,7 +84,11 @@ int cmd_usage_error(const struct cmd_ctx *ctx, const char *fmt, ...)
 /*
  * The database URL: --db (opt, may be NULL), else $TRACKER_DB, else db: in
  * .tracker.yml, else $XDG_DATA_HOME/tracker/history.db (default
- * ~/.local/share/tracker/history.db). Appends it to out.
+ * ~/.local/share/tracker/history.db) (tk_config_db). Appends it to out.
+ * When the choice fell to db: or the default and the config has a
+ * problem with db: (tk_config.db_problem), says on stderr which database
+ * is used and why, whatever -q: every command that opens a database
+ * calls this once.
  */
 void cmd_resolve_db(const struct cmd_ctx *ctx, const char *opt, struct tk_buf *out);
 /*

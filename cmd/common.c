@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/base/env.h"
 #include "core/base/fsutil.h"
 #include "core/base/banned.h"
 
@@ -28,24 +29,22 @@ void cmd_keep_heap(void)
 
 void cmd_resolve_db(const struct cmd_ctx *ctx, const char *opt, struct tk_buf *out)
 {
-	const char *v = nonempty(opt);
-	const char *home;
+	struct tk_db_choice how;
+	struct tk_buf shown = TK_BUF_INIT, url = TK_BUF_INIT;
 
-	if (!v)
-		v = nonempty(getenv("TRACKER_DB"));
-	if (!v)
-		v = nonempty(ctx->config.db);
-	if (v) {
-		tk_buf_adds(out, v);
-		return;
+	tk_config_db(&ctx->config, &tk_env_process, opt, &url, &how);
+	/* a broken db: must not send the runs elsewhere in silence */
+	if (how.problem) {
+		tk_store_redact_url(url.buf, &shown);
+		if (how.from == TK_DB_FROM_CONFIG)
+			cmd_note("using the database %s (db: in %s): %s", shown.buf,
+				 ctx->config.path ? ctx->config.path : ".tracker.yml", how.problem);
+		else
+			cmd_note("using the database %s (the default): %s", shown.buf, how.problem);
 	}
-	home = nonempty(getenv("XDG_DATA_HOME"));
-	if (home) {
-		tk_buf_addf(out, "%s/tracker/history.db", home);
-		return;
-	}
-	home = nonempty(getenv("HOME"));
-	tk_buf_addf(out, "%s/.local/share/tracker/history.db", home ? home : ".");
+	tk_buf_add(out, url.buf, url.len);
+	tk_buf_release(&url);
+	tk_buf_release(&shown);
 }
 
 int cmd_resolve_run_id(struct tk_store *s, const char *key, const char **id,

@@ -33,8 +33,10 @@ static const char more[] =
 	"  tracker dashboard -o perf/\n"
 	"  tracker dashboard -o perf/ --key-filter 'amip*' --since 90d --baseline-branch main\n"
 	"\n"
-	"Exit status: 0 ok, 2 usage error, 65 no key has runs to show or a stored run\n"
-	"cannot be read, 69 the database is missing or a file cannot be written.\n";
+	"Exit status: 0 ok, 2 usage error, 65 no key has runs to show (a\n"
+	"--key-filter no key matches: the nearest keys are named) or a stored run\n"
+	"cannot be read, 69 the database is missing or unavailable (an unreachable\n"
+	"one within 4 s), or a file cannot be written.\n";
 
 struct dashboard_cmd {
 	const char *out, *db;
@@ -69,8 +71,7 @@ static const struct cmd_choice axes[] = {
 #define O struct dashboard_cmd
 static const struct cmd_option options[] = {
 	OPT_STRING('o', "output", O, out, "DIR", "the directory to write (made when missing)"),
-	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
-		   ".tracker.yml, else $XDG_DATA_HOME/tracker/history.db)"),
+	OPT_DB(O, db),
 	OPT_STRING(0, "key-filter", O, o.key_filter, "PATTERN", "only keys matching the shell "
 		   "pattern (amip*, *-gpu)"),
 	OPT_CALLBACK(0, "since", "WHEN", parse_since, "runs started at or after WHEN (default "
@@ -124,7 +125,7 @@ int cmd_dashboard(int argc, char **argv, struct cmd_ctx *ctx)
 	if (ret)
 		return ret;
 	cmd_resolve_db(ctx, d.db, &url);
-	if (tk_store_open_flags(url.buf, TK_STORE_NO_CREATE, &store, &err)) {
+	if (tk_store_open_reader(url.buf, &store, &err)) {
 		tk_buf_release(&url);
 		return cmd_fail(&err);
 	}
@@ -142,6 +143,10 @@ int cmd_dashboard(int argc, char **argv, struct cmd_ctx *ctx)
 
 		cmd_since_hint(store, &q, &err);
 	}
+	/* a filter no key of the whole history matches is a typo */
+	if (ret == TK_EDATA && !d.o.nr_keys && d.o.key_filter &&
+	    tk_store_require_key_match(store, d.o.key_filter, &err) < 0)
+		ret = err.code;
 	if (ret)
 		ret = cmd_fail(&err);
 	else

@@ -72,7 +72,8 @@ static const char more[] =
 	"  tracker diff before.folded after.folded --normalize total -o d.folded\n"
 	"\n"
 	"Exit status: 0 written, 2 usage error, 65 a profile cannot be read or no\n"
-	"run matches, 69 the database or a file is unavailable.\n";
+	"run matches (a --key no run has: the nearest keys are named), 69 the\n"
+	"database or a file is unavailable (an unreachable database within 4 s).\n";
 
 #define DEFAULT_BASELINES 5
 
@@ -165,8 +166,7 @@ static const struct cmd_option options[] = {
 	OPT_STRING(0, "title", O, ropts.render.title, "T", "the title"),
 	OPT_DOUBLE(0, "width", O, ropts.render.image_width, "PX", 100, 1e6, "the image width"),
 	OPT_LONG(0, "top", O, top, "N", 1, LONG_MAX, "the rows of .txt"),
-	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
-		   ".tracker.yml, ~/.local/share/tracker/history.db)"),
+	OPT_DB(O, db),
 	OPT_FLAG(0, "no-demangle", O, io.no_demangle, "keep frame names raw (mangled, "
 		 "name@@GLIBC_2.34)"),
 	OPT_STRING('o', "output", O, out, "OUT", "the output file"),
@@ -249,6 +249,7 @@ static int diff_stored(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_stored
 		       struct tk_err *err)
 {
 	char ids[2][TK_RUN_ID_LEN + 1];
+	const char *keys[2] = { d->key, NULL };
 	struct tk_buf db = TK_BUF_INIT;
 	struct tk_baseline_query q;
 	struct tk_ci_context ci;
@@ -258,7 +259,11 @@ static int diff_stored(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_stored
 	memset(&q, 0, sizeof(q));
 	tk_ci_context_init(&ci);
 	cmd_resolve_db(ctx, d->db, &db);
-	ret = tk_store_open_flags(db.buf, d->fetch_baseline ? 0 : TK_STORE_NO_CREATE, &s, err);
+	/* --fetch-baseline writes: it waits for the database as run does */
+	if (d->fetch_baseline)
+		ret = tk_store_open(db.buf, &s, err);
+	else
+		ret = tk_store_open_reader(db.buf, &s, err);
 	if (!ret)
 		ret = cmd_resolve_run_id(s, d->key, &d->run_id, ids[0], err);
 	if (!ret)
@@ -275,6 +280,9 @@ static int diff_stored(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_stored
 		if (d->fetch_baseline)
 			ret = cmd_fetch_baseline(s, &q, &ci, &ctx->config, err);
 	}
+	/* after the fetch, which may bring the key's first runs */
+	if (!ret)
+		ret = tk_store_require_keys(s, keys, err);
 	if (!ret) {
 		struct tk_check_opts co;
 

@@ -69,8 +69,7 @@ static const struct cmd_option options[] = {
 			      "moves no data for DUR (default: $TRACKER_FETCH_TIMEOUT, else 30s)"),
 	OPT_LONG(0, "retries", O, retries, "N", 0, 100, "retries of a request that failed "
 		 "(default: $TRACKER_FETCH_RETRIES, else 4)"),
-	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
-		   ".tracker.yml, else $XDG_DATA_HOME/tracker/history.db)"),
+	OPT_DB(O, db),
 	OPT_END(),
 };
 

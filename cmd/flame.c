@@ -53,8 +53,9 @@ static const char more[] =
 	"  tracker flame --reverse --title 'Callers of malloc' heap.folded -o heap.svg\n"
 	"\n"
 	"Exit status: 0 written, 2 usage error, 65 the profile cannot be read\n"
-	"(the message names the file and the line or offset), 69 a file cannot\n"
-	"be opened or written.\n";
+	"(the message names the file and the line or offset) or no stored run\n"
+	"matches (a --key no run has: the nearest keys are named), 69 a file\n"
+	"cannot be opened or written, or the database is unavailable.\n";
 
 /* Where the profile comes from. */
 enum source {
@@ -113,8 +114,7 @@ static const struct cmd_option options[] = {
 	OPT_FLAG(0, "ranks", O, ranks, "with --run or --key: merge the profiles of every rank "
 		 "of that run's job (with --key: the newest job recorded with tracker run "
 		 "--per-rank)"),
-	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
-		   ".tracker.yml, ~/.local/share/tracker/history.db)"),
+	OPT_DB(O, db),
 	OPT_STRING(0, "kind", O, import.kind, "K", "stored profiles: the kind (default cpu); "
 		   "files: the variant to take, e.g. alloc in a ProfileCanvas page"),
 	OPT_FLAG(0, "pid", O, import.pid_frames, "perf script: a root frame per process"),
@@ -200,10 +200,13 @@ static int load_stored(struct cmd_ctx *ctx, struct flame_opts *o, struct tk_prof
 	struct tk_buf db = TK_BUF_INIT;
 	struct tk_store *s = NULL;
 	static char id[TK_RUN_ID_LEN + 1]; /* o->run_id may point here */
+	const char *keys[2] = { o->key, NULL };
 	int ret;
 
 	cmd_resolve_db(ctx, o->db, &db);
-	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
+	ret = tk_store_open_reader(db.buf, &s, &err);
+	if (!ret)
+		ret = tk_store_require_keys(s, keys, &err);
 	if (!ret)
 		ret = cmd_resolve_run_id(s, NULL, &o->run_id, id, &err);
 	if (!ret && o->ranks) {

@@ -43,8 +43,10 @@ static const char more[] =
 	"  tracker history --key amip --key ocean --metric walltime,cpu --plot perf.html\n"
 	"\n"
 	"Exit status: 0 ok (also when no run matches), 2 usage error (also a PNG or\n"
-	"PDF too tall for the charts asked), 65 a stored run cannot be read or --plot\n"
-	"has nothing to draw, 69 the database is missing or unavailable.\n";
+	"PDF too tall for the charts asked), 65 a stored run cannot be read, --plot\n"
+	"has nothing to draw, or a --key no run has on any branch (the nearest keys\n"
+	"are named), 69 the database is missing or unavailable (an unreachable one\n"
+	"within 4 s).\n";
 
 struct history_opts {
 	const char *db;
@@ -93,8 +95,7 @@ static const struct cmd_choice axes[] = {
 
 #define O struct history_opts
 static const struct cmd_option options[] = {
-	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
-		   ".tracker.yml, else $XDG_DATA_HOME/tracker/history.db)"),
+	OPT_DB(O, db),
 	OPT_STRING_LIST(0, "key", O, keys, "K", "only runs of step key K (repeatable: any of "
 			"them)"),
 	OPT_STRING(0, "branch", O, q.branch, "B", "only runs on branch B"),
@@ -237,13 +238,15 @@ int cmd_history(int argc, char **argv, struct cmd_ctx *ctx)
 	if (ret)
 		goto out;
 	cmd_resolve_db(ctx, o.db, &url);
-	if (tk_store_open_flags(url.buf, TK_STORE_NO_CREATE, &store, &err)) {
+	if (tk_store_open_reader(url.buf, &store, &err)) {
 		ret = cmd_fail(&err);
 		goto out;
 	}
 	if (store->warning[0])
 		cmd_warning("%s", store->warning);
-	if (cmd_resolve_run_id(store, o.keys.nr == 1 ? o.keys.v[0] : NULL, &o.q.run_id, id,
+	/* a key no run has is a typo, not an empty history */
+	if (tk_store_require_keys(store, o.q.keys, &err) ||
+	    cmd_resolve_run_id(store, o.keys.nr == 1 ? o.keys.v[0] : NULL, &o.q.run_id, id,
 			       &err)) {
 		ret = cmd_fail(&err);
 		goto out;

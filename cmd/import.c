@@ -50,8 +50,7 @@ static const struct cmd_option options[] = {
 		   "the last)"),
 	OPT_FLAG(0, "no-demangle", O, io.no_demangle, "keep frame names raw: C++/Rust mangled, "
 		 "symbol versions (name@@GLIBC_2.34); see docs/importers.md"),
-	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
-		   ".tracker.yml, else ~/.local/share/tracker/history.db)"),
+	OPT_DB(O, db),
 	OPT_END(),
 };
 

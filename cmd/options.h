@@ -148,6 +148,17 @@ void cmd_strlist_release(struct cmd_strlist *l);
 #define OPT_END() \
 	{ CMD_OPT_END, 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, NULL, NULL }
 
+/*
+ * --db URL, one text for every command that opens a database: the URLs of
+ * both stores, and where the database is when none is given
+ * (cmd_resolve_db).
+ */
+#define CMD_DB_HELP \
+	"the database: a path or sqlite:PATH (SQLite), or postgresql://... (PostgreSQL); " \
+	"default $TRACKER_DB, else db: in .tracker.yml, else " \
+	"$XDG_DATA_HOME/tracker/history.db (~/.local/share/tracker/history.db)"
+#define OPT_DB(T, f) OPT_STRING(0, "db", T, f, "URL", CMD_DB_HELP)
+
 /* cmd_parse.flags */
 /* The options end at the first argument: what follows is the command's
  * (tracker run's job, tracker config's action). */

@@ -62,11 +62,11 @@ struct push {
 
 #define O struct push
 static const struct cmd_option options[] = {
-	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
-		   ".tracker.yml, else $XDG_DATA_HOME/tracker/history.db)"),
+	OPT_DB(O, db),
 	OPT_FLAG(0, "remove", O, remove, "delete each record file once it is stored or found "
 		 "already stored (files that fail are kept)"),
-	OPT_STRING(0, "from", O, from, "URL", "copy the runs and profiles of the database URL"),
+	OPT_STRING(0, "from", O, from, "URL", "copy the runs and profiles of the database URL "
+		   "(a path or sqlite:PATH, or postgresql://...)"),
 	OPT_END(),
 };
 

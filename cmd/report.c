@@ -46,8 +46,9 @@ static const char more[] =
 	"  tracker report --fetch-baseline --upload --annotate   # no shared database\n"
 	"\n"
 	"Exit status: 0 the report was written (whatever its verdicts), 2 usage\n"
-	"error, 65 a stored run cannot be read, 69 the database is unavailable or\n"
-	"the CI's tool failed, 70 internal error.\n";
+	"error, 65 a stored run cannot be read, 69 the database is unavailable (an\n"
+	"unreachable one within 4 s, without --fetch-baseline) or the CI's tool\n"
+	"failed, 70 internal error.\n";
 
 struct report_args {
 	const char *dir, *db;
@@ -77,8 +78,7 @@ static const struct cmd_option options[] = {
 		 "buildkite-agent artifact upload 'DIR/**/*')"),
 	OPT_FLAG(0, "annotate", O, annotate, "show the summary on the build's page (Buildkite: "
 		 "buildkite-agent annotate --context tracker; GitHub: the step summary)"),
-	OPT_STRING(0, "db", O, db, "URL", "the database (default: $TRACKER_DB, db: in "
-		   ".tracker.yml, else ~/.local/share/tracker/history.db)"),
+	OPT_DB(O, db),
 	OPT_STRING(0, "branch", O, o.branch, "B", "the current branch (default: the CI "
 		   "context's)"),
 	OPT_STRING(0, "baseline-branch", O, o.baseline_branch, "B", "compare with B (default: "
@@ -206,7 +206,11 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 	tk_ci_context_init(&ci);
 	tk_ci_collect(&tk_env_process, &ci, NULL);
 	tk_report_init(&r);
-	ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
+	/* --fetch-baseline writes: it waits for the database as run does */
+	if (a.fetch)
+		ret = tk_store_open_flags(db.buf, TK_STORE_NO_CREATE, &s, &err);
+	else
+		ret = tk_store_open_reader(db.buf, &s, &err);
 	if (!ret && a.fetch)
 		ret = fetch_baselines(s, o, &ci, &ctx->config, &err);
 	if (!ret)

@@ -142,8 +142,7 @@ static const struct cmd_option options[] = {
 		   "BUILDKITE_STEP_KEY, else derived from the CI step's name with a warning: "
 		   "Buildkite label, GitHub job, GitLab job, SLURM job name); a parallel "
 		   "Buildkite job's key gets [JOB/COUNT] appended"),
-	OPT_STRING(0, "db", O, db, "URL", "database: a path or sqlite:PATH (else $TRACKER_DB, "
-		   "else db: in .tracker.yml, else ~/.local/share/tracker/history.db)"),
+	OPT_DB(O, db),
 	OPT_STRING(0, "artifacts", O, artifacts, "DIR", "where the record file goes (default "
 		   "tracker-artifacts)"),
 	OPT_CALLBACK(0, "tag", "K=V", parse_tag, "attach a tag (repeatable)"),

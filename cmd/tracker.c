@@ -282,6 +282,8 @@ static int load_config(struct cmd_ctx *ctx, unsigned flags)
 			cmd_warning("ignoring the configuration: %s", err.msg);
 			tk_config_release(&ctx->config);
 			tk_config_init(&ctx->config);
+			/* its db: too: the database line says why it is not used */
+			ctx->config.db_problem = tk_xstrdup(err.msg);
 		} else {
 			ret = cmd_fail(&err);
 		}

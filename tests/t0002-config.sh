@@ -211,6 +211,90 @@ test_expect_success 'db: is where run records' '
 	grep ",recorded-by-config," out
 '
 
+# db_lines: every command that opens a database, as it would be run, its
+# stderr in err.NAME; their exit codes do not matter here
+db_lines() {
+	rm -f err.*
+	for c in run history push import flame diff check report dashboard fetch; do
+		db_command $c 2>err.$c
+	done
+	true
+}
+
+db_command() {
+	case $1 in
+	run) tracker run -q --key k -- true ;;
+	history) tracker history ;;
+	push) tracker push rec.json ;;
+	import) tracker import --key k "$FIXTURES/folded/simple.folded" ;;
+	flame) tracker flame --key k -o f.svg ;;
+	diff) tracker diff --key k -o d.folded ;;
+	check) tracker check --key k ;;
+	report) tracker report --artifacts rep ;;
+	dashboard) tracker dashboard -o dash ;;
+	fetch) BUILDKITE_API_TOKEN=x tracker fetch --org o --pipeline p \
+		--api http://127.0.0.1:1 --retries 0 ;;
+	esac >/dev/null
+}
+
+test_expect_success 'a misspelled db: every command says which database it uses and why' '
+	mkdir dbline && cd dbline &&
+	tracker run -q --db "$XDG_DATA_HOME/tracker/history.db" --key k --artifacts arts -- true &&
+	cp arts/*.json rec.json &&
+	printf "artifacts: arts\ndbb: meant.db\n" >.tracker.yml &&
+	db_lines &&
+	for c in run history push import flame diff check report dashboard fetch; do
+		grep -x "tracker: using the database $XDG_DATA_HOME/tracker/history.db (the default): $PWD/.tracker.yml:2:1: unknown field .dbb. (did you mean .db.?)" err.$c ||
+		{ echo "$c:"; cat err.$c; return 1; }
+	done &&
+	! test -e meant.db
+'
+
+test_expect_success 'a db: of the wrong type, or with no value: the line says so' '
+	cd dbline &&
+	for v in "[a.db, b.db]" "{path: a.db}" "\"\""; do
+		printf "db: %s\n" "$v" >.tracker.yml &&
+		tracker history >/dev/null 2>err &&
+		grep "^tracker: using the database $XDG_DATA_HOME/tracker/history.db (the default): $PWD/.tracker.yml:1:5: .db. \(must be a string\|has no value\)" err ||
+		{ cat err; return 1; }
+	done &&
+	printf "db: a.db\ndb: b.db\n" >.tracker.yml &&
+	test_expect_code 69 tracker history 2>err &&
+	grep "^tracker: using the database $PWD/a.db (db: in $PWD/.tracker.yml): $PWD/.tracker.yml:2:1: duplicate key .db." err
+'
+
+test_expect_success 'also under -q, and under CI: run runs the job and keeps its status' '
+	cd dbline &&
+	printf "dbb: meant.db\n" >.tracker.yml &&
+	CI=true test_expect_code 3 tracker run -q --key k -- sh -c "echo ran >ran; exit 3" 2>err &&
+	test -f ran &&
+	grep "^tracker: using the database .*/history.db (the default): .*unknown field .dbb." err
+'
+
+test_expect_success 'a config run cannot read: run ignores it and the line says why' '
+	cd dbline &&
+	printf "\tdb: meant.db\n" >.tracker.yml &&
+	CI=true test_expect_code 4 tracker run -q --key k -- sh -c "exit 4" 2>err &&
+	cat err &&
+	grep "^tracker: warning: ignoring the configuration: " err &&
+	grep "^tracker: using the database $XDG_DATA_HOME/tracker/history.db (the default): $PWD/.tracker.yml:1:1: .*tab" err &&
+	TRACKER_CONFIG=$PWD/nosuch.yml tracker run -q --key k -- true 2>err &&
+	grep "^tracker: using the database $XDG_DATA_HOME/tracker/history.db (the default): config file" err
+'
+
+test_expect_success 'nothing new when the config is fine, absent, or its problem is not db:' '
+	cd dbline &&
+	for cfg in "db: $XDG_DATA_HOME/tracker/history.db" "" "artefacts: arts" none; do
+		if test "$cfg" = none; then rm -f .tracker.yml; else printf "%s\n" "$cfg" >.tracker.yml; fi &&
+		db_lines &&
+		! grep "using the database" err.* || return 1
+	done &&
+	printf "dbb: meant.db\n" >.tracker.yml &&
+	tracker history --db "$XDG_DATA_HOME/tracker/history.db" >/dev/null 2>err &&
+	TRACKER_DB="$XDG_DATA_HOME/tracker/history.db" tracker history >/dev/null 2>>err &&
+	! grep "using the database" err
+'
+
 test_expect_success 'artifacts: is where run writes its record' '
 	printf "db: config.db\nartifacts: my-records\n" >.tracker.yml &&
 	tracker run --key art -- true;

@@ -139,12 +139,22 @@ test_expect_success '--limit keeps the newest N' '
 '
 
 test_expect_success 'empty results: csv header only, json [], table says no runs' '
-	tracker history --db h.db --format csv --key nope >out &&
+	tracker history --db h.db --format csv --branch nope >out &&
 	test $(wc -l <out) = 1 &&
-	tracker history --db h.db --format json --key nope >out &&
+	tracker history --db h.db --format json --branch nope >out &&
 	echo "[]" >expect && test_cmp expect out &&
-	tracker history --db h.db --key nope >out 2>err &&
+	tracker history --db h.db --key amip --branch nope >out 2>err &&
 	test ! -s out && grep "no runs" err
+'
+
+test_expect_success 'a --key no run has, on any branch, is bad data naming the nearest keys' '
+	test_expect_code 65 tracker history --db h.db --key amipp >out 2>err &&
+	test ! -s out &&
+	grep "^tracker: error: no runs of key .amipp.; the nearest key is .amip.$" err &&
+	test_expect_code 65 tracker history --db h.db --key amip --key zzzzzzzzzzzz \
+		--format csv >out 2>err &&
+	test ! -s out &&
+	grep "no runs of key .zzzzzzzzzzzz.; no key is near it (the database has [0-9]* keys\?)$" err
 '
 
 test_expect_success 'usage errors exit 2' '

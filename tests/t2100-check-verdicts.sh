@@ -3,7 +3,8 @@
 # with chosen walltimes and peaks (tests/t2100-check/mkrec.sh), pushed into
 # a real SQLite database, judged against the last 10 runs of main. A clear
 # regression fails (exit 1); an improvement, noise, a noisy key and too
-# little history do not (exit 0), each saying which; runs of another
+# little history do not (exit 0), each saying which; a key no run has is
+# bad data (exit 65) naming the nearest keys; runs of another
 # machine class stay out of the baseline; hostile names are escaped.
 
 . "$(dirname "$0")/test-lib.sh"
@@ -66,6 +67,23 @@ test_expect_success 'a noisy key stays quiet at +15%' '
 test_expect_success 'too few runs: insufficient data, exit 0, with a note' '
 	tracker check --db h.db --key young --branch feature >out &&
 	grep "^young  walltime  insufficient data .*too few baseline runs" out
+'
+
+test_expect_success 'a key with runs, none on this branch: insufficient data, exit 0' '
+	tracker check --db h.db --key slow --branch nosuch >out 2>err &&
+	grep "^slow  walltime  insufficient data .*no run of the key on this branch" out
+'
+
+test_expect_success 'a key no run has, on any branch: exit 65 naming the nearest keys' '
+	test_expect_code 65 tracker check --db h.db --key slwo --branch feature >out 2>err &&
+	test ! -s out &&
+	grep "^tracker: error: no runs of key .slwo.; the nearest key is .slow.$" err &&
+	test_expect_code 65 tracker check --db h.db --key same --key nosuchkey >out 2>err &&
+	test ! -s out &&
+	grep "^tracker: error: no runs of key .nosuchkey.; no key is near it (the database has 5 keys)$" err &&
+	test_expect_code 65 tracker check --db h.db --key nois --format json >out 2>err &&
+	test ! -s out &&
+	grep "the nearest key is .noisy.$" err
 '
 
 test_expect_success 'several keys: exit 1 when one regressed' '

@@ -172,16 +172,32 @@ test_expect_success 'usage errors' '
 	! test -e x.png
 '
 
-test_expect_success PYTHON3 'a key without runs is bad data, and writes nothing' '
-	test_expect_code 65 tracker history --db h.db --key nosuch --plot none.png 2>err &&
-	grep "no runs to plot" err &&
-	! test -e none.png
+test_expect_success PYTHON3 'a key no run has is bad data, names the nearest, writes nothing' '
+	test_expect_code 65 tracker history --db h.db --key amipp --plot none.png 2>err &&
+	grep "error: no runs of key .amipp.; the nearest key is .amip.$" err &&
+	! test -e none.png &&
+	test_expect_code 65 tracker history --db h.db --key amip --key amipp --plot two.svg 2>err &&
+	grep "no runs of key .amipp." err &&
+	! test -e two.svg
 '
 
-test_expect_success PYTHON3 'a key without runs among others: a warning, the charts of the rest' '
-	tracker history --db h.db --key amip --key amipp --plot two.svg 2>err &&
+test_expect_success PYTHON3 'a key without runs in the last year among others: a warning, the charts of the rest' '
+	cp h.db h-old.db &&
+	"$PY" - <<-\EOF &&
+	import json, os
+	os.makedirs("oldkey", exist_ok=True)
+	json.dump({"format": "tracker-run", "version": 1, "run": {
+	    "id": "00000000-0000-4000-8000-00000000aaaa", "key": "archived", "status": "ok",
+	    "partial": False, "started_at_us": 1500000000 * 10**6,
+	    "walltime_s": 100.0, "maxrss_bytes": 2**30, "maxrss_source": "wait4",
+	    "tree_rss_bytes": 2**30, "exit_code": 0, "argv": ["x"], "tags": {},
+	    "ci": {"provider": "buildkite", "pipeline": "app", "branch": "main",
+	    "build_number": "1", "default_branch": "main"}}}, open("oldkey/0.json", "w"))
+	EOF
+	tracker push --db h-old.db oldkey 2>/dev/null &&
+	tracker history --db h-old.db --key amip --key archived --plot two.svg 2>err &&
 	cat err &&
-	grep "warning: no runs of key .amipp. to plot in the last year" err &&
+	grep "warning: no runs of key .archived. to plot in the last year" err &&
 	test $(grep -c "class=\"title\"" two.svg) = 2 &&
 	tracker history --db h.db --key amip --plot one.svg 2>err &&
 	! grep warning err
@@ -325,7 +341,7 @@ test_expect_success PYTHON3 'runs older than the default --since 1y: the error s
 	grep "no runs to plot since 2025-01-01" err &&
 	! grep "defaults to 1y" err &&
 	test_expect_code 65 tracker history --db old.db --key nosuch --plot old.png 2>err &&
-	grep "no runs to plot since" err &&
+	grep "no runs of key .nosuch." err &&
 	! grep "defaults to 1y" err &&
 	tracker history --db old.db --key nightly --plot old.png --since 2000-01-01 &&
 	test -s old.png

@@ -175,9 +175,22 @@ test_expect_success 'errors: no -o, no database, no key' '
 	test_expect_code 2 tracker dashboard --db h.db -o x --jobs many &&
 	test_expect_code 69 tracker dashboard --db nosuch.db -o x &&
 	test_expect_code 65 tracker dashboard --db h.db -o x --key-filter "zzz*" 2>err &&
-	grep "no keys" err &&
+	grep "no runs of a key matching .zzz\*.; no key is near it (the database has 3 keys)" err &&
 	! test -e x &&
 	! test -e nosuch.db
+'
+
+test_expect_success 'a --key-filter no key matches names the nearest keys' '
+	test_expect_code 65 tracker dashboard --db h.db -o x --key-filter "k-slo" 2>err &&
+	grep "^tracker: error: no runs of a key matching .k-slo.; the nearest key is .k-slow.$" err &&
+	! test -e x
+'
+
+test_expect_success 'a --key-filter matching keys with no runs in --since: as before' '
+	test_expect_code 65 tracker dashboard --db h.db -o x --key-filter "k-*" \
+		--since 2099-01-01 2>err &&
+	grep "no keys with runs matching k-\* since 2099-01-01" err &&
+	! test -e x
 '
 
 test_done

@@ -90,6 +90,12 @@ test_expect_success 'flame --run, --kind and --branch pick the stored profile' '
 	test_expect_code 65 tracker flame --key k --branch no-such-branch --db h.db -o x.svg
 '
 
+test_expect_success 'flame --key of a key no run has: exit 65 naming the nearest keys' '
+	test_expect_code 65 tracker flame --key k3 --db h.db -o typo.svg 2>err &&
+	grep "^tracker: error: no runs of key .k3.; the nearest keys are .k., .k2.$" err &&
+	! test -e typo.svg
+'
+
 test_expect_success 'a stored profile graph names its run in the subtitle, as diff does' '
 	tracker flame --key k --db h.db -o k.svg &&
 	grep "id=\"subtitle\"" k.svg >sub &&

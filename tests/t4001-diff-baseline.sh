@@ -139,6 +139,13 @@ test_expect_success '--min-delta keeps small changes out of the table; --top bou
 	grep -q "1 self changes within the noise floor" big.txt
 '
 
+test_expect_success 'a --key no run has, on any branch: exit 65 naming the nearest key' '
+	test_expect_code 65 tracker diff --key kk --db h.db --baseline-branch main \
+		-o typo.folded 2>err &&
+	grep "^tracker: error: no runs of key .kk.; the nearest key is .k.$" err &&
+	! test -e typo.folded
+'
+
 test_expect_success 'errors: usage 2, no runs 65, no database 69' '
 	test_expect_code 2 tracker diff base.folded -o x.folded &&
 	test_expect_code 2 tracker diff base.folded new.folded -o x.bmp &&

@@ -37,6 +37,14 @@ test_expect_success PG 'tracker run and history on default flags' '
 	test "$(pg_sql -Atc "SELECT exit_code, status, partial FROM runs WHERE key = '"'"'pg-demo'"'"'")" = "3|failed|0"
 '
 
+test_expect_success PG 'a --key no run has: exit 65 naming the nearest key' '
+	test_expect_code 65 tracker check --db "$PG_URL" --key pg-dmeo >out 2>err &&
+	test ! -s out &&
+	grep "^tracker: error: no runs of key .pg-dmeo.; the nearest key is .pg-demo.$" err &&
+	test_expect_code 65 tracker history --db "$PG_URL" --key pg-dmeo 2>err &&
+	grep "the nearest key is .pg-demo.$" err
+'
+
 test_expect_success PG 'the same runs list the same from SQLite and from PostgreSQL' '
 	for i in 1 2 3; do
 		tracker run -q --key same --tag n=$i --db sqlite:same.db -- true || return 1

@@ -89,6 +89,12 @@ test_expect_success 'error messages escape what the user typed' '
 	grep -F "no\\x1b[2Jsuch\\x0dkey" err
 '
 
+test_expect_success SQLITE3,PYTHON3 'a key no run has: it and the nearest stored key escaped' '
+	test_expect_code 65 tracker check --db h.db --key "$(printf "k\033[5mblinc")" 2>err &&
+	no_controls err &&
+	grep -F "no runs of key '"'"'k\x1b[5mblinc'"'"'; the nearest key is '"'"'k\x1b[5mblink'"'"'" err
+'
+
 test_expect_success 'a path with controls in a message' '
 	test_must_fail tracker flame "$(printf "miss\033]0;x\007ing.folded")" -o x.svg 2>err &&
 	no_controls err &&

@@ -4,16 +4,17 @@
  */
 #include "core/base/suggest.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "core/base/banned.h"
 
 size_t tk_edit_distance(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b), i, j, row[64];
+	size_t la = strlen(a), lb = strlen(b), i, j, row[TK_EDIT_MAX_LEN + 1];
 
-	if (la >= 63 || lb >= 63)
-		return 99;
+	if (la >= TK_EDIT_MAX_LEN || lb >= TK_EDIT_MAX_LEN)
+		return SIZE_MAX;
 	for (j = 0; j <= lb; j++)
 		row[j] = j;
 	for (i = 1; i <= la; i++) {

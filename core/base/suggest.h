@@ -8,9 +8,12 @@
 
 /*
  * The Levenshtein distance between a and b (insertions, deletions and
- * substitutions of one byte each). Names are short: a string of 63
- * bytes or more is 99 away from everything.
+ * substitutions of one byte each). Names are short (a run's key has at
+ * most 200 bytes): a string of TK_EDIT_MAX_LEN bytes or more is SIZE_MAX
+ * away from everything, which keeps the work at most 255 x 255 steps.
  */
+#define TK_EDIT_MAX_LEN 255
+
 size_t tk_edit_distance(const char *a, const char *b);
 
 #endif

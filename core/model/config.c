@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
@@ -57,12 +58,21 @@ struct warning {
 struct doc {
 	struct warning *warnings; /* sorted by position into the config */
 	size_t nr_warnings, alloc_warnings;
+	char *db_problem;         /* tk_config.db_problem */
 	const char *name;
 	struct tk_err *err;
 	struct tk_yaml y;
 };
 
 #define fail(d, n, ...) tk_yaml_fail(&(d)->y, (n), (d)->err, __VA_ARGS__)
+
+/* "<file>:<line>:<column>: " of node at */
+static void position(const struct doc *d, size_t at, struct tk_buf *msg)
+{
+	const struct tk_yaml_node *n = &d->y.nodes[at];
+
+	tk_buf_addf(msg, "%s:%zu:%zu: ", d->name, n->line + 1, n->col + 1);
+}
 
 /* A mistake local to one setting: noted, the setting dropped, 0 returned. */
 static int warn(struct doc *d, size_t at, const char *fmt, ...)
@@ -75,7 +85,7 @@ static int warn(struct doc *d, size_t at, const char *fmt, ...)
 	struct warning *w;
 	va_list ap;
 
-	tk_buf_addf(&msg, "%s:%zu:%zu: ", d->name, n->line + 1, n->col + 1);
+	position(d, at, &msg);
 	va_start(ap, fmt);
 	tk_buf_vaddf(&msg, fmt, ap);
 	va_end(ap);
@@ -85,6 +95,23 @@ static int warn(struct doc *d, size_t at, const char *fmt, ...)
 	w->col = n->col;
 	w->msg = tk_buf_detach(&msg, NULL);
 	return 0;
+}
+
+/*
+ * The warning just given concerns `db:`: it becomes the config's
+ * db_problem (the first such one), without its "; ignored", for the line
+ * that says which database is used instead.
+ */
+static void db_problem_is_last_warning(struct doc *d)
+{
+	const char *msg = d->warnings[d->nr_warnings - 1].msg;
+	size_t len = strlen(msg);
+
+	if (d->db_problem)
+		return;
+	if (len > 9 && !strcmp(msg + len - 9, "; ignored"))
+		len -= 9;
+	d->db_problem = tk_xstrndup(msg, len);
 }
 
 static int by_position(const void *a, const void *b)
@@ -142,6 +169,13 @@ static int in_list(const char *name, const char *const *list)
 	return 0;
 }
 
+/* A field the writer may have meant as db: ("dbb", "DB", "database", "db_url"). */
+static int means_db(const char *field, const char *near)
+{
+	return (near && !strcmp(near, "db")) || !strncasecmp(field, "db", 2) ||
+	       strcasestr(field, "database");
+}
+
 /* "unknown field 'timout' in key 'amip' (did you mean 'timeout'?); ignored" */
 static int unknown_field(struct doc *d, size_t at, const char *field,
 			 const char *key)
@@ -168,6 +202,8 @@ static int unknown_field(struct doc *d, size_t at, const char *field,
 	else
 		ret = warn(d, at, "unknown field '%s' (expected db, artifacts, "
 			   "baseline_branch, keys, machine_class or check); ignored", field);
+	if (means_db(field, key ? NULL : nearest(field, top_fields)))
+		db_problem_is_last_warning(d);
 	tk_buf_release(&where);
 	return ret;
 }
@@ -180,6 +216,7 @@ static void doc_release(struct doc *d)
 	for (i = 0; i < d->nr_warnings; i++)
 		free(d->warnings[i].msg);
 	free(d->warnings);
+	free(d->db_problem);
 }
 
 /* ---- the tree -> config ---- */
@@ -219,8 +256,11 @@ static int note(void *arg, const struct tk_yaml_note *n)
 	switch (n->kind) {
 	case TK_YAML_DUPLICATE_KEY:
 		first = &d->y.nodes[n->first];
-		return warn(d, n->at, "duplicate key '%s' (first at %zu:%zu, which is used); "
-			    "ignored", x->value, first->line + 1, first->col + 1);
+		warn(d, n->at, "duplicate key '%s' (first at %zu:%zu, which is used); "
+		     "ignored", x->value, first->line + 1, first->col + 1);
+		if (!strcmp(x->value, "db"))
+			db_problem_is_last_warning(d);
+		return 0;
 	case TK_YAML_KEY_NOT_SCALAR:
 		return warn(d, n->at, "a mapping key must be a plain string, not %s; ignored",
 			    tk_yaml_kind_name(x->kind));
@@ -705,6 +745,25 @@ static int read_check(struct doc *d, const struct tk_yaml_entry *e, struct tk_co
 	return ret;
 }
 
+/* db: as a string; a value of another type, or none, is its problem. */
+static int read_db(struct doc *d, const struct tk_yaml_entry *e, struct tk_config *c)
+{
+	size_t before = d->nr_warnings;
+	struct tk_buf msg = TK_BUF_INIT;
+	int ret = get_string(d, e, &c->db);
+
+	if (d->nr_warnings > before) {
+		db_problem_is_last_warning(d);
+	} else if ((!c->db || !*c->db) && !d->db_problem) {
+		/* `db:` or `db: ""`, as a template with an unset variable leaves it */
+		position(d, e->value, &msg);
+		tk_buf_adds(&msg, "'db' has no value");
+		d->db_problem = tk_buf_detach(&msg, NULL);
+	}
+	tk_buf_release(&msg);
+	return ret;
+}
+
 static int read_top(struct doc *d, struct tk_config *c)
 {
 	const struct tk_yaml_node *root;
@@ -727,7 +786,7 @@ static int read_top(struct doc *d, struct tk_config *c)
 		const char *field = key_of(d, e);
 
 		if (!strcmp(field, "db"))
-			ret = get_string(d, e, &c->db);
+			ret = read_db(d, e, c);
 		else if (!strcmp(field, "artifacts"))
 			ret = get_string(d, e, &c->artifacts);
 		else if (!strcmp(field, "baseline_branch"))
@@ -761,6 +820,7 @@ void tk_config_release(struct tk_config *c)
 	free(c->artifacts);
 	free(c->baseline_branch);
 	free(c->machine_class);
+	free(c->db_problem);
 	for (i = 0; i < c->check.nr_rules; i++)
 		free(c->check.rules[i].key);
 	free(c->check.rules);
@@ -802,8 +862,11 @@ int tk_config_parse(const char *text, size_t len, const char *name,
 	ret = tk_yaml_parse(&d.y, name, text, len, &yaml_opts, err);
 	if (!ret)
 		ret = read_top(&d, &tmp);
-	if (!ret)
+	if (!ret) {
 		take_warnings(&d, &tmp);
+		tmp.db_problem = d.db_problem;
+		d.db_problem = NULL;
+	}
 	doc_release(&d);
 	if (ret) {
 		tk_config_release(&tmp);
@@ -828,7 +891,7 @@ static void resolve_path(char **value, const char *config_path, int is_db)
 		return;
 	if (is_db) {
 		if (strstr(v, "://"))
-			return; /* a URL: no store takes it, say so later */
+			return; /* a URL (postgresql://...), not a path */
 		if (!strncmp(v, "sqlite:", 7)) {
 			prefix = "sqlite:";
 			v += 7;
@@ -932,6 +995,46 @@ int tk_config_find(const struct tk_env *env, struct tk_buf *out)
 	tk_buf_release(&dir);
 	tk_buf_release(&path);
 	return found;
+}
+
+static const char *nonempty(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+void tk_config_db(const struct tk_config *c, const struct tk_env *env, const char *opt,
+		  struct tk_buf *url, struct tk_db_choice *out)
+{
+	const char *v, *home;
+
+	if (!env)
+		env = &tk_env_process;
+	out->problem = NULL;
+	out->from = TK_DB_FROM_OPTION;
+	v = nonempty(opt);
+	if (!v) {
+		out->from = TK_DB_FROM_ENV;
+		v = nonempty(tk_env_get(env, "TRACKER_DB"));
+	}
+	if (v) {
+		tk_buf_adds(url, v);
+		return;
+	}
+	out->problem = c->db_problem;
+	v = nonempty(c->db);
+	if (v) {
+		out->from = TK_DB_FROM_CONFIG;
+		tk_buf_adds(url, v);
+		return;
+	}
+	out->from = TK_DB_FROM_DEFAULT;
+	home = nonempty(tk_env_get(env, "XDG_DATA_HOME"));
+	if (home) {
+		tk_buf_addf(url, "%s/tracker/history.db", home);
+		return;
+	}
+	home = nonempty(tk_env_get(env, "HOME"));
+	tk_buf_addf(url, "%s/.local/share/tracker/history.db", home ? home : ".");
 }
 
 const struct tk_key_config *tk_config_key(const struct tk_config *c, const char *key)

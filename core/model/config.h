@@ -3,7 +3,7 @@
 /*
  * .tracker.yml, read with libyaml:
  *
- *   db: sqlite:/scratch/perf/history.db   # or a bare path
+ *   db: sqlite:/scratch/perf/history.db   # or a bare path, or postgresql://...
  *   artifacts: tracker-artifacts
  *   baseline_branch: main
  *   keys:
@@ -121,6 +121,16 @@ struct tk_config {
 	/* "<file>:<line>:<column>: <what>; ignored", in file order */
 	char **warnings;
 	size_t nr_warnings, alloc_warnings;
+	/*
+	 * Why db may not be what the file meant, "<file>:<line>:<column>:
+	 * <what>", the first of: a db: that is not a string (dropped), has
+	 * no value, or is set twice (the first is used); a field that looks
+	 * meant for it ("dbb:", "database:", db: under keys: NAME:). NULL
+	 * when none. The warnings say the same; this is for the line that
+	 * says which database is used (tk_config_db). A caller that ignores
+	 * a file it could not read sets it to why.
+	 */
+	char *db_problem;
 };
 
 void tk_config_init(struct tk_config *c);
@@ -140,6 +150,30 @@ int tk_config_parse(const char *text, size_t len, const char *name,
  */
 struct tk_env;
 int tk_config_find(const struct tk_env *env, struct tk_buf *out);
+
+/*
+ * Which database a command uses, and why: opt (--db; NULL or empty: none),
+ * else $TRACKER_DB when not empty, else db: of c, else
+ * $XDG_DATA_HOME/tracker/history.db, else ~/.local/share/tracker/history.db
+ * ($HOME; "." without it). out->url is appended to. out->problem is
+ * c->db_problem when the choice fell to db: or the default, where a
+ * mistake in the file could have changed it (NULL otherwise); it points
+ * into c.
+ */
+enum tk_db_from {
+	TK_DB_FROM_OPTION,
+	TK_DB_FROM_ENV,
+	TK_DB_FROM_CONFIG,
+	TK_DB_FROM_DEFAULT,
+};
+
+struct tk_db_choice {
+	enum tk_db_from from;
+	const char *problem;
+};
+
+void tk_config_db(const struct tk_config *c, const struct tk_env *env, const char *opt,
+		  struct tk_buf *url, struct tk_db_choice *out);
 
 /* The settings for key, or NULL. */
 const struct tk_key_config *tk_config_key(const struct tk_config *c, const char *key);

@@ -1,8 +1,9 @@
 /*
  * The dashboard (core/pages/dashboard.h): one row per key, each key's chart
- * beside it. Keys come from the store's key list (TK_STORE_CTRL_KEYS, a
- * seek per key) or, from a backend without it, from one pass over the
- * runs; each key's runs from one indexed query bounded by since_us.
+ * beside it. Keys come from the store's key list (tk_store_each_key: its
+ * key index, a seek per key, or one pass over the runs), or with a branch
+ * from one pass over its runs; each key's runs from one indexed query
+ * bounded by since_us.
  *
  * Untrusted names reach the page only through tk_xml_text (HTML
  * text and attribute values); the script reads them back with
@@ -164,22 +165,19 @@ static int cmp_str(const void *a, const void *b)
 static int list_keys(struct tk_store *s, const struct tk_dashboard_opts *o, struct key_list *k,
 		     struct tk_err *err)
 {
-	struct tk_store_keys q;
 	size_t i, j;
 	int ret;
 
-	q.since_us = o->since_us;
-	q.fn = add_key;
-	q.data = k;
-	ret = o->branch ? TK_EUSAGE : s->ops->ctrl(s, TK_STORE_CTRL_KEYS, &q, err);
-	if (ret == TK_EUSAGE) {
+	if (o->branch) {
+		/* the key index knows no branches */
 		struct tk_run_query rq;
 
-		tk_err_clear(err);
 		memset(&rq, 0, sizeof(rq));
 		rq.since_us = o->since_us;
 		rq.branch = o->branch;
 		ret = tk_store_query_summaries(s, &rq, add_run_key, k, err);
+	} else {
+		ret = tk_store_each_key(s, o->since_us, add_key, k, err);
 	}
 	if (ret)
 		return ret < 0 ? ret : 0;
@@ -634,6 +632,7 @@ static void run_workers(struct dash *d, struct tk_store *s, unsigned jobs)
 	memset(&so, 0, sizeof(so));
 	so.flags = TK_STORE_NO_CREATE;
 	so.cancel = s->cancel;
+	so.wait_s = TK_STORE_READ_WAIT_S;
 	for (i = 1; i < jobs && i < d->nkeys; i++) {
 		w[i].d = d;
 		if (tk_store_open_opts(d->o->store_url, &so, &w[i].s, &ignored))

@@ -80,7 +80,7 @@ static int write_file(struct tk_recorder *rec, const struct tk_run *run, unsigne
 static void *bg_main(void *data)
 {
 	struct tk_recorder_bg *bg = data;
-	struct tk_store_opts o = { 0, &bg->stop };
+	struct tk_store_opts o = { 0, &bg->stop, 0 };
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_store *s = NULL;
 
@@ -199,7 +199,7 @@ void tk_recorder_partial(struct tk_recorder *rec, const struct tk_run *run)
 
 int tk_recorder_finish(struct tk_recorder *rec, struct tk_bundle *b, const struct tk_run *run)
 {
-	struct tk_store_opts o = { 0, rec->cancel };
+	struct tk_store_opts o = { 0, rec->cancel, 0 };
 	struct tk_buf shown = TK_BUF_INIT; /* rec->db without its password */
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_store *s = bg_stop(rec);

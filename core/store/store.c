@@ -4,10 +4,14 @@
  */
 #include "core/store/store.h"
 
+#include <fnmatch.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/base/escape.h"
+#include "core/base/suggest.h"
 #include "core/base/banned.h"
 
 static int no_backend(const char *url, struct tk_err *err)
@@ -87,7 +91,14 @@ int tk_store_open_opts(const char *url, const struct tk_store_opts *o,
 int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,
 			struct tk_err *err)
 {
-	struct tk_store_opts o = { flags, NULL };
+	struct tk_store_opts o = { flags, NULL, 0 };
+
+	return tk_store_open_opts(url, &o, out, err);
+}
+
+int tk_store_open_reader(const char *url, struct tk_store **out, struct tk_err *err)
+{
+	struct tk_store_opts o = { TK_STORE_NO_CREATE, NULL, TK_STORE_READ_WAIT_S };
 
 	return tk_store_open_opts(url, &o, out, err);
 }
@@ -236,4 +247,233 @@ int tk_store_resolve_run_id(struct tk_store *s, const char *given, const char *c
 				  m.ids[1]);
 	tk_buf_adds(out, m.n ? m.ids[0] : given);
 	return 0;
+}
+
+/* ---- keys ---- */
+
+/* The keys of runs, gathered from a backend without a key index. */
+struct key_set {
+	char **v;
+	size_t nr, alloc;
+	size_t compact_at; /* sort and drop repeats when nr reaches it */
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void key_set_compact(struct key_set *k)
+{
+	size_t i, j;
+
+	if (!k->nr)
+		return;
+	qsort(k->v, k->nr, sizeof(*k->v), cmp_key);
+	for (i = j = 0; i < k->nr; i++) {
+		if (j && !strcmp(k->v[j - 1], k->v[i]))
+			free(k->v[i]);
+		else
+			k->v[j++] = k->v[i];
+	}
+	k->nr = j;
+	/* runs repeat keys: compacting at twice the distinct keys keeps the
+	 * memory to that and the sorting to O(n log n) over the pass */
+	k->compact_at = 2 * j > 1024 ? 2 * j : 1024;
+}
+
+static int gather_key(const struct tk_run_summary *r, void *data)
+{
+	struct key_set *k = data;
+	const char *key = r->key ? r->key : "";
+
+	if (k->nr && !strcmp(k->v[k->nr - 1], key))
+		return 0;
+	TK_ALLOC_GROW(k->v, k->nr + 1, k->alloc);
+	k->v[k->nr++] = tk_xstrdup(key);
+	if (k->nr >= k->compact_at)
+		key_set_compact(k);
+	return 0;
+}
+
+int tk_store_each_key(struct tk_store *s, int64_t since_us,
+		      int (*fn)(const char *key, void *data), void *data, struct tk_err *err)
+{
+	struct tk_store_keys q = { since_us, fn, data };
+	struct key_set k = { NULL, 0, 0, 1024 };
+	struct tk_run_query rq;
+	size_t i;
+	int ret;
+
+	ret = s->ops->ctrl(s, TK_STORE_CTRL_KEYS, &q, err);
+	if (ret != TK_EUSAGE)
+		return ret;
+	tk_err_clear(err);
+	memset(&rq, 0, sizeof(rq));
+	rq.since_us = since_us;
+	rq.chart_only = 1;
+	ret = tk_store_query_summaries(s, &rq, gather_key, &k, err);
+	if (!ret)
+		key_set_compact(&k);
+	for (i = 0; i < k.nr; i++) {
+		if (!ret)
+			ret = fn(k.v[i], data);
+		free(k.v[i]);
+	}
+	free(k.v);
+	return ret;
+}
+
+int tk_store_key_exists(struct tk_store *s, const char *key, struct tk_err *err)
+{
+	const char *keys[2] = { key, NULL };
+	struct tk_run_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.keys = keys;
+	q.chart_only = 1;
+	return tk_store_any_run(s, &q, err);
+}
+
+struct nearest {
+	struct tk_store_near *out;
+	const char *name;
+	size_t limit;              /* the farthest a suggestion may be */
+	size_t d[TK_STORE_NEAR_KEYS];
+};
+
+static size_t diff_len(size_t a, size_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+static int take_near(const char *key, void *data)
+{
+	struct nearest *n = data;
+	struct tk_store_near *o = n->out;
+	size_t d, i;
+
+	o->total++;
+	/* the distance is at least the difference in length: most keys stop here */
+	if (diff_len(strlen(key), strlen(n->name)) > n->limit)
+		return 0;
+	d = tk_edit_distance(n->name, key);
+	if (d > n->limit)
+		return 0;
+	/* keys come in byte order: a key ties with those before it by coming after them */
+	for (i = o->nr; i > 0 && n->d[i - 1] > d; i--)
+		;
+	if (i >= TK_STORE_NEAR_KEYS)
+		return 0;
+	if (o->nr == TK_STORE_NEAR_KEYS)
+		free(o->keys[--o->nr]);
+	memmove(&o->keys[i + 1], &o->keys[i], (o->nr - i) * sizeof(o->keys[0]));
+	memmove(&n->d[i + 1], &n->d[i], (o->nr - i) * sizeof(n->d[0]));
+	o->keys[i] = tk_xstrdup(key);
+	n->d[i] = d;
+	o->nr++;
+	return 0;
+}
+
+int tk_store_near_keys(struct tk_store *s, const char *name, struct tk_store_near *out,
+		       struct tk_err *err)
+{
+	struct tk_buf bare = TK_BUF_INIT;
+	struct nearest n;
+	const char *p;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	memset(&n, 0, sizeof(n));
+	for (p = name; *p; p++)
+		if (*p != '*')
+			tk_buf_addch(&bare, *p);
+	n.out = out;
+	n.name = bare.buf;
+	n.limit = bare.len / 3 > 2 ? bare.len / 3 : 2;
+	ret = tk_store_each_key(s, 0, take_near, &n, err);
+	tk_buf_release(&bare);
+	if (ret)
+		tk_store_near_release(out);
+	return ret;
+}
+
+void tk_store_near_release(struct tk_store_near *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->nr; i++)
+		free(n->keys[i]);
+	memset(n, 0, sizeof(*n));
+}
+
+static void shown_key(struct tk_buf *out, const char *key)
+{
+	tk_buf_addch(out, '\'');
+	tk_text_escape_cut(out, key, strlen(key), TK_STORE_SHOWN_KEY);
+	tk_buf_addch(out, '\'');
+}
+
+/* TK_EDATA "no runs of WHAT; the nearest keys are ...": what is "key 'X'"
+ * or "a key matching 'P'". */
+static int unknown_key(struct tk_store *s, const char *what, const char *name,
+		       struct tk_err *err)
+{
+	struct tk_store_near near;
+	struct tk_buf msg = TK_BUF_INIT;
+	size_t i;
+	int ret;
+
+	ret = tk_store_near_keys(s, name, &near, err);
+	if (ret)
+		return ret;
+	tk_buf_addf(&msg, "no runs of %s ", what);
+	shown_key(&msg, name);
+	if (!near.total) {
+		tk_buf_adds(&msg, "; the database has no runs");
+	} else if (!near.nr) {
+		tk_buf_addf(&msg, "; no key is near it (the database has %zu key%s)", near.total,
+			    near.total == 1 ? "" : "s");
+	} else {
+		tk_buf_adds(&msg, near.nr == 1 ? "; the nearest key is " : "; the nearest keys are ");
+		for (i = 0; i < near.nr; i++) {
+			if (i)
+				tk_buf_adds(&msg, ", ");
+			shown_key(&msg, near.keys[i]);
+		}
+	}
+	ret = tk_err_set(err, TK_EDATA, "%s", msg.buf);
+	tk_buf_release(&msg);
+	tk_store_near_release(&near);
+	return ret;
+}
+
+int tk_store_require_keys(struct tk_store *s, const char *const *keys, struct tk_err *err)
+{
+	int ret;
+
+	for (; keys && *keys; keys++) {
+		ret = tk_store_key_exists(s, *keys, err);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			return unknown_key(s, "key", *keys, err);
+	}
+	return 0;
+}
+
+static int matches(const char *key, void *data)
+{
+	const char *const *pattern = data;
+
+	return !fnmatch(*pattern, key, 0);
+}
+
+int tk_store_require_key_match(struct tk_store *s, const char *pattern, struct tk_err *err)
+{
+	int ret = tk_store_each_key(s, 0, matches, &pattern, err);
+
+	if (ret < 0)
+		return ret;
+	return ret ? 0 : unknown_key(s, "a key matching", pattern, err);
 }

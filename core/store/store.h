@@ -64,7 +64,7 @@ typedef int (*tk_run_fn)(const struct tk_run *run, void *data);
  * query and is returned by query_summaries. */
 typedef int (*tk_summary_fn)(const struct tk_run_summary *s, void *data);
 
-/* 2: query_summaries; 3: open takes struct tk_store_opts (cancel) */
+/* 2: query_summaries; 3: open takes struct tk_store_opts (cancel, wait_s) */
 #define TK_STORE_OPS_VERSION 3
 
 struct tk_store_opts;
@@ -196,9 +196,27 @@ enum tk_store_flags {
 const struct tk_store_ops *tk_store_backend_for(const char *url);
 const struct tk_store_ops *tk_store_backend_at(size_t i);
 
+/*
+ * How long a command waits for a database it cannot reach. A writer
+ * (tracker run, push, import, fetch) must not lose what it stores, so it
+ * keeps trying for as long as the backend's default (PostgreSQL: 30 s of
+ * connection retries); a command that only reads answers a person or a
+ * merge gate, which should hear within seconds that the database is not
+ * there: it asks for TK_STORE_READ_WAIT_S. A backend with nothing to reach
+ * (SQLite: a local file) ignores it.
+ */
+#define TK_STORE_READ_WAIT_S 4.0
+
 struct tk_store_opts {
 	unsigned flags;                      /* enum tk_store_flags */
 	const volatile sig_atomic_t *cancel; /* NULL: never cancelled */
+	/*
+	 * The longest wait to reach the database, in seconds, in all: every
+	 * connection attempt (each one's own timeout cut to what is left) and
+	 * the pauses between them, for the opening and for each later call
+	 * that has to connect again. 0: the backend's default.
+	 */
+	double wait_s;
 };
 
 int tk_store_open(const char *url, struct tk_store **out, struct tk_err *err);
@@ -229,6 +247,62 @@ int tk_store_run_key(struct tk_store *s, const char *id, struct tk_buf *out,
 		     struct tk_err *err);
 
 /*
+ * The keys of a store, for the commands that name one (--key): a key
+ * typed wrong must not read as a key with no recent runs.
+ *
+ * tk_store_each_key calls fn for each key with a run started at or after
+ * since_us (0: any run), once each, in byte order; fn's non-zero return
+ * stops it and is returned. From the backend's key index
+ * (TK_STORE_CTRL_KEYS) when it has one, else from one pass over the runs'
+ * summaries, holding the distinct keys (twice at most) meanwhile.
+ */
+int tk_store_each_key(struct tk_store *s, int64_t since_us,
+		      int (*fn)(const char *key, void *data), void *data, struct tk_err *err);
+
+/* 1 when s holds a run of key (any branch, any time), 0 when it holds
+ * none, or a negative code with err filled. One indexed lookup. */
+int tk_store_key_exists(struct tk_store *s, const char *key, struct tk_err *err);
+
+/*
+ * The keys of s nearest to name (a key, or a shell pattern, whose '*'s are
+ * left out) by edit distance (core/base/suggest.h), nearest first, ties in
+ * byte order: at most TK_STORE_NEAR_KEYS, and only those within
+ * max(2, length of name / 3) edits, so a key unlike every stored one gets
+ * no suggestion. total is how many keys s holds. Every key is looked at:
+ * the error path of a command, not its work. tk_store_near_release frees
+ * the keys.
+ */
+#define TK_STORE_NEAR_KEYS 3
+
+struct tk_store_near {
+	char *keys[TK_STORE_NEAR_KEYS]; /* NULL past nr */
+	size_t nr;
+	size_t total;
+};
+
+int tk_store_near_keys(struct tk_store *s, const char *name, struct tk_store_near *out,
+		       struct tk_err *err);
+void tk_store_near_release(struct tk_store_near *n);
+
+/*
+ * What a command checks before it reads the history of keys it was given:
+ * 0 when each key of keys (NULL-terminated) has a run in s (on any branch,
+ * at any time); else TK_EDATA for the first that has none, "no runs of key
+ * 'amipp'; the nearest keys are 'amip', 'amip2'" (or "the nearest key is",
+ * or "no key is near it (the database has N keys)", or "the database has
+ * no runs"). Keys in the message are escaped for a terminal
+ * (tk_text_escape) and cut to TK_STORE_SHOWN_KEY bytes. Store errors as
+ * the store gives them.
+ */
+#define TK_STORE_SHOWN_KEY 100
+int tk_store_require_keys(struct tk_store *s, const char *const *keys, struct tk_err *err);
+
+/* The same for a shell pattern (fnmatch, as the dashboard's --key-filter):
+ * 0 when a key of s matches it, else TK_EDATA "no runs of a key matching
+ * 'P'; ..." with the nearest keys. Lists every key of s. */
+int tk_store_require_key_match(struct tk_store *s, const char *pattern, struct tk_err *err);
+
+/*
  * Appends url to out with any password replaced by "***": the one in
  * "scheme://user:PASSWORD@host" and a "password=" query parameter. What
  * every message that names a database prints.
@@ -240,6 +314,10 @@ int tk_store_open_opts(const char *url, const struct tk_store_opts *o,
 		       struct tk_store **out, struct tk_err *err);
 int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,
 			struct tk_err *err);
+/* For the commands that only read (history, check, diff, flame,
+ * dashboard, report): TK_STORE_NO_CREATE, and TK_STORE_READ_WAIT_S to
+ * reach the database; an unreachable one is TK_EUNAVAIL naming it. */
+int tk_store_open_reader(const char *url, struct tk_store **out, struct tk_err *err);
 /*
  * Copies every run of src into dst (put_run: idempotent, a complete run
  * replaces a partial one) and then every profile (put_profile, which

@@ -26,7 +26,10 @@
  * start on a new connection, for at most RETRY_S seconds in all (the
  * environment's TRACKER_PG_RETRY_S overrides it; 0: one attempt). Each
  * connection attempt gives up after CONNECT_TIMEOUT_S unless the URL
- * says connect_timeout. A SIGTERM, SIGINT or SIGHUP pending on the
+ * says connect_timeout. A command that only reads gives a shorter bound
+ * (tk_store_opts.wait_s, TK_STORE_READ_WAIT_S): then that is the whole
+ * wait, each connection attempt cut to what is left of it, and
+ * TRACKER_PG_RETRY_S may only shorten it. A SIGTERM, SIGINT or SIGHUP pending on the
  * process (tracker run blocks them while it records) ends the wait at
  * once, between attempts and within them: connecting and waiting for
  * results poll the socket in POLL_MS steps.
@@ -75,6 +78,8 @@ struct pg_store {
 	unsigned flags;
 	int schema;   /* the schema version after migrate */
 	double retry_s;
+	double wait_s;    /* tk_store_opts.wait_s: connecting too; 0: none */
+	double deadline;  /* of the unit of work being retried, with wait_s */
 	unsigned retry_seed;
 };
 
@@ -363,7 +368,7 @@ static int connect_once(struct pg_store *st, struct tk_err *err)
 	const char *keys[] = { "connect_timeout", "fallback_application_name", "dbname", NULL };
 	const char *vals[] = { CONNECT_TIMEOUT_S, "tracker", st->url, NULL };
 	PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
-	double limit, deadline;
+	double limit, deadline, started = tk_mono_s();
 	int ret;
 
 	drop_conn(st);
@@ -373,7 +378,9 @@ static int connect_once(struct pg_store *st, struct tk_err *err)
 	if (PQstatus(st->conn) == CONNECTION_BAD)
 		goto bad;
 	limit = connect_timeout(st->conn);
-	deadline = limit > 0 ? tk_mono_s() + limit : 0;
+	deadline = limit > 0 ? started + limit : 0;
+	if (st->wait_s > 0 && (!deadline || deadline > st->deadline))
+		deadline = st->deadline;
 	while (ps != PGRES_POLLING_OK && ps != PGRES_POLLING_FAILED) {
 		int w = wait_socket(st, st->conn, ps == PGRES_POLLING_WRITING, deadline);
 
@@ -385,7 +392,7 @@ static int connect_once(struct pg_store *st, struct tk_err *err)
 		if (w == 0) {
 			drop_conn(st);
 			tk_err_set(err, TK_EUNAVAIL, "cannot connect to database '%s': "
-				   "timeout expired", st->shown);
+				   "timeout expired after %.2g s", st->shown, deadline - started);
 			return TRANSIENT;
 		}
 		ps = PQconnectPoll(st->conn);
@@ -586,12 +593,16 @@ cancel:
 			  st->shown);
 }
 
-/* Sleeps 50 ms..2^attempt*50 ms (capped at 2 s), so retrying writers spread out. */
-static void backoff(struct pg_store *st, int attempt)
+/* Sleeps 50 ms..2^attempt*50 ms (capped at 2 s), so retrying writers
+ * spread out; never past deadline. */
+static void backoff(struct pg_store *st, int attempt, double deadline)
 {
 	long max_ms = attempt < 6 ? 50L << attempt : 2000;
 	long ms = 50 + (long)(rand_r(&st->retry_seed) % (unsigned)max_ms);
 	double until = tk_mono_s() + ms / 1000.0;
+
+	if (until > deadline)
+		until = deadline;
 
 	/* in small steps, to notice a signal at once */
 	while (!cancelled(st) && tk_mono_s() < until) {
@@ -610,9 +621,11 @@ static int with_retry(struct pg_store *st, int (*fn)(struct pg_store *, void *, 
 		      void *arg, struct tk_err *err)
 {
 	double deadline = tk_mono_s() + st->retry_s;
-	int attempt = 0, ret;
+	int attempt = 0, tries = 0, ret;
 
+	st->deadline = tk_mono_s() + st->wait_s;
 	for (;;) {
+		tries++;
 		ret = st->conn && PQstatus(st->conn) == CONNECTION_OK ? 0 : connect_once(st, err);
 		if (!ret)
 			ret = fn(st, arg, err);
@@ -620,15 +633,15 @@ static int with_retry(struct pg_store *st, int (*fn)(struct pg_store *, void *, 
 			return ret;
 		if (cancelled(st) || tk_mono_s() >= deadline)
 			break;
-		backoff(st, attempt++);
-		if (cancelled(st))
+		backoff(st, attempt++, deadline);
+		/* a bounded wait has no time left for another attempt */
+		if (cancelled(st) || (st->wait_s > 0 && tk_mono_s() >= deadline))
 			break;
 	}
 	if (cancelled(st))
 		tk_err_prefix(err, "gave up (a signal arrived)");
-	else if (attempt)
-		tk_err_prefix(err, "gave up after %d attempts in %.0f s", attempt + 1,
-			      st->retry_s);
+	else if (tries > 1)
+		tk_err_prefix(err, "gave up after %d attempts in %g s", tries, st->retry_s);
 	return TK_EUNAVAIL;
 }
 
@@ -790,6 +803,9 @@ static int pg_open(const char *url, const struct tk_store_opts *o, struct tk_sto
 	st->retry_s = env && *env ? strtod(env, NULL) : RETRY_S;
 	if (st->retry_s < 0)
 		st->retry_s = 0;
+	st->wait_s = o->wait_s > 0 ? o->wait_s : 0;
+	if (st->wait_s > 0 && (!env || !*env || st->wait_s < st->retry_s))
+		st->retry_s = st->wait_s;
 	st->retry_seed = (unsigned)getpid() ^ (unsigned)tk_now_us();
 	/* A URL libpq cannot parse is the user's mistake, not an outage. */
 	opts = PQconninfoParse(url, &opt_err);

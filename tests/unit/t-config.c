@@ -1,7 +1,8 @@
 /*
  * .tracker.yml: every field, empty files, per-key lookup, anchors, the
  * exact "file:line:column" of each kind of error, the size and depth caps,
- * and the directory walk of tk_config_find.
+ * the directory walk of tk_config_find, and which database a command uses
+ * and what in the file may have changed it (tk_config_db).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -563,6 +564,118 @@ static void test_find(void)
 	tk_buf_release(&out);
 }
 
+/* What keeps db from being what the file meant (tk_config.db_problem). */
+struct db_case {
+	const char *text;
+	const char *problem; /* NULL: none */
+	size_t warnings;     /* the warnings stay as they were */
+};
+
+static const struct db_case db_cases[] = {
+	{ "dbb: x.db\n", "t.yml:1:1: unknown field 'dbb' (did you mean 'db'?)", 1 },
+	{ "DB: x.db\n", "t.yml:1:1: unknown field 'DB' (did you mean 'db'?)", 1 },
+	{ "database: x.db\n", "t.yml:1:1: unknown field 'database' (expected db, artifacts, "
+	  "baseline_branch, keys, machine_class or check)", 1 },
+	{ "db: [a.db]\n", "t.yml:1:5: 'db' must be a string, not a sequence", 1 },
+	{ "db: {a: 1}\n", "t.yml:1:5: 'db' must be a string, not a mapping", 1 },
+	{ "db:\n", "t.yml:1:4: 'db' has no value", 0 },
+	{ "db: \"\"\n", "t.yml:1:5: 'db' has no value", 0 },
+	{ "db: a.db\ndb: b.db\n", "t.yml:2:1: duplicate key 'db' (first at 1:1, which is used)", 1 },
+	{ "keys:\n  amip:\n    db: x.db\n", "t.yml:3:5: unknown field 'db' in key 'amip' "
+	  "(expected baseline_branch, timeout, tags or machine_class)", 1 },
+	{ "dbb: x.db\ndb: [a]\n", "t.yml:1:1: unknown field 'dbb' (did you mean 'db'?)", 2 },
+	{ "db: a.db\n", NULL, 0 },
+	{ "", NULL, 0 },
+	{ "artefacts: out\n", NULL, 1 },
+	{ "keys:\n  amip:\n    timout: 5\n", NULL, 1 },
+	{ "db: a.db\nkeys: [a]\n", NULL, 1 },
+};
+
+static void test_db_problem(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(db_cases) / sizeof(db_cases[0]); i++) {
+		const struct db_case *dc = &db_cases[i];
+		struct tk_err err = TK_ERR_INIT;
+		struct tk_config c;
+
+		tk_config_init(&c);
+		is_int(parse_str(dc->text, &c, &err), 0, "db case %zu parses", i);
+		if (dc->problem)
+			is_str(c.db_problem ? c.db_problem : "(none)", dc->problem,
+			       "db case %zu: the problem", i);
+		else
+			ok(!c.db_problem, "db case %zu: no problem (%s)", i,
+			   c.db_problem ? c.db_problem : "");
+		is_int((int)c.nr_warnings, (int)dc->warnings, "db case %zu: the warnings", i);
+		tk_config_release(&c);
+	}
+}
+
+struct db_env {
+	const char *tracker_db, *xdg, *home;
+};
+
+static const char *db_env_get(void *data, const char *name)
+{
+	const struct db_env *e = data;
+
+	if (!strcmp(name, "TRACKER_DB"))
+		return e->tracker_db;
+	if (!strcmp(name, "XDG_DATA_HOME"))
+		return e->xdg;
+	if (!strcmp(name, "HOME"))
+		return e->home;
+	return NULL;
+}
+
+static void expect_db(const struct tk_config *c, struct db_env *e, const char *opt,
+		      const char *url, enum tk_db_from from, int problem, const char *desc)
+{
+	struct tk_env env = { db_env_get, e, NULL, NULL };
+	struct tk_db_choice how;
+	struct tk_buf got = TK_BUF_INIT;
+
+	tk_config_db(c, &env, opt, &got, &how);
+	is_str(got.buf, url, "%s: the database", desc);
+	ok(how.from == from && !how.problem == !problem, "%s: why (%d, %s)", desc, how.from,
+	   how.problem ? how.problem : "no problem");
+	tk_buf_release(&got);
+}
+
+/* --db, $TRACKER_DB, db:, the default; the problem only where it matters. */
+static void test_db_choice(void)
+{
+	struct db_env e = { "env.db", "/xdg", "/home/u" };
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_config fine, broken, none;
+
+	tk_config_init(&fine);
+	tk_config_init(&broken);
+	tk_config_init(&none);
+	parse_str("db: cfg.db\n", &fine, &err);
+	parse_str("dbb: cfg.db\n", &broken, &err);
+	expect_db(&broken, &e, "opt.db", "opt.db", TK_DB_FROM_OPTION, 0, "--db");
+	expect_db(&broken, &e, "", "env.db", TK_DB_FROM_ENV, 0, "an empty --db: $TRACKER_DB");
+	expect_db(&broken, &e, NULL, "env.db", TK_DB_FROM_ENV, 0, "$TRACKER_DB");
+	e.tracker_db = "";
+	expect_db(&fine, &e, NULL, "cfg.db", TK_DB_FROM_CONFIG, 0, "db:");
+	expect_db(&broken, &e, NULL, "/xdg/tracker/history.db", TK_DB_FROM_DEFAULT, 1,
+		  "a broken db: falls to the default, saying why");
+	expect_db(&none, &e, NULL, "/xdg/tracker/history.db", TK_DB_FROM_DEFAULT, 0,
+		  "no config: the default, no problem");
+	e.xdg = NULL;
+	expect_db(&none, &e, NULL, "/home/u/.local/share/tracker/history.db",
+		  TK_DB_FROM_DEFAULT, 0, "without XDG_DATA_HOME: under HOME");
+	e.home = NULL;
+	expect_db(&none, &e, NULL, "./.local/share/tracker/history.db", TK_DB_FROM_DEFAULT, 0,
+		  "without HOME: here");
+	tk_config_release(&fine);
+	tk_config_release(&broken);
+	tk_config_release(&none);
+}
+
 int main(int argc, char **argv)
 {
 	find_fixtures(argc > 0 ? argv[0] : "");
@@ -577,6 +690,8 @@ int main(int argc, char **argv)
 	test_error_keeps_config();
 	test_relative_paths();
 	test_find();
+	test_db_problem();
+	test_db_choice();
 	tk_buf_release(&fixtures);
 	return done_testing();
 }

@@ -189,7 +189,7 @@ static void put(struct tk_store *s, int n, const char *key, const char *branch, 
 	tk_run_release(&r);
 }
 
-static void test_empty(struct tk_store *s)
+static void test_empty(struct tk_store *s, int fresh)
 {
 	struct collect c = { TK_BUF_INIT, TK_BUF_INIT, TK_BUF_INIT, 0 };
 	const char *k[] = { keys[0], NULL };
@@ -204,6 +204,12 @@ static void test_empty(struct tk_store *s)
 	       "summaries of a key with no runs: no error");
 	is_int(c.seen, 0, "and no summary");
 	is_int(s->ops->migrate(s, &err), 0, "migrating a migrated store is a no-op");
+	if (fresh) {
+		is_int(tk_store_require_keys(s, k, &err), TK_EDATA,
+		       "a key named in an empty store: bad data");
+		ok(strstr(err.msg, "'; the database has no runs") != NULL, "saying so: %s",
+		   err.msg);
+	}
 	collect_release(&c);
 }
 
@@ -439,6 +445,114 @@ static void test_lookups(struct tk_store *s)
 	tk_buf_release(&key);
 }
 
+/* A backend without a key index: what tk_store_each_key falls back on. */
+static const struct tk_store_ops *real_ops;
+
+static int no_keys_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err)
+{
+	if (op == TK_STORE_CTRL_KEYS)
+		return tk_err_set(err, TK_EUSAGE, "no such operation");
+	return real_ops->ctrl(s, op, arg, err);
+}
+
+static int list_key(const char *key, void *data)
+{
+	tk_buf_addf(data, "%s\n", key);
+	return 0;
+}
+
+/* Every key both ways: by the key index (when the backend has one) and by
+ * the pass over the runs; in byte order, each once. */
+static void test_each_key(struct tk_store *s)
+{
+	struct tk_store_ops hidden = *s->ops;
+	struct tk_buf a = TK_BUF_INIT, b = TK_BUF_INIT, want = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	const char *p, *prev = NULL;
+	int sorted = 1;
+
+	is_int(tk_store_each_key(s, 0, list_key, &a, &err), 0, "each key: no error");
+	real_ops = s->ops;
+	hidden.ctrl = no_keys_ctrl;
+	s->ops = &hidden;
+	is_int(tk_store_each_key(s, 0, list_key, &b, &err), 0,
+	       "each key without a key index: no error");
+	s->ops = real_ops;
+	is_str(b.buf, a.buf, "the pass over the runs finds the keys the index does");
+	tk_buf_addf(&want, "%s\n%s\n%s\n", keys[0], keys[1], keys[2]);
+	ok(strstr(a.buf, want.buf) != NULL, "the suite's keys, once each, in order");
+	for (p = a.buf; *p; p = strchr(p, '\n') + 1) {
+		if (prev && strcmp(prev, p) >= 0)
+			sorted = 0;
+		prev = p;
+	}
+	ok(sorted, "every key once, in byte order");
+	tk_buf_reset(&a);
+	is_int(tk_store_each_key(s, 1704067200LL * 1000000 + 4 * 86400LL * 1000000, list_key,
+				 &a, &err), 0, "each key since a time");
+	ok(strstr(a.buf, keys[1]) && !strstr(a.buf, keys[0]),
+	   "only the keys with a run since then");
+	tk_buf_release(&a);
+	tk_buf_release(&b);
+	tk_buf_release(&want);
+}
+
+/* A key named that has no run anywhere: the nearest ones suggested. */
+static void test_unknown_keys(struct tk_store *s)
+{
+	const char *known[] = { keys[0], keys[1], NULL };
+	char typo[40], hostile[48], far[64];
+	const char *one[] = { typo, NULL }, *mixed[] = { keys[0], typo, NULL };
+	const char *esc[] = { hostile, NULL }, *unlike[] = { far, NULL };
+	struct tk_store_ops hidden = *s->ops;
+	struct tk_store_near near;
+	struct tk_buf want = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+
+	snprintf(typo, sizeof(typo), "conf-%s-x", tag);
+	snprintf(hostile, sizeof(hostile), "conf-%s-\x1b[31m", tag);
+	snprintf(far, sizeof(far), "zq%szq%szqzqzqzqzq", tag, tag);
+	is_int(tk_store_key_exists(s, keys[0], &err), 1, "a key with runs exists");
+	is_int(tk_store_key_exists(s, typo, &err), 0, "a key with none does not");
+	is_int(tk_store_require_keys(s, known, &err), 0, "keys with runs: no error");
+	is_int(tk_store_require_keys(s, mixed, &err), TK_EDATA,
+	       "one key with no run at all: bad data");
+	tk_buf_addf(&want, "no runs of key '%s'; the nearest keys are '%s', '%s', '%s'", typo,
+		    keys[0], keys[1], keys[2]);
+	is_str(err.msg, want.buf, "naming it and the nearest keys, in byte order when as near");
+	tk_buf_reset(&want);
+	is_int(tk_store_require_keys(s, esc, &err), TK_EDATA, "a key with an escape sequence");
+	ok(!strchr(err.msg, '\x1b') && strstr(err.msg, "\\x1b[31m'; the nearest"),
+	   "is shown escaped: %s", err.msg);
+	is_int(tk_store_require_keys(s, unlike, &err), TK_EDATA, "a key unlike every other");
+	ok(strstr(err.msg, "; no key is near it (the database has ") != NULL,
+	   "gets no suggestion, but the count of keys: %s", err.msg);
+	is_int(tk_store_near_keys(s, keys[1], &near, &err), 0, "the keys near a stored key");
+	ok(near.nr == 3 && !strcmp(near.keys[0], keys[1]) && near.total >= 3,
+	   "itself first, then the others");
+	tk_store_near_release(&near);
+	real_ops = s->ops;
+	hidden.ctrl = no_keys_ctrl;
+	s->ops = &hidden;
+	is_int(tk_store_require_keys(s, one, &err), TK_EDATA,
+	       "without a key index: the same error");
+	tk_buf_addf(&want, "no runs of key '%s'; the nearest keys are '%s', '%s', '%s'", typo,
+		    keys[0], keys[1], keys[2]);
+	is_str(err.msg, want.buf, "with the same keys");
+	tk_buf_reset(&want);
+	s->ops = real_ops;
+	tk_buf_addf(&want, "conf-%s-*", tag);
+	is_int(tk_store_require_key_match(s, want.buf, &err), 0, "a pattern that matches a key");
+	tk_buf_reset(&want);
+	tk_buf_addf(&want, "conf-%s-q*", tag);
+	is_int(tk_store_require_key_match(s, want.buf, &err), TK_EDATA,
+	       "a pattern that matches none");
+	tk_buf_addf(&want, "'; the nearest keys are '%s', '%s', '%s'", keys[0], keys[1], keys[2]);
+	ok(!strncmp(err.msg, "no runs of a key matching 'conf-", 32) &&
+	   strstr(err.msg, want.buf), "names it and the keys near it: %s", err.msg);
+	tk_buf_release(&want);
+}
+
 static void test_ranks(struct tk_store *s)
 {
 	const char *k[] = { keys[0], NULL };
@@ -547,12 +661,14 @@ int main(int argc, char **argv)
 		diag(err.msg);
 		return done_testing();
 	}
-	test_empty(s);
+	test_empty(s, fresh);
 	test_put_get(s);
 	test_partial(s);
 	test_filters(s);
 	test_id_prefix(s);
 	test_lookups(s);
+	test_each_key(s);
+	test_unknown_keys(s);
 	test_ranks(s);
 	test_profiles(s);
 	tk_store_close(s);

@@ -1,11 +1,16 @@
 /*
  * The PostgreSQL store's own parts, without a server: the rewriting of
  * the shared columns' SQLite expressions for jsonb, the DDL made from
- * run_columns[], the URLs it takes, and passwords kept out of messages.
+ * run_columns[], the URLs it takes, passwords kept out of messages, and
+ * the bounded wait of a command that only reads (tk_store_opts.wait_s).
  * Against a real server: tests/t6101-pg-store.sh (the conformance suite)
  * and the other t61xx tests.
  */
 #include "plugins/store/postgres.c"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "tests/unit/tap.h"
 
@@ -130,11 +135,66 @@ static void test_unreachable(void)
 	is_int(ret, TK_EUSAGE, "a URL libpq cannot parse is a usage error: %s", err.msg);
 }
 
+/* The open of a command that only reads: its wait is bounded in all. */
+static void expect_gave_up(double wait_s, const char *env, const char *want, const char *desc)
+{
+	struct tk_store_opts o = { TK_STORE_NO_CREATE, NULL, wait_s };
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_store *s = NULL;
+
+	if (env)
+		setenv("TRACKER_PG_RETRY_S", env, 1);
+	else
+		unsetenv("TRACKER_PG_RETRY_S");
+	is_int(tk_store_open_opts("postgresql://ci:s3cret@127.0.0.1:1/tracker", &o, &s, &err),
+	       TK_EUNAVAIL, "%s: TK_EUNAVAIL", desc);
+	ok(!strncmp(err.msg, "gave up after ", 14) && strstr(err.msg, want) &&
+	   strstr(err.msg, "cannot connect to database 'postgresql://ci:***@127.0.0.1:1/"
+		  "tracker'") && !strstr(err.msg, "s3cret"),
+	   "%s: %s", desc, err.msg);
+}
+
+static void test_bounded_wait(void)
+{
+	struct tk_store_opts o = { TK_STORE_NO_CREATE, NULL, 0.5 };
+	struct sockaddr_in addr;
+	socklen_t len = sizeof(addr);
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_store *s = NULL;
+	struct tk_buf url = TK_BUF_INIT;
+	int fd;
+
+	expect_gave_up(0.5, NULL, " attempts in 0.5 s: ", "wait_s bounds the retries");
+	expect_gave_up(0.5, "0.2", " attempts in 0.2 s: ", "TRACKER_PG_RETRY_S may shorten it");
+	expect_gave_up(0.5, "10", " attempts in 0.5 s: ", "but not lengthen it");
+	unsetenv("TRACKER_PG_RETRY_S");
+
+	/* a server that takes the connection and never answers: the attempt
+	 * itself is cut to the wait (its own timeout is 5 s) */
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	memset(&addr, 0, sizeof(addr));
+	addr.sin_family = AF_INET;
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) || listen(fd, 8) ||
+	    getsockname(fd, (struct sockaddr *)&addr, &len)) {
+		ok(0, "a silent server on loopback");
+		return;
+	}
+	tk_buf_addf(&url, "postgresql://ci@127.0.0.1:%d/tracker", ntohs(addr.sin_port));
+	is_int(tk_store_open_opts(url.buf, &o, &s, &err), TK_EUNAVAIL,
+	       "a server that never answers: TK_EUNAVAIL");
+	ok(strstr(err.msg, ": timeout expired after 0.5 s") != NULL,
+	   "the connection attempt is cut to the wait: %s", err.msg);
+	close(fd);
+	tk_buf_release(&url);
+}
+
 int main(void)
 {
 	test_pg_json();
 	test_ddl();
 	test_urls();
 	test_unreachable();
+	test_bounded_wait();
 	return done_testing();
 }
