@@ -54,6 +54,7 @@ static const char dash_style[] =
 	".v-improvement { color: #fff; background: #2e7d32; border-radius: 3px; padding: 1px 5px; }\n"
 	".v-no-change { color: #333; }\n"
 	".v-insufficient-data { color: #888; }\n"
+	".why { color: #555; font-size: 12px; margin-left: 4px; }\n"
 	"</style>\n";
 
 static const char dash_script[] =
@@ -367,6 +368,31 @@ static const struct tk_check_metric *column(const struct tk_check_result *cr, en
 	return NULL;
 }
 
+/* The metrics that moved that the page has no column for: "alloc +44%". */
+static void moved_elsewhere(struct tk_buf *b, const struct dash *d,
+			    const struct tk_check_result *cr)
+{
+	const char *sep = "<span class=\"why\">";
+	size_t i, j;
+
+	for (i = 0; i < cr->nr_metrics; i++) {
+		const struct tk_check_metric *cm = &cr->metrics[i];
+
+		if (cm->result.verdict != TK_VERDICT_REGRESSION &&
+		    cm->result.verdict != TK_VERDICT_IMPROVEMENT)
+			continue;
+		for (j = 0; j < d->nm && d->metrics[j] != cm->metric; j++)
+			;
+		if (j < d->nm)
+			continue;
+		tk_buf_addf(b, "%s%s %+.0f%%", sep, tk_metric_name(cm->metric),
+			    cm->result.delta_pct);
+		sep = ", ";
+	}
+	if (strcmp(sep, "<span class=\"why\">"))
+		tk_buf_adds(b, "</span>");
+}
+
 /* A key's row, appended to b when the key has runs. */
 static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct tk_buf *b,
 		    struct tk_err *err)
@@ -523,8 +549,10 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 		}
 		tk_buf_reset(&css);
 		verdict_css(&css, worst);
-		tk_buf_addf(b, "<td><span class=\"v-%s\">%s</span></td><td>", css.buf,
+		tk_buf_addf(b, "<td><span class=\"v-%s\">%s</span>", css.buf,
 			    tk_verdict_name(worst));
+		moved_elsewhere(b, d, &cr);
+		tk_buf_adds(b, "</td><td>");
 		tk_xml_text(b, cr.baseline_branch ? cr.baseline_branch : "-", TK_XML_QUOTES, 60);
 		if (cr.machine_class) {
 			tk_buf_adds(b, " \xc2\xb7 ");
