@@ -221,39 +221,53 @@ fi
 fi
 
 # ---- the metrics of profiles: their real noise, and a check with its diffs ----
-# examples/climate run BENCH_NOISE_RUNS times (default 60) under
+# examples/climate run BENCH_NOISE_RUNS times (default 200) under
 # `tracker run --profile alloc,cpu`, unseeded: nothing changes but the
 # noise, so every regression bench/metric-noise finds (30 of the runs the
 # history, one the current run, as tracker check judges) is a false
 # alarm. Then a key of BENCH_PROFILED_N (default 1000) profiled runs of a
 # short model run (climate 4), and `tracker check --key` with its diffs
 # (four kinds of profile, 5 baseline runs each) against the same check
-# without them (--metric walltime,maxrss,cpu) and one `tracker diff`.
+# without them (frames: off in .tracker.yml) and one `tracker diff`.
 if want metrics; then
 echo
 ndb=$out/noise.db
 i=0
-while [ $i -lt "${BENCH_NOISE_RUNS:-60}" ]; do
+while [ $i -lt "${BENCH_NOISE_RUNS:-200}" ]; do
 	"$root/tracker" run -q --key climate --db "$ndb" --artifacts "$out/records" \
-		--profile alloc,cpu -- "$root/examples/climate" 32 >/dev/null
+		--profile alloc,cpu -- "$root/examples/climate" 32 >/dev/null 2>&1
 	i=$((i + 1))
 done
 bench/metric-noise "$ndb" climate "${BENCH_VERDICT_TRIALS:-20000}"
 echo
 pdb=$out/profiled.db
 np1=${BENCH_PROFILED_N:-1000}
-i=0
-while [ $i -lt "$np1" ]; do
-	"$root/tracker" run -q --key model --db "$pdb" --artifacts "$out/records" \
-		--profile alloc,cpu -- "$root/examples/climate" 4 >/dev/null
+# bk N CMD...: CMD as a job of build N of main
+bk() {
+	b=$1
+	shift
+	env BUILDKITE=true BUILDKITE_BRANCH=main BUILDKITE_BUILD_NUMBER="$b" \
+		BUILDKITE_PIPELINE_SLUG=bench BUILDKITE_PIPELINE_DEFAULT_BRANCH=main \
+		BUILDKITE_PULL_REQUEST=false "$@"
+}
+i=1
+while [ $i -le "$np1" ]; do
+	bk $i "$root/tracker" run -q --key model --db "$pdb" --artifacts "$out/records" \
+		--profile alloc,cpu -- "$root/examples/climate" 4 >/dev/null 2>&1
 	i=$((i + 1))
 done
-echo "tracker check of one key with $np1 profiled runs:"
+echo "tracker check of one key with $np1 profiled runs (the last build's run against the"
+echo "runs of main before it):"
 ck='"$0" "$@"; [ $? -le 1 ]'
-bench/timeit 11 "check, no profiles" sh -c "$ck" "$root/tracker" check --db "$pdb" --key model \
-	--metric walltime,maxrss,cpu :: \
-	"check (its diffs)" sh -c "$ck" "$root/tracker" check --db "$pdb" --key model :: \
-	"one diff (alloc)" "$root/tracker" diff --db "$pdb" --key model --kind alloc \
+last="env BUILDKITE=true BUILDKITE_BRANCH=main BUILDKITE_BUILD_NUMBER=$np1
+	BUILDKITE_PIPELINE_SLUG=bench BUILDKITE_PIPELINE_DEFAULT_BRANCH=main
+	BUILDKITE_PULL_REQUEST=false"
+mkdir -p "$out/nodiffs"
+printf 'check:\n  frames: off\n' >"$out/nodiffs/.tracker.yml"
+bench/timeit 11 "check, frames: off" $last sh -c "cd '$out/nodiffs' && $ck" "$root/tracker" \
+	check --db "$pdb" --key model :: \
+	"check (its 4 diffs)" $last sh -c "$ck" "$root/tracker" check --db "$pdb" --key model :: \
+	"one diff (alloc)" $last "$root/tracker" diff --db "$pdb" --key model --kind alloc \
 	-o "$out/d.txt" | sed 's/^/  /'
 fi
 

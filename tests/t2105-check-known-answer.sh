@@ -112,6 +112,17 @@ test_expect_success CLIMATE 'main again: exit 0, no function named' '
 	grep "^  model cpu, alloc, alloc_count, heap_peak: no change, no function moved beyond the noise$" same.out
 '
 
+test_expect_success CLIMATE 'outside CI, diff finds the baseline check finds, and prints its table' '
+	tracker check --db h.db --key model --branch feature-alloc >check.out;
+	test $? = 1 &&
+	head -1 check.out | grep "against 6 runs of main" &&
+	tracker diff --db h.db --key model --branch feature-alloc --kind alloc >diff.out 2>diff.err &&
+	cat diff.err diff.out &&
+	grep "^tracker: baseline: mean of 5 runs: main #6 " diff.err &&
+	sed -n 2p diff.out | grep "^allocations .* -> .* (+4[0-9.]*%); baseline: mean of 5 runs$" &&
+	grep "churn <- radiation <- physics" diff.out
+'
+
 test_expect_success CLIMATE 'a mistyped --key: exit 65, naming the nearest key' '
 	test_expect_code 65 bk feature-same 9 tracker check --db h.db --key modle 2>err &&
 	cat err &&

@@ -41,4 +41,48 @@ test_expect_success 'the report has the diff of the keyed run against main, link
 	! ls $R/plain-*-diff.html 2>/dev/null
 '
 
+test_expect_success 'the next report removes the files this one wrote, and nothing else' '
+	R=tracker-artifacts/report &&
+	grep -x "model-[0-9a-f]*-cpu-diff\.html" $R/.tracker-files &&
+	grep -x "summary\.md" $R/.tracker-files &&
+	echo mine >$R/notes.txt &&
+	echo outside >outside.txt &&
+	mkdir -p elsewhere && echo abs >elsewhere/abs.txt &&
+	{
+		echo "../outside.txt" &&
+		echo "$PWD/elsewhere/abs.txt" &&
+		echo "sub/../../outside.txt" &&
+		echo "a/b/c.txt"
+	} >>$R/.tracker-files &&
+	mkdir -p $R/a/b && echo deep >$R/a/b/c.txt &&
+	in_build feature 8 env BUILDKITE_STEP_KEY=plain tracker run -q --db h.db \
+		--artifacts art -- "$WORKLOAD" sleep 0 &&
+	in_build feature 8 env BUILDKITE_LABEL=report tracker report --db h.db --no-charts \
+		>out 2>err &&
+	cat out err &&
+	! ls $R/model-*-diff.html 2>/dev/null &&
+	grep "^| plain |" $R/summary.md &&
+	! grep "model" $R/summary.md &&
+	test "$(cat $R/notes.txt)" = mine &&
+	test "$(cat outside.txt)" = outside &&
+	test "$(cat elsewhere/abs.txt)" = abs &&
+	test "$(cat $R/a/b/c.txt)" = deep &&
+	! grep -v "^#" $R/.tracker-files | grep -v -x "summary\.md\|annotation\.md\|verdicts\.txt\|check\.json\|metrics\.txt\|index\.html"
+'
+
+test_expect_success 'a list of files past its bound: what was read is removed, a warning' '
+	R=tracker-artifacts/report &&
+	python3 -c "
+import sys
+with open(sys.argv[1], \"a\") as f:
+    f.write((\"x\" * 200 + \"\\n\") * 90000)
+    f.write(\"summary.md\\n\")
+" $R/.tracker-files &&
+	in_build feature 8 env BUILDKITE_LABEL=report tracker report --db h.db --no-charts \
+		>out 2>err &&
+	cat err &&
+	grep "some earlier files stay: .*tracker-files. is longer than 16777216 bytes" err &&
+	test -s $R/summary.md
+'
+
 test_done
