@@ -67,8 +67,13 @@ static int fill_profile(struct tk_store *s, struct runs *r, enum tk_metric m,
 	int ret = tk_profstore_totals(s, (const char *const *)r->ids, r->nr,
 				      tk_metric_profile_kind(m), r->v[m], units, err);
 
-	for (i = 0; !ret && i < r->nr; i++)
-		r->v[m][i] = units[i] ? tk_metric_profile_value(m, r->v[m][i], units[i], NULL) : -1;
+	for (i = 0; !ret && i < r->nr; i++) {
+		enum tk_metric_unit u = tk_metric_unit(m);
+		double v = units[i] ? tk_metric_profile_value(m, r->v[m][i], units[i], &u) : -1;
+
+		/* one unit per series: a cpu profile in samples is no time */
+		r->v[m][i] = u == tk_metric_unit(m) ? v : -1;
+	}
 	free(units);
 	return ret;
 }
@@ -104,6 +109,7 @@ static void rates(const double *all, size_t n, int trials, const char *name)
 	struct sim_rng rng = { 7 };
 	double *x = malloc(n * sizeof(*x)), h[HIST], cur;
 	struct tk_verdict_result r;
+	struct tk_err err = TK_ERR_INIT;
 	int t, reg = 0, imp = 0;
 	size_t i;
 
@@ -119,8 +125,10 @@ static void rates(const double *all, size_t n, int trials, const char *name)
 		}
 		memcpy(h, x, sizeof(h));
 		cur = x[HIST];
-		if (tk_check_judge(h, WINDOW, HIST, &cur, 1, &o, &r, NULL, NULL))
-			break;
+		if (tk_check_judge(h, WINDOW, HIST, &cur, 1, &o, &r, NULL, &err)) {
+			fprintf(stderr, "metric-noise: %s: %s\n", name, err.msg);
+			exit(1);
+		}
 		reg += r.verdict == TK_VERDICT_REGRESSION;
 		imp += r.verdict == TK_VERDICT_IMPROVEMENT;
 	}

@@ -261,6 +261,7 @@ static struct shift_rates shift_rates(enum family f, double step, int cut, int t
 {
 	const struct tk_verdict_opts o = tk_verdict_opts_default();
 	struct shift_rates sr = { 0, 0, 0 };
+	struct tk_err err = TK_ERR_INIT;
 	struct sim_rng rng = { seed };
 	double h[NSHIFT], cur;
 	struct tk_verdict_result r;
@@ -273,12 +274,14 @@ static struct shift_rates shift_rates(enum family f, double step, int cut, int t
 
 			shifted(&rng, f, step, at, h, &cur, pass ? 0.10 : 0);
 			if (cut)
-				ret = tk_check_judge(h, NBASE, NSHIFT, &cur, 1, &o, &r, NULL, NULL);
+				ret = tk_check_judge(h, NBASE, NSHIFT, &cur, 1, &o, &r, NULL, &err);
 			else
 				ret = tk_verdict_judge_history(h, NBASE, h + NBASE, NSHIFT - NBASE,
-							       &cur, 1, &o, &r, NULL);
-			if (ret)
-				return sr;
+							       &cur, 1, &o, &r, &err);
+			if (ret) {
+				fprintf(stderr, "verdicts: %s\n", err.msg);
+				exit(1);
+			}
 			if (pass)
 				hits += r.verdict == TK_VERDICT_REGRESSION;
 			else {

@@ -72,17 +72,33 @@ test_expect_success 'the next report removes the files this one wrote, and nothi
 
 test_expect_success 'a list of files past its bound: what was read is removed, a warning' '
 	R=tracker-artifacts/report &&
+	echo e >$R/early.txt && echo l >$R/late.txt && echo s >$R/stale.txt &&
 	python3 -c "
 import sys
 with open(sys.argv[1], \"a\") as f:
+    f.write(\"x\" * 300 + \"\\n\")
+    f.write(\"stale.txt\\n\")
+    f.write(\"early.txt\\n\")
     f.write((\"x\" * 200 + \"\\n\") * 90000)
-    f.write(\"summary.md\\n\")
+    f.write(\"late.txt\\n\")
 " $R/.tracker-files &&
 	in_build feature 8 env BUILDKITE_LABEL=report tracker report --db h.db --no-charts \
 		>out 2>err &&
 	cat err &&
 	grep "some earlier files stay: .*tracker-files. is longer than 16777216 bytes" err &&
-	test -s $R/summary.md
+	! test -e $R/stale.txt &&
+	! test -e $R/early.txt &&
+	test -e $R/late.txt
+'
+
+test_expect_success 'a listed name in a directory that is a link: left alone' '
+	R=tracker-artifacts/report &&
+	mkdir -p real && echo mine >real/x.html &&
+	rm -rf $R/dashboard && ln -s "$PWD/real" $R/dashboard &&
+	echo "dashboard/x.html" >>$R/.tracker-files &&
+	in_build feature 8 env BUILDKITE_LABEL=report tracker report --db h.db --no-charts \
+		>out 2>err &&
+	test "$(cat real/x.html)" = mine
 '
 
 test_done

@@ -396,6 +396,26 @@ static size_t choose_metrics(const struct tk_check_opts *o, const struct tk_conf
 }
 
 /* The profile metrics the runs of p that succeeded have (a bit each). */
+/* Whether run id has a stored profile of kind (q->found); a store
+ * without stored totals loads it. */
+static int has_profile(struct tk_store *s, const char *id, const char *kind,
+		       struct tk_store_profile_total *q, struct tk_err *err)
+{
+	double total;
+	int ret;
+
+	memset(q, 0, sizeof(*q));
+	q->run_id = id;
+	q->kind = kind;
+	ret = s->ops->ctrl ? s->ops->ctrl(s, TK_STORE_CTRL_PROFILE_TOTAL, q, err) : TK_EUSAGE;
+	if (ret != TK_EUSAGE)
+		return ret;
+	tk_err_clear(err);
+	ret = tk_profstore_totals(s, &id, 1, kind, &total, NULL, err);
+	q->found = !ret && total >= 0;
+	return ret;
+}
+
 static int have_profiles(struct tk_store *s, const struct points *p, unsigned *have,
 			 struct tk_err *err)
 {
@@ -410,17 +430,7 @@ static int have_profiles(struct tk_store *s, const struct points *p, unsigned *h
 		for (i = 0; tk_metric_profile_kind(m) && i < p->nr && !(*have & BIT(m)); i++) {
 			if (!p->items[i].ok)
 				continue;
-			memset(&q, 0, sizeof(q));
-			q.run_id = p->items[i].run.id;
-			q.kind = tk_metric_profile_kind(m);
-			ret = s->ops->ctrl ? s->ops->ctrl(s, TK_STORE_CTRL_PROFILE_TOTAL, &q, err)
-					   : TK_EUSAGE;
-			if (ret == TK_EUSAGE) {
-				/* no stored totals: every kind is looked for */
-				tk_err_clear(err);
-				*have |= BIT(m);
-				break;
-			}
+			ret = has_profile(s, p->items[i].run.id, tk_metric_profile_kind(m), &q, err);
 			if (ret)
 				return ret;
 			if (q.found)
@@ -629,25 +639,6 @@ static int metric_history(const struct points *series, struct tk_check_metric *c
 
 /* ---- the whole check ---- */
 
-/* Whether run id has a stored profile of kind (q->found); a store
- * without stored totals loads it. */
-static int has_profile(struct tk_store *s, const char *id, const char *kind,
-		       struct tk_store_profile_total *q, struct tk_err *err)
-{
-	double total;
-	int ret;
-
-	memset(q, 0, sizeof(*q));
-	q->run_id = id;
-	q->kind = kind;
-	ret = s->ops->ctrl ? s->ops->ctrl(s, TK_STORE_CTRL_PROFILE_TOTAL, q, err) : TK_EUSAGE;
-	if (ret != TK_EUSAGE)
-		return ret;
-	tk_err_clear(err);
-	ret = tk_profstore_totals(s, &id, 1, kind, &total, NULL, err);
-	q->found = !ret && total >= 0;
-	return ret;
-}
 
 /* ---- the functions that moved ---- */
 
@@ -677,9 +668,18 @@ static void ref_of(struct tk_run_ref *ref, const char *key, const struct point *
 	ref->started_at_us = p->run.started_at_us;
 }
 
+/* Whether node a is node n or above it. */
+static int is_ancestor(const struct tk_profile *t, uint32_t a, uint32_t n)
+{
+	while (n != TK_PROFILE_ROOT && n != a)
+		n = t->nodes[n].parent;
+	return n == a;
+}
+
 /* The frames of d that moved beyond the noise, largest change first: the
- * self changes, then the totals of frames none of those is below (an
- * ancestor's total carries its child's change). */
+ * self changes, then the totals that the frames listed below them do not
+ * explain (an ancestor's total carries its children's changes), each
+ * replacing a listed total above it that it explains. */
 static void take_frames(const struct tk_stored_diff *d, struct tk_check_kind *k)
 {
 	struct tk_diff_opts dopts;
@@ -698,7 +698,7 @@ static void take_frames(const struct tk_stored_diff *d, struct tk_check_kind *k)
 		while (k->nr_frames < TK_CHECK_FRAMES_MAX) {
 			const struct tk_diff_change *ch = NULL, *c2;
 			size_t which = 0, w;
-			int below = 0;
+			double explained;
 			struct tk_buf path = TK_BUF_INIT;
 			struct tk_check_frame *f;
 
@@ -716,16 +716,29 @@ static void take_frames(const struct tk_stored_diff *d, struct tk_check_kind *k)
 			li[which]++;
 			if (ch->node == TK_PROFILE_ROOT)
 				continue;
-			/* a total that a listed frame below it explains */
-			for (j = 0; mode && j < k->nr_frames && !below; j++) {
-				uint32_t n = k->frames[j].node;
-
-				while (n != TK_PROFILE_ROOT && n != ch->node)
-					n = t->nodes[n].parent;
-				below = n == ch->node;
-			}
-			if (below)
+			/* a total that the listed frames below it explain (most
+			 * of its change, the same way) */
+			explained = 0;
+			for (j = 0; mode && j < k->nr_frames; j++)
+				if (k->frames[j].up == (which == 0) &&
+				    is_ancestor(t, ch->node, k->frames[j].node))
+					explained += fabs(k->frames[j].now - k->frames[j].base);
+			if (mode && explained >= 0.8 * fabs(ch->now - ch->base))
 				continue;
+			/* a listed total above it that it explains (most of its
+			 * change, the same way): the deeper frame says where */
+			for (j = 0; mode && j < k->nr_frames; j++) {
+				struct tk_check_frame *a = &k->frames[j];
+
+				if (!a->cumulative || a->up != (which == 0) ||
+				    !is_ancestor(t, a->node, ch->node) ||
+				    fabs(ch->now - ch->base) < 0.8 * fabs(a->now - a->base))
+					continue;
+				free(a->path);
+				memmove(a, a + 1, (k->nr_frames - j - 1) * sizeof(*a));
+				k->nr_frames--;
+				j--;
+			}
 			for (i = 0; i < k->nr_frames && k->frames[i].node != ch->node; i++)
 				;
 			if (i < k->nr_frames)
@@ -743,6 +756,27 @@ static void take_frames(const struct tk_stored_diff *d, struct tk_check_kind *k)
 		}
 	}
 	tk_diff_summary_release(&sum);
+}
+
+/*
+ * A diff that cannot be made is said, not the check's end: a stored
+ * profile that cannot be read (TK_EDATA) skips its kind, noted in
+ * out->frames_error (the first), and the check goes on. An unavailable
+ * store is the check's error.
+ */
+static int skip_kind(struct tk_check_result *out, const char *kind, int ret,
+		     struct tk_err *err)
+{
+	struct tk_buf b = TK_BUF_INIT;
+
+	if (!ret || ret == TK_EUNAVAIL)
+		return ret;
+	if (!out->frames_error) {
+		tk_buf_addf(&b, "no %s diff: %s", kind, err->msg);
+		out->frames_error = tk_buf_detach(&b, NULL);
+	}
+	tk_err_clear(err);
+	return 0;
 }
 
 /*
@@ -787,13 +821,15 @@ static int check_frames(struct tk_store *s, const struct tk_check_opts *o,
 		}
 		if (ret || !nw || !runs.nr_base) {
 			tk_baseline_release(&runs);
+			ret = skip_kind(out, kinds[ki], ret, err);
 			continue;
 		}
 		ref_of(&runs.new_run, o->key, nw);
 		runs.branch = dup_or_null(out->baseline_branch);
 		tk_diff_opts_init(&dopts);
 		ret = tk_diff_stored_runs(s, &runs, kinds[ki], 0, &dopts, &sd, err);
-		if (!ret) {
+		ret = skip_kind(out, kinds[ki], ret, err);
+		if (!ret && sd.built) {
 			TK_ALLOC_GROW(out->kinds, out->nr_kinds + 1, out->alloc_kinds);
 			k = &out->kinds[out->nr_kinds++];
 			memset(k, 0, sizeof(*k));
@@ -1029,6 +1065,7 @@ void tk_check_result_release(struct tk_check_result *r)
 		free(kd->frames);
 	}
 	free(r->kinds);
+	free(r->frames_error);
 	free(r->command.current);
 	free(r->command.other);
 	memset(r, 0, sizeof(*r));
@@ -1102,6 +1139,7 @@ void tk_check_result_copy(struct tk_check_result *dst, const struct tk_check_res
 			dk->frames[k].path = dup_or_null(sk->frames[k].path);
 		}
 	}
+	dst->frames_error = dup_or_null(src->frames_error);
 	dst->command.current = dup_or_null(src->command.current);
 	dst->command.other = dup_or_null(src->command.other);
 }
@@ -1418,15 +1456,18 @@ static void memo_key(const struct tk_check_opts *o, struct tk_buf *b)
 }
 
 /*
- * Whether a result kept answers o's frames policy: whether functions that
- * moved fail the check is all that changes a verdict, and a result knows
- * the policy it was made with; o's unset policy is the config's, the
- * same as the kept result's.
+ * Whether a result kept answers o's frames policy. A result knows the
+ * policy it was made with (r->frames, the config's when its check left it
+ * unset, as o's unset one is under the same config); whether functions
+ * that moved fail the check is all that changes a verdict. A result made
+ * with its diffs answers a request for none (frames off), never the
+ * reverse: a caller asking for the functions gets them.
  */
 static int memo_matches(const struct tk_check_opts *o, const struct tk_check_result *r)
 {
-	return o->frames == TK_CHECK_FRAMES_UNSET ||
-	       (o->frames == TK_CHECK_FRAMES_FAIL) == (r->frames == TK_CHECK_FRAMES_FAIL);
+	if (o->frames == TK_CHECK_FRAMES_UNSET || o->frames == r->frames)
+		return 1;
+	return o->frames == TK_CHECK_FRAMES_OFF && r->frames == TK_CHECK_FRAMES_REPORT;
 }
 
 const struct tk_check_result *tk_check_memo_find(const struct tk_check_memo *m,

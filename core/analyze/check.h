@@ -35,10 +35,13 @@
  *             config, else o->method / o->vopts, else the defaults of
  *             core/analyze/verdict.h. A metric the current run lacks is
  *             insufficient, with a note.
- *   frames    unless off, for each profile kind that the newest current
- *             run and baseline runs have, the diff of NEW against up to 5
- *             of them (tk_check_diff_runs, core/analyze/diffstore.h) and
- *             the functions that moved beyond its noise floor, largest
+ *   frames    unless off, for each profile kind: NEW, the first current
+ *             run that succeeded with such a profile, against the newest
+ *             5 runs with one of the window, then of the 20 runs before
+ *             it, diffed by tracker diff's code (tk_diff_stored_runs,
+ *             core/analyze/diffstore.h); a profile that cannot be read
+ *             leaves its kind out (frames_error); and the functions that
+ *             moved beyond the diff's noise floor, largest
  *             first (at most TK_CHECK_FRAMES_MAX): said beside the
  *             verdicts, and a regression of their own only when
  *             `frames: fail` asks (tk_check_worst).
@@ -140,9 +143,9 @@ struct tk_check_metric {
 	struct tk_verdict_result result;
 	struct tk_verdict_opts vopts; /* what judged it */
 	const char *note;             /* static, or NULL: overrides result.note */
-	/* The baseline starts after this run, the first of a new level of
-	 * the metric (the window's last change point); NULL when the window
-	 * is the baseline's newest runs as they are. */
+	/* The baseline starts at this run, the first of the level the
+	 * metric is judged at (tk_check_recent); NULL when the window is the
+	 * baseline's newest runs as they are. */
 	struct tk_check_run *since;
 	size_t nr_values;             /* current runs with the figure */
 	size_t series_n;              /* points of the history series */
@@ -206,6 +209,9 @@ struct tk_check_result {
 	struct tk_check_kind *kinds;
 	size_t nr_kinds, alloc_kinds;
 	int frames;        /* enum tk_check_frames: what the check did with them */
+	/* The first diff that could not be made ("no alloc diff: corrupt
+	 * stored profile ..."): its kind is left out, the check goes on. */
+	char *frames_error;
 	struct tk_check_command command; /* zero until tk_check_command fills it */
 };
 
@@ -254,8 +260,10 @@ void tk_check_result_copy(struct tk_check_result *dst, const struct tk_check_res
  * each check once: tk_check_key_memo answers from m when a check with the
  * same options that decide its result (key, run, branch, build, baseline
  * branch, machine class, current class, window, metrics, method, history
- * and its limit) was made with m before, under the same CI context and
- * config, and otherwise checks (tk_check_key) and keeps a copy.
+ * and its limit, and a frames policy the kept result answers: one made
+ * with diffs answers a request for none) was made with m before, under
+ * the same CI context and config, and otherwise checks (tk_check_key) and
+ * keeps a copy. A check answered from m calls no on_diff.
  * tk_check_memo_find only looks: it is safe from several threads while
  * nothing is added. A zeroed memo is empty; tk_check_memo_release frees
  * it and leaves it empty.

@@ -104,7 +104,9 @@ enum tk_esc_lang {
 };
 
 /* The C string s (NULL: "-") by lang's rule: tk_text_escape, tk_xml_text
- * (TK_XML_ONE_LINE) or tk_md_escape, whole. */
+ * (TK_XML_ONE_LINE) or tk_md_escape, whole. XML text only: quotes are
+ * not escaped, so never inside an attribute (tk_xml_text with
+ * TK_XML_QUOTES is for those). */
 void tk_escape(struct tk_buf *out, enum tk_esc_lang lang, const char *s);
 /* ---- shell ---- */
 

@@ -65,11 +65,23 @@ static void add_value(struct tk_buf *b, enum tk_metric_unit unit, double v, int 
 }
 
 /* A run as a short name: "#14", else "run 1a2b3c4d". */
-static void run_short(struct tk_buf *b, const struct tk_check_run *run, enum tk_esc_lang lang)
+/* A note's language: a terminal's, markdown, or RAW for JSON, whose
+ * strings keep exact values (jansson escapes them). */
+#define RAW (-1)
+
+static void say(struct tk_buf *b, int lang, const char *s)
+{
+	if (lang == RAW)
+		tk_buf_adds(b, s ? s : "-");
+	else
+		tk_escape(b, (enum tk_esc_lang)lang, s);
+}
+
+static void run_short(struct tk_buf *b, const struct tk_check_run *run, int lang)
 {
 	if (run->build) {
 		tk_buf_adds(b, "#");
-		tk_escape(b, lang, run->build);
+		say(b, lang, run->build);
 	} else {
 		tk_buf_addf(b, "run %.8s", run->id);
 	}
@@ -81,7 +93,7 @@ static void run_short(struct tk_buf *b, const struct tk_check_run *run, enum tk_
  * shift moved it ("baseline: 6 runs of main since #14").
  */
 static void add_note(struct tk_buf *b, const struct tk_check_result *r,
-		     const struct tk_check_metric *m, int markdown)
+		     const struct tk_check_metric *m, int lang)
 {
 	const char *note = metric_note(r, m);
 	const struct tk_check_run *cur = r->nr_current ? &r->current[0] : NULL;
@@ -96,9 +108,9 @@ static void add_note(struct tk_buf *b, const struct tk_check_result *r,
 	if (m->since && m->result.verdict != TK_VERDICT_INSUFFICIENT) {
 		tk_buf_addf(b, "%sbaseline: %zu run%s of ", b->len ? "; " : "", m->result.n,
 			    m->result.n == 1 ? "" : "s");
-		tk_escape(b, lang_of(markdown), r->baseline_branch);
+		say(b, lang, r->baseline_branch);
 		tk_buf_adds(b, " since ");
-		run_short(b, m->since, lang_of(markdown));
+		run_short(b, m->since, lang);
 	}
 }
 
@@ -329,26 +341,41 @@ void tk_checkfmt_frame(struct tk_buf *b, const struct tk_check_kind *k,
 
 /*
  * Each kind of each result that changed: the head, then its functions,
- * one a line; the kinds that did not, in one line per result.
+ * one a line; the kinds that did not, in one line per verdict of their
+ * totals ("cpu, alloc: no change, ..."; "not judged" when --metric left
+ * the total out); a diff that could not be made, in a line.
  */
 static void write_kinds(FILE *f, const struct tk_check_result *r, size_t nr, int markdown)
 {
-	struct tk_buf b = TK_BUF_INIT, same = TK_BUF_INIT;
-	size_t i, k, j, any = 0;
+	struct tk_buf b = TK_BUF_INIT, same[5];
+	const char *labels[5];
+	size_t i, k, j, g, nr_groups, any = 0;
 
 	for (i = 0; i < nr; i++)
-		any += r[i].nr_kinds;
+		any += r[i].nr_kinds || r[i].frames_error;
 	if (!any)
 		return;
+	for (g = 0; g < 5; g++)
+		tk_buf_init(&same[g], 0);
 	fprintf(f, markdown ? "\n#### Profiles against the baseline's\n\n"
 			    : "\nprofiles against the baseline's:\n");
 	for (i = 0; i < nr; i++) {
-		tk_buf_reset(&same);
+		nr_groups = 0;
 		for (k = 0; k < r[i].nr_kinds; k++) {
 			const struct tk_check_kind *kd = &r[i].kinds[k];
+			const char *v = kind_verdict(&r[i], kd);
 
 			if (!tk_check_kind_changed(&r[i], kd)) {
-				tk_buf_addf(&same, "%s%s", same.len ? ", " : "", kd->kind);
+				v = v ? v : "not judged";
+				for (g = 0; g < nr_groups && strcmp(labels[g], v); g++)
+					;
+				if (g == nr_groups && nr_groups < 5) {
+					labels[nr_groups] = v;
+					tk_buf_reset(&same[nr_groups++]);
+				}
+				if (g < nr_groups)
+					tk_buf_addf(&same[g], "%s%s", same[g].len ? ", " : "",
+						    kd->kind);
 				continue;
 			}
 			tk_buf_reset(&b);
@@ -365,16 +392,24 @@ static void write_kinds(FILE *f, const struct tk_check_result *r, size_t nr, int
 				fprintf(f, markdown ? "  - no function moved beyond the noise\n"
 						    : "      no function moved beyond the noise\n");
 		}
-		if (!same.len)
-			continue;
-		tk_buf_reset(&b);
-		key_cell(&b, r, nr, i, markdown);
-		fprintf(f, markdown ? "- %s %s: no change, no function moved beyond the noise\n"
-				    : "  %s %s: no change, no function moved beyond the noise\n",
-			b.buf, same.buf);
+		for (g = 0; g < nr_groups; g++) {
+			tk_buf_reset(&b);
+			key_cell(&b, r, nr, i, markdown);
+			fprintf(f, markdown ? "- %s %s: %s, no function moved beyond the noise\n"
+					    : "  %s %s: %s, no function moved beyond the noise\n",
+				b.buf, same[g].buf, labels[g]);
+		}
+		if (r[i].frames_error) {
+			tk_buf_reset(&b);
+			key_cell(&b, r, nr, i, markdown);
+			tk_buf_adds(&b, ": ");
+			tk_escape(&b, lang_of(markdown), r[i].frames_error);
+			fprintf(f, markdown ? "- %s\n" : "  %s\n", b.buf);
+		}
 	}
+	for (g = 0; g < 5; g++)
+		tk_buf_release(&same[g]);
 	tk_buf_release(&b);
-	tk_buf_release(&same);
 }
 
 static void write_text(FILE *f, const struct tk_check_result *r, size_t nr, int history)
@@ -407,7 +442,7 @@ static void write_text(FILE *f, const struct tk_check_result *r, size_t nr, int 
 			for (c = 0; c < 6; c++)
 				tk_buf_reset(&cells[c]);
 			metric_cells(&r[i], m, cells);
-			add_note(&cells[5], &r[i], m, 0);
+			add_note(&cells[5], &r[i], m, TK_ESC_TEXT);
 			tk_buf_reset(&b);
 			key_cell(&b, r, nr, i, 0);
 			tk_table_add(&t, b.buf);
@@ -480,7 +515,7 @@ static void write_markdown(FILE *f, const struct tk_check_result *r, size_t nr, 
 			for (c = 0; c < 6; c++)
 				tk_buf_reset(&cells[c]);
 			metric_cells(&r[i], m, cells);
-			add_note(&cells[5], &r[i], m, 1);
+			add_note(&cells[5], &r[i], m, TK_ESC_MARKDOWN);
 			tk_buf_reset(&b);
 			key_cell(&b, r, nr, i, 1);
 			fprintf(f, "| %s | %s | %s%s%s |", b.buf, tk_metric_name(m->metric),
@@ -604,7 +639,7 @@ static json_t *metric_json(const struct tk_check_result *r, const struct tk_chec
 	json_object_set_new(o, "statistic", judged ? num_or_null(v->statistic) : json_null());
 	json_object_set_new(o, "threshold", judged ? num_or_null(v->threshold) : json_null());
 	tk_buf_reset(&note);
-	add_note(&note, r, m, 0);
+	add_note(&note, r, m, RAW);
 	json_object_set_new(o, "note", note.len ? str_or_null(note.buf) : json_null());
 	json_object_set_new(o, "since", m->since ? run_json(m->since) : json_null());
 	tk_buf_release(&note);
@@ -710,6 +745,7 @@ static int write_json(FILE *f, const struct tk_check_result *r, size_t nr, int h
 			json_array_append_new(a, metric_json(&r[i], &r[i].metrics[k], history));
 		json_object_set_new(o, "metrics", a);
 		json_object_set_new(o, "frames", json_string(frames_name(r[i].frames)));
+		json_object_set_new(o, "frames_error", str_or_null(r[i].frames_error));
 		a = json_array();
 		for (k = 0; k < r[i].nr_kinds; k++)
 			json_array_append_new(a, kind_json(&r[i], &r[i].kinds[k]));

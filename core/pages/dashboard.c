@@ -313,6 +313,7 @@ struct dash {
 	char **keys;
 	size_t nkeys;
 	struct tk_buf *rows;  /* per key, in key order; empty: no row */
+	unsigned char *paged; /* per key: its page was written */
 	int *ret;             /* per key */
 	struct tk_err *errs;  /* per key, set where ret[i] != 0 */
 	pthread_mutex_t lock;
@@ -389,14 +390,20 @@ static void moved_elsewhere(struct tk_buf *b, const struct dash *d,
 			    cm->result.delta_pct);
 		sep = ", ";
 	}
+	for (i = 0; cr->frames == TK_CHECK_FRAMES_FAIL && i < cr->nr_kinds; i++)
+		if (cr->kinds[i].frames_up) {
+			tk_buf_addf(b, "%sa function's %s grew", sep, cr->kinds[i].kind);
+			sep = ", ";
+		}
 	if (strcmp(sep, "<span class=\"why\">"))
 		tk_buf_adds(b, "</span>");
 }
 
 /* A key's row, appended to b when the key has runs. */
-static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct tk_buf *b,
+static int dash_key(struct dash *d, struct tk_store *s, size_t slot, struct tk_buf *b,
 		    struct tk_err *err)
 {
+	const char *key = d->keys[slot];
 	struct tk_dashboard_opts *o = d->o;
 	const struct tk_key_history *h = known_history(o, key);
 	const char *keys[] = { key, NULL };
@@ -448,6 +455,8 @@ static int dash_key(struct dash *d, struct tk_store *s, const char *key, struct 
 	tk_dashboard_file_name(&name, key);
 	tk_buf_addf(&path, "%s/%s", d->dir, name.buf);
 	ret = tk_plot_write_path(&l, path.buf, "index.html", TK_WRITE_NO_FSYNC, err);
+	if (!ret)
+		d->paged[slot] = 1;
 
 	/* the verdict, as tracker check gives it, with the same baseline */
 	memset(&cr, 0, sizeof(cr));
@@ -630,7 +639,7 @@ static void *work(void *data)
 		pthread_mutex_unlock(&d->lock);
 		if (i >= d->nkeys)
 			break;
-		d->ret[i] = dash_key(d, w->s, d->keys[i], &d->rows[i], &d->errs[i]);
+		d->ret[i] = dash_key(d, w->s, i, &d->rows[i], &d->errs[i]);
 		if (d->ret[i]) {
 			pthread_mutex_lock(&d->lock);
 			d->failed = 1;
@@ -721,6 +730,7 @@ int tk_dashboard_write(struct tk_store *s, const char *dir, struct tk_dashboard_
 		d.keys = kl.keys;
 		d.nkeys = kl.nr;
 		d.rows = tk_xcalloc(kl.nr, sizeof(*d.rows));
+		d.paged = tk_xcalloc(kl.nr + 1, 1);
 		d.ret = tk_xcalloc(kl.nr, sizeof(*d.ret));
 		d.errs = tk_xcalloc(kl.nr, sizeof(*d.errs));
 		pthread_mutex_init(&d.lock, NULL);
@@ -751,8 +761,9 @@ int tk_dashboard_write(struct tk_store *s, const char *dir, struct tk_dashboard_
 			ret = tk_write_file_atomic(path.buf, mem, len, err);
 		free(mem);
 	}
-	for (i = 0; !ret && o->wrote && i < kl.nr; i++) {
-		if (!d.rows[i].len)
+	/* the files written, also when a key failed */
+	for (i = 0; d.paged && o->wrote && i < kl.nr; i++) {
+		if (!d.paged[i])
 			continue;
 		tk_buf_reset(&path);
 		tk_dashboard_file_name(&path, kl.keys[i]);
@@ -767,6 +778,7 @@ int tk_dashboard_write(struct tk_store *s, const char *dir, struct tk_dashboard_
 	}
 	free(kl.keys);
 	free(d.rows);
+	free(d.paged);
 	free(d.ret);
 	free(d.errs);
 	tk_buf_release(&path);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/analyze/baseline.h"
@@ -158,6 +159,24 @@ static int our_name(const char *s, size_t len)
 	return 1;
 }
 
+/* Whether the directory a listed name is in is a directory of the report
+ * and not a link to one elsewhere (then nothing in it is ours). */
+static int real_dir_of(const char *dir, const char *name, size_t len)
+{
+	const char *slash = memchr(name, '/', len);
+	struct tk_buf sub = TK_BUF_INIT;
+	struct stat st;
+	int ok;
+
+	if (!slash)
+		return 1;
+	tk_buf_addf(&sub, "%s/", dir);
+	tk_buf_add(&sub, name, (size_t)(slash - name));
+	ok = !lstat(sub.buf, &st) && S_ISDIR(st.st_mode);
+	tk_buf_release(&sub);
+	return ok;
+}
+
 /*
  * Removes the files an earlier report wrote into dir, as its list names
  * them (TK_REPORT_FILES): never a file the list does not name, nor a name
@@ -182,7 +201,7 @@ static void clean_dir(const struct tk_report_opts *o)
 		warn(o, "earlier files stay: %s", err.msg);
 		goto out;
 	}
-	rd.max_line = TK_REPORT_NAME_MAX + 1;
+	rd.max_line = TK_REPORT_LINE_MAX;
 	while ((ret = tk_reader_line(&rd, &line, &len, &err)) > 0) {
 		struct tk_buf file = TK_BUF_INIT;
 
@@ -195,6 +214,10 @@ static void clean_dir(const struct tk_report_opts *o)
 			continue;
 		tk_buf_addf(&file, "%s/", o->dir);
 		tk_buf_add(&file, line, len);
+		if (!real_dir_of(o->dir, line, len)) {
+			tk_buf_release(&file);
+			continue;
+		}
 		if (!unlink(file.buf))
 			removed++;
 		else if (errno != ENOENT)
@@ -222,6 +245,19 @@ static void add_file(struct tk_report *out, const char *fmt, ...)
 	va_end(ap);
 	TK_ALLOC_GROW(out->files, out->nr_files + 1, out->alloc_files);
 	out->files[out->nr_files++] = tk_buf_detach(&name, NULL);
+}
+
+/* name is no longer one of the report's files (it was removed). */
+static void drop_file(struct tk_report *out, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < out->nr_files; i++)
+		if (!strcmp(out->files[i], name)) {
+			free(out->files[i]);
+			out->files[i] = out->files[--out->nr_files];
+			return;
+		}
 }
 
 int tk_report_write_files(const struct tk_report *r, const char *dir,
@@ -360,8 +396,9 @@ static void make_chart(struct tk_store *s, const struct tk_report_opts *o,
  */
 struct diff_pages {
 	const struct tk_report_opts *o;
+	struct tk_report *out; /* its files: each page listed once written */
 	const char *name;      /* the entry's file name */
-	const char *label;     /* "KEY" or "KEY on CLASS", for warnings */
+	const char *label;     /* the key, for warnings */
 	char *kinds[TK_REPORT_DIFFS_MAX];
 	int changed[TK_REPORT_DIFFS_MAX];
 	size_t nr;
@@ -394,6 +431,7 @@ static int draw_diff(void *data, const struct tk_check_result *r, const struct t
 	if (tk_diff_render_path(&sd->diff, dopts, &ropts, path.buf, 0, &derr)) {
 		warn(dp->o, "no %s diff for '%s': %s", k->kind, dp->label, derr.msg);
 	} else {
+		add_file(dp->out, "%s-%s-diff.html", dp->name, k->kind);
 		dp->kinds[dp->nr] = tk_xstrdup(k->kind);
 		dp->changed[dp->nr++] = changed;
 	}
@@ -416,6 +454,8 @@ static void keep_diffs(struct diff_pages *dp, struct tk_report_key *k)
 			diff_path(&path, dp->o->dir, dp->name, dp->kinds[i]);
 			if (unlink(path.buf))
 				warn(dp->o, "cannot remove %s: %s", path.buf, strerror(errno));
+			else
+				drop_file(dp->out, path.buf + strlen(dp->o->dir) + 1);
 			free(dp->kinds[i]);
 			continue;
 		}
@@ -488,6 +528,7 @@ static int add_entry(struct tk_store *s, const struct tk_report_opts *o,
 	name = entry_name(co->key, cls);
 	tk_buf_adds(&label, co->key);
 	dp.o = o;
+	dp.out = out;
 	dp.name = name;
 	dp.label = label.buf;
 	co->on_diff = draw_diff;
@@ -500,12 +541,21 @@ static int add_entry(struct tk_store *s, const struct tk_report_opts *o,
 		/* the first of several classes: its files under its class's name */
 		char *named = entry_name(co->key, cr->machine_class);
 		struct tk_buf from = TK_BUF_INIT, to = TK_BUF_INIT;
+		size_t n = dp.nr;
 
-		for (i = 0; i < dp.nr; i++) {
+		for (i = dp.nr = 0; i < n; i++) {
 			diff_path(&from, o->dir, name, dp.kinds[i]);
 			diff_path(&to, o->dir, named, dp.kinds[i]);
-			if (rename(from.buf, to.buf))
+			if (rename(from.buf, to.buf)) {
+				/* listed under its first name, not linked */
 				warn(o, "cannot rename %s: %s", from.buf, strerror(errno));
+				free(dp.kinds[i]);
+				continue;
+			}
+			drop_file(out, from.buf + strlen(o->dir) + 1);
+			add_file(out, "%s", to.buf + strlen(o->dir) + 1);
+			dp.changed[dp.nr] = dp.changed[i];
+			dp.kinds[dp.nr++] = dp.kinds[i];
 		}
 		tk_buf_release(&from);
 		tk_buf_release(&to);
@@ -521,6 +571,8 @@ static int add_entry(struct tk_store *s, const struct tk_report_opts *o,
 		tk_buf_release(&label);
 		return ret;
 	}
+	if (cr->frames_error)
+		warn(o, "%s: %s", label.buf, cr->frames_error);
 	TK_ALLOC_GROW(out->keys, out->nr + 1, out->alloc);
 	k = &out->keys[out->nr++];
 	memset(k, 0, sizeof(*k));
@@ -529,8 +581,6 @@ static int add_entry(struct tk_store *s, const struct tk_report_opts *o,
 	k->name = name;
 	take_check(k, cr);
 	keep_diffs(&dp, k);
-	for (i = 0; i < k->nr_diff_kinds; i++)
-		add_file(out, "%s-%s-diff.html", k->name, k->diff_kinds[i]);
 	out->count[k->verdict]++;
 	if (!o->no_charts)
 		make_chart(s, o, ci, h, cr, k, out);

@@ -13,28 +13,33 @@
  *            its runs.
  *   verdicts tk_check_key per key (core/analyze/check.h): the current runs (this
  *            build, else the key's newest run on the branch), the
- *            baseline window, walltime and maxrss; the same verdicts as
- *            `tracker check`.
+ *            baseline window, every figure the runs have (or o->metrics);
+ *            the same verdicts as `tracker check`, with its diffs.
  *   chart    tk_plot_history_to_path (core/pages/histplot.h), from the key's
  *            runs read once (core/store/keyhist.h): <name>.png (small,
  *            for the annotation) and <name>.html (interactive), the
- *            current build's runs marked.
- *   diff     with a stored cpu profile (else alloc) of the current run
- *            and of baseline runs (core/analyze/baseline.h, up to 5):
- *            <name>-diff.html, as `tracker diff --key K` draws it.
+ *            current build's runs marked: walltime, maxrss and every
+ *            other metric that changed (or o->metrics).
+ *   diffs    the check's diffs, drawn as it makes them (its on_diff):
+ *            <name>-<kind>-diff.html for each kind of profile that
+ *            changed (tk_check_kind_changed), else for the first kind,
+ *            as `tracker diff --key K --kind KIND` draws it.
  *   dashboard  with the charts, the dashboard of every key with runs in
  *            the last year (core/pages/dashboard.h) in DIR/dashboard/, linked
  *            from the summary.
  * where <name> is tk_report_file_name(key): the key reduced to
  * [A-Za-z0-9._-] and a hash of the key, so two keys never share files.
  *
- * A chart or diff that cannot be made is a warning (o->warn) and the
- * report goes on without it; the store's errors end the build.
+ * A chart or diff page that cannot be made is a warning (o->warn) and
+ * the report goes on without it; a profile that cannot be read leaves
+ * its kind out of the check (its frames_error); the store's errors end
+ * the build.
  *
- * Outputs (tk_report_write, core/pages/reportmd.h): summary.md (the table, links relative to the
- * directory), annotation.md (the body for a CI build page: the table,
- * small charts and links as artifact:// URLs under o->artifact_prefix,
- * cut to fit o->max_body bytes with a note), verdicts.txt and check.json
+ * Outputs (tk_report_write, core/pages/reportmd.h): summary.md (the
+ * table and what changed, links relative to the directory), annotation.md
+ * (the body for a CI build page: the table, what changed, small charts
+ * and links as artifact:// URLs under o->artifact_prefix, cut to fit
+ * o->max_body bytes with a note), index.html, verdicts.txt and check.json
  * (the checks as `tracker check` prints them as text and JSON,
  * core/pages/checkfmt.h), metrics.txt (OpenMetrics, for GitLab's metrics
  * report). Every key, branch and other untrusted string is escaped for
@@ -65,11 +70,15 @@
  * line (relative, [A-Za-z0-9._-/]). The next report removes them first,
  * and nothing else: a report directory holds only this build's files,
  * whatever else lives there. Read under bounds: at most
- * TK_REPORT_FILES_MAX bytes, names of at most TK_REPORT_NAME_MAX.
+ * TK_REPORT_FILES_MAX bytes and lines of TK_REPORT_LINE_MAX; names of
+ * more than TK_REPORT_NAME_MAX bytes are left alone, and so is a name in
+ * a directory that is a link.
  */
 #define TK_REPORT_FILES ".tracker-files"
 #define TK_REPORT_FILES_MAX (16u << 20)
 #define TK_REPORT_NAME_MAX 255
+/* a line longer than this ends the reading of the list, with a warning */
+#define TK_REPORT_LINE_MAX 4096
 
 /* Buildkite's limit on an annotation body, bytes. */
 #define TK_REPORT_BODY_MAX 1048576

@@ -627,35 +627,38 @@ static int write_checks(const struct tk_report *r, const char *dir, const char *
 int tk_report_write(const struct tk_report *r, const struct tk_report_opts *o,
 		    struct tk_err *err)
 {
-	struct tk_buf b = TK_BUF_INIT;
 	static const char *const ours[] = { "summary.md", "annotation.md", "verdicts.txt",
 					    "check.json", "metrics.txt", "index.html" };
-	size_t max = o->max_body ? o->max_body : TK_REPORT_BODY_MAX - 1024;
+	struct tk_buf b = TK_BUF_INIT;
+	struct tk_err lerr = TK_ERR_INIT;
+	size_t max = o->max_body ? o->max_body : TK_REPORT_BODY_MAX - 1024, done = 0;
 	int ret;
 
 	ret = tk_mkdir_p(o->dir, err);
 	tk_report_markdown(r, TK_REPORT_LINKS_FILES, NULL, 0, &b);
-	if (!ret)
-		ret = write_text(o->dir, "summary.md", &b, err);
+	if (!ret && !(ret = write_text(o->dir, ours[0], &b, err)))
+		done++;
 	tk_buf_reset(&b);
 	tk_report_markdown(r, TK_REPORT_LINKS_ARTIFACTS,
 			   o->artifact_prefix ? o->artifact_prefix : o->dir, max, &b);
-	if (!ret)
-		ret = write_text(o->dir, "annotation.md", &b, err);
-	if (!ret)
-		ret = write_checks(r, o->dir, "verdicts.txt", TK_CHECKFMT_TEXT, err);
-	if (!ret)
-		ret = write_checks(r, o->dir, "check.json", TK_CHECKFMT_JSON, err);
+	if (!ret && !(ret = write_text(o->dir, ours[1], &b, err)))
+		done++;
+	if (!ret && !(ret = write_checks(r, o->dir, ours[2], TK_CHECKFMT_TEXT, err)))
+		done++;
+	if (!ret && !(ret = write_checks(r, o->dir, ours[3], TK_CHECKFMT_JSON, err)))
+		done++;
 	tk_buf_reset(&b);
 	tk_report_metrics(r, &b);
-	if (!ret)
-		ret = write_text(o->dir, "metrics.txt", &b, err);
+	if (!ret && !(ret = write_text(o->dir, ours[4], &b, err)))
+		done++;
 	tk_buf_reset(&b);
 	tk_report_html(r, &b);
-	if (!ret)
-		ret = write_text(o->dir, "index.html", &b, err);
-	if (!ret)
-		ret = tk_report_write_files(r, o->dir, ours, sizeof(ours) / sizeof(ours[0]), err);
+	if (!ret && !(ret = write_text(o->dir, ours[5], &b, err)))
+		done++;
+	/* what was written, also when a write failed: the next report
+	 * removes it */
+	if (tk_report_write_files(r, o->dir, ours, done, ret ? &lerr : err) && !ret)
+		ret = err->code;
 	tk_buf_release(&b);
 	return ret;
 }

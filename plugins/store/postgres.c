@@ -1163,6 +1163,32 @@ static int each_profile(struct pg_store *st, const struct tk_profile_each *each,
 	return ret;
 }
 
+/* A stored profile's total and unit, one indexed row; never its data. */
+static int profile_total(struct pg_store *st, struct tk_store_profile_total *q,
+			 struct tk_err *err)
+{
+	struct query_arg a;
+	struct params p;
+	int ret;
+
+	q->found = 0;
+	params_init(&p);
+	param_text(&p, q->run_id);
+	param_text(&p, q->kind);
+	a.sql = "SELECT total::text, unit FROM profiles WHERE run_id = $1 AND kind = $2";
+	a.p = &p;
+	a.res = NULL;
+	ret = with_retry(st, query_unit, &a, err);
+	if (!ret && PQntuples(a.res) > 0) {
+		q->found = 1;
+		q->total = strtod(PQgetvalue(a.res, 0, 0), NULL);
+		snprintf(q->unit, sizeof(q->unit), "%s", PQgetvalue(a.res, 0, 1));
+	}
+	PQclear(a.res);
+	params_release(&p);
+	return ret;
+}
+
 static int pg_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err)
 {
 	struct pg_store *st = from_base(s);
@@ -1176,6 +1202,8 @@ static int pg_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err)
 		return 0;
 	case TK_STORE_CTRL_EACH_PROFILE:
 		return each_profile(st, arg, err);
+	case TK_STORE_CTRL_PROFILE_TOTAL:
+		return profile_total(st, arg, err);
 	}
 	return tk_err_set(err, TK_EUSAGE, "the postgres store has no operation %d", op);
 }

@@ -92,6 +92,54 @@ static void put_profile(struct tk_store *s, const char *id, const char *kind, do
 	tk_profile_release(&p);
 }
 
+/* A number in [-1, 1) from a fixed sequence. */
+static double jitter(unsigned *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return (double)((*seed >> 8) & 0xffff) / 32768.0 - 1;
+}
+
+/* A cpu profile of 20 leaves under main;physics;radiation, each of
+ * weight 1e7 x (1 + up) with 4% of noise of its own, and one of 2e8
+ * under main;physics;microphysics. */
+static void put_spread(struct tk_store *s, const char *id, double up, unsigned *seed)
+{
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_profile p;
+	uint32_t names[4];
+	char leaf[16];
+	int i;
+
+	tk_profile_init(&p, TK_UNIT_NANOSECONDS);
+	names[0] = tk_profile_intern(&p, "main", 4);
+	names[1] = tk_profile_intern(&p, "physics", 7);
+	names[2] = tk_profile_intern(&p, "radiation", 9);
+	for (i = 0; i < 20; i++) {
+		snprintf(leaf, sizeof(leaf), "band%02d", i);
+		names[3] = tk_profile_intern(&p, leaf, strlen(leaf));
+		tk_profile_add_stack(&p, names, 4,
+				     (uint64_t)(1e7 * (1 + up) * (1 + 0.04 * jitter(seed))));
+	}
+	names[2] = tk_profile_intern(&p, "microphysics", 12);
+	tk_profile_add_stack(&p, names, 3, (uint64_t)(2e8 * (1 + 0.002 * jitter(seed))));
+	tk_profile_finish(&p);
+	if (tk_profstore_put(s, id, "cpu", NULL, &p, &err))
+		diag(err.msg);
+	tk_profile_release(&p);
+}
+
+/* k's listed frame of path and weight (cumulative 1: its total), or NULL. */
+static const struct tk_check_frame *frame(const struct tk_check_kind *k, const char *path,
+					  int cumulative)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr_frames; i++)
+		if (!strcmp(k->frames[i].path, path) && k->frames[i].cumulative == cumulative)
+			return &k->frames[i];
+	return NULL;
+}
+
 static int check(struct tk_store *s, struct tk_check_opts *o, const struct tk_config *cfg,
 		 struct tk_check_result *r)
 {
@@ -326,6 +374,10 @@ int main(void)
 		       "no change: the function that moved is said, not judged");
 		ok(r.nr_kinds == 2 && kind(&r, "alloc") && kind(&r, "alloc")->frames_up,
 		   "the diffs still name it");
+		text = output(&r, TK_CHECKFMT_TEXT);
+		ok(strstr(text, "  prof cpu: not judged, no function moved beyond the noise\n") != NULL,
+		   "a kind whose total is not judged says so, not 'no change'");
+		free(text);
 		tk_check_result_release(&r);
 		o.metrics = NULL;
 		o.nr_metrics = 0;
@@ -364,6 +416,69 @@ int main(void)
 	ok(strstr(text, "baseline: 4 runs of main since #21") != NULL, "the note says so");
 	free(text);
 	tk_check_result_release(&r);
+
+	/* spread: every leaf under radiation 6% up, each within its noise;
+	 * radiation's total moved, and physics's only through it */
+	{
+		unsigned seed = 7;
+
+		for (b = 1; b <= 8; b++) {
+			put(s, "spread", "main", b, 100, 200 + b, TK_RUN_OK, 0, id);
+			put_spread(s, id, 0, &seed);
+		}
+		put(s, "spread", "feature", 9, 100, 209, TK_RUN_OK, 0, id);
+		put_spread(s, id, 0.06, &seed);
+		o.key = "spread";
+		o.branch = "feature";
+		ok(!check(s, &o, &cfg, &r), "a check of many small changes");
+		k = kind(&r, "cpu");
+		ok(k && frame(k, "radiation <- physics <- ...", 1),
+		   "radiation's total, which its leaves listed do not explain");
+		ok(k && !frame(k, "physics <- main", 1),
+		   "not physics's, which radiation's explains");
+		tk_check_result_release(&r);
+		o.key = "shift";
+	}
+
+	/* corrupt: the baseline runs' cpu profiles cannot be decoded */
+	{
+		struct tk_profile_blob blob;
+		char bad_ids[3][TK_RUN_ID_LEN + 1];
+
+		for (b = 1; b <= 8; b++) {
+			put(s, "corrupt", "main", b, 100 * (1 + noise[b % 10]), 300 + b, TK_RUN_OK, 0,
+			    bad_ids[b % 3]);
+			put_profile(s, bad_ids[b % 3], "alloc", noise[b % 10], 1);
+			memset(&blob, 0, sizeof(blob));
+			blob.run_id = bad_ids[b % 3];
+			blob.kind = "cpu";
+			blob.unit = "nanoseconds";
+			blob.nodes = 3;
+			blob.total = 1e9;
+			blob.data = "not a profile";
+			blob.len = 13;
+			if (tk_store_put_profile(s, &blob, &err))
+				diag(err.msg);
+		}
+		put(s, "corrupt", "feature", 9, 100, 309, TK_RUN_OK, 0, id);
+		put_profile(s, id, "alloc", 0, 2);
+		put_profile(s, id, "cpu", 0, 1);
+		o.key = "corrupt";
+		o.branch = "feature";
+		ok(!check(s, &o, &cfg, &r), "a check with unreadable baseline profiles goes on");
+		ok(metric(&r, TK_METRIC_WALLTIME) &&
+		   metric(&r, TK_METRIC_WALLTIME)->result.verdict == TK_VERDICT_NO_CHANGE,
+		   "its verdicts are made");
+		ok(r.frames_error && strstr(r.frames_error, "no cpu diff: "),
+		   "the kind it could not diff is named (%s)",
+		   r.frames_error ? r.frames_error : "none");
+		ok(kind(&r, "alloc") && !kind(&r, "cpu"), "the other kinds are diffed");
+		text = output(&r, TK_CHECKFMT_TEXT);
+		ok(strstr(text, "  corrupt: no cpu diff: ") != NULL, "text says so");
+		free(text);
+		tk_check_result_release(&r);
+		o.key = "shift";
+	}
 
 	/* a failed current run: its status */
 	put(s, "shift", "failing", 26, 3, 126, TK_RUN_FAILED, 3, NULL);

@@ -621,6 +621,21 @@ static void test_profiles(struct tk_store *s)
 	q.keys = k;
 	q.profile_kind = "cpu";
 	check_query(s, &q, "102", "only runs with a profile of a kind");
+	{
+		struct tk_store_profile_total t;
+
+		memset(&t, 0, sizeof(t));
+		t.run_id = id;
+		t.kind = "cpu";
+		is_int(s->ops->ctrl(s, TK_STORE_CTRL_PROFILE_TOTAL, &t, &err), 0,
+		       "a profile's stored total, without its data");
+		ok(t.found && t.total == 42 && !strcmp(t.unit, "samples"), "its total and unit");
+		t.kind = "alloc";
+		t.found = 1;
+		is_int(s->ops->ctrl(s, TK_STORE_CTRL_PROFILE_TOTAL, &t, &err), 0,
+		       "a kind not stored");
+		ok(!t.found, "is not found");
+	}
 	tk_buf_release(&got);
 }
 
