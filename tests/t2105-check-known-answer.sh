@@ -119,7 +119,7 @@ test_expect_success CLIMATE 'main again: exit 0, no function named' '
 		cat same.out &&
 		! grep " <- " same.out &&
 		! grep "^model  \(alloc\|alloc_count\|heap_peak\|cpu_profile\)  *regression" same.out &&
-		grep "^  model cpu, alloc, alloc_count, heap_peak: no change, no function moved beyond the noise$" same.out || return 1
+		grep "^  model .*no function moved beyond the noise$" same.out || return 1
 		if [ $status = 0 ]; then
 			passed=$nb
 			break

@@ -115,12 +115,16 @@ assert all(r[\"argv\"] == [\"bash\", \"-e\", \"-c\", \"julia --project amip.jl -
 for r in runs), runs[0][\"argv\"]"
 '
 
+# The verdicts are the machine's (a parallel make check may slow a run):
+# what is checked is which runs are compared, so exit 1 is no failure.
 test_expect_success 'tracker check of one job: its own series, like with like' '
-	bk 7 central tracker check --key "amip[high]" >check.txt 2>err &&
+	bk 7 central tracker check --key "amip[high]" >check.txt 2>err
+	test $? -le 1 &&
 	grep "^amip\[high\]: main #7 0000000000 (run [0-9a-f]*) against 6 runs of main, machine class central$" check.txt &&
 	grep "^amip\[high\]  walltime  " check.txt &&
 	! grep "command differs" err &&
-	bk 7 central tracker check --key "amip[high]" --format json >check.json 2>err &&
+	bk 7 central tracker check --key "amip[high]" --format json >check.json 2>err
+	test $? -le 1 &&
 	tracker history --db h.db --key "amip[high]" --format csv >high.csv &&
 	python3 -c "import json; r = json.load(open(\"check.json\"))[\"results\"][0]; \
 ids = {l.split(\",\")[0] for l in open(\"high.csv\").readlines()[1:]}; \
@@ -137,15 +141,18 @@ test_expect_success 'before: one --key for every job, and check says the command
 			return 1
 		done
 	done &&
-	DB=old.db bk 7 central tracker check --key amip >check.txt 2>err &&
+	DB=old.db bk 7 central tracker check --key amip >check.txt 2>err
+	test $? -le 1 &&
 	cat err &&
 	grep "^tracker: warning: amip: the current run'\''s command differs from 5 of its 10 baseline runs ('\''bash -e -c '\''julia --project amip.jl --res high'\'''\'' vs '\''bash -e -c '\''julia --project amip.jl --res low'\'''\'')$" err &&
 	test $(grep -c "command differs" err) = 1 &&
-	DB=old.db bk 7 central tracker check --key amip --format json >check.json 2>/dev/null &&
+	DB=old.db bk 7 central tracker check --key amip --format json >check.json 2>/dev/null
+	test $? -le 1 &&
 	python3 -c "import json; c = json.load(open(\"check.json\"))[\"results\"][0][\"command_differs\"]; \
 assert (c[\"differing\"], c[\"of\"]) == (5, 10), c; \
 assert c[\"current\"].endswith(\"--res high'\''\") and c[\"baseline\"].endswith(\"--res low'\''\"), c" &&
-	DB=old.db bk 7 central tracker check --key amip --format markdown >check.md 2>/dev/null &&
+	DB=old.db bk 7 central tracker check --key amip --format markdown >check.md 2>/dev/null
+	test $? -le 1 &&
 	grep "^- \*\*warning\*\*: amip: the current run&#39;s command differs from 5 of its 10 baseline runs" check.md
 '
 
