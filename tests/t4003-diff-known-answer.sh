@@ -28,7 +28,7 @@ bk() {
 		BUILDKITE_COMMIT="$(printf '%040d' "$2")" BUILDKITE_PIPELINE_SLUG=model \
 		BUILDKITE_PIPELINE_DEFAULT_BRANCH=main BUILDKITE_PULL_REQUEST=false \
 		tracker run -q --key model --db "$3" --artifacts arts \
-		--profile alloc,cpu -- "$4" 64 >/dev/null
+		--profile alloc,cpu -- "$4" 256 >/dev/null
 }
 
 # diff_as_feature DB ARGS...: tracker diff from the feature build's step.
@@ -82,10 +82,20 @@ for variant in same renamed; do
 		check_txt $variant-alloc.txt churn allocations
 	"
 
+	# The CPU time of the same work is the machine's: a core whose
+	# sibling the parallel tests keep busy spends more CPU time on it,
+	# for a while, which a diff rightly shows as a change. As a user
+	# re-runs a build on a busy agent, the feature build's step is run
+	# again (a repeat in the same build: the diff takes the newest) up
+	# to twice more before the answer is judged wrong.
 	test_expect_success CLIMATE "$variant name, CPU time: radiation +100%, nothing else" "
-		diff_as_feature $variant.db --kind cpu -o $variant-cpu.txt 2>err &&
-		cat $variant-cpu.txt &&
-		check_txt $variant-cpu.txt spin 'CPU time'
+		for attempt in 1 2 3; do
+			diff_as_feature $variant.db --kind cpu -o $variant-cpu.txt 2>err &&
+			cat $variant-cpu.txt &&
+			check_txt $variant-cpu.txt spin 'CPU time' && return 0
+			bk feature 6 $variant.db $variant/feature/$new_prog || return 1
+		done
+		return 1
 	"
 
 	test_expect_success CLIMATE "$variant name: the HTML page, the PNG and the PDF" "
