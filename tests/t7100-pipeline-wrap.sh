@@ -130,6 +130,50 @@ test_expect_success 'the tracker plugin and hand-written wrappers are left alone
 	cmp hand.yml out
 '
 
+test_expect_success 'only tracker at a command start is tracker running: the rest is measured' '
+	cat >mention.yml <<-\EOF &&
+	steps:
+	  - key: echo
+	    command: echo tracker run is mentioned
+	  - key: make
+	    command: make tracker run
+	  - key: comment
+	    commands:
+	      - "# tracker run"
+	      - make test
+	  - key: srun
+	    command: srun -n 2 ./bin/tracker run --per-rank -- ./model
+	  - key: later
+	    commands:
+	      - cd model
+	      - FOO=1 tracker report
+	EOF
+	tracker pipeline wrap mention.yml >out 2>err &&
+	cat out err &&
+	grep "^tracker: 3 of 5 command step(s) wrapped; 2 already run tracker$" err &&
+	grep "tracker run --key echo -- bash -e -c .echo tracker run is mentioned." out &&
+	grep "tracker run --key make -- bash -e -c .make tracker run." out &&
+	grep "tracker run --key comment -- bash -e -c .# tracker run" out &&
+	grep "command: srun -n 2 ./bin/tracker run --per-rank -- ./model$" out
+'
+
+test_expect_success 'a step with a key written twice: exit 65 naming the line, no output' '
+	printf "steps:\n  - key: a\n    command: make one\n    label: A\n    command: make two\n" >dup.yml &&
+	test_expect_code 65 tracker pipeline wrap -o dup-out.yml dup.yml 2>err &&
+	cat err &&
+	grep "dup.yml:5: a step has the key .command. twice (first at line 3)" err &&
+	! test -e dup-out.yml
+'
+
+test_expect_success PYYAML 'a value the upload interpolates cannot end the quoting: a here-document' '
+	tracker pipeline wrap "$P/interpolation.yml" >out 2>/dev/null &&
+	grep -F "command: \"tracker run --key interp-quote -- bash -e -c \\\"\$(cat <<'"'"'TRACKER_SCRIPT'"'"'" out &&
+	python3 "$HERE/compare.py" --run "$P/interpolation.yml" out >result &&
+	cat result &&
+	grep "^ran 4$" result &&
+	! test -e pwned-branch
+'
+
 test_expect_success 'standard input and -o' '
 	tracker pipeline wrap - <"$P/groups.yml" >out 2>/dev/null &&
 	test_cmp "$HERE/groups.expected" out &&

@@ -13,9 +13,9 @@
  * its shell (`bash -e -c` by default), so `cd`, `export` and `set` in one
  * line reach the next. Wrapping each line on its own would lose that and
  * record one run per line. Single quotes keep every byte of the script
- * (including `$` and `${VAR}`, which Buildkite interpolates at upload, in
- * the wrapped command as it did in the original) and the key cannot leave
- * its quotes.
+ * and the key cannot leave its quotes; a script the upload interpolates
+ * (`$VAR`, `${VAR}`) goes in a quoted here-document instead, which a value
+ * put in at upload cannot end (add_here_doc).
  *
  * Aliases and merge keys: every node counts the places Buildkite reads it
  * (visits, through aliases and merges, from steps:, env:, agents: and
@@ -751,6 +751,34 @@ static int command_step(struct doc *d, size_t step, size_t cmd)
 	return ret;
 }
 
+/* A step's own key written twice: Buildkite's reader keeps one of the
+ * two, so which command runs is not what the file seems to say. */
+static int duplicate_key(void *arg, const struct tk_yaml_note *n)
+{
+	struct doc *d = arg;
+	const struct tk_yaml_node *k = node(d, n->node), *first;
+
+	if (n->kind != TK_YAML_DUPLICATE_KEY)
+		return 0;
+	first = node(d, n->first);
+	return tk_err_set(d->err, TK_EDATA,
+			  "%s:%zu: a step has the key '%.*s' twice (first at line %zu); "
+			  "which one Buildkite runs is not what the file shows: remove one",
+			  d->name, k->line + 1, (int)(k->len > 64 ? 64 : k->len), k->value,
+			  first->line + 1);
+}
+
+static int no_duplicate_keys(struct doc *d, size_t step)
+{
+	struct tk_yaml_entries e;
+	int ret;
+
+	memset(&e, 0, sizeof(e));
+	ret = tk_yaml_flatten(&d->y, step, &e, duplicate_key, d, d->err);
+	tk_yaml_entries_release(&e);
+	return ret;
+}
+
 static int walk_steps(struct doc *d, size_t seq, int depth)
 {
 	static const char *const not_commands[] = {
@@ -781,6 +809,9 @@ static int walk_steps(struct doc *d, size_t seq, int depth)
 				skip = 1;
 		if (skip || ret)
 			continue;
+		ret = no_duplicate_keys(d, step);
+		if (ret)
+			break;
 		v = lookup(d, step, "command", &ret);
 		if (v == TK_YAML_NONE)
 			v = lookup(d, step, "commands", &ret);
@@ -821,19 +852,115 @@ static int has_command(const char *s, size_t len, const char *word, const char *
 	return 0;
 }
 
+/* A shell word's end: a blank, a newline or an operator. */
+static int word_end(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || strchr(";&|()<>`", c);
+}
+
+static int word_is(const char *w, size_t n, const char *s)
+{
+	return n == strlen(s) && !memcmp(w, s, n);
+}
+
+/* "tracker" or a path ending in "/tracker". */
+static int is_tracker(const char *w, size_t n)
+{
+	return word_is(w, n, "tracker") || (n > 8 && !memcmp(w + n - 8, "/tracker", 8));
+}
+
+/* A launcher whose later words are a command (srun, mpirun ...), or a
+ * prefix word that runs the command after it (exec, env, time ...). */
+static int is_launcher(const char *w, size_t n)
+{
+	static const char *const words[] = {
+		"srun", "mpirun", "mpiexec", "exec", "env", "time", "nice", "command"
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (word_is(w, n, words[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Only at a command's start, as documented: the first word of a line, or
+ * after `;`, `&&`, `||`, `|`, `&`, `(` or a backquote, after assignments
+ * (FOO=1), and the words after a launcher (`srun -n2 tracker run`). A
+ * word inside quotes, after `echo` or `make`, or in a comment is an
+ * argument or text, not tracker running: "echo tracker run" and
+ * "# tracker run" are measured.
+ */
 int tk_pipewrap_runs_tracker(const char *s, size_t len)
 {
-	/* tracker's commands, those to come included: "echo tracker runs"
-	 * is not tracker running */
+	/* tracker's commands, those to come included */
 	static const char *const cmds[] = {
 		"run", "report", "check", "push", "fetch", "history", "dashboard",
 		"flame", "diff", "import", "pipeline", "config"
 	};
-	size_t i;
+	int at_start = 1, launched = 0, want_cmd = 0;
+	size_t i = 0, j, k, n;
 
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (has_command(s, len, "tracker", cmds[i]))
-			return 1;
+	while (i < len) {
+		char c = s[i];
+
+		if (c == ' ' || c == '\t' || c == '\r') {
+			i++;
+			continue;
+		}
+		if (c == '\n' || strchr(";&|(`", c)) {
+			at_start = 1;
+			launched = want_cmd = 0;
+			i++;
+			continue;
+		}
+		if (c == '#') {
+			while (i < len && s[i] != '\n')
+				i++;
+			continue;
+		}
+		if (c == ')' || c == '<' || c == '>') {
+			/* the end of a subshell, a redirection: no command starts */
+			i++;
+			continue;
+		}
+		/* a word, quotes and escapes kept inside it */
+		j = i;
+		while (j < len && !word_end((unsigned char)s[j])) {
+			if (s[j] == '\\' && j + 1 < len) {
+				j += 2;
+			} else if (s[j] == '\'' || s[j] == '"') {
+				char q = s[j++];
+
+				while (j < len && s[j] != q)
+					j += s[j] == '\\' && q == '"' && j + 1 < len ? 2 : 1;
+				if (j < len)
+					j++;
+			} else {
+				j++;
+			}
+		}
+		n = j - i;
+		if (want_cmd) {
+			for (k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++)
+				if (word_is(s + i, n, cmds[k]))
+					return 1;
+			want_cmd = 0;
+		}
+		if ((at_start || launched) && is_tracker(s + i, n)) {
+			want_cmd = 1;
+			at_start = launched = 0;
+		} else if (at_start && memchr(s + i, '=', n) && s[i] != '=') {
+			/* an assignment before the command */
+		} else if ((at_start || launched) && is_launcher(s + i, n)) {
+			launched = 1;
+			at_start = 0;
+		} else {
+			at_start = 0;
+		}
+		i = j;
+	}
 	return 0;
 }
 
@@ -1152,6 +1279,55 @@ static int rewrite(struct doc *d, size_t cmd, const struct tk_buf *w)
 	return 0;
 }
 
+/* 1 when a line of s (len bytes) is word. */
+static int has_line(const char *s, size_t len, const char *word)
+{
+	size_t wl = strlen(word), i = 0;
+
+	while (i < len) {
+		const char *nl = memchr(s + i, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - (s + i)) : len - i;
+
+		if (n == wl && !memcmp(s + i, word, wl))
+			return 1;
+		i += n + 1;
+	}
+	return 0;
+}
+
+/*
+ * The script as a quoted here-document read back by the agent's shell:
+ *     "$(cat <<'TRACKER_SCRIPT'
+ *     SCRIPT
+ *     TRACKER_SCRIPT
+ *     )"
+ * for a script the upload interpolates ($NAME, ${NAME}): the upload puts
+ * its values in the text after wrapping, and a value holding a `'` would
+ * end single quotes early (the branch x';touch${IFS}PWNED;' ran a command
+ * in the wrapped step only). Nothing a line-free value holds ends a
+ * quoted here-document, and inside it the shell expands nothing, so the
+ * inner bash gets the script the original command was (less its trailing
+ * newlines, which a script does not need). The delimiter is a line the
+ * script does not have.
+ */
+static void add_here_doc(struct tk_buf *w, const char *script, size_t len)
+{
+	struct tk_buf delim = TK_BUF_INIT;
+	unsigned n = 0;
+
+	tk_buf_adds(&delim, "TRACKER_SCRIPT");
+	while (has_line(script, len, delim.buf)) {
+		tk_buf_reset(&delim);
+		tk_buf_addf(&delim, "TRACKER_SCRIPT_%u", ++n);
+	}
+	tk_buf_addf(w, "\"$(cat <<'%s'\n", delim.buf);
+	tk_buf_add(w, script, len);
+	if (!len || script[len - 1] != '\n')
+		tk_buf_addch(w, '\n');
+	tk_buf_addf(w, "%s\n)\"", delim.buf);
+	tk_buf_release(&delim);
+}
+
 static void wrap_used(struct doc *d)
 {
 	size_t i, j;
@@ -1186,14 +1362,19 @@ static void wrap_used(struct doc *d)
 			tk_buf_addch(&w, ' ');
 			tk_buf_adds(&w, m->tags);
 		}
-		tk_buf_adds(&w, "-- bash -e -c '");
-		for (j = 0; j < script.len; j++) {
-			if (script.buf[j] == '\'')
-				tk_buf_adds(&w, "'\\''");
-			else
-				tk_buf_addch(&w, script.buf[j]);
+		tk_buf_adds(&w, "-- bash -e -c ");
+		if (upload_expands(script.buf, script.len)) {
+			add_here_doc(&w, script.buf, script.len);
+		} else {
+			tk_buf_addch(&w, '\'');
+			for (j = 0; j < script.len; j++) {
+				if (script.buf[j] == '\'')
+					tk_buf_adds(&w, "'\\''");
+				else
+					tk_buf_addch(&w, script.buf[j]);
+			}
+			tk_buf_addch(&w, '\'');
 		}
-		tk_buf_addch(&w, '\'');
 		if (has_command(script.buf, script.len, "srun", NULL) ||
 		    has_command(script.buf, script.len, "mpiexec", NULL) ||
 		    has_command(script.buf, script.len, "mpirun", NULL))

@@ -23,7 +23,8 @@
  * steps that use the tracker Buildkite plugin (it wraps the command
  * itself), or commands that already run tracker (tk_pipewrap_runs_tracker:
  * so wrapping twice gives what wrapping once gave, byte for byte, and a
- * `tracker report` step is not measured).
+ * `tracker report` step is not measured). A step with a key written twice
+ * is an error (TK_EDATA naming the line).
  *
  * A matrix step (`matrix:` a list, or a mapping with `setup:`) gives each
  * of its jobs a key and tags of its own: --key 'KEY[{{matrix}}]' --tag
@@ -82,11 +83,13 @@ int tk_pipewrap(const char *name, const char *text, size_t len,
 		struct tk_pipewrap_stats *stats, struct tk_err *err);
 
 /*
- * 1 when script already runs tracker: "tracker" (at the start, or after
- * whitespace, '/', ';', '&', '|', '(' or '`') followed by blanks and one
- * of its commands (run, report, check, push, fetch, history, dashboard,
- * flame, diff, import, pipeline, config) as a word: `tracker run ...`,
- * `srun ./bin/tracker run ...`, `tracker report --upload`.
+ * 1 when script already runs tracker: "tracker" or a path ending in
+ * "/tracker", followed by one of its commands (run, report, check, push,
+ * fetch, history, dashboard, flame, diff, import, pipeline, config) as a
+ * word, at a command's start: a line's first word, or after ; & | ( or a
+ * backquote, after assignments (FOO=1), or after a launcher (srun,
+ * mpirun, mpiexec, exec, env, time, nice, command) and its options. Words
+ * in quotes or comments, and arguments (`echo tracker run`), are not.
  */
 int tk_pipewrap_runs_tracker(const char *script, size_t len);
 

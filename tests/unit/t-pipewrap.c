@@ -36,6 +36,11 @@ static const char *wrap(const char *text, const struct tk_pipewrap_opts *opts,
 	return out.buf;
 }
 
+static int rt(const char *s)
+{
+	return tk_pipewrap_runs_tracker(s, strlen(s));
+}
+
 static void test_detect(void)
 {
 	ok(tk_pipewrap_runs_tracker("tracker run -- x", 16), "tracker run at the start");
@@ -47,6 +52,17 @@ static void test_detect(void)
 	ok(!tk_pipewrap_runs_tracker("tracker", 7), "tracker alone");
 	ok(tk_pipewrap_runs_tracker("tracker report --upload", 24), "another subcommand");
 	ok(!tk_pipewrap_runs_tracker("echo tracker-artifacts", 22), "a word that starts with tracker");
+	ok(!rt("echo tracker run is mentioned"), "an argument of echo is not tracker running");
+	ok(!rt("make tracker run"), "nor a make target");
+	ok(!rt("# tracker run\necho hi"), "nor a comment");
+	ok(!rt("echo 'x; tracker run'"), "nor words in quotes");
+	ok(!rt("echo x # ; tracker run"), "nor a comment after a command");
+	ok(rt("echo hi\n  tracker run --key k -- make"), "the start of a later line");
+	ok(rt("FOO=1 BAR='a b' tracker run -- x"), "after assignments");
+	ok(rt("srun -n 2 --mpi=pmix ./tracker run --per-rank -- x"), "after srun's options");
+	ok(rt("make; tracker check"), "after ;");
+	ok(rt("(tracker report)"), "in a subshell");
+	ok(rt("exec tracker run -- x"), "after exec");
 }
 
 static void test_known_answers(void)
