@@ -294,7 +294,7 @@ out:
 	free(found);
 	free(c.keys);
 	cmd_strlist_release(&c.key_list);
-	tk_store_close(store);
+	cmd_store_close(store);
 	tk_ci_context_release(&ci);
 	tk_buf_release(&url);
 	tk_buf_release(&run_key);

@@ -127,6 +127,10 @@ int cmd_write_output(const char *path, tk_write_fn fn, void *data);
 #include <signal.h>
 const volatile sig_atomic_t *cmd_catch_cancel(void);
 
+/* Closes s (NULL is fine) after warning once of the rows it skipped as
+ * out of bounds: "skipped 2 stored run(s) ...: run 1b2c3d4e of key ...". */
+void cmd_store_close(struct tk_store *s);
+
 int cmd_run(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_import(int argc, char **argv, struct cmd_ctx *ctx);
 int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx);

@@ -112,3 +112,12 @@ const volatile sig_atomic_t *cmd_catch_cancel(void)
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	return &cancel_flag;
 }
+
+void cmd_store_close(struct tk_store *s)
+{
+	if (s && s->skipped)
+		cmd_warning("skipped %zu stored run(s) with a figure no run can have, "
+			    "which a check or chart would not survive (first: %s)",
+			    s->skipped, s->skipped_first);
+	tk_store_close(s);
+}

@@ -153,7 +153,7 @@ int cmd_dashboard(int argc, char **argv, struct cmd_ctx *ctx)
 		fprintf(stderr, "tracker: wrote %s/index.html (%zu key%s)\n", d.out, d.o.nr_keys,
 			d.o.nr_keys == 1 ? "" : "s");
 	tk_ci_context_release(&ci);
-	tk_store_close(store);
+	cmd_store_close(store);
 	tk_buf_release(&url);
 	return ret;
 }

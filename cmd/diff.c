@@ -298,7 +298,7 @@ static int diff_stored(struct cmd_ctx *ctx, struct diff_cmd *d, struct tk_stored
 	if (sd->chosen)
 		describe(d, sd);
 	tk_ci_context_release(&ci);
-	tk_store_close(s);
+	cmd_store_close(s);
 	tk_buf_release(&db);
 	return ret;
 }

@@ -222,7 +222,7 @@ static int load_stored(struct cmd_ctx *ctx, struct flame_opts *o, struct tk_prof
 	if (!ret && !o->render.subtitle && o->subtitle.len)
 		o->render.subtitle = o->subtitle.buf;
 out:
-	tk_store_close(s);
+	cmd_store_close(s);
 	tk_buf_release(&db);
 	return ret ? cmd_fail(&err) : 0;
 }

@@ -261,7 +261,7 @@ int cmd_history(int argc, char **argv, struct cmd_ctx *ctx)
 	if (ret)
 		ret = cmd_fail(&err);
 out:
-	tk_store_close(store);
+	cmd_store_close(store);
 	tk_buf_release(&url);
 	cmd_strlist_release(&o.keys);
 	return ret;

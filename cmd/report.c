@@ -229,7 +229,7 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 		tk_buf_release(&what);
 		ret = publish(&r, inside ? prefix.buf : dir.buf, prefix.buf, a.upload, a.annotate);
 	}
-	tk_store_close(s);
+	cmd_store_close(s);
 	tk_report_release(&r);
 	tk_ci_context_release(&ci);
 	tk_buf_release(&dir);

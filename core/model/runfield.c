@@ -1,5 +1,6 @@
 #include "core/model/runfield.h"
 
+#include <math.h>
 #include <stdint.h>
 
 #include "core/base/banned.h"
@@ -127,4 +128,54 @@ void tk_run_summarize(const struct tk_run *r, struct tk_run_summary *out)
 		out->rank = -1;
 		out->rank_group = NULL;
 	}
+}
+
+static int bad_seconds(const char *name, double v, struct tk_buf *why)
+{
+	if (v < 0 && isfinite(v))
+		return 0; /* unknown */
+	if (isfinite(v) && v <= TK_RUN_MAX_SECONDS)
+		return 0;
+	tk_buf_addf(why, "%s is %g, not a finite number of seconds up to %g", name, v,
+		    TK_RUN_MAX_SECONDS);
+	return -1;
+}
+
+static int bad_int(const char *name, int64_t v, int64_t lo, int64_t hi, const char *what,
+		   struct tk_buf *why)
+{
+	if (v >= lo && v <= hi)
+		return 0;
+	if (lo == INT64_MIN)
+		tk_buf_addf(why, "%s is %lld, not %s up to %lld", name, (long long)v, what,
+			    (long long)hi);
+	else
+		tk_buf_addf(why, "%s is %lld, not %s (%lld to %lld)", name, (long long)v, what,
+			    (long long)lo, (long long)hi);
+	return -1;
+}
+
+int tk_run_summary_check(const struct tk_run_summary *s, struct tk_buf *why)
+{
+	const int64_t unknown = -1, bytes = TK_RUN_MAX_BYTES;
+
+	if (bad_seconds("walltime_s", s->walltime_s, why) ||
+	    bad_seconds("user_s", s->user_s, why) || bad_seconds("sys_s", s->sys_s, why))
+		return -1;
+	if (bad_int("maxrss_bytes", s->maxrss_bytes, INT64_MIN, bytes, "a size", why) ||
+	    bad_int("tree_rss_bytes", s->tree_rss_bytes, INT64_MIN, bytes, "a size", why) ||
+	    bad_int("cgroup_peak_bytes", s->cgroup_peak_bytes, INT64_MIN, bytes, "a size", why) ||
+	    bad_int("wrapper_rss_bytes", s->wrapper_rss_bytes, INT64_MIN, bytes, "a size", why) ||
+	    bad_int("slurm_maxrss_bytes", s->slurm_maxrss_bytes, INT64_MIN, bytes, "a size",
+		    why) ||
+	    bad_int("tree_samples", s->tree_samples, INT64_MIN, INT64_C(1) << 40, "a count", why))
+		return -1;
+	if (bad_int("started_at_us", s->started_at_us, TK_RUN_MIN_START_US, TK_RUN_MAX_START_US,
+		    "a time from 1990 to 2200 in microseconds", why) ||
+	    bad_int("exit_code", s->exit_code, unknown, 255, "an exit status", why) ||
+	    bad_int("signal", s->term_signal, 0, 127, "a signal number", why) ||
+	    bad_int("rank", s->rank, unknown, TK_RUN_MAX_TASKS, "a rank", why) ||
+	    bad_int("ntasks", s->ntasks, unknown, TK_RUN_MAX_TASKS, "a task count", why))
+		return -1;
+	return 0;
 }

@@ -24,7 +24,9 @@
  * The table is constant and global; nothing here allocates or fails.
  */
 #include <stddef.h>
+#include <stdint.h>
 
+#include "core/base/buf.h"
 #include "core/model/summary.h"
 
 enum tk_run_field_id {
@@ -166,5 +168,23 @@ static inline const void *tk_run_field_sum(const struct tk_run_summary *s,
  * so that query_summaries and query_runs agree field by field.
  */
 void tk_run_summarize(const struct tk_run *r, struct tk_run_summary *out);
+
+/*
+ * The physical bounds of a run's figures, checked wherever runs come from
+ * outside (record files of push, fetch and import; rows read back from a
+ * database): durations finite and at most TK_RUN_MAX_SECONDS (a negative
+ * one is unknown), byte counts at most TK_RUN_MAX_BYTES, the start
+ * between TK_RUN_MIN_START_US and TK_RUN_MAX_START_US, the exit code
+ * -1..255, the signal 0..127, ranks and task counts -1..TK_RUN_MAX_TASKS.
+ * Returns 0, or -1 with why set to the first field out of bounds, its
+ * value and the bound ("walltime_s is inf, not a finite number of
+ * seconds up to 1e+08").
+ */
+#define TK_RUN_MAX_SECONDS 1e8                    /* 3.2 years */
+#define TK_RUN_MAX_BYTES (INT64_C(1) << 50)      /* 1 PiB */
+#define TK_RUN_MIN_START_US INT64_C(631152000000000)  /* 1990-01-01 */
+#define TK_RUN_MAX_START_US INT64_C(7258118400000000) /* 2200-01-01 */
+#define TK_RUN_MAX_TASKS (1 << 24)
+int tk_run_summary_check(const struct tk_run_summary *s, struct tk_buf *why);
 
 #endif

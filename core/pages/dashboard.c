@@ -685,6 +685,10 @@ static void run_workers(struct dash *d, struct tk_store *s, unsigned jobs)
 	work(&w[0]);
 	for (i = 1; i <= started; i++) {
 		pthread_join(w[i].thread, NULL);
+		/* rows a worker skipped are the caller's to show */
+		if (w[i].s->skipped && !s->skipped)
+			memcpy(s->skipped_first, w[i].s->skipped_first, sizeof(s->skipped_first));
+		s->skipped += w[i].s->skipped;
 		tk_store_close(w[i].s);
 	}
 	free(w);

@@ -12,6 +12,7 @@
 
 #include "core/base/escape.h"
 #include "core/base/suggest.h"
+#include "core/model/runfield.h"
 #include "core/base/banned.h"
 
 static int no_backend(const char *url, struct tk_err *err)
@@ -196,7 +197,8 @@ int tk_store_any_run(struct tk_store *s, const struct tk_run_query *q, struct tk
 	int found = 0, ret;
 
 	one.limit = 1;
-	ret = tk_store_query_summaries(s, &one, found_one, &found, err);
+	/* a row out of bounds is still a run: the key exists */
+	ret = s->ops->query_summaries(s, &one, found_one, &found, err);
 	return ret < 0 ? ret : found;
 }
 
@@ -476,4 +478,82 @@ int tk_store_require_key_match(struct tk_store *s, const char *pattern, struct t
 	if (ret < 0)
 		return ret;
 	return ret ? 0 : unknown_key(s, "a key matching", pattern, err);
+}
+
+/* ---- rows out of bounds ---- */
+
+struct sane {
+	struct tk_store *s;
+	tk_run_fn run_fn;
+	tk_summary_fn sum_fn;
+	void *data;
+};
+
+/* 1 the first time run id is skipped: a run read by several queries of
+ * a command is counted once (the first TK_STORE_SKIPPED_IDS of them). */
+static int new_skip(struct tk_store *s, const char *id)
+{
+	size_t i;
+
+	if (!id)
+		return 1;
+	for (i = 0; i < s->nr_skipped_ids; i++)
+		if (!strncmp(s->skipped_ids[i], id, sizeof(s->skipped_ids[i]) - 1))
+			return 0;
+	if (s->nr_skipped_ids < TK_STORE_SKIPPED_IDS)
+		snprintf(s->skipped_ids[s->nr_skipped_ids++], sizeof(s->skipped_ids[0]), "%s", id);
+	return 1;
+}
+
+/* 1 when sum is out of bounds: counted, the first described. */
+static int skip(struct tk_store *s, const struct tk_run_summary *sum)
+{
+	struct tk_buf why = TK_BUF_INIT, text = TK_BUF_INIT;
+
+	if (!tk_run_summary_check(sum, &why)) {
+		tk_buf_release(&why);
+		return 0;
+	}
+	if (!new_skip(s, sum->run_id))
+		return 1;
+	if (!s->skipped++) {
+		tk_buf_addf(&text, "run %.8s of key '%s': %s", sum->run_id ? sum->run_id : "?",
+			    sum->key ? sum->key : "", why.buf);
+		snprintf(s->skipped_first, sizeof(s->skipped_first), "%s", text.buf);
+	}
+	tk_buf_release(&why);
+	tk_buf_release(&text);
+	return 1;
+}
+
+static int sane_run(const struct tk_run *run, void *data)
+{
+	struct sane *c = data;
+	struct tk_run_summary sum;
+
+	tk_run_summarize(run, &sum);
+	return skip(c->s, &sum) ? 0 : c->run_fn(run, c->data);
+}
+
+static int sane_summary(const struct tk_run_summary *sum, void *data)
+{
+	struct sane *c = data;
+
+	return skip(c->s, sum) ? 0 : c->sum_fn(sum, c->data);
+}
+
+int tk_store_query_runs(struct tk_store *s, const struct tk_run_query *q, tk_run_fn fn,
+			void *data, struct tk_err *err)
+{
+	struct sane c = { s, fn, NULL, data };
+
+	return s->ops->query_runs(s, q, sane_run, &c, err);
+}
+
+int tk_store_query_summaries(struct tk_store *s, const struct tk_run_query *q,
+			     tk_summary_fn fn, void *data, struct tk_err *err)
+{
+	struct sane c = { s, NULL, fn, data };
+
+	return s->ops->query_summaries(s, q, sane_summary, &c, err);
 }

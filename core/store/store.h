@@ -161,6 +161,8 @@ struct tk_profile_each {
 	void *data;
 };
 
+#define TK_STORE_SKIPPED_IDS 16
+
 struct tk_store {
 	const struct tk_store_ops *ops;
 	/* A warning the backend wants shown once (e.g. WAL unavailable on a
@@ -169,6 +171,15 @@ struct tk_store {
 	/* The caller's cancel flag (core/base/cancel.h), NULL: never cancelled.
 	 * Set from tk_store_opts by open; the caller may change it later. */
 	const volatile sig_atomic_t *cancel;
+	/* Rows query_runs and query_summaries skipped because a figure is out
+	 * of tk_run_summary_check's bounds (a row written by hand, or by a
+	 * tracker that did not check), and the first one's description
+	 * ("run 1b2c... of key 'amip': walltime_s is inf, ..."), for the
+	 * caller to show once: one bad row never blocks the others. */
+	size_t skipped;
+	char skipped_first[256];
+	char skipped_ids[TK_STORE_SKIPPED_IDS][37]; /* to count each run once */
+	size_t nr_skipped_ids;
 };
 
 /* Flags of tk_store_open_flags and tk_store_opts. */
@@ -354,16 +365,11 @@ static inline int tk_store_get_profile(struct tk_store *s, const char *run_id,
 	return s->ops->get_profile(s, run_id, kind, out, err);
 }
 
-static inline int tk_store_query_runs(struct tk_store *s, const struct tk_run_query *q,
-				      tk_run_fn fn, void *data, struct tk_err *err)
-{
-	return s->ops->query_runs(s, q, fn, data, err);
-}
-
-static inline int tk_store_query_summaries(struct tk_store *s, const struct tk_run_query *q,
-					   tk_summary_fn fn, void *data, struct tk_err *err)
-{
-	return s->ops->query_summaries(s, q, fn, data, err);
-}
+/* The backend's query_runs and query_summaries, rows out of bounds
+ * skipped and counted in s->skipped. */
+int tk_store_query_runs(struct tk_store *s, const struct tk_run_query *q, tk_run_fn fn,
+			void *data, struct tk_err *err);
+int tk_store_query_summaries(struct tk_store *s, const struct tk_run_query *q,
+			     tk_summary_fn fn, void *data, struct tk_err *err);
 
 #endif

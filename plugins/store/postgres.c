@@ -957,7 +957,7 @@ static int pg_query_runs(struct tk_store *s, const struct tk_run_query *q, tk_ru
 	for (i = 0; i < n && !ret; i++) {
 		tk_buf_reset(&name);
 		tk_buf_addf(&name, "%s run %s", st->shown, PQgetvalue(res, i, 0));
-		ret = tk_run_from_json(PQgetvalue(res, i, 1), (size_t)PQgetlength(res, i, 1),
+		ret = tk_run_from_stored_json(PQgetvalue(res, i, 1), (size_t)PQgetlength(res, i, 1),
 				       name.buf, &run, err);
 		if (!ret)
 			ret = fn(&run, data);

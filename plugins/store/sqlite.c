@@ -741,7 +741,7 @@ static int sqlite_query_runs(struct tk_store *s, const struct tk_run_query *q,
 		tk_buf_reset(&name);
 		tk_buf_addf(&name, "%s run %s", st->path,
 			    (const char *)sqlite3_column_text(stmt, 0));
-		ret = tk_run_from_json(text ? text : "", (size_t)len, name.buf, &run, err);
+		ret = tk_run_from_stored_json(text ? text : "", (size_t)len, name.buf, &run, err);
 		if (!ret)
 			ret = fn(&run, data);
 		tk_run_release(&run);
