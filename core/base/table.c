@@ -24,6 +24,45 @@ void tk_table_init(struct tk_table *t, size_t ncols, const char *const *headers,
 	t->right = right;
 }
 
+static void print_row(const struct tk_table *t, const char *const *cells,
+		      const size_t *w, FILE *f);
+static size_t width(const char *s);
+static void measure(const struct tk_table *t, size_t *w);
+
+static void free_cells(struct tk_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_cells; i++)
+		free(t->cells[i]);
+	t->nr_cells = 0;
+}
+
+/* A streaming table's full row: the window printed when it fills, each
+ * later row at once. */
+static void stream_row(struct tk_table *t)
+{
+	size_t c;
+
+	if (!t->w) {
+		if (tk_table_rows(t) < t->window)
+			return;
+		tk_table_print(t, t->stream);
+		t->w = tk_xcalloc(t->ncols ? t->ncols : 1, sizeof(*t->w));
+		measure(t, t->w);
+		free_cells(t);
+		return;
+	}
+	for (c = 0; c < t->ncols; c++) {
+		size_t n = width(t->cells[c]);
+
+		if (n > t->w[c])
+			t->w[c] = n;
+	}
+	print_row(t, (const char *const *)t->cells, t->w, t->stream);
+	free_cells(t);
+}
+
 void tk_table_add(struct tk_table *t, const char *cell)
 {
 	struct tk_buf b = TK_BUF_INIT;
@@ -31,6 +70,14 @@ void tk_table_add(struct tk_table *t, const char *cell)
 	TK_ALLOC_GROW(t->cells, t->nr_cells + 1, t->alloc);
 	tk_text_shown(&b, cell);
 	t->cells[t->nr_cells++] = tk_buf_detach(&b, NULL);
+	if (t->stream && t->ncols && t->nr_cells % t->ncols == 0)
+		stream_row(t);
+}
+
+void tk_table_stream(struct tk_table *t, FILE *f, size_t window)
+{
+	t->stream = f;
+	t->window = window ? window : 1;
 }
 
 size_t tk_table_rows(const struct tk_table *t)
@@ -113,9 +160,9 @@ static void print_row(const struct tk_table *t, const char *const *cells,
 	}
 }
 
-void tk_table_print(const struct tk_table *t, FILE *f)
+/* The widest of each column's header and cells, in w. */
+static void measure(const struct tk_table *t, size_t *w)
 {
-	size_t *w = tk_xcalloc(t->ncols ? t->ncols : 1, sizeof(*w));
 	size_t r, c, rows = tk_table_rows(t);
 
 	for (c = 0; c < t->ncols; c++)
@@ -127,6 +174,16 @@ void tk_table_print(const struct tk_table *t, FILE *f)
 			if (n > w[c])
 				w[c] = n;
 		}
+}
+
+void tk_table_print(const struct tk_table *t, FILE *f)
+{
+	size_t *w, r, rows = tk_table_rows(t);
+
+	if (t->w && t->stream)
+		return; /* printed as the rows came */
+	w = tk_xcalloc(t->ncols ? t->ncols : 1, sizeof(*w));
+	measure(t, w);
 	print_row(t, t->headers, w, f);
 	for (r = 0; r < rows; r++)
 		print_row(t, (const char *const *)t->cells + r * t->ncols, w, f);
@@ -135,13 +192,12 @@ void tk_table_print(const struct tk_table *t, FILE *f)
 
 void tk_table_release(struct tk_table *t)
 {
-	size_t i;
-
-	for (i = 0; i < t->nr_cells; i++)
-		free(t->cells[i]);
+	free_cells(t);
 	free(t->cells);
+	free(t->w);
 	t->cells = NULL;
-	t->nr_cells = t->alloc = 0;
+	t->w = NULL;
+	t->alloc = 0;
 }
 
 static void csv_field(struct tk_buf *out, const char *s, int neutralize)

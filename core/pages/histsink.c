@@ -584,6 +584,8 @@ static void table_begin(struct tk_histsink *h)
 		tk_table_init(&h->table, NR_RANKS_COLS, ranks_headers, ranks_right);
 	else
 		tk_table_init(&h->table, NR_TABLE_COLS, table_headers, table_right);
+	/* a million runs would otherwise all be held to align the columns */
+	tk_table_stream(&h->table, h->out, TK_HISTSINK_TABLE_WINDOW);
 }
 
 static void table_end(struct tk_histsink *h)

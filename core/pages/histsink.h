@@ -25,8 +25,11 @@
  * ranks, the runs are gathered into jobs (core/analyze/ranks.h) as they come and
  * tk_histsink_write_jobs writes one row per job.
  *
- * The table is written at the end (its alignment needs the widest cell);
- * CSV and JSON rows as they come. Nothing is written anywhere but out;
+ * The table is aligned on its first TK_HISTSINK_TABLE_WINDOW rows and
+ * written once it has that many (or at the end), then row by row, so a
+ * million runs take the memory of a thousand (a later cell wider than
+ * the first rows' widens its column from there on); CSV and JSON rows as
+ * they come. Nothing is written anywhere but out;
  * write errors are the caller's to check (ferror(out)). Errors are
  * negative enum tk_code with h->err filled (TK_EINTERNAL: a run that
  * jansson cannot encode; a run's own tk_run_to_json error).
@@ -38,6 +41,8 @@
 #include "core/base/err.h"
 #include "core/analyze/ranks.h"
 #include "core/model/run.h"
+
+#define TK_HISTSINK_TABLE_WINDOW 1000
 #include "core/store/store.h"
 #include "core/base/table.h"
 

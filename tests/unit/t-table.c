@@ -80,6 +80,46 @@ int main(void)
 	free(text);
 	tk_table_release(&t);
 
+	/* Streaming: a window of two rows is printed as a table of two
+	 * would be, later rows at once on its widths, a wider cell widening
+	 * its column from there on; only the current row is held. */
+	f = open_memstream(&text, &len);
+	tk_table_init(&t, 2, headers, NULL);
+	tk_table_stream(&t, f, 2);
+	tk_table_add(&t, "ab");
+	tk_table_add(&t, "x");
+	tk_table_add(&t, "a");
+	tk_table_add(&t, "y");
+	fflush(f);
+	is_str(text, "KEY  BRANCH\nab   x\na    y\n", "the window is printed when it fills");
+	tk_table_add(&t, "b");
+	ok(t.nr_cells == 1, "a later row's cells are held until the row is full");
+	tk_table_add(&t, "z");
+	ok(t.nr_cells == 0, "and printed then");
+	tk_table_add(&t, "wider");
+	tk_table_add(&t, "w");
+	tk_table_add(&t, "c");
+	tk_table_add(&t, "v");
+	tk_table_print(&t, f);
+	fclose(f);
+	is_str(text, "KEY  BRANCH\nab   x\na    y\nb    z\nwider  w\nc      v\n",
+	       "later rows on the window's widths; a wider cell widens its column");
+	free(text);
+	tk_table_release(&t);
+
+	f = open_memstream(&text, &len);
+	tk_table_init(&t, 2, headers, NULL);
+	tk_table_stream(&t, f, 1000);
+	tk_table_add(&t, "k");
+	tk_table_add(&t, "v");
+	fflush(f);
+	is_str(text, "", "a table short of its window prints nothing before tk_table_print");
+	tk_table_print(&t, f);
+	fclose(f);
+	is_str(text, "KEY  BRANCH\nk    v\n", "and then prints as a table that does not stream");
+	free(text);
+	tk_table_release(&t);
+
 	tk_csv_text(&csv, "evil\033[31m\nline");
 	is_str(csv.buf, "\"evil\033[31m\nline\"", "CSV keeps the exact value, quoted");
 	tk_buf_release(&csv);
