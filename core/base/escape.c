@@ -21,6 +21,37 @@ static int is_c1(const unsigned char *p, size_t n)
 	return n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
 }
 
+/*
+ * 1 when the valid sequence at p (n bytes) is a bidirectional control:
+ * U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069. Shown as they
+ * are, they reorder the text around them (a branch "main\u202e..." reads
+ * backwards), so every rule writes them as "\xNN".
+ */
+static int is_bidi(const unsigned char *p, size_t n)
+{
+	if (n == 2)
+		return p[0] == 0xd8 && p[1] == 0x9c;
+	if (n != 3 || p[0] != 0xe2)
+		return 0;
+	if (p[1] == 0x80)
+		return p[2] == 0x8e || p[2] == 0x8f || (p[2] >= 0xaa && p[2] <= 0xae);
+	return p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9;
+}
+
+static size_t put_hex(char *d, const unsigned char *u, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		d[4 * k] = '\\';
+		d[4 * k + 1] = 'x';
+		d[4 * k + 2] = hex[u[k] >> 4];
+		d[4 * k + 3] = hex[u[k] & 15];
+	}
+	return 4 * n;
+}
+
 /* ---- text ---- */
 
 void tk_text_escape(struct tk_buf *out, const char *s, size_t len)
@@ -30,7 +61,7 @@ void tk_text_escape(struct tk_buf *out, const char *s, size_t len)
 
 	while (i < len) {
 		n = tk_utf8_seqlen(u + i, len - i);
-		if (n && u[i] >= 0x20 && u[i] != 0x7f && !is_c1(u + i, n)) {
+		if (n && u[i] >= 0x20 && u[i] != 0x7f && !is_c1(u + i, n) && !is_bidi(u + i, n)) {
 			i += n;
 			continue;
 		}
@@ -148,6 +179,8 @@ static size_t xml_char(char *d, const unsigned char *u, size_t left, unsigned fl
 		return put(d, REPLACEMENT, 3);
 	if (n == 3 && u[0] == 0xef && u[1] == 0xbf && u[2] >= 0xbe)
 		return put(d, REPLACEMENT, 3); /* U+FFFE, U+FFFF */
+	if (is_bidi(u, n))
+		return put_hex(d, u, n);
 	return put(d, (const char *)u, n);
 }
 
@@ -223,7 +256,7 @@ void tk_md_escape(struct tk_buf *out, const char *s, size_t max)
 		if (!n) {
 			tk_buf_adds(out, REPLACEMENT);
 			n = 1;
-		} else if (p[i] < 0x20 || p[i] == 0x7f || is_c1(p + i, n)) {
+		} else if (p[i] < 0x20 || p[i] == 0x7f || is_c1(p + i, n) || is_bidi(p + i, n)) {
 			tk_text_escape(out, s + i, n);
 		} else if (n > 1) {
 			tk_buf_add(out, s + i, n);

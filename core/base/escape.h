@@ -14,18 +14,24 @@
  *             included), DEL, C1 controls (U+0080-U+009F) and every byte
  *             that starts no valid UTF-8 sequence (a lone 0x9b is an 8-bit
  *             CSI to some terminals) as "\xNN", one per byte; valid UTF-8
- *             as it is. Nothing written moves the cursor or ends a line.
+ *             as it is, but for the bidirectional controls (U+061C,
+ *             U+200E, U+200F, U+202A-U+202E, U+2066-U+2069), which every
+ *             rule writes as "\xNN" per byte: shown, they would reorder
+ *             the text around them. Nothing written moves the cursor or
+ *             ends a line.
  *   xml       XML text and HTML text or quoted attributes (SVG, the pages):
  *             & < > as entities, " and ' too with TK_XML_QUOTES; bytes of
  *             no valid UTF-8 sequence, C0 controls, DEL, C1 controls and the
  *             noncharacters U+FFFE and U+FFFF (which XML forbids) as
- *             U+FFFD, one per character; TAB as it is, LF and CR as U+FFFD
+ *             U+FFFD, one per character; bidirectional controls as
+ *             "\xNN" per byte; TAB as it is, LF and CR as U+FFFD
  *             unless a flag says otherwise. The result is well-formed
  *             whatever the input.
  *   markdown  a cell or line of GitHub or Buildkite markdown: & < > " ' as
  *             entities and | as &#124; (tables), markdown's punctuation
  *             backslash-escaped so that nothing becomes a link, emphasis, a
- *             heading or code, controls as in text ("\xNN"), bytes of no
+ *             heading or code, controls and bidirectional controls as
+ *             in text ("\xNN"), bytes of no
  *             valid UTF-8 sequence as U+FFFD.
  *   shell     one word of a POSIX shell's command line: as it is when it
  *             is made only of [A-Za-z0-9_./:=+@%,-] and not empty, else in

@@ -104,7 +104,9 @@ void tk_report_file_name(const char *key, struct tk_buf *out)
 
 		h = (h ^ *p) * 16777619u;
 		if (n < 60) {
-			tk_buf_addch(out, ok && !(n == 0 && *p == '.') ? *p : '_');
+			/* never a leading '.' (hidden) or '-' (an option to
+			 * the tools that will handle the file) */
+			tk_buf_addch(out, ok && !(n == 0 && (*p == '.' || *p == '-')) ? *p : '_');
 			n++;
 		}
 	}

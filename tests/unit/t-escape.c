@@ -139,5 +139,22 @@ int main(void)
 	tk_sh_quote(&b, "a\0b", 3);
 	ok(b.len == 5 && !memcmp(b.buf, "'a\0b'", 5), "shell: a NUL byte is not safe punctuation");
 	tk_buf_release(&b);
+	/* bidirectional controls reorder what follows them: \xNN everywhere */
+#define BIDI_IN "main\xe2\x80\xae" "gpj.exe"
+	text_is(BIDI_IN, sizeof(BIDI_IN) - 1, "main\\xe2\\x80\\xaegpj.exe",
+		"U+202E (right-to-left override)");
+#define BIDI_MORE "a\xe2\x81\xa6" "b\xe2\x81\xa9\xe2\x80\x8f\xd8\x9c"
+	text_is(BIDI_MORE, sizeof(BIDI_MORE) - 1,
+		"a\\xe2\\x81\\xa6b\\xe2\\x81\\xa9\\xe2\\x80\\x8f\\xd8\\x9c",
+		"U+2066, U+2069, U+200F, U+061C");
+	text_is("\xe2\x80\xa9\xe2\x80\xa6", 6, "\xe2\x80\xa9\xe2\x80\xa6",
+		"U+2029 and U+2026 are not bidi controls");
+	xml_is("k\xe2\x80\xae" "ey", 0, 0, "k\\xe2\\x80\\xaeey", "U+202E as \\xNN");
+	xml_is("\xe2\x80\xaa\xe2\x80\x8e", 0, 0, "\\xe2\\x80\\xaa\\xe2\\x80\\x8e",
+	       "U+202A and U+200E");
+	md_is("k\xe2\x80\xae" "ey", 0, "k\\xe2\\x80\\xaeey", "U+202E as \\xNN");
+	n = tk_xml_escape_raw(raw, "\xe2\x80\xae\xe2\x80\xae", 6, 0, 0, &used);
+	ok(n == 24 && used == 6 && n <= TK_XML_ESCAPED_MAX(6),
+	   "xml: two bidi controls take 24 bytes, within TK_XML_ESCAPED_MAX");
 	return done_testing();
 }

@@ -50,6 +50,13 @@ int main(void)
 	tk_buf_reset(&b);
 	tk_report_file_name("../../etc/passwd", &b);
 	ok(!strchr(b.buf, '/') && b.buf[0] != '.', "no path in a file name (%s)", b.buf);
+	tk_buf_reset(&b);
+	tk_report_file_name("-rf", &b);
+	ok(b.buf[0] != '-' && !strncmp(b.buf, "_rf-", 4),
+	   "a key starting with - makes no file name that reads as an option (%s)", b.buf);
+	tk_buf_reset(&b);
+	tk_report_file_name("", &b);
+	ok(b.buf[0] != '-', "nor does an empty key (%s)", b.buf);
 	{
 		struct tk_buf c = TK_BUF_INIT;
 
