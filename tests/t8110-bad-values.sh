@@ -77,4 +77,15 @@ test_expect_success SQLITE3 'dashboard and history: drawn, nothing absurd printe
 	grep "skipped 1 stored run" err
 '
 
+# A branch that is not UTF-8 was stored raw in the column and as U+FFFD
+# in the record (JSON has only UTF-8), so what a query found depended on
+# where it looked.
+test_expect_success SQLITE3 'a branch that is not UTF-8 is stored once, the same way in column and record' '
+	env BUILDKITE=true BUILDKITE_BRANCH="$(printf "ma\377in")" BUILDKITE_BUILD_NUMBER=1 \
+		tracker run -q --db u.db --key k -- true &&
+	sqlite3 u.db "SELECT hex(branch), hex(json_extract(record, '"'"'\$.run.ci.branch'"'"')) FROM runs" >hex &&
+	cat hex &&
+	test "$(cat hex)" = "6D61EFBFBD696E|6D61EFBFBD696E"
+'
+
 test_done

@@ -4,13 +4,23 @@
 #include <string.h>
 
 #include "core/base/buf.h"
+#include "core/base/utf8.h"
 #include "core/base/banned.h"
 
 void tk_set_once(char **field, const char *value)
 {
+	struct tk_buf b = TK_BUF_INIT;
+	size_t len;
+
 	if (*field || !value || !*value)
 		return;
-	*field = tk_xstrdup(value);
+	len = strlen(value);
+	if (tk_utf8_valid(value, len)) {
+		*field = tk_xstrdup(value);
+		return;
+	}
+	tk_utf8_sanitize(&b, value, len);
+	*field = tk_buf_detach(&b, NULL);
 }
 
 void tk_ci_context_init(struct tk_ci_context *c)

@@ -44,7 +44,10 @@ void tk_ci_context_init(struct tk_ci_context *c);
 void tk_ci_context_release(struct tk_ci_context *c);
 
 /* Sets *field to a copy of value unless it is already set or value is NULL
- * or empty. Providers use it so the first provider to know a fact wins. */
+ * or empty. Providers use it so the first provider to know a fact wins.
+ * Bytes of value that are not valid UTF-8 become U+FFFD in the copy: the
+ * record (JSON, which has only UTF-8) and the stores' columns (PostgreSQL's
+ * text too) then hold the same string, and a query finds it in both. */
 void tk_set_once(char **field, const char *value);
 
 #endif
