@@ -9,10 +9,11 @@ test_expect_success 'setup' '
 	mkdir bin d &&
 	printf "exit 3\n" >bin/script-no-shebang &&
 	printf "\177ELF\000\000not really" >bin/binary &&
+	printf "\177ELFgarbage with no NUL at all\nexit 5\n" >bin/elf-garbage &&
 	printf "#!/nonexistent/interpreter\nexit 0\n" >bin/bad-interpreter &&
 	printf "exit 0\n" >bin/not-executable &&
 	: >bin/empty &&
-	chmod +x bin/script-no-shebang bin/binary bin/bad-interpreter bin/empty
+	chmod +x bin/script-no-shebang bin/binary bin/elf-garbage bin/bad-interpreter bin/empty
 '
 
 # same_as_bash CMD: tracker run exits as `bash -c CMD` does.
@@ -39,6 +40,8 @@ test_expect_success 'not executable and a directory: 126, as bash' '
 
 test_expect_success 'a binary of a foreign format: 126, not handed to the shell' '
 	same_as_bash ./bin/binary &&
+	grep "cannot execute binary file" err &&
+	same_as_bash ./bin/elf-garbage &&
 	grep "cannot execute binary file" err
 '
 

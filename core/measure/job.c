@@ -491,6 +491,10 @@ static int binary_file(const char *path)
 		return 0;
 	n = read(fd, sample, sizeof(sample));
 	close(fd);
+	/* an ELF header the kernel refused (garbage after the magic): bash
+	 * calls it a binary too, whatever follows */
+	if (n >= 4 && !memcmp(sample, "\177ELF", 4))
+		return 1;
 	for (i = 0; i < n; i++) {
 		if (sample[i] == '\n')
 			return 0;
