@@ -36,14 +36,26 @@ struct tk_changepoint_opts tk_changepoint_opts_default(void)
  */
 struct fenwick {
 	size_t n;
-	double *cnt, *sum;
+	struct fw_node {
+		double cnt, sum; /* side by side: a query reads both */
+	} *node;
 };
 
 static void fw_add(struct fenwick *f, size_t r, double v)
 {
 	for (r++; r <= f->n; r += r & -r) {
-		f->cnt[r - 1] += 1;
-		f->sum[r - 1] += v;
+		f->node[r - 1].cnt += 1;
+		f->node[r - 1].sum += v;
+	}
+}
+
+/* zeroes the nodes that fw_add(r) touched: a pass over part of a long
+ * series leaves the trees empty again at the cost of its own length */
+static void fw_clear(struct fenwick *f, size_t r)
+{
+	for (r++; r <= f->n; r += r & -r) {
+		f->node[r - 1].cnt = 0;
+		f->node[r - 1].sum = 0;
 	}
 }
 
@@ -53,8 +65,8 @@ static void fw_prefix(const struct fenwick *f, size_t r, double *cnt, double *su
 	*cnt = 0;
 	*sum = 0;
 	for (; r > 0; r -= r & -r) {
-		*cnt += f->cnt[r - 1];
-		*sum += f->sum[r - 1];
+		*cnt += f->node[r - 1].cnt;
+		*sum += f->node[r - 1].sum;
 	}
 }
 
@@ -66,9 +78,9 @@ static size_t fw_kth(const struct fenwick *f, double k)
 	while (step * 2 <= f->n)
 		step *= 2;
 	for (; step; step /= 2)
-		if (pos + step <= f->n && f->cnt[pos + step - 1] < k) {
+		if (pos + step <= f->n && f->node[pos + step - 1].cnt < k) {
 			pos += step;
-			k -= f->cnt[pos - 1];
+			k -= f->node[pos - 1].cnt;
 		}
 	return pos;
 }
@@ -92,6 +104,9 @@ struct work {
 	const double *y;    /* in units of sigma */
 	const double *sv;   /* y sorted */
 	const size_t *rank; /* of y[i] in sv */
+	/* for a median sv[r]: the ranks that bound the values below
+	 * sv[r] - CAP, up to sv[r], and up to sv[r] + CAP, found once */
+	size_t *below_lo, *upto_m, *upto_hi;
 	size_t n, min_seg;
 	double *pre, *suf;
 	struct fenwick fw;
@@ -117,22 +132,24 @@ static void prefix_costs(struct work *w, size_t a, size_t b, int step, double *c
 	const struct fenwick *f = &w->fw;
 	size_t k, len = b - a, i;
 	double cl, sl, cm, sm, ch, sh, tot_c = 0, m;
+	size_t r;
 
-	memset(w->fw.cnt, 0, w->n * sizeof(double));
-	memset(w->fw.sum, 0, w->n * sizeof(double));
 	cost[0] = 0;
 	for (k = 0; k < len; k++) {
 		i = step > 0 ? a + k : b - 1 - k;
 		fw_add(&w->fw, w->rank[i], w->y[i]);
 		tot_c += 1;
-		m = w->sv[fw_kth(f, (double)((k + 2) / 2))];
+		r = fw_kth(f, (double)((k + 2) / 2));
+		m = w->sv[r];
 		/* held values below m - CAP, up to m, up to m + CAP */
-		fw_prefix(f, bound(w->sv, w->n, m - CAP, 0), &cl, &sl);
-		fw_prefix(f, bound(w->sv, w->n, m, 1), &cm, &sm);
-		fw_prefix(f, bound(w->sv, w->n, m + CAP, 1), &ch, &sh);
+		fw_prefix(f, w->below_lo[r], &cl, &sl);
+		fw_prefix(f, w->upto_m[r], &cm, &sm);
+		fw_prefix(f, w->upto_hi[r], &ch, &sh);
 		cost[k + 1] = CAP * (cl + tot_c - ch) + (m * (cm - cl) - (sm - sl)) +
 			      ((sh - sm) - m * (ch - cm));
 	}
+	for (k = 0; k < len; k++)
+		fw_clear(&w->fw, w->rank[a + k]);
 }
 
 /* The best split of [a, b): its index (0 when none fits) and its gain. */
@@ -215,49 +232,156 @@ static double noise_sigma(const double *y, size_t n, double *tmp)
 	return s;
 }
 
+/* A split found in one seeded interval [a, b): at k, lowering its cost
+ * by gain. */
+struct cand {
+	size_t a, b, k;
+	double gain;
+};
+
+static int by_gain(const void *x, const void *y)
+{
+	const struct cand *p = x, *q = y;
+
+	if (p->gain != q->gain)
+		return p->gain > q->gain ? -1 : 1;
+	/* ties: the narrower interval, then the older split (a fixed order) */
+	if (p->b - p->a != q->b - q->a)
+		return p->b - p->a < q->b - q->a ? -1 : 1;
+	return p->k < q->k ? -1 : p->k > q->k;
+}
+
+/* The cost of [a, b) as one segment (about its lower median, as
+ * prefix_costs takes it), using w->pre as room. */
+static double whole_cost(struct work *w, size_t a, size_t b)
+{
+	double m, c = 0, d;
+	size_t i;
+
+	memcpy(w->pre, w->y + a, (b - a) * sizeof(double));
+	qsort(w->pre, b - a, sizeof(double), cmp_double);
+	m = w->pre[(b - a - 1) / 2];
+
+	for (i = a; i < b; i++) {
+		d = fabs(w->y[i] - m);
+		c += d < CAP ? d : CAP;
+	}
+	return c;
+}
+
 /*
- * Binary segmentation of [0, n) with penalty pen: the splits, sorted,
- * into *cps (grown as needed), each then moved to its best place between
- * its neighbours. Returns how many.
+ * The seeded intervals of [0, n) (Kovacs, Li, Buhlmann, Haubner and Munk,
+ * "Seeded binary segmentation", Biometrika 2023): layer j has 2^j - 1
+ * intervals of length n / 2^(j-1), each starting half a length after the
+ * one before, down to intervals of 2 x min_seg points. A level that
+ * lasts L builds has a whole interval of about 2L around each of its
+ * edges in which the other edge is not, so the split that tells it from
+ * the levels either side is seen even when a split of the whole series
+ * is not: a regression reverted 25 builds later moves the median of
+ * neither half of an 80-build series. The best split of each interval
+ * that pays for the penalty is a candidate; there are fewer than 4n
+ * intervals, of total length under 2n per layer.
+ */
+static size_t seeded_candidates(struct work *w, double pen, struct cand **out)
+{
+	struct cand *c = NULL;
+	size_t nc = 0, alloc = 0, parts, i, a, b, k;
+	double len, step, gain;
+
+	for (parts = 1;; parts *= 2) {
+		len = (double)w->n / (double)parts;
+		if (len < (double)(2 * w->min_seg) || parts > w->n)
+			break;
+		step = parts > 1 ? ((double)w->n - len) / (double)(2 * parts - 2) : 0;
+		for (i = 0; i < 2 * parts - 1; i++) {
+			a = (size_t)floor((double)i * step);
+			b = (size_t)ceil((double)i * step + len);
+			if (b > w->n)
+				b = w->n;
+			/* no split gains more than the whole costs */
+			if (b - a < 2 * w->min_seg || whole_cost(w, a, b) <= pen)
+				continue;
+			k = best_split(w, a, b, &gain);
+			if (!k || gain <= pen)
+				continue;
+			TK_ALLOC_GROW(c, nc + 1, alloc);
+			c[nc].a = a;
+			c[nc].b = b;
+			c[nc].k = k;
+			c[nc].gain = gain;
+			nc++;
+		}
+	}
+	*out = c;
+	return nc;
+}
+
+/*
+ * Segmentation of [0, n) with penalty pen: the splits, sorted, into *cps
+ * (grown as needed). Returns how many.
+ *
+ * The candidates of the seeded intervals are taken greedily, largest
+ * gain first, each dropping the intervals with it inside (so no two
+ * splits are closer than min_seg). Many intervals see more chances in
+ * noise than a few halvings do, so every split must then pay for the
+ * penalty again between its neighbours, as binary segmentation's splits
+ * do in the segment they cut: the weakest that does not is dropped and
+ * its neighbours looked at again, and each survivor is moved to its best
+ * place between its neighbours. More than max_changes (when not 0) drops
+ * the weakest too.
  */
 static size_t segment(struct work *w, double pen, size_t max_changes, size_t **cps,
 		      size_t *alloc_cp)
 {
-	size_t *stack = NULL, nstack = 0, alloc_stack = 0, ncp = 0, i, a, b, k, lo, hi;
-	double gain;
+	struct cand *c = NULL;
+	size_t nc, ncp = 0, i, j, lo, hi, weakest;
+	double *gain = NULL;
+	char *gone;
 
-	/* split [a, b) while a split pays for its penalty */
-	TK_ALLOC_GROW(stack, 2, alloc_stack);
-	stack[nstack++] = 0;
-	stack[nstack++] = w->n;
-	while (nstack) {
-		b = stack[--nstack];
-		a = stack[--nstack];
-		k = best_split(w, a, b, &gain);
-		if (!k || gain <= pen)
+	nc = seeded_candidates(w, pen, &c);
+	if (!nc)
+		return 0;
+	qsort(c, nc, sizeof(*c), by_gain);
+	gone = tk_xcalloc(nc, 1);
+	for (i = 0; i < nc; i++) {
+		if (gone[i])
 			continue;
-		if (max_changes && ncp >= max_changes)
-			break;
 		TK_ALLOC_GROW(*cps, ncp + 1, *alloc_cp);
-		(*cps)[ncp++] = k;
-		TK_ALLOC_GROW(stack, nstack + 4, alloc_stack);
-		stack[nstack++] = a;
-		stack[nstack++] = k;
-		stack[nstack++] = k;
-		stack[nstack++] = b;
+		(*cps)[ncp++] = c[i].k;
+		for (j = i + 1; j < nc; j++)
+			if (c[j].a < c[i].k && c[i].k < c[j].b)
+				gone[j] = 1;
 	}
-	free(stack);
-	if (ncp)
-		qsort(*cps, ncp, sizeof(**cps), cmp_size);
+	free(gone);
+	free(c);
+	qsort(*cps, ncp, sizeof(**cps), cmp_size);
 
-	/* each split to its best place between its neighbours */
+	/* each split pays between its neighbours, or the weakest goes */
+	gain = tk_xcalloc(ncp, sizeof(*gain));
+	while (ncp) {
+		weakest = 0;
+		for (i = 0; i < ncp; i++) {
+			lo = i ? (*cps)[i - 1] : 0;
+			hi = i + 1 < ncp ? (*cps)[i + 1] : w->n;
+			if (!best_split(w, lo, hi, &gain[i]))
+				gain[i] = -HUGE_VAL;
+			if (gain[i] < gain[weakest])
+				weakest = i;
+		}
+		if (gain[weakest] > pen && (!max_changes || ncp <= max_changes))
+			break;
+		memmove(*cps + weakest, *cps + weakest + 1, (ncp - weakest - 1) * sizeof(**cps));
+		ncp--;
+	}
+	/* each to its best place between its neighbours */
 	for (i = 0; i < ncp; i++) {
 		lo = i ? (*cps)[i - 1] : 0;
 		hi = i + 1 < ncp ? (*cps)[i + 1] : w->n;
-		k = best_split(w, lo, hi, &gain);
-		if (k)
-			(*cps)[i] = k;
+		j = best_split(w, lo, hi, &gain[0]);
+		if (j)
+			(*cps)[i] = j;
 	}
+	free(gain);
 	return ncp;
 }
 
@@ -335,8 +459,7 @@ int tk_changepoints(const double *x, size_t n, const struct tk_changepoint_opts 
 	w.pre = tk_xmalloc((n + 1) * sizeof(double));
 	w.suf = tk_xmalloc((n + 1) * sizeof(double));
 	w.fw.n = n;
-	w.fw.cnt = tk_xmalloc(n * sizeof(double));
-	w.fw.sum = tk_xmalloc(n * sizeof(double));
+	w.fw.node = tk_xcalloc(n, sizeof(*w.fw.node));
 	order = tk_xmalloc(n * sizeof(*order));
 	rank = tk_xmalloc(n * sizeof(*rank));
 	sv = tk_xmalloc(n * sizeof(*sv));
@@ -349,6 +472,14 @@ int tk_changepoints(const double *x, size_t n, const struct tk_changepoint_opts 
 	}
 	w.sv = sv;
 	w.rank = rank;
+	w.below_lo = tk_xmalloc(3 * n * sizeof(size_t));
+	w.upto_m = w.below_lo + n;
+	w.upto_hi = w.upto_m + n;
+	for (i = 0; i < n; i++) {
+		w.below_lo[i] = bound(sv, n, sv[i] - CAP, 0);
+		w.upto_m[i] = bound(sv, n, sv[i], 1);
+		w.upto_hi[i] = bound(sv, n, sv[i] + CAP, 1);
+	}
 
 	ncp = segment(&w, pen, d.max_changes, &cps, &alloc_cp);
 	/* A key whose runs scatter more than a bell curve around their
@@ -383,11 +514,11 @@ int tk_changepoints(const double *x, size_t n, const struct tk_changepoint_opts 
 	}
 	free(w.pre);
 	free(w.suf);
-	free(w.fw.cnt);
-	free(w.fw.sum);
+	free(w.fw.node);
 	free(order);
 	free(rank);
 	free(sv);
+	free(w.below_lo);
 done:
 	free(y);
 	free(tmp);
