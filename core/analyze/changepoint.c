@@ -1,5 +1,5 @@
 /*
- * Change points by binary segmentation on a Laplace cost (contract in
+ * Change points by seeded binary segmentation on a Laplace cost (contract in
  * core/analyze/changepoint.h).
  *
  * The cost of a segment is sum min(|y - median|, CAP) (in units of the
