@@ -298,8 +298,11 @@ static size_t seeded_candidates(struct work *w, double pen, struct cand **out)
 			b = (size_t)ceil((double)i * step + len);
 			if (b > w->n)
 				b = w->n;
-			/* no split gains more than the whole costs */
-			if (b - a < 2 * w->min_seg || whole_cost(w, a, b) <= pen)
+			/* no split gains more than the whole costs: worth a
+			 * look on intervals short enough to cost under the
+			 * penalty */
+			if (b - a < 2 * w->min_seg ||
+			    ((double)(b - a) < 2 * pen && whole_cost(w, a, b) <= pen))
 				continue;
 			k = best_split(w, a, b, &gain);
 			if (!k || gain <= pen)
@@ -314,6 +317,15 @@ static size_t seeded_candidates(struct work *w, double pen, struct cand **out)
 	}
 	*out = c;
 	return nc;
+}
+
+/* The gain of the best split between the neighbours of cps[i]. */
+static double neighbour_gain(struct work *w, const size_t *cps, size_t ncp, size_t i)
+{
+	size_t lo = i ? cps[i - 1] : 0, hi = i + 1 < ncp ? cps[i + 1] : w->n;
+	double gain;
+
+	return best_split(w, lo, hi, &gain) ? gain : -HUGE_VAL;
 }
 
 /*
@@ -356,22 +368,25 @@ static size_t segment(struct work *w, double pen, size_t max_changes, size_t **c
 	free(c);
 	qsort(*cps, ncp, sizeof(**cps), cmp_size);
 
-	/* each split pays between its neighbours, or the weakest goes */
+	/* each split pays between its neighbours, or the weakest goes; a
+	 * removal changes only its neighbours' gains */
 	gain = tk_xcalloc(ncp, sizeof(*gain));
+	for (i = 0; i < ncp; i++)
+		gain[i] = neighbour_gain(w, *cps, ncp, i);
 	while (ncp) {
 		weakest = 0;
-		for (i = 0; i < ncp; i++) {
-			lo = i ? (*cps)[i - 1] : 0;
-			hi = i + 1 < ncp ? (*cps)[i + 1] : w->n;
-			if (!best_split(w, lo, hi, &gain[i]))
-				gain[i] = -HUGE_VAL;
+		for (i = 1; i < ncp; i++)
 			if (gain[i] < gain[weakest])
 				weakest = i;
-		}
 		if (gain[weakest] > pen && (!max_changes || ncp <= max_changes))
 			break;
 		memmove(*cps + weakest, *cps + weakest + 1, (ncp - weakest - 1) * sizeof(**cps));
+		memmove(gain + weakest, gain + weakest + 1, (ncp - weakest - 1) * sizeof(*gain));
 		ncp--;
+		if (weakest)
+			gain[weakest - 1] = neighbour_gain(w, *cps, ncp, weakest - 1);
+		if (weakest < ncp)
+			gain[weakest] = neighbour_gain(w, *cps, ncp, weakest);
 	}
 	/* each to its best place between its neighbours */
 	for (i = 0; i < ncp; i++) {
