@@ -153,27 +153,42 @@ static void prefix_costs(struct work *w, size_t a, size_t b, int step, double *c
 }
 
 /* The best split of [a, b): its index (0 when none fits) and its gain. */
-static size_t best_split(struct work *w, size_t a, size_t b, double *gain)
+/*
+ * The best split of a segment of len values, given pre[k] (the cost of
+ * its first k values) and suf[k] (of its last k), for k = 0..len: its
+ * offset in the segment (0 when none fits) and its gain.
+ */
+static size_t split_of(const double *pre, const double *suf, size_t len, size_t min_seg,
+		       double *gain)
 {
-	size_t len = b - a, k, best = 0;
-	double whole, c, best_c = HUGE_VAL;
+	size_t k, best = 0;
+	double c, best_c = HUGE_VAL;
 
 	*gain = 0;
-	if (len < 2 * w->min_seg)
+	for (k = min_seg; k + min_seg <= len; k++) {
+		c = pre[k] + suf[len - k];
+		if (c < best_c) {
+			best_c = c;
+			best = k;
+		}
+	}
+	if (best)
+		*gain = pre[len] - best_c;
+	return best;
+}
+
+/* The best split of [a, b): its index (0 when none fits) and its gain. */
+static size_t best_split(struct work *w, size_t a, size_t b, double *gain)
+{
+	size_t k;
+
+	*gain = 0;
+	if (b - a < 2 * w->min_seg)
 		return 0;
 	prefix_costs(w, a, b, 1, w->pre);
 	prefix_costs(w, a, b, -1, w->suf);
-	whole = w->pre[len];
-	for (k = w->min_seg; k + w->min_seg <= len; k++) {
-		/* pre[k]: y[a..a+k-1]; suf[len-k]: y[a+k..b-1] */
-		c = w->pre[k] + w->suf[len - k];
-		if (c < best_c) {
-			best_c = c;
-			best = a + k;
-		}
-	}
-	*gain = whole - best_c;
-	return best;
+	k = split_of(w->pre, w->suf, b - a, w->min_seg, gain);
+	return k ? a + k : 0;
 }
 
 static int by_value(const void *a, const void *b, void *data)
@@ -284,37 +299,75 @@ static double whole_cost(struct work *w, size_t a, size_t b)
  */
 static size_t seeded_candidates(struct work *w, double pen, struct cand **out)
 {
-	struct cand *c = NULL;
-	size_t nc = 0, alloc = 0, parts, i, a, b, k;
-	double len, step, gain;
+	struct cand *c = NULL, *iv = NULL;
+	size_t nc = 0, alloc = 0, niv = 0, alloc_iv = 0, parts, i, a, b, k, n = w->n;
+	size_t *need_f, *need_b, *at_f, *at_b, pool_len = 0;
+	double *pool, gain;
 
-	for (parts = 1;; parts *= 2) {
-		len = (double)w->n / (double)parts;
-		if (len < (double)(2 * w->min_seg) || parts > w->n)
-			break;
-		step = parts > 1 ? ((double)w->n - len) / (double)(2 * parts - 2) : 0;
+	/* the intervals worth a pass: layer `parts` starts interval i at
+	 * i n / 2 parts and ends it at (i + 2) n / 2 parts, rounded out, so
+	 * every start and end of a layer is one of the next layer's too */
+	for (parts = 1; parts <= n && n >= 2 * w->min_seg * parts; parts *= 2)
 		for (i = 0; i < 2 * parts - 1; i++) {
-			a = (size_t)floor((double)i * step);
-			b = (size_t)ceil((double)i * step + len);
-			if (b > w->n)
-				b = w->n;
+			a = i * n / (2 * parts);
+			b = ((i + 2) * n + 2 * parts - 1) / (2 * parts);
+			if (b > n)
+				b = n;
 			/* no split gains more than the whole costs: worth a
 			 * look on intervals short enough to cost under the
 			 * penalty */
 			if (b - a < 2 * w->min_seg ||
 			    ((double)(b - a) < 2 * pen && whole_cost(w, a, b) <= pen))
 				continue;
-			k = best_split(w, a, b, &gain);
-			if (!k || gain <= pen)
-				continue;
-			TK_ALLOC_GROW(c, nc + 1, alloc);
-			c[nc].a = a;
-			c[nc].b = b;
-			c[nc].k = k;
-			c[nc].gain = gain;
-			nc++;
+			TK_ALLOC_GROW(iv, niv + 1, alloc_iv);
+			iv[niv].a = a;
+			iv[niv].b = b;
+			niv++;
 		}
+
+	/* The costs of the prefixes of [a, b) read forward from a are the
+	 * first b - a of the longest pass from a, and those read backward
+	 * from b the first of the longest pass from b: one pass per start
+	 * and one per end, not two per interval, halve the work. */
+	need_f = tk_xcalloc(4 * (n + 1), sizeof(size_t));
+	need_b = need_f + (n + 1);
+	at_f = need_b + (n + 1);
+	at_b = at_f + (n + 1);
+	for (i = 0; i < niv; i++) {
+		if (iv[i].b - iv[i].a > need_f[iv[i].a])
+			need_f[iv[i].a] = iv[i].b - iv[i].a;
+		if (iv[i].b - iv[i].a > need_b[iv[i].b])
+			need_b[iv[i].b] = iv[i].b - iv[i].a;
 	}
+	for (i = 0; i <= n; i++) {
+		at_f[i] = pool_len;
+		pool_len += need_f[i] ? need_f[i] + 1 : 0;
+		at_b[i] = pool_len;
+		pool_len += need_b[i] ? need_b[i] + 1 : 0;
+	}
+	pool = tk_xmalloc((pool_len + 1) * sizeof(double));
+	for (i = 0; i <= n; i++) {
+		if (need_f[i])
+			prefix_costs(w, i, i + need_f[i], 1, pool + at_f[i]);
+		if (need_b[i])
+			prefix_costs(w, i - need_b[i], i, -1, pool + at_b[i]);
+	}
+
+	for (i = 0; i < niv; i++) {
+		k = split_of(pool + at_f[iv[i].a], pool + at_b[iv[i].b], iv[i].b - iv[i].a,
+			     w->min_seg, &gain);
+		if (!k || gain <= pen)
+			continue;
+		TK_ALLOC_GROW(c, nc + 1, alloc);
+		c[nc].a = iv[i].a;
+		c[nc].b = iv[i].b;
+		c[nc].k = iv[i].a + k;
+		c[nc].gain = gain;
+		nc++;
+	}
+	free(pool);
+	free(need_f);
+	free(iv);
 	*out = c;
 	return nc;
 }
