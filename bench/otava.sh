@@ -86,12 +86,16 @@ for name in order:
 print("change points beside Apache Otava (E-divisive means, its CLI defaults), 80 builds,")
 print("%d series per family; found: every edge within +-1 build; false: points near no edge"
       % rows[0][4])
-print("  %-32s %8s %8s %9s %9s" % ("history", "tracker", "Otava", "tracker", "Otava"))
-print("  %-32s %8s %8s %9s %9s" % ("", "found", "found", "false/s", "false/s"))
+print("(false/s: per series; w/false: series with one or more)")
+print("  %-32s %8s %8s %9s %9s %9s %9s" % ("history", "tracker", "Otava", "tracker", "Otava",
+                                           "tracker", "Otava"))
+print("  %-32s %8s %8s %9s %9s %9s %9s" % ("", "found", "found", "false/s", "false/s",
+                                           "w/false", "w/false"))
 for name, has_edges, t, o, k in rows:
     tf = "%.1f%%" % (100.0 * t["found"] / k) if has_edges else "-"
     of = "%.1f%%" % (100.0 * o["found"] / k) if has_edges else "-"
-    print("  %-32s %8s %8s %9.3f %9.3f" % (name, tf, of, t["false"] / k, o["false"] / k))
+    print("  %-32s %8s %8s %9.3f %9.3f %8.1f%% %8.1f%%" % (name, tf, of, t["false"] / k,
+          o["false"] / k, 100.0 * t["with"] / k, 100.0 * o["with"] / k))
 ms = 1000.0 * otava_s / count
 if tracker_ms:
     print("  CPU per series: tracker %.3f ms, Otava %.1f ms (ratio Otava / tracker %.0fx)"
