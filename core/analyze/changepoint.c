@@ -372,6 +372,16 @@ static size_t seeded_candidates(struct work *w, double pen, struct cand **out)
 	return nc;
 }
 
+/* How many splits taken lie before index r (Fenwick prefix count). */
+static size_t taken_before(const size_t *taken, size_t r)
+{
+	size_t count = 0;
+
+	for (; r > 0; r -= r & -r)
+		count += taken[r - 1];
+	return count;
+}
+
 /* The gain of the best split between the neighbours of cps[i]. */
 static double neighbour_gain(struct work *w, const size_t *cps, size_t ncp, size_t i)
 {
@@ -399,25 +409,25 @@ static size_t segment(struct work *w, double pen, size_t max_changes, size_t **c
 		      size_t *alloc_cp)
 {
 	struct cand *c = NULL;
-	size_t nc, ncp = 0, i, j, lo, hi, weakest;
+	size_t nc, ncp = 0, i, j, lo, hi, weakest, *taken;
 	double *gain = NULL;
-	char *gone;
 
 	nc = seeded_candidates(w, pen, &c);
 	if (!nc)
 		return 0;
 	qsort(c, nc, sizeof(*c), by_gain);
-	gone = tk_xcalloc(nc, 1);
+	/* taken: a Fenwick tree of the splits taken so far, by index, to
+	 * tell in log n whether one lies inside a candidate's interval */
+	taken = tk_xcalloc(w->n + 1, sizeof(*taken));
 	for (i = 0; i < nc; i++) {
-		if (gone[i])
+		if (taken_before(taken, c[i].b) > taken_before(taken, c[i].a + 1))
 			continue;
 		TK_ALLOC_GROW(*cps, ncp + 1, *alloc_cp);
 		(*cps)[ncp++] = c[i].k;
-		for (j = i + 1; j < nc; j++)
-			if (c[j].a < c[i].k && c[i].k < c[j].b)
-				gone[j] = 1;
+		for (j = c[i].k + 1; j <= w->n; j += j & -j)
+			taken[j - 1]++;
 	}
-	free(gone);
+	free(taken);
 	free(c);
 	qsort(*cps, ncp, sizeof(**cps), cmp_size);
 
