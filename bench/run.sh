@@ -196,12 +196,20 @@ fi
 # ---- verdicts: how often tracker check is right, and what it costs ----
 # bench/verdicts: detection and false-alarm rates of each method on
 # synthetic histories (BENCH_VERDICT_TRIALS per cell, default 20000; a
-# fixed seed), change-point accuracy; then `tracker check --key K` on the
-# 1M-run database of bench/history.sh (built once, kept for the timing:
-# BENCH_HISTORY_DB), against the sqlite3 CLI reading the same runs.
+# fixed seed), change-point accuracy, and the change-point families of
+# 80 builds beside Apache Otava's (bench/otava.sh: OTAVA_DIR names a
+# checkout); then `tracker check --key K` on the 1M-run database of
+# bench/history.sh (built once, kept for the timing: BENCH_HISTORY_DB),
+# against the sqlite3 CLI reading the same runs. Its runs record no
+# default branch (provider local), so the checks name main as the
+# baseline branch; without it they would stop at "no baseline branch".
 if want verdicts; then
 echo
 bench/verdicts "${BENCH_VERDICT_TRIALS:-20000}"
+echo
+# the same change-point families beside Apache Otava (skipped, saying
+# why, without OTAVA_DIR: bench/otava.sh)
+sh bench/otava.sh
 echo
 echo "tracker check on the 1M-run database (bench/history.sh's):"
 db=${BENCH_HISTORY_DB:-$out/history-1m.db}
@@ -213,9 +221,12 @@ ck='"$0" "$@"; [ $? -le 1 ]'
 sel="SELECT run_id, branch, build_number, started_at_us, walltime_s, maxrss_bytes, status
 	FROM runs WHERE key = 'key42' AND branch = 'main' ORDER BY started_at_us DESC, run_id LIMIT 31"
 bench/timeit 11 "sqlite3 -csv (31 runs)" sqlite3 -csv "$db" "$sel" :: \
-	"check --key key42" sh -c "$ck" "$root/tracker" check --db "$db" --key key42 --branch main :: \
-	"check --history" sh -c "$ck" "$root/tracker" check --db "$db" --key key42 --branch main --history :: \
+	"check --key key42" sh -c "$ck" "$root/tracker" check --db "$db" --key key42 --branch main \
+	--baseline-branch main :: \
+	"check --history" sh -c "$ck" "$root/tracker" check --db "$db" --key key42 --branch main \
+	--baseline-branch main --history :: \
 	"check, no --key" sh -c "$ck" "$root/tracker" check --db "$db" --branch main \
+	--baseline-branch main \
 	| sed 's/^/  /'
 fi
 fi

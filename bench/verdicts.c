@@ -6,11 +6,14 @@
  * moved a few builds before the current one or drifts.
  *
  *   bench/verdicts [TRIALS]   (default 20000; deterministic seed)
+ *   bench/verdicts --families N   (N series of each change-point family,
+ *                                  for bench/otava.sh)
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench/verdictsim.h"
 #include "core/analyze/changepoint.h"
@@ -213,6 +216,155 @@ static void changepoint_table(int trials)
 }
 
 /*
+ * Change points on 80-build histories, the families Apache Otava is
+ * measured on beside tracker (bench/otava.sh): flat histories (every
+ * change point is false), single steps at build 40, regressions that go
+ * back to the old level (reverted or fixed), and two steps. A change
+ * point within one build of an edge finds it; any other is false. A
+ * series is found when every edge of it is.
+ */
+#define FAM_N 80
+#define FAM_EDGES 2
+
+struct family_def {
+	const char *name;
+	struct sim_scenario noise;
+	size_t nedges, at[FAM_EDGES];
+	double level[FAM_EDGES]; /* the level from at[e] on, x the first */
+};
+
+#define NOISE2 { "", 0.02, 0, 0, 0, 0 }
+static const struct family_def families[] = {
+	{ "flat, noise 1%", { "", 0.01, 0, 0, 0, 0 }, 0, { 0 }, { 0 } },
+	{ "flat, noise 2%", NOISE2, 0, { 0 }, { 0 } },
+	{ "flat, noise 5%", { "", 0.05, 0, 0, 0, 0 }, 0, { 0 }, { 0 } },
+	{ "flat, t3 tails 2%", { "", 0.02, 1, 0, 0, 0 }, 0, { 0 }, { 0 } },
+	{ "flat, 2% + 5% 1.5x outliers", { "", 0.02, 0, 0.05, 0, 0 }, 0, { 0 }, { 0 } },
+	{ "flat, 2% bimodal 1/3 x1.3", { "", 0.02, 0, 0, 1.0 / 3, 0 }, 0, { 0 }, { 0 } },
+	{ "+5% at 40", NOISE2, 1, { 40 }, { 1.05 } },
+	{ "+15% at 40", NOISE2, 1, { 40 }, { 1.15 } },
+	{ "+10% at 30-54, reverted", NOISE2, 2, { 30, 55 }, { 1.10, 1 } },
+	{ "+20% at 30-54, reverted", NOISE2, 2, { 30, 55 }, { 1.20, 1 } },
+	{ "+10% at 30-39 only", NOISE2, 2, { 30, 40 }, { 1.10, 1 } },
+	{ "+10% at 30, +10% more at 55", NOISE2, 2, { 30, 55 }, { 1.10, 1.21 } },
+	{ "+20% at 30, down to +8% at 55", NOISE2, 2, { 30, 55 }, { 1.20, 1.08 } },
+};
+
+static void family_series(struct sim_rng *rng, const struct family_def *f, double *x)
+{
+	size_t i, e;
+
+	sim_history(rng, &f->noise, FAM_N, x, 0, NULL, 0);
+	for (e = 0; e < f->nedges; e++)
+		for (i = f->at[e]; i < FAM_N; i++)
+			x[i] *= e ? f->level[e] / f->level[e - 1] : f->level[e];
+}
+
+/* How many of idx[0..n) are false (within one build of no edge), and
+ * whether every edge has one within a build. */
+static size_t family_score(const struct family_def *f, const size_t *idx, size_t n, int *found)
+{
+	size_t i, e, falses = 0;
+	int hit[FAM_EDGES] = { 0 };
+
+	for (i = 0; i < n; i++) {
+		int near = 0;
+
+		for (e = 0; e < f->nedges; e++)
+			if (idx[i] + 1 >= f->at[e] && idx[i] <= f->at[e] + 1)
+				near = hit[e] = 1;
+		falses += !near;
+	}
+	*found = 1;
+	for (e = 0; e < f->nedges; e++)
+		*found &= hit[e];
+	return falses;
+}
+
+/* Tracker's change points of x, as indexes; how many. */
+static size_t family_points(const double *x, size_t *idx)
+{
+	struct tk_changepoint *cp;
+	size_t n, i;
+
+	if (tk_changepoints(x, FAM_N, NULL, &cp, &n, NULL))
+		exit(1);
+	for (i = 0; i < n && i < FAM_N; i++)
+		idx[i] = cp[i].index;
+	free(cp);
+	return n;
+}
+
+static void family_table(int trials)
+{
+	double x[FAM_N];
+	size_t idx[FAM_N], f;
+
+	printf("\nchange points (default options) on %d-build histories, %d series per family:\n"
+	       "  found: every edge within +-1 build; false: change points near no edge\n",
+	       FAM_N, trials);
+	printf("  %-32s %7s %14s %14s\n", "history", "found", "false/series", "series w/false");
+	for (f = 0; f < sizeof(families) / sizeof(families[0]); f++) {
+		struct sim_rng rng = { 2100 + f };
+		size_t falses = 0, with_false = 0, n, bad;
+		int found = 0, t, all;
+
+		for (t = 0; t < trials; t++) {
+			family_series(&rng, &families[f], x);
+			n = family_points(x, idx);
+			bad = family_score(&families[f], idx, n, &all);
+			falses += bad;
+			with_false += bad > 0;
+			found += all;
+		}
+		if (families[f].nedges)
+			printf("  %-32s %6.1f%%", families[f].name, 100.0 * found / trials);
+		else
+			printf("  %-32s %7s", families[f].name, "-");
+		printf(" %14.3f %13.1f%%\n", (double)falses / trials, 100.0 * with_false / trials);
+	}
+}
+
+/*
+ * bench/verdicts --families N: the series of each family (the same
+ * draws as the table), one a line, for a peer to be run on:
+ *   family<TAB>edges<TAB>values<TAB>tracker's change points
+ * edges and change points as comma-separated indexes (0 the oldest build);
+ * then "# tracker: T ms per series", the CPU time tracker took.
+ */
+static void family_dump(int trials)
+{
+	double x[FAM_N], secs = 0;
+	size_t idx[FAM_N], f, i, e, n;
+	struct timespec t0, t1;
+	int t;
+
+	for (f = 0; f < sizeof(families) / sizeof(families[0]); f++) {
+		struct sim_rng rng = { 2100 + f };
+
+		for (t = 0; t < trials; t++) {
+			family_series(&rng, &families[f], x);
+			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+			n = family_points(x, idx);
+			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+			secs += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+			printf("%s\t", families[f].name);
+			for (e = 0; e < families[f].nedges; e++)
+				printf("%s%zu", e ? "," : "", families[f].at[e]);
+			printf("\t");
+			for (i = 0; i < FAM_N; i++)
+				printf("%s%.17g", i ? "," : "", x[i]);
+			printf("\t");
+			for (i = 0; i < n; i++)
+				printf("%s%zu", i ? "," : "", idx[i]);
+			printf("\n");
+		}
+	}
+	printf("# tracker: %.4f ms per series\n",
+	       1000 * secs / (double)trials / (double)(sizeof(families) / sizeof(families[0])));
+}
+
+/*
  * Keys whose level moved on the baseline branch before the current build,
  * judged as tracker check judges them (tk_check_judge: the baseline cut
  * at its last change point) and as a window of the newest 10 runs with 20
@@ -325,13 +477,21 @@ static void shift_table(int trials)
 
 int main(int argc, char **argv)
 {
-	int trials = argc > 1 ? atoi(argv[1]) : 20000;
+	int trials;
+
+	if (argc > 2 && !strcmp(argv[1], "--families")) {
+		trials = atoi(argv[2]);
+		family_dump(trials > 0 ? trials : 200);
+		return fflush(stdout) ? 1 : 0;
+	}
+	trials = argc > 1 ? atoi(argv[1]) : 20000;
 
 	if (trials < 1)
 		trials = 20000;
 	verdict_table(trials);
 	history_table(trials);
 	changepoint_table(trials / 10 > 100 ? trials / 10 : 100);
+	family_table(trials / 10 > 100 ? trials / 10 : 100);
 	shift_table(trials / 4 > 600 ? trials / 4 : 600);
 	return 0;
 }

@@ -41,7 +41,9 @@ test_pkgs="$pg_pkgs perl sqlite3 libxml2-utils time git procps python3 python3-y
 # The peers the benchmarks compare against (see DESIGN.md "Numbers to beat").
 # sqlite3: the CLI that tracker history is timed against (bench/history.sh).
 # postgresql: the store benchmarks' server.
-bench_pkgs="time perl heaptrack valgrind sqlite3 $pg_pkgs"
+# python3-numpy, python3-scipy: what Apache Otava runs on, beside tracker's
+# change points (bench/otava.sh; Otava itself is not packaged: OTAVA_DIR).
+bench_pkgs="time perl heaptrack valgrind sqlite3 python3-numpy python3-scipy $pg_pkgs"
 
 usage() {
 	echo "usage: ci/install-deps.sh [-n] (build | test | bench | pg)..." >&2

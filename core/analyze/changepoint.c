@@ -1,5 +1,5 @@
 /*
- * Change points by binary segmentation on a Laplace cost (contract in
+ * Change points by seeded binary segmentation on a Laplace cost (contract in
  * core/analyze/changepoint.h).
  *
  * The cost of a segment is sum min(|y - median|, CAP) (in units of the
@@ -36,14 +36,26 @@ struct tk_changepoint_opts tk_changepoint_opts_default(void)
  */
 struct fenwick {
 	size_t n;
-	double *cnt, *sum;
+	struct fw_node {
+		double cnt, sum; /* side by side: a query reads both */
+	} *node;
 };
 
 static void fw_add(struct fenwick *f, size_t r, double v)
 {
 	for (r++; r <= f->n; r += r & -r) {
-		f->cnt[r - 1] += 1;
-		f->sum[r - 1] += v;
+		f->node[r - 1].cnt += 1;
+		f->node[r - 1].sum += v;
+	}
+}
+
+/* zeroes the nodes that fw_add(r) touched: a pass over part of a long
+ * series leaves the trees empty again at the cost of its own length */
+static void fw_clear(struct fenwick *f, size_t r)
+{
+	for (r++; r <= f->n; r += r & -r) {
+		f->node[r - 1].cnt = 0;
+		f->node[r - 1].sum = 0;
 	}
 }
 
@@ -53,8 +65,8 @@ static void fw_prefix(const struct fenwick *f, size_t r, double *cnt, double *su
 	*cnt = 0;
 	*sum = 0;
 	for (; r > 0; r -= r & -r) {
-		*cnt += f->cnt[r - 1];
-		*sum += f->sum[r - 1];
+		*cnt += f->node[r - 1].cnt;
+		*sum += f->node[r - 1].sum;
 	}
 }
 
@@ -66,9 +78,9 @@ static size_t fw_kth(const struct fenwick *f, double k)
 	while (step * 2 <= f->n)
 		step *= 2;
 	for (; step; step /= 2)
-		if (pos + step <= f->n && f->cnt[pos + step - 1] < k) {
+		if (pos + step <= f->n && f->node[pos + step - 1].cnt < k) {
 			pos += step;
-			k -= f->cnt[pos - 1];
+			k -= f->node[pos - 1].cnt;
 		}
 	return pos;
 }
@@ -92,6 +104,9 @@ struct work {
 	const double *y;    /* in units of sigma */
 	const double *sv;   /* y sorted */
 	const size_t *rank; /* of y[i] in sv */
+	/* for a median sv[r]: the ranks that bound the values below
+	 * sv[r] - CAP, up to sv[r], and up to sv[r] + CAP, found once */
+	size_t *below_lo, *upto_m, *upto_hi;
 	size_t n, min_seg;
 	double *pre, *suf;
 	struct fenwick fw;
@@ -117,46 +132,63 @@ static void prefix_costs(struct work *w, size_t a, size_t b, int step, double *c
 	const struct fenwick *f = &w->fw;
 	size_t k, len = b - a, i;
 	double cl, sl, cm, sm, ch, sh, tot_c = 0, m;
+	size_t r;
 
-	memset(w->fw.cnt, 0, w->n * sizeof(double));
-	memset(w->fw.sum, 0, w->n * sizeof(double));
 	cost[0] = 0;
 	for (k = 0; k < len; k++) {
 		i = step > 0 ? a + k : b - 1 - k;
 		fw_add(&w->fw, w->rank[i], w->y[i]);
 		tot_c += 1;
-		m = w->sv[fw_kth(f, (double)((k + 2) / 2))];
+		r = fw_kth(f, (double)((k + 2) / 2));
+		m = w->sv[r];
 		/* held values below m - CAP, up to m, up to m + CAP */
-		fw_prefix(f, bound(w->sv, w->n, m - CAP, 0), &cl, &sl);
-		fw_prefix(f, bound(w->sv, w->n, m, 1), &cm, &sm);
-		fw_prefix(f, bound(w->sv, w->n, m + CAP, 1), &ch, &sh);
+		fw_prefix(f, w->below_lo[r], &cl, &sl);
+		fw_prefix(f, w->upto_m[r], &cm, &sm);
+		fw_prefix(f, w->upto_hi[r], &ch, &sh);
 		cost[k + 1] = CAP * (cl + tot_c - ch) + (m * (cm - cl) - (sm - sl)) +
 			      ((sh - sm) - m * (ch - cm));
 	}
+	for (k = 0; k < len; k++)
+		fw_clear(&w->fw, w->rank[a + k]);
+}
+
+/* The best split of [a, b): its index (0 when none fits) and its gain. */
+/*
+ * The best split of a segment of len values, given pre[k] (the cost of
+ * its first k values) and suf[k] (of its last k), for k = 0..len: its
+ * offset in the segment (0 when none fits) and its gain.
+ */
+static size_t split_of(const double *pre, const double *suf, size_t len, size_t min_seg,
+		       double *gain)
+{
+	size_t k, best = 0;
+	double c, best_c = HUGE_VAL;
+
+	*gain = 0;
+	for (k = min_seg; k + min_seg <= len; k++) {
+		c = pre[k] + suf[len - k];
+		if (c < best_c) {
+			best_c = c;
+			best = k;
+		}
+	}
+	if (best)
+		*gain = pre[len] - best_c;
+	return best;
 }
 
 /* The best split of [a, b): its index (0 when none fits) and its gain. */
 static size_t best_split(struct work *w, size_t a, size_t b, double *gain)
 {
-	size_t len = b - a, k, best = 0;
-	double whole, c, best_c = HUGE_VAL;
+	size_t k;
 
 	*gain = 0;
-	if (len < 2 * w->min_seg)
+	if (b - a < 2 * w->min_seg)
 		return 0;
 	prefix_costs(w, a, b, 1, w->pre);
 	prefix_costs(w, a, b, -1, w->suf);
-	whole = w->pre[len];
-	for (k = w->min_seg; k + w->min_seg <= len; k++) {
-		/* pre[k]: y[a..a+k-1]; suf[len-k]: y[a+k..b-1] */
-		c = w->pre[k] + w->suf[len - k];
-		if (c < best_c) {
-			best_c = c;
-			best = a + k;
-		}
-	}
-	*gain = whole - best_c;
-	return best;
+	k = split_of(w->pre, w->suf, b - a, w->min_seg, gain);
+	return k ? a + k : 0;
 }
 
 static int by_value(const void *a, const void *b, void *data)
@@ -215,49 +247,219 @@ static double noise_sigma(const double *y, size_t n, double *tmp)
 	return s;
 }
 
+/* A split found in one seeded interval [a, b): at k, lowering its cost
+ * by gain. */
+struct cand {
+	size_t a, b, k;
+	double gain;
+};
+
+static int by_gain(const void *x, const void *y)
+{
+	const struct cand *p = x, *q = y;
+
+	if (p->gain != q->gain)
+		return p->gain > q->gain ? -1 : 1;
+	/* ties: the narrower interval, then the older split (a fixed order) */
+	if (p->b - p->a != q->b - q->a)
+		return p->b - p->a < q->b - q->a ? -1 : 1;
+	return p->k < q->k ? -1 : p->k > q->k;
+}
+
+/* The cost of [a, b) as one segment (about its lower median, as
+ * prefix_costs takes it), using w->pre as room. */
+static double whole_cost(struct work *w, size_t a, size_t b)
+{
+	double m, c = 0, d;
+	size_t i;
+
+	memcpy(w->pre, w->y + a, (b - a) * sizeof(double));
+	qsort(w->pre, b - a, sizeof(double), cmp_double);
+	m = w->pre[(b - a - 1) / 2];
+
+	for (i = a; i < b; i++) {
+		d = fabs(w->y[i] - m);
+		c += d < CAP ? d : CAP;
+	}
+	return c;
+}
+
 /*
- * Binary segmentation of [0, n) with penalty pen: the splits, sorted,
- * into *cps (grown as needed), each then moved to its best place between
- * its neighbours. Returns how many.
+ * The seeded intervals of [0, n) (Kovacs, Li, Buhlmann, Haubner and Munk,
+ * "Seeded binary segmentation", Biometrika 2023): layer j has 2^j - 1
+ * intervals of length n / 2^(j-1), each starting half a length after the
+ * one before, down to intervals of 2 x min_seg points. A level that
+ * lasts L builds has a whole interval of about 2L around each of its
+ * edges in which the other edge is not, so the split that tells it from
+ * the levels either side is seen even when a split of the whole series
+ * is not: a regression reverted 25 builds later moves the median of
+ * neither half of an 80-build series. The best split of each interval
+ * that pays for the penalty is a candidate; there are fewer than 4n
+ * intervals, of total length under 2n per layer.
+ */
+static size_t seeded_candidates(struct work *w, double pen, struct cand **out)
+{
+	struct cand *c = NULL, *iv = NULL;
+	size_t nc = 0, alloc = 0, niv = 0, alloc_iv = 0, parts, i, a, b, k, n = w->n;
+	size_t *need_f, *need_b, *at_f, *at_b, pool_len = 0;
+	double *pool, gain;
+
+	/* the intervals worth a pass: layer `parts` starts interval i at
+	 * i n / 2 parts and ends it at (i + 2) n / 2 parts, rounded out, so
+	 * every start and end of a layer is one of the next layer's too */
+	for (parts = 1; parts <= n && n >= 2 * w->min_seg * parts; parts *= 2)
+		for (i = 0; i < 2 * parts - 1; i++) {
+			a = i * n / (2 * parts);
+			b = ((i + 2) * n + 2 * parts - 1) / (2 * parts);
+			if (b > n)
+				b = n;
+			/* no split gains more than the whole costs: worth a
+			 * look on intervals short enough to cost under the
+			 * penalty */
+			if (b - a < 2 * w->min_seg ||
+			    ((double)(b - a) < 2 * pen && whole_cost(w, a, b) <= pen))
+				continue;
+			TK_ALLOC_GROW(iv, niv + 1, alloc_iv);
+			iv[niv].a = a;
+			iv[niv].b = b;
+			niv++;
+		}
+
+	/* The costs of the prefixes of [a, b) read forward from a are the
+	 * first b - a of the longest pass from a, and those read backward
+	 * from b the first of the longest pass from b: one pass per start
+	 * and one per end, not two per interval, halve the work. */
+	need_f = tk_xcalloc(4 * (n + 1), sizeof(size_t));
+	need_b = need_f + (n + 1);
+	at_f = need_b + (n + 1);
+	at_b = at_f + (n + 1);
+	for (i = 0; i < niv; i++) {
+		if (iv[i].b - iv[i].a > need_f[iv[i].a])
+			need_f[iv[i].a] = iv[i].b - iv[i].a;
+		if (iv[i].b - iv[i].a > need_b[iv[i].b])
+			need_b[iv[i].b] = iv[i].b - iv[i].a;
+	}
+	for (i = 0; i <= n; i++) {
+		at_f[i] = pool_len;
+		pool_len += need_f[i] ? need_f[i] + 1 : 0;
+		at_b[i] = pool_len;
+		pool_len += need_b[i] ? need_b[i] + 1 : 0;
+	}
+	pool = tk_xmalloc((pool_len + 1) * sizeof(double));
+	for (i = 0; i <= n; i++) {
+		if (need_f[i])
+			prefix_costs(w, i, i + need_f[i], 1, pool + at_f[i]);
+		if (need_b[i])
+			prefix_costs(w, i - need_b[i], i, -1, pool + at_b[i]);
+	}
+
+	for (i = 0; i < niv; i++) {
+		k = split_of(pool + at_f[iv[i].a], pool + at_b[iv[i].b], iv[i].b - iv[i].a,
+			     w->min_seg, &gain);
+		if (!k || gain <= pen)
+			continue;
+		TK_ALLOC_GROW(c, nc + 1, alloc);
+		c[nc].a = iv[i].a;
+		c[nc].b = iv[i].b;
+		c[nc].k = iv[i].a + k;
+		c[nc].gain = gain;
+		nc++;
+	}
+	free(pool);
+	free(need_f);
+	free(iv);
+	*out = c;
+	return nc;
+}
+
+/* How many splits taken lie before index r (Fenwick prefix count). */
+static size_t taken_before(const size_t *taken, size_t r)
+{
+	size_t count = 0;
+
+	for (; r > 0; r -= r & -r)
+		count += taken[r - 1];
+	return count;
+}
+
+/* The gain of the best split between the neighbours of cps[i]. */
+static double neighbour_gain(struct work *w, const size_t *cps, size_t ncp, size_t i)
+{
+	size_t lo = i ? cps[i - 1] : 0, hi = i + 1 < ncp ? cps[i + 1] : w->n;
+	double gain;
+
+	return best_split(w, lo, hi, &gain) ? gain : -HUGE_VAL;
+}
+
+/*
+ * Segmentation of [0, n) with penalty pen: the splits, sorted, into *cps
+ * (grown as needed). Returns how many.
+ *
+ * The candidates of the seeded intervals are taken greedily, largest
+ * gain first, each dropping the intervals with it inside (so no two
+ * splits are closer than min_seg). Many intervals see more chances in
+ * noise than a few halvings do, so every split must then pay for the
+ * penalty again between its neighbours, as binary segmentation's splits
+ * do in the segment they cut: the weakest that does not is dropped and
+ * its neighbours looked at again, and each survivor is moved to its best
+ * place between its neighbours. More than max_changes (when not 0) drops
+ * the weakest too.
  */
 static size_t segment(struct work *w, double pen, size_t max_changes, size_t **cps,
 		      size_t *alloc_cp)
 {
-	size_t *stack = NULL, nstack = 0, alloc_stack = 0, ncp = 0, i, a, b, k, lo, hi;
-	double gain;
+	struct cand *c = NULL;
+	size_t nc, ncp = 0, i, j, lo, hi, weakest, *taken;
+	double *gain = NULL;
 
-	/* split [a, b) while a split pays for its penalty */
-	TK_ALLOC_GROW(stack, 2, alloc_stack);
-	stack[nstack++] = 0;
-	stack[nstack++] = w->n;
-	while (nstack) {
-		b = stack[--nstack];
-		a = stack[--nstack];
-		k = best_split(w, a, b, &gain);
-		if (!k || gain <= pen)
+	nc = seeded_candidates(w, pen, &c);
+	if (!nc)
+		return 0;
+	qsort(c, nc, sizeof(*c), by_gain);
+	/* taken: a Fenwick tree of the splits taken so far, by index, to
+	 * tell in log n whether one lies inside a candidate's interval */
+	taken = tk_xcalloc(w->n + 1, sizeof(*taken));
+	for (i = 0; i < nc; i++) {
+		if (taken_before(taken, c[i].b) > taken_before(taken, c[i].a + 1))
 			continue;
-		if (max_changes && ncp >= max_changes)
-			break;
 		TK_ALLOC_GROW(*cps, ncp + 1, *alloc_cp);
-		(*cps)[ncp++] = k;
-		TK_ALLOC_GROW(stack, nstack + 4, alloc_stack);
-		stack[nstack++] = a;
-		stack[nstack++] = k;
-		stack[nstack++] = k;
-		stack[nstack++] = b;
+		(*cps)[ncp++] = c[i].k;
+		for (j = c[i].k + 1; j <= w->n; j += j & -j)
+			taken[j - 1]++;
 	}
-	free(stack);
-	if (ncp)
-		qsort(*cps, ncp, sizeof(**cps), cmp_size);
+	free(taken);
+	free(c);
+	qsort(*cps, ncp, sizeof(**cps), cmp_size);
 
-	/* each split to its best place between its neighbours */
+	/* each split pays between its neighbours, or the weakest goes; a
+	 * removal changes only its neighbours' gains */
+	gain = tk_xcalloc(ncp, sizeof(*gain));
+	for (i = 0; i < ncp; i++)
+		gain[i] = neighbour_gain(w, *cps, ncp, i);
+	while (ncp) {
+		weakest = 0;
+		for (i = 1; i < ncp; i++)
+			if (gain[i] < gain[weakest])
+				weakest = i;
+		if (gain[weakest] > pen && (!max_changes || ncp <= max_changes))
+			break;
+		memmove(*cps + weakest, *cps + weakest + 1, (ncp - weakest - 1) * sizeof(**cps));
+		memmove(gain + weakest, gain + weakest + 1, (ncp - weakest - 1) * sizeof(*gain));
+		ncp--;
+		if (weakest)
+			gain[weakest - 1] = neighbour_gain(w, *cps, ncp, weakest - 1);
+		if (weakest < ncp)
+			gain[weakest] = neighbour_gain(w, *cps, ncp, weakest);
+	}
+	/* each to its best place between its neighbours */
 	for (i = 0; i < ncp; i++) {
 		lo = i ? (*cps)[i - 1] : 0;
 		hi = i + 1 < ncp ? (*cps)[i + 1] : w->n;
-		k = best_split(w, lo, hi, &gain);
-		if (k)
-			(*cps)[i] = k;
+		j = best_split(w, lo, hi, &gain[0]);
+		if (j)
+			(*cps)[i] = j;
 	}
+	free(gain);
 	return ncp;
 }
 
@@ -335,8 +537,7 @@ int tk_changepoints(const double *x, size_t n, const struct tk_changepoint_opts 
 	w.pre = tk_xmalloc((n + 1) * sizeof(double));
 	w.suf = tk_xmalloc((n + 1) * sizeof(double));
 	w.fw.n = n;
-	w.fw.cnt = tk_xmalloc(n * sizeof(double));
-	w.fw.sum = tk_xmalloc(n * sizeof(double));
+	w.fw.node = tk_xcalloc(n, sizeof(*w.fw.node));
 	order = tk_xmalloc(n * sizeof(*order));
 	rank = tk_xmalloc(n * sizeof(*rank));
 	sv = tk_xmalloc(n * sizeof(*sv));
@@ -349,6 +550,14 @@ int tk_changepoints(const double *x, size_t n, const struct tk_changepoint_opts 
 	}
 	w.sv = sv;
 	w.rank = rank;
+	w.below_lo = tk_xmalloc(3 * n * sizeof(size_t));
+	w.upto_m = w.below_lo + n;
+	w.upto_hi = w.upto_m + n;
+	for (i = 0; i < n; i++) {
+		w.below_lo[i] = bound(sv, n, sv[i] - CAP, 0);
+		w.upto_m[i] = bound(sv, n, sv[i], 1);
+		w.upto_hi[i] = bound(sv, n, sv[i] + CAP, 1);
+	}
 
 	ncp = segment(&w, pen, d.max_changes, &cps, &alloc_cp);
 	/* A key whose runs scatter more than a bell curve around their
@@ -383,11 +592,11 @@ int tk_changepoints(const double *x, size_t n, const struct tk_changepoint_opts 
 	}
 	free(w.pre);
 	free(w.suf);
-	free(w.fw.cnt);
-	free(w.fw.sum);
+	free(w.fw.node);
 	free(order);
 	free(rank);
 	free(sv);
+	free(w.below_lo);
 done:
 	free(y);
 	free(tmp);

@@ -1,7 +1,9 @@
 /*
  * core/analyze/changepoint: known answers on deterministic series (a step, two
- * steps, a lone outlier, a flat series, a short one, values <= 0), the
- * medians either side, and the errors.
+ * steps, a regression reverted later, a level of ten builds, a staircase,
+ * a lone outlier, a flat series, a short one, values <= 0), the medians
+ * either side, max_changes, and the errors; and small calibration runs on
+ * 80-build histories (bench/verdicts has the full table).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -61,6 +63,85 @@ int main(void)
 		skip(3, "not two change points");
 	}
 	free(cp);
+
+	/* +12% for builds 30-54, back at the old level from 55 (2% noise):
+	 * binary segmentation of the whole series saw neither edge */
+	{
+		static const struct sim_scenario n2 = { "2%", 0.02, 0, 0, 0, 0 };
+		struct sim_rng rng = { 12 };
+
+		sim_history(&rng, &n2, 80, x, 0, NULL, 0);
+		for (i = 30; i < 55; i++)
+			x[i] *= 1.12;
+		ret = tk_changepoints(x, 80, NULL, &cp, &n, &err);
+		is_int(n, 2, "a regression reverted 25 builds later: two change points");
+		if (n == 2) {
+			ok(cp[0].index + 1 >= 30 && cp[0].index <= 31, "up at 30 (%zu)", cp[0].index);
+			ok(cp[1].index + 1 >= 55 && cp[1].index <= 56, "back at 55 (%zu)", cp[1].index);
+			ok(cp[0].after / cp[0].before > 1.09 && cp[1].after / cp[1].before < 0.92,
+			   "up by about 12%%, then down (%g, %g)", cp[0].after / cp[0].before,
+			   cp[1].after / cp[1].before);
+		} else {
+			skip(3, "not two change points");
+		}
+		free(cp);
+
+		/* with max_changes 1, the stronger of two steps only; one
+		 * change cannot explain a level that came back */
+		o = tk_changepoint_opts_default();
+		o.max_changes = 1;
+		tk_changepoints(x, 80, &o, &cp, &n, &err);
+		is_int(n, 0, "max_changes 1: no single change explains a reverted level");
+		free(cp);
+		sim_history(&rng, &n2, 80, x, 0, NULL, 0);
+		for (i = 30; i < 80; i++)
+			x[i] *= i < 55 ? 1.04 : 1.30;
+		tk_changepoints(x, 80, &o, &cp, &n, &err);
+		ok(n == 1 && cp[0].index == 55, "max_changes 1: the larger of two steps (%zu at %zu)",
+		   n, n ? cp[0].index : 0);
+		free(cp);
+
+		/* calibration: flat histories get none, reverted regressions
+		 * both edges, ten-build levels both, staircases no middle */
+		{
+			int falses = 0, reverted = 0, ten = 0, middle = 0, t;
+
+			for (t = 0; t < 200; t++) {
+				sim_history(&rng, &n2, 80, x, 0, NULL, 0);
+				tk_changepoints(x, 80, NULL, &cp, &n, &err);
+				falses += (int)n;
+				free(cp);
+
+				sim_history(&rng, &n2, 80, x, 0, NULL, 0);
+				for (i = 30; i < 55; i++)
+					x[i] *= 1.10;
+				tk_changepoints(x, 80, NULL, &cp, &n, &err);
+				reverted += n == 2 && cp[0].index + 1 >= 30 && cp[0].index <= 31 &&
+					    cp[1].index + 1 >= 55 && cp[1].index <= 56;
+				free(cp);
+
+				sim_history(&rng, &n2, 80, x, 0, NULL, 0);
+				for (i = 30; i < 40; i++)
+					x[i] *= 1.10;
+				tk_changepoints(x, 80, NULL, &cp, &n, &err);
+				ten += n == 2 && cp[0].index + 1 >= 30 && cp[0].index <= 31 &&
+				       cp[1].index + 1 >= 40 && cp[1].index <= 41;
+				free(cp);
+
+				sim_history(&rng, &n2, 80, x, 0, NULL, 0);
+				for (i = 30; i < 80; i++)
+					x[i] *= i < 55 ? 1.10 : 1.21;
+				tk_changepoints(x, 80, NULL, &cp, &n, &err);
+				for (i = 0; i < n; i++)
+					middle += cp[i].index > 31 && cp[i].index + 1 < 55;
+				free(cp);
+			}
+			is_int(falses, 0, "200 flat histories of 80 builds: no change point");
+			ok(reverted >= 190, "+10%% for builds 30-54: both edges in %d of 200", reverted);
+			ok(ten >= 180, "+10%% for builds 30-39: both edges in %d of 200", ten);
+			ok(middle <= 4, "two steps of 10%%: a change between them in %d of 200", middle);
+		}
+	}
 
 	/* one 1.5x run, and a machine that is 1.3x slower one run in three */
 	series(x, 60, 60, 0, 3);
