@@ -19,6 +19,7 @@ attack:
   drip              the record is sent at 2 bytes a second
   steady            the record is sent at 8 KiB a second, 10 MB long
   gzip-bomb         the profile is DIR/bomb.gz, Content-Encoding: gzip
+  record-first      one artifact a page, the record before its profile
   (anything else)   an honest API
 
 It also works as an HTTP proxy (a request for an absolute URL is served
@@ -128,6 +129,17 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, json.dumps([build]), headers)
         if rest == "/builds/1/artifacts":
             items, headers = [], {}
+            if mode == "record-first":
+                # one artifact a page, the record before its profile
+                names = files()
+                order = sorted(range(len(names)), key=lambda i: not names[i].endswith(".json"))
+                if page <= len(order):
+                    i = order[page - 1]
+                    items = [artifact(origin, names[i], "a%d" % i)]
+                if page < len(order):
+                    headers["Link"] = '<%s%s/builds/1/artifacts?%s>; rel="next"' % (
+                        origin, BASE, urlencode({"per_page": "1", "page": str(page + 1)}))
+                return self.send(200, json.dumps(items), headers)
             if page == 1:
                 items = [artifact(origin, n, "a%d" % i) for i, n in enumerate(files())]
             if mode in ("artifacts-endless", "artifacts-loop"):

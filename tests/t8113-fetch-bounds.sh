@@ -95,6 +95,15 @@ test_expect_success 'an endless artifact list is cut at 100 pages; its first rec
 	test $(sed 1d h.csv | wc -l) = 1
 '
 
+test_expect_success 'a record listed before its profile waits for it, and gets it' '
+	mode record-first &&
+	fetch --api "$API" --db first.db &&
+	grep "1 records: 1 stored, 0 already stored, 0 failed" err &&
+	! grep -q warning err &&
+	tracker flame --db first.db --key k -o first.folded &&
+	test_cmp f.folded first.folded
+'
+
 test_expect_success 'an artifact list whose next link repeats is cut there' '
 	mode artifacts-loop &&
 	: >bk/requests.log &&
@@ -244,6 +253,15 @@ test_expect_success 'an endless artifact list is cut at 100 pages; its first rec
 	test "$(cat rss)" -lt 200000 &&
 	tracker history --db endless.db --key k --format csv >h.csv &&
 	test $(sed 1d h.csv | wc -l) = 1
+'
+
+test_expect_success 'a record listed before its profile waits for it, and gets it' '
+	mode record-first &&
+	fetch --api "$API" --db first.db &&
+	grep "1 records: 1 stored, 0 already stored, 0 failed" err &&
+	! grep -q warning err &&
+	tracker flame --db first.db --key k -o first.folded &&
+	test_cmp f.folded first.folded
 '
 
 test_expect_success 'an artifact list whose next link repeats is cut there' '
