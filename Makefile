@@ -235,6 +235,14 @@ check: $(BROWSER_DEPS)
 		build-tests san-build
 	$(SAN_ENV) prove -j$(CHECK_JOBS) --timer $(PROVE_FLAGS) $(CHECK_TESTS)
 
+# The reliability suite alone (tests/t8xxx: hostile servers, full disks,
+# held locks, shared directories; docs/reliability.md lists each bound
+# with its test). make check runs it too.
+reliability:
+	$(MAKE) $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j2) DEVELOPER=$(CHECK_DEVELOPER) \
+		build-tests
+	prove -j$(CHECK_JOBS) --timer $(PROVE_FLAGS) $(wildcard tests/t8[0-9]*.sh)
+
 # The README's test command on a fresh clone of the committed tree, in a
 # temporary directory (with ../shared beside it when this tree has one),
 # as CI runs it: CI=true, no standard input.
@@ -371,7 +379,7 @@ san-build: $(SAN_DIR)/tracker $(SAN_UNIT) $(SAN_DIR)/examples/workload
 check-sanitized: san-build build-tests
 	$(SAN_ENV) prove -j2 --timer $(PROVE_FLAGS) $(SAN_UNIT) tests/t0100-sanitized.sh
 
-.PHONY: all check check-fresh browser-deps bench demo install clean build-tests fuzz fuzz-build \
+.PHONY: all check reliability check-fresh browser-deps bench demo install clean build-tests fuzz fuzz-build \
 	san-build check-sanitized
 .SECONDARY:
 

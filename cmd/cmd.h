@@ -40,6 +40,7 @@
 /* cmd_entry.flags */
 #define CMD_CONFIG_WARN (1u << 0) /* a broken .tracker.yml is a warning */
 #define CMD_NO_CONFIG (1u << 1)   /* does not read .tracker.yml at all */
+#define CMD_OWN_XFSZ (1u << 2)    /* sets SIGXFSZ itself (run: the job's) */
 
 struct cmd_ctx {
 	const char *name;        /* the subcommand */

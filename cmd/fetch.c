@@ -11,13 +11,14 @@
 
 #include "cmd/cmd.h"
 #include "core/ci/bkfetch.h"
+#include "core/measure/profiler.h"
 #include "core/base/timeutil.h"
 #include "core/base/banned.h"
 
 static const char usage[] =
 	"usage: tracker fetch --org ORG --pipeline SLUG [--branch B] [--since WHEN]\n"
-	"                     [--key K] [--api URL] [--timeout DUR] [--retries N]\n"
-	"                     [--db URL]\n"
+	"                     [--key K] [--api URL] [--timeout DUR] [--deadline DUR]\n"
+	"                     [--retries N] [--max-bytes SIZE] [--allow-http] [--db URL]\n"
 	"\n"
 	"Fills the history from Buildkite: lists the pipeline's builds through the\n"
 	"REST API (newest first, all pages), finds the run records 'tracker run'\n"
@@ -32,7 +33,14 @@ static const char usage[] =
 	"host downloads are redirected to, and never printed or stored. HTTP 429\n"
 	"waits for RateLimit-Reset; server errors, timeouts and dropped connections\n"
 	"are retried with a doubling wait. Progress goes to standard error on a\n"
-	"terminal; a summary line always.\n";
+	"terminal; a summary line always.\n"
+	"\n"
+	"Everything the API sends is bounded: a request slower than 1 KiB/s over\n"
+	"--timeout or longer than --deadline fails; a build's artifact list is cut\n"
+	"at 100 pages, 10000 artifacts, 64 MiB or a next link seen before; a gzip\n"
+	"body is refused before inflating past its cap; the walk stops after\n"
+	"--max-bytes. A plain http:// --api to another host gets no token unless\n"
+	"--allow-http.\n";
 
 static const char more[] =
 	"\n"
@@ -51,7 +59,18 @@ struct fetch_args {
 	struct tk_bkfetch_opts o;
 	const char *db, *since;
 	long retries;
+	int allow_http;
 };
+
+static int parse_max_bytes(void *data, const char *arg, struct tk_err *err)
+{
+	struct fetch_args *a = data;
+
+	if (tk_profiler_parse_bytes(arg, &a->o.max_bytes))
+		return tk_err_set(err, TK_EUSAGE, "--max-bytes wants a size such as 20G, not '%s'",
+				  arg);
+	return 0;
+}
 
 #define O struct fetch_args
 static const struct cmd_option options[] = {
@@ -66,9 +85,17 @@ static const struct cmd_option options[] = {
 	OPT_STRING(0, "api", O, o.api, "URL", "the API's base URL (default: "
 		   "$TRACKER_BUILDKITE_API, else https://api.buildkite.com)"),
 	OPT_POSITIVE_DURATION(0, "timeout", O, o.timeout_s, "DUR", "give up a connection that "
-			      "moves no data for DUR (default: $TRACKER_FETCH_TIMEOUT, else 30s)"),
+			      "moves less than 1 KiB/s over DUR (default: $TRACKER_FETCH_TIMEOUT, "
+			      "else 30s)"),
+	OPT_POSITIVE_DURATION(0, "deadline", O, o.deadline_s, "DUR", "give up a request, its "
+			      "retries and redirects included, after DUR (default: "
+			      "$TRACKER_FETCH_DEADLINE, else 10m)"),
 	OPT_LONG(0, "retries", O, retries, "N", 0, 100, "retries of a request that failed "
 		 "(default: $TRACKER_FETCH_RETRIES, else 4)"),
+	OPT_CALLBACK(0, "max-bytes", "SIZE", parse_max_bytes, "stop after receiving SIZE "
+		     "bytes in all, pages and downloads (default 64G)"),
+	OPT_FLAG(0, "allow-http", O, allow_http, "send the token even over a plain http:// "
+		 "--api to another host (in clear)"),
 	OPT_DB(O, db),
 	OPT_END(),
 };
@@ -158,6 +185,7 @@ static int parse(int argc, char **argv, struct cmd_ctx *ctx, struct fetch_args *
 	if (nr_args)
 		return cmd_usage_error(ctx, "unexpected argument '%s'", argv[0]);
 	o->retries = (int)a->retries;
+	o->allow_http = a->allow_http;
 	if (strcmp(a->since, "all") && tk_parse_since(a->since, tk_now_us(), &o->since_us, &err))
 		return cmd_usage_error(ctx, "%s", err.msg);
 	if (o->key && tk_run_check_key(o->key, &err))

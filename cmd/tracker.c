@@ -2,6 +2,7 @@
  * tracker: the entry point and the one dispatch table of subcommands.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,7 @@ static const struct cmd_help version_help = {
 };
 
 static const struct cmd_entry commands[] = {
-	{ "run", cmd_run, CMD_CONFIG_WARN, "wrap a job step, measure it and record the run",
+	{ "run", cmd_run, CMD_CONFIG_WARN | CMD_OWN_XFSZ, "wrap a job step, measure it and record the run",
 	  &cmd_run_help },
 	{ "history", cmd_history, 0, "list recorded runs, newest first",
 	  &cmd_history_help },
@@ -361,6 +362,11 @@ int main(int argc, char **argv)
 		print_help(stdout, c);
 		return finish_stdout(0);
 	}
+	/* a write past `ulimit -f` is an ordinary write error (EFBIG): the
+	 * writer removes its temporary file and says so (exit 69), where
+	 * SIGXFSZ would kill it with the file left; run keeps the job's */
+	if (!(c->flags & CMD_OWN_XFSZ))
+		signal(SIGXFSZ, SIG_IGN);
 	ret = c->flags & CMD_NO_CONFIG ? 0 : load_config(&ctx, c->flags);
 	if (!ret)
 		ret = c->fn(argc - 1, argv + 1, &ctx);

@@ -210,3 +210,70 @@ int tk_is_network_fs(const char *path)
 			return 1;
 	return 0;
 }
+
+int tk_open_shared(const char *path, uint64_t max, struct tk_err *err)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0) {
+		if (errno == ELOOP)
+			tk_err_set(err, TK_EDATA, "'%s' is a symbolic link", path);
+		else
+			tk_err_set(err, TK_EUNAVAIL, "cannot open '%s': %s", path,
+				   strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		tk_err_set(err, TK_EUNAVAIL, "cannot open '%s': %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		tk_err_set(err, TK_EDATA, "'%s' is not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	if (max && (uint64_t)st.st_size > max) {
+		tk_err_set(err, TK_EDATA, "'%s' is larger than %llu bytes", path,
+			   (unsigned long long)max);
+		close(fd);
+		return -1;
+	}
+	/* a regular file never blocks; reads see no EAGAIN either way */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+int tk_read_shared_file(struct tk_buf *b, const char *path, struct tk_err *err)
+{
+	struct tk_err local = TK_ERR_INIT;
+	char chunk[65536];
+	int fd = tk_open_shared(path, b->cap, err ? err : &local);
+
+	if (fd < 0)
+		return err ? err->code : local.code;
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			close(fd);
+			return tk_err_set(err, TK_EUNAVAIL, "cannot read '%s': %s", path,
+					  strerror(e));
+		}
+		if (n == 0)
+			break;
+		/* the file may have grown since fstat */
+		if (tk_buf_add(b, chunk, (size_t)n)) {
+			close(fd);
+			return tk_err_set(err, TK_EDATA, "'%s' is larger than %zu bytes", path,
+					  b->cap);
+		}
+	}
+	close(fd);
+	return 0;
+}

@@ -4,6 +4,7 @@
  * Small filesystem helpers with tk_err reporting.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core/base/buf.h"
@@ -55,6 +56,24 @@ int tk_write_file_atomic(const char *path, const void *data, size_t len,
 			 struct tk_err *err);
 int tk_write_file_atomic_flags(const char *path, const void *data, size_t len,
 			       unsigned flags, struct tk_err *err);
+
+/*
+ * Opens path for reading when it lies where others may write (the
+ * records push reads from a shared artifacts directory,
+ * GITHUB_EVENT_PATH, --profile-file): never through a symbolic link
+ * (O_NOFOLLOW: a link planted in the directory cannot make tracker read
+ * /etc/shadow), only a regular file (opened O_NONBLOCK first, so a FIFO
+ * cannot block tracker, then refused, as a device or directory is), and
+ * at most max bytes (0: any size), checked before a byte is read.
+ * Returns the descriptor (O_CLOEXEC, blocking), or -1 with err set:
+ * TK_EDATA "'PATH' is a symbolic link" / "is not a regular file" / "is
+ * larger than N bytes"; TK_EUNAVAIL "cannot open 'PATH': ..." else.
+ */
+int tk_open_shared(const char *path, uint64_t max, struct tk_err *err);
+
+/* tk_buf_read_file for such a file: opened by tk_open_shared with b->cap
+ * (0: none) as its bound, appended to b; the same errors. */
+int tk_read_shared_file(struct tk_buf *b, const char *path, struct tk_err *err);
 
 /*
  * Whether the filesystem holding path is a network filesystem (NFS, CIFS,

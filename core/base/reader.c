@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "core/base/fsutil.h"
 #include "core/base/banned.h"
 
 #define CHUNK (256 * 1024)
@@ -19,17 +20,11 @@ static void reset(struct tk_reader *r, const char *name)
 	tk_buf_init(&r->line, 0);
 }
 
-int tk_reader_open(struct tk_reader *r, const char *path, struct tk_err *err)
+static int open_fd(struct tk_reader *r, int fd, const char *path, struct tk_err *err)
 {
-	int fd;
 	unsigned char magic[2];
 	ssize_t n;
 
-	reset(r, path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return tk_err_set(err, TK_EUNAVAIL, "cannot open '%s': %s", path,
-				  strerror(errno));
 	n = pread(fd, magic, 2, 0);
 	r->compressed = n == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
 	r->gz = gzdopen(fd, "rb");
@@ -41,6 +36,31 @@ int tk_reader_open(struct tk_reader *r, const char *path, struct tk_err *err)
 	r->buf_alloc = CHUNK;
 	r->buf = tk_xmalloc(r->buf_alloc);
 	return 0;
+}
+
+int tk_reader_open(struct tk_reader *r, const char *path, struct tk_err *err)
+{
+	int fd;
+
+	reset(r, path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return tk_err_set(err, TK_EUNAVAIL, "cannot open '%s': %s", path,
+				  strerror(errno));
+	return open_fd(r, fd, path, err);
+}
+
+int tk_reader_open_shared(struct tk_reader *r, const char *path, uint64_t max,
+			  struct tk_err *err)
+{
+	struct tk_err local = TK_ERR_INIT;
+	int fd;
+
+	reset(r, path);
+	fd = tk_open_shared(path, max, err ? err : &local);
+	if (fd < 0)
+		return err ? err->code : local.code;
+	return open_fd(r, fd, path, err);
 }
 
 void tk_reader_from_mem(struct tk_reader *r, const char *name, const char *data,

@@ -35,6 +35,11 @@ struct tk_reader {
 #define TK_READER_MAX_LINE (64u << 20)
 
 int tk_reader_open(struct tk_reader *r, const char *path, struct tk_err *err);
+/* The same for a file where others may write (core/base/fsutil.h
+ * tk_open_shared): no symbolic link, a regular file of at most max bytes
+ * (0: any) as stored (compressed or not). */
+int tk_reader_open_shared(struct tk_reader *r, const char *path, uint64_t max,
+			  struct tk_err *err);
 /* Reads from memory (not copied; must outlive the reader). */
 void tk_reader_from_mem(struct tk_reader *r, const char *name, const char *data,
 			size_t len);

@@ -22,8 +22,6 @@
 
 /* An API page of 100 builds with their jobs is a few hundred KiB. */
 #define PAGE_MAX (64u << 20)
-/* Pages of one list followed at most: 100 per page. */
-#define PAGES_MAX 100000
 
 struct walk {
 	struct tk_store *s;
@@ -34,7 +32,33 @@ struct walk {
 	struct tk_buf dir;    /* the private temporary directory */
 	struct tk_buf keyname; /* o->key as record names spell it */
 	int done;             /* want_runs reached */
+	uint64_t bytes;       /* received in all: pages and downloads */
+	uint64_t build_bytes; /* downloaded for the build under way */
+	uint64_t max_bytes;
+	size_t pages;         /* list pages received in all */
 };
+
+/* The URLs of one list's pages, as hashes: a next link seen before is a
+ * loop the API should never make. */
+struct seen_urls {
+	uint64_t *v;
+	size_t nr, alloc;
+};
+
+static int seen_before(struct seen_urls *s, const char *url)
+{
+	uint64_t hash = 1469598103934665603ull;
+	size_t i;
+
+	for (; *url; url++)
+		hash = (hash ^ (unsigned char)*url) * 1099511628211ull;
+	for (i = 0; i < s->nr; i++)
+		if (s->v[i] == hash)
+			return 1;
+	TK_ALLOC_GROW(s->v, s->nr + 1, s->alloc);
+	s->v[s->nr++] = hash;
+	return 0;
+}
 
 void tk_bkfetch_opts_init(struct tk_bkfetch_opts *o)
 {
@@ -63,6 +87,12 @@ int tk_bkfetch_opts_from_env(struct tk_bkfetch_opts *o, const struct tk_env *env
 		o->api = nonempty(tk_env_get(env, "TRACKER_BUILDKITE_API"));
 	if (!o->tmpdir)
 		o->tmpdir = nonempty(tk_env_get(env, "TMPDIR"));
+	v = nonempty(tk_env_get(env, "TRACKER_FETCH_DEADLINE"));
+	if (v && o->deadline_s <= 0) {
+		if (tk_parse_duration(v, &o->deadline_s, err) || !(o->deadline_s > 0))
+			return tk_err_set(err, TK_EUSAGE, "TRACKER_FETCH_DEADLINE wants a "
+					  "duration such as 10m, not '%s'", v);
+	}
 	v = nonempty(tk_env_get(env, "TRACKER_FETCH_TIMEOUT"));
 	if (v && o->timeout_s <= 0) {
 		if (tk_parse_duration(v, &o->timeout_s, err) || !(o->timeout_s > 0))
@@ -154,6 +184,16 @@ static int api_error(struct walk *w, int ret, const struct tk_http_result *res, 
 	return list ? ret : 1;
 }
 
+/* The walk's budget in all: TK_EDATA once max_bytes were received. */
+static int over_budget(struct walk *w, struct tk_err *err)
+{
+	if (w->bytes < w->max_bytes)
+		return 0;
+	return tk_err_set(err, TK_EDATA, "received %llu bytes from the API and its storage, "
+			  "the bound of %llu (--max-bytes): stopped", (unsigned long long)w->bytes,
+			  (unsigned long long)w->max_bytes);
+}
+
 /* GETs one page of a list into body; 0, or a negative error. */
 static int get_page(struct walk *w, const char *url, struct tk_buf *body,
 		    struct tk_buf *next, struct tk_err *err)
@@ -163,7 +203,14 @@ static int get_page(struct walk *w, const char *url, struct tk_buf *body,
 
 	tk_buf_reset(body);
 	body->cap = PAGE_MAX;
-	ret = tk_http_get(w->h, url, body, &res, err);
+	ret = over_budget(w, err);
+	if (!ret && ++w->pages > TK_BKFETCH_PAGES_MAX)
+		ret = tk_err_set(err, TK_EDATA, "the API's lists ran past %u pages in all: "
+				 "stopped", TK_BKFETCH_PAGES_MAX);
+	if (!ret) {
+		ret = tk_http_get(w->h, url, body, &res, err);
+		w->bytes += body->len;
+	}
 	if (ret)
 		ret = api_error(w, ret, &res, 1, err);
 	tk_buf_reset(next);
@@ -278,7 +325,17 @@ static int download(struct walk *w, const struct tk_bk_artifact *a, struct tk_bu
 
 	tk_buf_reset(body);
 	body->cap = cap;
+	ret = over_budget(w, err);
+	if (ret)
+		return ret;
+	if (w->build_bytes >= TK_BKFETCH_BUILD_BYTES) {
+		tk_err_set(err, TK_EDATA, "the build's downloads passed %llu bytes",
+			   (unsigned long long)TK_BKFETCH_BUILD_BYTES);
+		return 1;
+	}
 	ret = tk_http_get(w->h, a->download_url, body, &res, err);
+	w->bytes += body->len;
+	w->build_bytes += body->len;
 	if (ret)
 		ret = api_error(w, ret, &res, 0, err);
 	tk_buf_release(&res.link);
@@ -387,18 +444,21 @@ static void count_wanted(struct walk *w, int counts)
 		w->done = 1;
 }
 
-/* One record artifact: 0 (stored, stored before, skipped or failed, as
- * counted), or a negative error that stops the walk. */
-static int fetch_record(struct walk *w, const struct tk_bk_build *b,
-			const struct tk_bk_artifacts *arts, const struct tk_bk_artifact *rec,
-			const char *id, struct tk_err *err)
+/*
+ * A record artifact's first half: 0 with *ready set when run holds the
+ * parsed record, which needs its profiles and storing (store_record);
+ * 0 with *ready clear when it was stored before, skipped or failed (as
+ * counted); or a negative error that stops the walk.
+ */
+static int read_record(struct walk *w, const struct tk_bk_build *b,
+		       const struct tk_bk_artifact *rec, const char *id, struct tk_run *run,
+		       int *ready, struct tk_err *err)
 {
-	struct tk_buf body = TK_BUF_INIT, files = TK_BUF_INIT, path = TK_BUF_INIT;
+	struct tk_buf body = TK_BUF_INIT;
 	struct tk_err rerr = TK_ERR_INIT;
-	struct tk_run run;
-	int present = 0, counts = 0, inserted = 0, ret;
+	int present = 0, counts = 0, ret;
 
-	tk_run_init(&run);
+	*ready = 0;
 	ret = stored_before(w, id, &present, &counts, err);
 	if (ret < 0)
 		goto out;
@@ -414,27 +474,42 @@ static int fetch_record(struct walk *w, const struct tk_bk_build *b,
 	}
 	/* the parser tracker push reads record files with */
 	if (!ret)
-		ret = tk_run_from_json(body.buf, body.len, rec->path, &run, &rerr);
+		ret = tk_run_from_json(body.buf, body.len, rec->path, run, &rerr);
 	if (!ret)
-		ret = tk_run_check_key(run.key, &rerr);
+		ret = tk_run_check_key(run->key, &rerr);
 	if (ret) {
 		warn(w, "build #%ld: cannot store '%s': %s", b->number, rec->path, rerr.msg);
 		w->st->failed++;
 		ret = 0;
 		goto out;
 	}
-	if (w->o->key && strcmp(run.key, w->o->key)) {
+	if (w->o->key && strcmp(run->key, w->o->key)) {
 		w->st->records--;
 		goto out;
 	}
-	ret = fetch_profiles(w, b, arts, rec, &run, &files, err);
+	*ready = 1;
+out:
+	tk_buf_release(&body);
+	return ret;
+}
+
+/* The second half: the profiles run lists, then the run, stored. */
+static int store_record(struct walk *w, const struct tk_bk_build *b,
+			const struct tk_bk_artifacts *arts, const struct tk_bk_artifact *rec,
+			struct tk_run *run, struct tk_err *err)
+{
+	struct tk_buf files = TK_BUF_INIT, path = TK_BUF_INIT;
+	struct tk_err rerr = TK_ERR_INIT;
+	int inserted = 0, ret;
+
+	ret = fetch_profiles(w, b, arts, rec, run, &files, err);
 	if (ret < 0)
 		goto out;
 	/* the profiles are beside it; the record itself is in memory */
 	tk_buf_addf(&path, "%s/", w->dir.buf);
-	tk_run_record_name(&run, &path);
+	tk_run_record_name(run, &path);
 	tk_buf_adds(&path, ".json");
-	ret = tk_bundle_store(w->s, path.buf, &run, &inserted, &rerr);
+	ret = tk_bundle_store(w->s, path.buf, run, &inserted, &rerr);
 	if (ret == TK_EDATA) {
 		warn(w, "build #%ld: cannot store '%s': %s", b->number, rec->path, rerr.msg);
 		w->st->failed++;
@@ -449,15 +524,30 @@ static int fetch_record(struct walk *w, const struct tk_bk_build *b,
 		w->st->stored++;
 	else
 		w->st->already++;
-	count_wanted(w, (!w->o->want_ok || (run.status == TK_RUN_OK && !run.partial)) &&
-			has_kind(&run, w->o->want_kind));
+	count_wanted(w, (!w->o->want_ok || (run->status == TK_RUN_OK && !run->partial)) &&
+			has_kind(run, w->o->want_kind));
 out:
 	remove_files(&files);
-	tk_run_release(&run);
-	tk_buf_release(&body);
 	tk_buf_release(&files);
 	tk_buf_release(&path);
 	return ret;
+}
+
+/* Whether every profile run lists is among the artifacts listed so far
+ * (or can never be: a name that is not plain is dropped anyway). */
+static int profiles_listed(const struct tk_bk_artifacts *arts, const struct tk_bk_artifact *rec,
+			   const struct tk_run *run)
+{
+	const char *slash = strrchr(rec->path, '/');
+	size_t i, dlen = slash ? (size_t)(slash - rec->path + 1) : 0;
+
+	for (i = 0; i < run->nr_profiles; i++) {
+		const char *f = run->profiles[i].file;
+
+		if (plain_name(f) && !find_artifact(arts, rec->path, dlen, f, rec->job_id))
+			return 0;
+	}
+	return 1;
 }
 
 /* Whether a record artifact's name is one of o->key's. */
@@ -471,33 +561,30 @@ static int key_matches(struct walk *w, const char *filename)
 	       !strncmp(filename, w->keyname.buf, klen) && filename[klen] == '-';
 }
 
-static int fetch_build(struct walk *w, const struct tk_bk_build *b, struct tk_err *err)
+/* A record parsed while its profiles were not listed yet. */
+struct pending {
+	size_t idx; /* in arts: the array grows, pointers would not last */
+	struct tk_run run;
+};
+
+/*
+ * The records among arts->v[from..]: each is read as its page arrives,
+ * and stored at once when its profiles are listed already; the others
+ * wait in *pend for the end of the list.
+ */
+static int records_of_page(struct walk *w, const struct tk_bk_build *b,
+			   const struct tk_bk_artifacts *arts, size_t from, struct pending **pend,
+			   size_t *nr_pend, size_t *alloc_pend, struct tk_err *err)
 {
-	struct tk_bk_artifacts arts = { NULL, 0, 0 };
-	struct tk_buf url = TK_BUF_INIT, body = TK_BUF_INIT, next = TK_BUF_INIT;
-	size_t i, pages = 0;
+	size_t i;
 	int ret = 0;
 
-	pipeline_url(w, &url);
-	tk_buf_addf(&url, "/builds/%ld/artifacts?per_page=100", b->number);
-	while (url.len && pages++ < PAGES_MAX) {
-		ret = get_page(w, url.buf, &body, &next, err);
-		if (!ret) {
-			struct tk_buf shown = TK_BUF_INIT;
-
-			tk_http_display_url(w->h, url.buf, &shown);
-			ret = tk_bkapi_parse_artifacts(body.buf, body.len, shown.buf, &arts, err);
-			tk_buf_release(&shown);
-		}
-		if (ret)
-			goto out;
-		tk_buf_reset(&url);
-		tk_buf_add(&url, next.buf, next.len);
-	}
-	for (i = 0; i < arts.nr && !w->done; i++) {
-		const struct tk_bk_artifact *a = &arts.v[i];
+	for (i = from; i < arts->nr && !w->done && !ret; i++) {
+		const struct tk_bk_artifact *a = &arts->v[i];
 		const char *name = a->filename;
 		char id[TK_RUN_ID_LEN + 1];
+		struct tk_run run;
+		int ready = 0;
 
 		if (a->state && strcmp(a->state, "finished"))
 			continue;
@@ -508,11 +595,85 @@ static int fetch_build(struct walk *w, const struct tk_bk_build *b, struct tk_er
 		if (!tk_bkapi_record_name(name, id) || !key_matches(w, name))
 			continue;
 		w->st->records++;
-		ret = fetch_record(w, b, &arts, a, id, err);
-		if (ret)
-			break;
+		tk_run_init(&run);
+		ret = read_record(w, b, a, id, &run, &ready, err);
+		if (!ret && ready && profiles_listed(arts, a, &run)) {
+			ret = store_record(w, b, arts, a, &run, err);
+		} else if (!ret && ready) {
+			TK_ALLOC_GROW(*pend, *nr_pend + 1, *alloc_pend);
+			(*pend)[*nr_pend].idx = i;
+			(*pend)[*nr_pend].run = run;
+			(*nr_pend)++;
+			continue;
+		}
+		tk_run_release(&run);
 	}
+	return ret;
+}
+
+/* Why a build's artifact list is cut short, into why; 0 while it is not. */
+static int list_cut(size_t pages, size_t nr, uint64_t bytes, int repeated, struct tk_buf *why)
+{
+	if (repeated)
+		tk_buf_adds(why, "its next link repeats an earlier page");
+	else if (pages > TK_BKFETCH_BUILD_PAGES_MAX)
+		tk_buf_addf(why, "it runs past %d pages", TK_BKFETCH_BUILD_PAGES_MAX);
+	else if (nr > TK_BKFETCH_BUILD_ARTIFACTS_MAX)
+		tk_buf_addf(why, "it lists more than %d artifacts", TK_BKFETCH_BUILD_ARTIFACTS_MAX);
+	else if (bytes > TK_BKFETCH_BUILD_LIST_BYTES)
+		tk_buf_addf(why, "it is larger than %llu bytes",
+			    (unsigned long long)TK_BKFETCH_BUILD_LIST_BYTES);
+	return why->len > 0;
+}
+
+static int fetch_build(struct walk *w, const struct tk_bk_build *b, struct tk_err *err)
+{
+	struct tk_bk_artifacts arts = { NULL, 0, 0 };
+	struct tk_buf url = TK_BUF_INIT, body = TK_BUF_INIT, next = TK_BUF_INIT;
+	struct seen_urls seen = { NULL, 0, 0 };
+	struct pending *pend = NULL;
+	size_t i, pages = 0, nr_pend = 0, alloc_pend = 0, from = 0;
+	uint64_t list_bytes = 0;
+	struct tk_buf cut = TK_BUF_INIT;
+	int ret = 0;
+
+	w->build_bytes = 0;
+	pipeline_url(w, &url);
+	tk_buf_addf(&url, "/builds/%ld/artifacts?per_page=100", b->number);
+	while (url.len && !w->done) {
+		if (list_cut(++pages, arts.nr, list_bytes, seen_before(&seen, url.buf), &cut))
+			break;
+		ret = get_page(w, url.buf, &body, &next, err);
+		list_bytes += body.len;
+		if (!ret) {
+			struct tk_buf shown = TK_BUF_INIT;
+
+			tk_http_display_url(w->h, url.buf, &shown);
+			ret = tk_bkapi_parse_artifacts(body.buf, body.len, shown.buf, &arts, err);
+			tk_buf_release(&shown);
+		}
+		if (!ret)
+			ret = records_of_page(w, b, &arts, from, &pend, &nr_pend, &alloc_pend, err);
+		if (ret)
+			goto out;
+		from = arts.nr;
+		tk_buf_reset(&url);
+		tk_buf_add(&url, next.buf, next.len);
+	}
+	if (cut.len) {
+		warn(w, "build #%ld: its artifact list is cut short, as %s; the records past "
+		     "it are not fetched", b->number, cut.buf);
+		w->st->failed++;
+	}
+	/* the list is whole (or cut): a profile still missing never comes */
+	for (i = 0; i < nr_pend && !w->done && !ret; i++)
+		ret = store_record(w, b, &arts, &arts.v[pend[i].idx], &pend[i].run, err);
 out:
+	for (i = 0; i < nr_pend; i++)
+		tk_run_release(&pend[i].run);
+	free(pend);
+	free(seen.v);
+	tk_buf_release(&cut);
 	tk_bkapi_artifacts_release(&arts);
 	tk_buf_release(&url);
 	tk_buf_release(&body);
@@ -523,14 +684,23 @@ out:
 static int walk_builds(struct walk *w, struct tk_err *err)
 {
 	struct tk_buf url = TK_BUF_INIT, body = TK_BUF_INIT, next = TK_BUF_INIT;
-	size_t pages = 0;
+	struct seen_urls seen = { NULL, 0, 0 };
 	int ret = 0;
 
 	builds_url(w, &url);
-	while (url.len && !w->done && pages++ < PAGES_MAX) {
+	while (url.len && !w->done) {
 		struct tk_bk_builds builds = { NULL, 0, 0 };
 		size_t i;
 
+		if (seen_before(&seen, url.buf)) {
+			struct tk_buf shown = TK_BUF_INIT;
+
+			tk_http_display_url(w->h, url.buf, &shown);
+			ret = tk_err_set(err, TK_EDATA, "the builds list's next link repeats an "
+					 "earlier page, '%s': stopped", shown.buf);
+			tk_buf_release(&shown);
+			break;
+		}
 		ret = get_page(w, url.buf, &body, &next, err);
 		if (!ret) {
 			struct tk_buf shown = TK_BUF_INIT;
@@ -555,6 +725,7 @@ static int walk_builds(struct walk *w, struct tk_err *err)
 		tk_buf_reset(&url);
 		tk_buf_add(&url, next.buf, next.len);
 	}
+	free(seen.v);
 	tk_buf_release(&url);
 	tk_buf_release(&body);
 	tk_buf_release(&next);
@@ -616,15 +787,21 @@ int tk_bkfetch_run(struct tk_store *s, const struct tk_bkfetch_opts *o,
 		tk_run_release(&r);
 	}
 
+	w.max_bytes = o->max_bytes ? o->max_bytes : TK_BKFETCH_MAX_BYTES;
 	tk_http_opts_init(&ho);
 	ho.connect_timeout_s = o->timeout_s;
 	ho.stall_timeout_s = o->timeout_s;
+	ho.deadline_s = o->deadline_s;
 	ho.retries = o->retries;
 	ho.backoff_s = o->backoff_s;
 	ho.stop = o->stop;
 	tk_buf_addf(&auth, "Bearer %s", o->token);
-	ho.auth = auth.buf;
 	ho.auth_origin = w.api.buf;
+	if (!tk_http_is_plain_remote(w.api.buf) || o->allow_http)
+		ho.auth = auth.buf;
+	else
+		warn(&w, "the API URL '%s' is plain http to another host: the token is not "
+		     "sent (--allow-http sends it in clear)", w.api.buf);
 	ret = tk_http_new(&ho, &w.h, err);
 	explicit_bzero(auth.buf, auth.len);
 	if (ret)

@@ -24,6 +24,29 @@
  *      (tk_bundle_read_record, tk_run_check_key, tk_bundle_store): the
  *      same validation, idempotent by run id. The directory is removed.
  *
+ * Records are stored as their artifact-list page arrives: a record whose
+ * profiles are listed already is stored at once, the others when the
+ * build's list has ended.
+ *
+ * Bounds (everything here comes from outside):
+ *   each request   core/ci/http.h: o->timeout_s to connect and as the
+ *                  window of the minimum rate (1 KiB/s), o->deadline_s
+ *                  for the whole request (retries, redirects and waits
+ *                  included); gzip bodies refused before inflating past
+ *                  their cap
+ *   each build     its artifact list: at most TK_BKFETCH_BUILD_PAGES_MAX
+ *                  pages, TK_BKFETCH_BUILD_ARTIFACTS_MAX artifacts and
+ *                  TK_BKFETCH_BUILD_LIST_BYTES bytes, and no next link
+ *                  seen before; past any of these the list is cut there
+ *                  (a warning, counted in st->failed); its downloads: at
+ *                  most TK_BKFETCH_BUILD_BYTES (the records past it fail)
+ *   in all         TK_BKFETCH_PAGES_MAX list pages and o->max_bytes
+ *                  bytes received (0: TK_BKFETCH_MAX_BYTES); a builds
+ *                  list whose next link repeats an earlier page: the walk
+ *                  stops with TK_EDATA naming the bound
+ *   the token      never sent over plain http to a host other than
+ *                  loopback unless o->allow_http (a warning says so)
+ *
  * A record that cannot be read or stored (bad JSON, a refused key, a
  * corrupt profile, an artifact the API will not hand out) is counted in
  * st->failed and reported to o->warn; the walk goes on. The walk stops
@@ -51,6 +74,13 @@
 
 #define TK_BKFETCH_API "https://api.buildkite.com"
 
+#define TK_BKFETCH_BUILD_PAGES_MAX 100
+#define TK_BKFETCH_BUILD_ARTIFACTS_MAX 10000
+#define TK_BKFETCH_BUILD_LIST_BYTES (64ull << 20)
+#define TK_BKFETCH_BUILD_BYTES (4ull << 30)
+#define TK_BKFETCH_PAGES_MAX 100000
+#define TK_BKFETCH_MAX_BYTES (64ull << 30)
+
 struct tk_bkfetch_stats {
 	size_t builds;   /* builds looked at */
 	size_t records;  /* run records found among their artifacts */
@@ -77,6 +107,9 @@ struct tk_bkfetch_opts {
 	size_t max_builds;     /* stop after this many builds; 0: no limit */
 	/* HTTP settings (core/ci/http.h); 0/-1 for the defaults */
 	double timeout_s;      /* connect and stall timeout */
+	double deadline_s;     /* of one request, retries included; 0: 600 */
+	uint64_t max_bytes;    /* received in all; 0: TK_BKFETCH_MAX_BYTES */
+	int allow_http;        /* send the token over plain http to any host */
 	int retries;
 	double backoff_s;
 	const char *tmpdir;    /* NULL: /tmp */
@@ -96,7 +129,8 @@ void tk_bkfetch_opts_init(struct tk_bkfetch_opts *o);
  * Fills the fields CI knows from env, leaving fields already set alone:
  * token (BUILDKITE_API_TOKEN), org (BUILDKITE_ORGANIZATION_SLUG),
  * pipeline (BUILDKITE_PIPELINE_SLUG), api (TRACKER_BUILDKITE_API),
- * timeout_s (TRACKER_FETCH_TIMEOUT, a duration), retries
+ * timeout_s (TRACKER_FETCH_TIMEOUT, a duration), deadline_s
+ * (TRACKER_FETCH_DEADLINE, a duration), retries
  * (TRACKER_FETCH_RETRIES), tmpdir (TMPDIR). The strings are env's.
  * TK_EUSAGE for a timeout or retries value that does not parse.
  */

@@ -11,9 +11,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <zlib.h>
 
 #include "core/base/lazy-curl.h"
 #include "core/base/timeutil.h"
@@ -35,7 +37,8 @@ struct tk_http {
 	/* the response being received */
 	struct tk_buf *body;
 	int over_cap;
-	struct tk_buf link, reset, retry_after;
+	struct tk_buf link, reset, retry_after, encoding;
+	double end; /* the deadline of the tk_http_get under way */
 	char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -129,6 +132,10 @@ static size_t on_header(char *data, size_t size, size_t n, void *arg)
 		tk_buf_reset(&h->link);
 		tk_buf_reset(&h->reset);
 		tk_buf_reset(&h->retry_after);
+		tk_buf_reset(&h->encoding);
+	} else if ((v = header_value(data, len, "content-encoding", &vlen))) {
+		tk_buf_reset(&h->encoding);
+		tk_buf_add(&h->encoding, v, vlen);
 	} else if ((v = header_value(data, len, "link", &vlen))) {
 		/* repeated Link headers are one list */
 		if (h->link.len)
@@ -194,6 +201,10 @@ int tk_http_new(const struct tk_http_opts *o, struct tk_http **out, struct tk_er
 		h->o.connect_timeout_s = 10;
 	if (h->o.stall_timeout_s <= 0)
 		h->o.stall_timeout_s = 30;
+	if (h->o.min_rate <= 0)
+		h->o.min_rate = 1024;
+	if (h->o.deadline_s <= 0)
+		h->o.deadline_s = 600;
 	if (h->o.retries < 0)
 		h->o.retries = 4;
 	if (h->o.backoff_s <= 0)
@@ -204,7 +215,8 @@ int tk_http_new(const struct tk_http_opts *o, struct tk_http **out, struct tk_er
 	tk_buf_init(&h->link, 0);
 	tk_buf_init(&h->reset, 0);
 	tk_buf_init(&h->retry_after, 0);
-	h->link.cap = h->reset.cap = h->retry_after.cap = HEADER_MAX;
+	tk_buf_init(&h->encoding, 0);
+	h->link.cap = h->reset.cap = h->retry_after.cap = h->encoding.cap = HEADER_MAX;
 	if (o->auth) {
 		if (!o->auth_origin || origin_of(o->auth_origin, &origin)) {
 			tk_http_free(h);
@@ -232,10 +244,13 @@ int tk_http_new(const struct tk_http_opts *o, struct tk_http **out, struct tk_er
 	curl_easy_setopt(h->curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h->curl, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(h->curl, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h->curl, CURLOPT_ACCEPT_ENCODING, "");
+	/* gzip only, inflated here under the body's cap (gunzip below):
+	 * libcurl would inflate a bomb to the cap before it is refused */
+	curl_easy_setopt(h->curl, CURLOPT_ACCEPT_ENCODING, "gzip");
+	curl_easy_setopt(h->curl, CURLOPT_HTTP_CONTENT_DECODING, 0L);
 	curl_easy_setopt(h->curl, CURLOPT_CONNECTTIMEOUT_MS,
 			 (long)(h->o.connect_timeout_s * 1000));
-	curl_easy_setopt(h->curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(h->curl, CURLOPT_LOW_SPEED_LIMIT, (long)h->o.min_rate);
 	curl_easy_setopt(h->curl, CURLOPT_LOW_SPEED_TIME, stall < 1 ? 1L : stall);
 	curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, h);
@@ -273,6 +288,7 @@ void tk_http_free(struct tk_http *h)
 	tk_buf_release(&h->link);
 	tk_buf_release(&h->reset);
 	tk_buf_release(&h->retry_after);
+	tk_buf_release(&h->encoding);
 	free(h);
 }
 
@@ -310,6 +326,30 @@ static int interrupted(struct tk_err *err)
 	return tk_err_set(err, TK_EUNAVAIL, "interrupted");
 }
 
+static int too_long(struct tk_http *h, const char *url, struct tk_err *err)
+{
+	struct tk_buf shown = TK_BUF_INIT;
+	int ret;
+
+	tk_http_display_url(h, url, &shown);
+	ret = tk_err_set(err, TK_EUNAVAIL, "cannot get '%s': took longer than %g s", shown.buf,
+			 h->o.deadline_s);
+	tk_buf_release(&shown);
+	return ret;
+}
+
+/* Waits s seconds, or until the deadline: 0, 1 past the deadline, -1 stopped. */
+static int wait_within(struct tk_http *h, double s)
+{
+	double left = h->end - tk_mono_s();
+
+	if (s > h->o.max_wait_s)
+		s = h->o.max_wait_s;
+	if (s >= left)
+		return wait_for(h, left > 0 ? left : 0) ? -1 : 1;
+	return wait_for(h, s) ? -1 : 0;
+}
+
 /* One hop: GET url with retries. Returns 0 with *status set, or an error. */
 static int get_one(struct tk_http *h, const char *url, struct tk_buf *body, size_t start,
 		   long *status, int *authed, struct tk_err *err)
@@ -329,8 +369,9 @@ static int get_one(struct tk_http *h, const char *url, struct tk_buf *body, size
 	curl_easy_setopt(h->curl, CURLOPT_URL, url);
 	curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, with_auth ? h->authed : h->plain);
 	for (tries = 0;; tries++) {
-		double delay = h->o.backoff_s * pow(2, tries);
+		double delay = h->o.backoff_s * pow(2, tries), left;
 		CURLcode rc;
+		int w;
 
 		if (stopped(h)) {
 			ret = interrupted(err);
@@ -340,10 +381,17 @@ static int get_one(struct tk_http *h, const char *url, struct tk_buf *body, size
 		tk_buf_reset(&h->link);
 		tk_buf_reset(&h->reset);
 		tk_buf_reset(&h->retry_after);
+		tk_buf_reset(&h->encoding);
 		h->body = body;
 		h->over_cap = 0;
 		h->errbuf[0] = '\0';
 		*status = 0;
+		left = h->end - tk_mono_s();
+		if (left <= 0) {
+			ret = too_long(h, url, err);
+			goto out;
+		}
+		curl_easy_setopt(h->curl, CURLOPT_TIMEOUT_MS, (long)(left * 1000) + 1);
 		rc = curl_easy_perform(h->curl);
 		if (h->over_cap) {
 			tk_buf_setlen(body, start);
@@ -356,10 +404,15 @@ static int get_one(struct tk_http *h, const char *url, struct tk_buf *body, size
 			ret = interrupted(err);
 			goto out;
 		}
+		if (rc == CURLE_OPERATION_TIMEDOUT && tk_mono_s() >= h->end) {
+			ret = too_long(h, url, err);
+			goto out;
+		}
 		if (rc != CURLE_OK) {
 			if (transient(rc) && tries < h->o.retries) {
-				if (wait_for(h, delay < h->o.max_wait_s ? delay : h->o.max_wait_s)) {
-					ret = interrupted(err);
+				w = wait_within(h, delay);
+				if (w) {
+					ret = w < 0 ? interrupted(err) : too_long(h, url, err);
 					goto out;
 				}
 				continue;
@@ -378,8 +431,9 @@ static int get_one(struct tk_http *h, const char *url, struct tk_buf *body, size
 				s = header_seconds(&h->retry_after);
 			if (s < 0)
 				s = delay;
-			if (wait_for(h, s < h->o.max_wait_s ? s : h->o.max_wait_s)) {
-				ret = interrupted(err);
+			w = wait_within(h, s);
+			if (w) {
+				ret = w < 0 ? interrupted(err) : too_long(h, url, err);
 				goto out;
 			}
 			continue;
@@ -390,6 +444,157 @@ out:
 	tk_buf_release(&shown);
 	tk_buf_release(&origin);
 	return ret;
+}
+
+/* gzip's ISIZE: the inflated size mod 2^32, in the last four bytes */
+static uint32_t gzip_isize(const unsigned char *in, size_t len)
+{
+	return (uint32_t)in[len - 4] | (uint32_t)in[len - 3] << 8 | (uint32_t)in[len - 2] << 16 |
+	       (uint32_t)in[len - 1] << 24;
+}
+
+/*
+ * Inflates the gzip body at body[start..] in place, refusing before a
+ * byte is inflated a body whose trailer declares more than the cap, or
+ * fewer bytes than its compressed length can hold (deflate grows
+ * nothing by more than 5 bytes in 65535: a smaller ISIZE is a lie or
+ * wrapped past 4 GiB). Inflating stops once past the declared size (a
+ * lie, or members before the last one) and at the cap: memory stays
+ * within what the trailer declared.
+ */
+static int gunzip(struct tk_http *h, const char *url, struct tk_buf *body, size_t start,
+		  struct tk_err *err)
+{
+	struct tk_buf raw = TK_BUF_INIT, shown = TK_BUF_INIT;
+	size_t len = body->len - start, room = body->cap ? body->cap - start : SIZE_MAX;
+	const unsigned char *in;
+	unsigned char chunk[65536];
+	uint32_t isize;
+	z_stream z;
+	int zr, ret = 0;
+
+	tk_http_display_url(h, url, &shown);
+	if (len < 18) {
+		ret = tk_err_set(err, TK_EDATA, "the gzip body of '%s' is cut short", shown.buf);
+		goto out;
+	}
+	tk_buf_add(&raw, body->buf + start, len);
+	tk_buf_setlen(body, start);
+	in = (const unsigned char *)raw.buf;
+	isize = gzip_isize(in, len);
+	if (isize > room) {
+		ret = tk_err_set(err, TK_EDATA, "the response of '%s' declares %lu bytes once "
+				 "inflated, over %zu bytes: refused before inflating", shown.buf,
+				 (unsigned long)isize, body->cap);
+		goto out;
+	}
+	if (len > (size_t)isize + isize / 65535 * 5 + 1024) {
+		ret = tk_err_set(err, TK_EDATA, "the response of '%s' declares %lu bytes once "
+				 "inflated, fewer than its %zu compressed bytes hold: refused "
+				 "before inflating", shown.buf, (unsigned long)isize, len);
+		goto out;
+	}
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+		ret = tk_err_set(err, TK_EINTERNAL, "cannot inflate '%s': out of memory", shown.buf);
+		goto out;
+	}
+	z.next_in = (unsigned char *)raw.buf;
+	z.avail_in = (uInt)len;
+	for (;;) {
+		size_t made;
+
+		z.next_out = chunk;
+		z.avail_out = sizeof(chunk);
+		zr = inflate(&z, Z_NO_FLUSH);
+		made = sizeof(chunk) - z.avail_out;
+		if (made && tk_buf_add(body, chunk, made)) {
+			ret = tk_err_set(err, TK_EDATA, "the response of '%s' is over %zu bytes "
+					 "once inflated", shown.buf, body->cap);
+			break;
+		}
+		/* a trailer that lies (or gzip members before the last) */
+		if (body->len - start > isize) {
+			ret = tk_err_set(err, TK_EDATA, "the response of '%s' inflates to more "
+					 "than the %lu bytes its gzip trailer declares", shown.buf,
+					 (unsigned long)isize);
+			break;
+		}
+		if (zr == Z_STREAM_END) {
+			if (!z.avail_in)
+				break;
+			inflateReset(&z); /* another gzip member follows */
+			continue;
+		}
+		if (zr == Z_OK || (zr == Z_BUF_ERROR && made))
+			continue;
+		ret = tk_err_set(err, TK_EDATA, "cannot inflate the response of '%s': %s",
+				 shown.buf, zr == Z_BUF_ERROR ? "cut short" : z.msg ? z.msg : "corrupt");
+		break;
+	}
+	inflateEnd(&z);
+out:
+	if (ret)
+		tk_buf_setlen(body, start);
+	tk_buf_release(&raw);
+	tk_buf_release(&shown);
+	return ret;
+}
+
+/* The final response's body as sent: identity, or gzip inflated here. */
+static int decode(struct tk_http *h, const char *url, struct tk_buf *body, size_t start,
+		  struct tk_err *err)
+{
+	struct tk_buf shown = TK_BUF_INIT;
+	const char *e = h->encoding.buf;
+	int ret;
+
+	if (!h->encoding.len || !strcasecmp(e, "identity"))
+		return 0;
+	if (!strcasecmp(e, "gzip") || !strcasecmp(e, "x-gzip"))
+		return gunzip(h, url, body, start, err);
+	tk_buf_setlen(body, start);
+	tk_http_display_url(h, url, &shown);
+	ret = tk_err_set(err, TK_EDATA, "the response of '%s' is in the content encoding '%.40s', "
+			 "which was not asked for", shown.buf, e);
+	tk_buf_release(&shown);
+	return ret;
+}
+
+int tk_http_is_plain_remote(const char *url)
+{
+	const char *host, *end, *at;
+	char name[256];
+	size_t n;
+
+	if (strncasecmp(url, "http://", 7))
+		return 0;
+	host = url + 7;
+	end = host + strcspn(host, "/?#");
+	for (at = host; at < end; at++)
+		if (*at == '@')
+			host = at + 1;
+	if (*host == '[') {
+		const char *close = memchr(host, ']', (size_t)(end - host));
+
+		end = close ? close + 1 : end;
+	} else {
+		const char *colon = memchr(host, ':', (size_t)(end - host));
+
+		if (colon)
+			end = colon;
+	}
+	n = (size_t)(end - host);
+	if (!n || n >= sizeof(name))
+		return 1;
+	memcpy(name, host, n);
+	name[n] = '\0';
+	lower(name);
+	if (!strcmp(name, "localhost") || !strcmp(name, "[::1]"))
+		return 0;
+	if (!strncmp(name, "127.", 4) && strspn(name, "0123456789.") == n)
+		return 0;
+	return 1;
 }
 
 static int is_redirect(long status)
@@ -406,6 +611,7 @@ int tk_http_get(struct tk_http *h, const char *url, struct tk_buf *body,
 	char *cur = tk_xstrdup(url);
 	int hops, ret;
 
+	h->end = tk_mono_s() + h->o.deadline_s;
 	for (hops = 0;; hops++) {
 		char *next = NULL;
 
@@ -415,6 +621,7 @@ int tk_http_get(struct tk_http *h, const char *url, struct tk_buf *body,
 		if (res->status >= 200 && res->status < 300) {
 			tk_buf_reset(&res->link);
 			tk_buf_add(&res->link, h->link.buf, h->link.len);
+			ret = decode(h, cur, body, start, err);
 			break;
 		}
 		tk_buf_setlen(body, start);

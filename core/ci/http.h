@@ -20,8 +20,17 @@
  *               connections wait o->backoff_s, doubled after each try;
  *               every wait is capped at o->max_wait_s, and at most
  *               o->retries retries are made per request.
- *   timeouts    o->connect_timeout_s to connect; a transfer that moves no
- *               byte for o->stall_timeout_s is timed out (a hung server).
+ *   timeouts    o->connect_timeout_s to connect; a transfer slower than
+ *               o->min_rate bytes a second over o->stall_timeout_s is
+ *               timed out (a hung server, or one that drips); a whole
+ *               tk_http_get, its redirects, retries and waits included,
+ *               ends after o->deadline_s ("took longer than N s").
+ *   encodings   only gzip is asked for, and tracker inflates it itself:
+ *               a body whose gzip trailer declares more than body->cap
+ *               bytes, or a size its compressed length belies (a gzip
+ *               bomb), is refused before a byte is inflated; inflating
+ *               stops at body->cap. Any other Content-Encoding is
+ *               refused (TK_EDATA).
  *   stopping    when *o->stop becomes non-zero (a signal handler sets it)
  *               a transfer or a wait ends within about a second, with
  *               TK_EUNAVAIL "interrupted".
@@ -30,7 +39,8 @@
  *   TK_EUNAVAIL  the server cannot be reached or answered an error after
  *                the retries; res->status holds the last HTTP status (0
  *                when no response came), the message names the URL
- *   TK_EDATA     the body is larger than body->cap
+ *   TK_EDATA     the body is larger than body->cap (compressed or
+ *                inflated), or its encoding is not gzip or corrupt
  *   TK_EUSAGE    a URL libcurl cannot parse, or a scheme other than
  *                http/https
  * Nothing here prints.
@@ -45,6 +55,8 @@
 struct tk_http_opts {
 	double connect_timeout_s; /* 0: 10 */
 	double stall_timeout_s;   /* 0: 30 */
+	double min_rate;          /* bytes/s over stall_timeout_s; 0: 1024 */
+	double deadline_s;        /* of a whole tk_http_get; 0: 600 */
 	int retries;              /* < 0: 4 */
 	double backoff_s;         /* 0: 1 */
 	double max_wait_s;        /* 0: 60 */
@@ -78,6 +90,10 @@ struct tk_http_result {
  */
 int tk_http_get(struct tk_http *h, const char *url, struct tk_buf *body,
 		struct tk_http_result *res, struct tk_err *err);
+
+/* Whether url is plain http to a host other than this machine's loopback
+ * (localhost, 127.0.0.0/8, ::1): a credential sent there travels in clear. */
+int tk_http_is_plain_remote(const char *url);
 
 /* url as error messages show it: whole for the auth origin, else without
  * its query and fragment. Appends to out. */

@@ -61,7 +61,8 @@ int tk_import_file(const char *path, const char *format,
 		   struct tk_err *err)
 {
 	struct tk_reader r;
-	int ret = tk_reader_open(&r, path, err);
+	int ret = opts && opts->shared_max ? tk_reader_open_shared(&r, path, opts->shared_max, err)
+		: tk_reader_open(&r, path, err);
 
 	if (!ret)
 		ret = import(&r, format, opts, out, err);

@@ -23,6 +23,7 @@
  * To add an importer, see the checklist in plugins/README.md.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core/base/err.h"
@@ -37,6 +38,10 @@ struct tk_import_opts {
 	int tid_frames;          /* perf script: a root frame per thread */
 	int no_demangle;         /* keep names as the file has them: mangled,
 				  * with symbol versions (core/model/demangle.h) */
+	uint64_t shared_max;     /* non-zero: the file lies where others may
+				  * write (run --profile-file): tk_import_file
+				  * opens it as tk_open_shared does (no link,
+				  * a regular file, at most this many bytes) */
 };
 
 #define TK_IMPORTER_VERSION 1

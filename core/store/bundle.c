@@ -56,7 +56,8 @@ int tk_bundle_read_record(const char *path, struct tk_run *run, struct tk_err *e
 	int ret;
 
 	text.cap = TK_BUNDLE_RECORD_MAX;
-	ret = tk_buf_read_file(&text, path, err);
+	/* records are read from artifacts directories others may write to */
+	ret = tk_read_shared_file(&text, path, err);
 	if (!ret)
 		ret = tk_run_from_json(text.buf, text.len, path, run, err);
 	tk_buf_release(&text);
@@ -89,7 +90,7 @@ static int store_profiles(struct tk_store *s, const char *path, const struct tk_
 		tk_buf_addf(&blob_path, "%s%s", dir.buf, rp->file);
 		tk_profile_init(&prof, TK_UNIT_SAMPLES);
 		blob.cap = TK_BUNDLE_PROFILE_MAX;
-		ret = tk_buf_read_file(&blob, blob_path.buf, err);
+		ret = tk_read_shared_file(&blob, blob_path.buf, err);
 		if (!ret)
 			ret = tk_profile_decode(blob.buf, blob.len, blob_path.buf, &prof, err);
 		if (ret) {
@@ -313,7 +314,8 @@ void tk_bundle_import(struct tk_bundle *b, struct tk_run *run, const char *dir,
 
 	for (i = 0; i < b->nr; i++) {
 		struct tk_bundle_profile *pf = &b->profiles[i];
-		struct tk_import_opts io = { .no_demangle = no_demangle };
+		struct tk_import_opts io = { .no_demangle = no_demangle,
+					     .shared_max = TK_BUNDLE_INPUT_MAX };
 		struct tk_err err = TK_ERR_INIT;
 
 		if (pf->builtin)

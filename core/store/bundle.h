@@ -27,6 +27,9 @@
 #define TK_BUNDLE_RECORD_MAX (16 * 1024 * 1024)
 /* An encoded profile read back is capped at this many bytes. */
 #define TK_BUNDLE_PROFILE_MAX (1u << 30)
+/* A --profile-file as the job left it (perf script text may be large):
+ * read only when a regular file of at most this size, not a link. */
+#define TK_BUNDLE_INPUT_MAX (4ull << 30)
 
 /*
  * The profiles of one run as tracker run gathers them: files the job

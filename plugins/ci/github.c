@@ -4,8 +4,9 @@
  * On pull_request and pull_request_target events GITHUB_SHA is not the
  * commit the author pushed (a merge commit into the base, or the base's
  * tip), so the PR head and base commits are read from the event payload at
- * GITHUB_EVENT_PATH. The payload is optional: when it is missing, too big
- * or not what we expect, GITHUB_SHA stands and nothing fails.
+ * GITHUB_EVENT_PATH. The payload is optional: when it is missing, too big,
+ * not a regular file (a FIFO would block the job's start), a symbolic
+ * link, or not what we expect, GITHUB_SHA stands and nothing fails.
  */
 #include "plugins/ci/providers.h"
 
@@ -16,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "core/base/fsutil.h"
 #include "core/base/banned.h"
 
 /* PR payloads are tens of KiB; anything this large is not worth reading. */
@@ -56,7 +58,8 @@ static json_t *load_event(const char *path)
 	if (!path || !*path)
 		return NULL;
 	b.cap = EVENT_MAX;
-	if (tk_buf_read_file(&b, path, NULL)) {
+	/* a FIFO or a link there must not block the job or be read through */
+	if (tk_read_shared_file(&b, path, NULL)) {
 		tk_buf_release(&b);
 		return NULL;
 	}

@@ -34,9 +34,20 @@
  * once, between attempts and within them: connecting and waiting for
  * results poll the socket in POLL_MS steps.
  *
+ * Every statement has a deadline, so a held lock (LOCK TABLE runs, a
+ * long migration elsewhere) or a server that stops answering ends in an
+ * error like an outage, and tracker run keeps its record for push: the
+ * server cancels a statement after TIMEOUT_S seconds and a lock wait
+ * after as long (statement_timeout and lock_timeout, sent in the
+ * connection's options; the environment's TRACKER_PG_TIMEOUT_S sets
+ * another bound, 0: none), and tracker itself stops waiting for a result
+ * TIMEOUT_GRACE_S seconds after that, for a server that cannot even
+ * cancel. Neither is retried: the lock would still be held.
+ *
  * The URL is handed to libpq as it is (TLS: sslmode, sslrootcert, ...;
- * application_name; any libpq keyword), with two defaults it can
- * override: connect_timeout and application_name "tracker". Messages
+ * application_name; any libpq keyword), with defaults it can override:
+ * connect_timeout, application_name "tracker", and the two timeouts
+ * (its options' own -c settings come after ours). Messages
  * name the database by its URL with the password replaced
  * (tk_store_redact_url).
  */
@@ -62,6 +73,8 @@
 #include "core/base/banned.h"
 
 #define RETRY_S 30
+#define TIMEOUT_S 120
+#define TIMEOUT_GRACE_S 10
 #define CONNECT_TIMEOUT_S "5"
 #define POLL_MS 100
 /* pg_advisory_xact_lock key of migrations: the bytes of "tracker". */
@@ -78,6 +91,8 @@ struct pg_store {
 	unsigned flags;
 	int schema;   /* the schema version after migrate */
 	double retry_s;
+	double timeout_s; /* of a statement and a lock wait; 0: none */
+	char *options;    /* the connection's options: our timeouts, the URL's */
 	double wait_s;    /* tk_store_opts.wait_s: connecting too; 0: none */
 	double deadline;  /* of the unit of work being retried, with wait_s */
 	unsigned retry_seed;
@@ -365,8 +380,9 @@ static void quiet_notice(void *arg, const char *message)
 /* One connection attempt: 0, TRANSIENT, or an error (err filled). */
 static int connect_once(struct pg_store *st, struct tk_err *err)
 {
-	const char *keys[] = { "connect_timeout", "fallback_application_name", "dbname", NULL };
-	const char *vals[] = { CONNECT_TIMEOUT_S, "tracker", st->url, NULL };
+	const char *keys[] = { "connect_timeout", "fallback_application_name", "dbname",
+			       "options", NULL };
+	const char *vals[] = { CONNECT_TIMEOUT_S, "tracker", st->url, st->options, NULL };
 	PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
 	double limit, deadline, started = tk_mono_s();
 	int ret;
@@ -528,7 +544,8 @@ static int run_sql(struct pg_store *st, const char *sql, struct params *p, int b
 	PGresult *r, *last = NULL;
 	ExecStatusType es;
 	const char *state;
-	int ret;
+	double deadline = st->timeout_s > 0 ? tk_mono_s() + st->timeout_s + TIMEOUT_GRACE_S : 0;
+	int ret, w;
 
 	*res = NULL;
 	if (!send_sql(st->conn, sql, p, binary))
@@ -540,13 +557,19 @@ static int run_sql(struct pg_store *st, const char *sql, struct params *p, int b
 			goto broken;
 		if (f == 0)
 			break;
-		if (wait_socket(st, st->conn, 1, 0) < 0)
+		w = wait_socket(st, st->conn, 1, deadline);
+		if (w < 0)
 			goto cancel;
+		if (w == 0)
+			goto timeout;
 	}
 	for (;;) {
 		while (PQisBusy(st->conn)) {
-			if (wait_socket(st, st->conn, 0, 0) < 0)
+			w = wait_socket(st, st->conn, 0, deadline);
+			if (w < 0)
 				goto cancel;
+			if (w == 0)
+				goto timeout;
 			if (!PQconsumeInput(st->conn))
 				goto broken;
 		}
@@ -591,6 +614,11 @@ cancel:
 	drop_conn(st);
 	return tk_err_set(err, TK_EUNAVAIL, "cannot use database '%s': cancelled by a signal",
 			  st->shown);
+timeout:
+	PQclear(last);
+	drop_conn(st);
+	return tk_err_set(err, TK_EUNAVAIL, "cannot use database '%s': no answer within %g s",
+			  st->shown, st->timeout_s + TIMEOUT_GRACE_S);
 }
 
 /* Sleeps 50 ms..2^attempt*50 ms (capped at 2 s), so retrying writers
@@ -776,6 +804,7 @@ static void pg_close(struct tk_store *s)
 	drop_conn(st);
 	free(st->url);
 	free(st->shown);
+	free(st->options);
 	free(st);
 }
 
@@ -785,8 +814,10 @@ static int pg_open(const char *url, const struct tk_store_opts *o, struct tk_sto
 	struct tk_buf shown = TK_BUF_INIT;
 	struct pg_store *st;
 	const char *env = getenv("TRACKER_PG_RETRY_S");
+	const char *tenv = getenv("TRACKER_PG_TIMEOUT_S");
 	char *opt_err = NULL;
-	PQconninfoOption *opts;
+	PQconninfoOption *opts, *po;
+	struct tk_buf options = TK_BUF_INIT;
 	int ret;
 
 	*out = NULL;
@@ -819,6 +850,19 @@ static int pg_open(const char *url, const struct tk_store_opts *o, struct tk_sto
 		pg_close(&st->base);
 		return ret;
 	}
+	st->timeout_s = tenv && *tenv ? strtod(tenv, NULL) : TIMEOUT_S;
+	if (!(st->timeout_s >= 0) || st->timeout_s > 86400)
+		st->timeout_s = TIMEOUT_S;
+	if (st->timeout_s > 0) {
+		long ms = (long)(st->timeout_s * 1000);
+
+		tk_buf_addf(&options, "-c statement_timeout=%ld -c lock_timeout=%ld", ms ? ms : 1,
+			    ms ? ms : 1);
+	}
+	for (po = opts; po->keyword; po++)
+		if (!strcmp(po->keyword, "options") && po->val && *po->val)
+			tk_buf_addf(&options, "%s%s", options.len ? " " : "", po->val);
+	st->options = tk_buf_detach(&options, NULL);
 	PQconninfoFree(opts);
 	*out = &st->base;
 	return 0;

@@ -148,6 +148,49 @@ static void stream_writer(void)
 	tk_buf_release(&text);
 }
 
+/* tk_open_shared / tk_read_shared_file: what a shared directory may hold */
+static void shared_reads(void)
+{
+	struct tk_buf reg = TK_BUF_INIT, link = TK_BUF_INIT, fifo = TK_BUF_INIT;
+	struct tk_buf text = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	FILE *f;
+
+	path_in(&reg, "shared.json");
+	path_in(&link, "shared-link.json");
+	path_in(&fifo, "shared-fifo.json");
+	f = fopen(reg.buf, "w");
+	fputs("0123456789", f);
+	fclose(f);
+	ok(!symlink(reg.buf, link.buf) && !mkfifo(fifo.buf, 0600), "setup");
+
+	is_int(tk_read_shared_file(&text, reg.buf, &err), 0, "a regular file is read");
+	is_str(text.buf, "0123456789", "whole");
+	tk_buf_reset(&text);
+	text.cap = 9;
+	is_int(tk_read_shared_file(&text, reg.buf, &err), TK_EDATA, "over the cap: refused");
+	ok(strstr(err.msg, "is larger than 9 bytes") != NULL, "naming the cap: %s", err.msg);
+	is_int((int)text.len, 0, "before a byte is read");
+	text.cap = 0;
+	is_int(tk_read_shared_file(&text, link.buf, &err), TK_EDATA, "a link: refused");
+	ok(strstr(err.msg, "is a symbolic link") != NULL, "saying so: %s", err.msg);
+	is_int(tk_read_shared_file(&text, fifo.buf, &err), TK_EDATA,
+	       "a FIFO with no writer: refused, not waited on");
+	ok(strstr(err.msg, "is not a regular file") != NULL, "saying so: %s", err.msg);
+	is_int(tk_open_shared(dir, 0, &err), -1, "a directory: refused");
+	is_int(err.code, TK_EDATA, "as bad input");
+	path_in(&text, "nonexistent");
+	is_int(tk_open_shared(text.buf, 0, &err), -1, "a missing file");
+	is_int(err.code, TK_EUNAVAIL, "is unavailable, as tk_buf_read_file says");
+	unlink(reg.buf);
+	unlink(link.buf);
+	unlink(fifo.buf);
+	tk_buf_release(&reg);
+	tk_buf_release(&link);
+	tk_buf_release(&fifo);
+	tk_buf_release(&text);
+}
+
 int main(void)
 {
 	umask(022);
@@ -159,6 +202,7 @@ int main(void)
 	tmpfile_names();
 	failure_leaves_nothing();
 	stream_writer();
+	shared_reads();
 	{
 		struct tk_buf cmd = TK_BUF_INIT;
 

@@ -2,7 +2,9 @@
  * core/ci/http against two tiny HTTP servers on loopback (threads of this
  * test, one connection per response): bodies and Link headers, the
  * credential kept to its origin across a redirect, retries of 5xx and
- * 429, the size cap, bad URLs, and what messages show of a URL.
+ * 429, the size cap, bad URLs, and what messages show of a URL; gzip
+ * bodies inflated under the cap, bombs refused before inflating; which
+ * URLs are plain http to another host.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "core/ci/http.h"
 #include "tap.h"
@@ -22,6 +25,7 @@
 struct server {
 	int fd, port;
 	const char *responses[MAX_RESPONSES];
+	size_t lens[MAX_RESPONSES]; /* 0: strlen */
 	char requests[MAX_RESPONSES][4096];
 	int nr, served;
 	pthread_t thread;
@@ -49,7 +53,8 @@ static void *serve(void *arg)
 			if (strstr(req, "\r\n\r\n"))
 				break;
 		}
-		if (write(c, s->responses[s->served], strlen(s->responses[s->served])) < 0)
+		if (write(c, s->responses[s->served], s->lens[s->served] ? s->lens[s->served] :
+			  strlen(s->responses[s->served])) < 0)
 			break;
 		s->served++;
 		close(c);
@@ -57,15 +62,18 @@ static void *serve(void *arg)
 	return NULL;
 }
 
-static void server_start(struct server *s, const char *const *responses, int nr)
+static void server_start_lens(struct server *s, const char *const *responses,
+			      const size_t *lens, int nr)
 {
 	struct sockaddr_in sa;
 	socklen_t sl = sizeof(sa);
 	int i;
 
 	memset(s, 0, sizeof(*s));
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		s->responses[i] = responses[i];
+		s->lens[i] = lens ? lens[i] : 0;
+	}
 	s->nr = nr;
 	s->fd = socket(AF_INET, SOCK_STREAM, 0);
 	memset(&sa, 0, sizeof(sa));
@@ -78,6 +86,11 @@ static void server_start(struct server *s, const char *const *responses, int nr)
 	}
 	s->port = ntohs(sa.sin_port);
 	pthread_create(&s->thread, NULL, serve, s);
+}
+
+static void server_start(struct server *s, const char *const *responses, int nr)
+{
+	server_start_lens(s, responses, NULL, nr);
 }
 
 static void server_stop(struct server *s)
@@ -236,10 +249,127 @@ static void test_limits(void)
 	tk_buf_release(&res.link);
 }
 
+/* A response "HTTP/1.1 200 ... Content-Encoding: ENC" whose body is n
+ * bytes of c gzipped, with its trailer's size replaced by isize when
+ * that is not 0. */
+static void gzip_response(struct tk_buf *out, const char *enc, size_t n, char c,
+			  uint32_t isize)
+{
+	struct tk_buf z = TK_BUF_INIT;
+	unsigned char in[65536], buf[65536];
+	z_stream zs;
+	size_t done = 0;
+	int zr;
+
+	memset(in, c, sizeof(in));
+	memset(&zs, 0, sizeof(zs));
+	deflateInit2(&zs, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+	do {
+		size_t take = n - done < sizeof(in) ? n - done : sizeof(in);
+
+		done += take;
+		zs.next_in = in;
+		zs.avail_in = (uInt)take;
+		do {
+			zs.next_out = buf;
+			zs.avail_out = sizeof(buf);
+			zr = deflate(&zs, done == n ? Z_FINISH : Z_NO_FLUSH);
+			tk_buf_add(&z, buf, sizeof(buf) - zs.avail_out);
+		} while (zs.avail_out == 0);
+	} while (done < n);
+	deflateEnd(&zs);
+	(void)zr;
+	if (isize) {
+		unsigned char *t = (unsigned char *)z.buf + z.len - 4;
+
+		t[0] = isize & 255;
+		t[1] = isize >> 8 & 255;
+		t[2] = isize >> 16 & 255;
+		t[3] = isize >> 24 & 255;
+	}
+	tk_buf_addf(out, "HTTP/1.1 200 OK\r\nContent-Encoding: %s\r\nContent-Length: %zu\r\n"
+		    "Connection: close\r\n\r\n", enc, z.len);
+	tk_buf_add(out, z.buf, z.len);
+	tk_buf_release(&z);
+}
+
+static void test_gzip(void)
+{
+	struct tk_buf r[4] = { TK_BUF_INIT, TK_BUF_INIT, TK_BUF_INIT, TK_BUF_INIT };
+	const char *resp[5];
+	size_t lens[5];
+	struct server s;
+	struct tk_buf url = TK_BUF_INIT, body = TK_BUF_INIT;
+	struct tk_http_result res = { 0, TK_BUF_INIT, 0 };
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_http *h;
+	int i;
+
+	gzip_response(&r[0], "gzip", 100000, 'a', 0);
+	gzip_response(&r[1], "gzip", 100000, 'a', 0);
+	gzip_response(&r[2], "gzip", 64u << 20, 0, 10);
+	gzip_response(&r[3], "br", 1000, 'a', 0);
+	for (i = 0; i < 4; i++) {
+		resp[i] = r[i].buf;
+		lens[i] = r[i].len;
+	}
+	resp[4] = "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 20\r\n"
+		  "Connection: close\r\n\r\n\x1f\x8bnot-really-gzip!!!";
+	lens[4] = 0;
+	server_start_lens(&s, resp, lens, 5);
+	tk_buf_addf(&url, "http://127.0.0.1:%d/p", s.port);
+	h = client(url.buf, 0);
+	body.cap = 200000;
+	is_int(tk_http_get(h, url.buf, &body, &res, &err), 0, "a gzip body");
+	is_int(body.len, 100000, "is inflated");
+	ok(body.buf[0] == 'a' && body.buf[99999] == 'a', "to what was sent");
+	ok(strstr(s.requests[0], "\nAccept-Encoding: gzip\r\n") != NULL, "only gzip is asked for");
+	tk_buf_reset(&body);
+	body.cap = 50000;
+	is_int(tk_http_get(h, url.buf, &body, &res, &err), TK_EDATA, "declaring more than the cap");
+	ok(strstr(err.msg, "declares 100000 bytes once inflated, over 50000 bytes: refused "
+		  "before inflating") != NULL, "is refused before inflating: %s", err.msg);
+	is_int(body.len, 0, "leaving nothing");
+	tk_buf_reset(&body);
+	body.cap = 1u << 30;
+	is_int(tk_http_get(h, url.buf, &body, &res, &err), TK_EDATA, "a bomb whose trailer lies");
+	ok(strstr(err.msg, "declares 10 bytes once inflated, fewer than its") != NULL,
+	   "is refused before inflating: %s", err.msg);
+	is_int(body.len, 0, "leaving nothing");
+	is_int(tk_http_get(h, url.buf, &body, &res, &err), TK_EDATA, "an encoding not asked for");
+	ok(strstr(err.msg, "content encoding 'br'") != NULL, "is refused: %s", err.msg);
+	is_int(tk_http_get(h, url.buf, &body, &res, &err), TK_EDATA, "corrupt gzip");
+	ok(strstr(err.msg, "gzip body") != NULL || strstr(err.msg, "inflate") != NULL ||
+	   strstr(err.msg, "declares") != NULL, "is refused: %s", err.msg);
+	server_stop(&s);
+	tk_http_free(h);
+	for (i = 0; i < 4; i++)
+		tk_buf_release(&r[i]);
+	tk_buf_release(&url);
+	tk_buf_release(&body);
+	tk_buf_release(&res.link);
+}
+
+static void test_plain_remote(void)
+{
+	ok(tk_http_is_plain_remote("http://api.example.com/v2"), "http to a remote host");
+	ok(tk_http_is_plain_remote("HTTP://10.0.0.5:8080"), "http to a private address");
+	ok(tk_http_is_plain_remote("http://127.0.0.1.evil.com/"), "a name that starts like loopback");
+	ok(tk_http_is_plain_remote("http://127.0.0.1@evil.com/"), "loopback as user info");
+	ok(!tk_http_is_plain_remote("https://api.buildkite.com"), "https");
+	ok(!tk_http_is_plain_remote("http://127.0.0.1:8080/v2"), "127.0.0.1");
+	ok(!tk_http_is_plain_remote("http://127.1.2.3"), "127/8");
+	ok(!tk_http_is_plain_remote("http://LocalHost:80/x"), "localhost");
+	ok(!tk_http_is_plain_remote("http://[::1]:9000/"), "::1");
+	ok(!tk_http_is_plain_remote("http://user:pw@localhost/"), "user info and localhost");
+}
+
 int main(void)
 {
 	test_redirect();
 	test_retries();
 	test_limits();
+	test_gzip();
+	test_plain_remote();
 	return done_testing();
 }
