@@ -90,6 +90,10 @@ struct tk_plot_key {
 				      tk_plot_data_baselines); NULL: none */
 	struct tk_plot_run *runs;  /* oldest first after tk_plot_data_finish */
 	size_t nr, alloc;
+	/* 0: a chart for every metric of the options; else only for the
+	 * metrics whose bit (1u << metric) is set: a series that is one
+	 * metric's alone (tracker history --frame's functions) */
+	unsigned metric_mask;
 };
 
 struct tk_plot_data {
