@@ -602,16 +602,6 @@ static int judge_metric(const struct points *cur, const struct points *base,
 	return ret;
 }
 
-/* The kind of profile whose functions explain a metric's moves. */
-static const char *hint_kind(enum tk_metric m)
-{
-	const char *kind = tk_metric_profile_kind(m);
-
-	if (kind)
-		return kind;
-	return m == TK_METRIC_WALLTIME || m == TK_METRIC_CPU ? "cpu" : "alloc";
-}
-
 /* The functions that moved across change i of cps (indexes into x, whose
  * runs are series' at[]): the runs nearest it on each side, within the
  * segments either side. */
@@ -665,7 +655,7 @@ static int metric_history(struct tk_store *s, const char *key, const struct poin
 			ch->cp = cps[i];
 			run_copy(&ch->first, &series->items[at[cps[i].index]].run);
 			run_copy(&ch->last_before, &series->items[at[cps[i].index - 1]].run);
-			ch->frames_kind = hint_kind(cm->metric);
+			ch->frames_kind = tk_frametot_kind_for(cm->metric);
 		}
 		cm->nr_changes = ncp;
 		for (i = 0; !ret && i < ncp; i++)

@@ -3,6 +3,7 @@
  */
 #include "core/base/outfmt.h"
 #include "core/pages/checkfmt.h"
+#include "core/pages/framehist.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -412,52 +413,6 @@ static void write_kinds(FILE *f, const struct tk_check_result *r, size_t nr, int
 	tk_buf_release(&b);
 }
 
-/*
- * The functions that moved across change c of metric m and the command
- * that diffs the runs either side, in lang (RAW: as they are), for the
- * change points' list; nothing when the runs have no frame totals.
- */
-static void add_moves(struct tk_buf *b, const struct tk_check_change *c, int lang)
-{
-	size_t i;
-
-	if (!c->nr_frames) {
-		tk_buf_adds(b, "no function moved beyond the noise");
-		return;
-	}
-	for (i = 0; i < c->nr_frames; i++) {
-		const struct tk_frame_move *mv = &c->frames[i];
-		enum tk_unit u;
-
-		if (tk_unit_parse(mv->unit, &u))
-			u = TK_UNIT_SAMPLES;
-		if (i)
-			tk_buf_adds(b, "; ");
-		if (lang == RAW)
-			tk_buf_adds(b, mv->name);
-		else
-			tk_escape(b, (enum tk_esc_lang)lang, mv->name);
-		tk_buf_addf(b, " (%s) ", mv->cumulative ? "cumulative" : "self");
-		tk_diff_add_value(b, u, mv->before, 0);
-		tk_buf_adds(b, " -> ");
-		tk_diff_add_value(b, u, mv->after, 0);
-		if (mv->before > 0)
-			tk_buf_addf(b, " (%+.1f%%)", (mv->after / mv->before - 1) * 100);
-		else
-			tk_buf_adds(b, " (new)");
-	}
-}
-
-/* "tracker diff --key K --baseline-run A --run B --kind alloc", the key
- * quoted for a shell. */
-static void add_diff_command(struct tk_buf *b, const char *key, const struct tk_check_change *c)
-{
-	tk_buf_adds(b, "tracker diff --key ");
-	tk_sh_quote(b, key, strlen(key));
-	tk_buf_addf(b, " --baseline-run %s --run %s --kind %s", c->last_before.id, c->first.id,
-		    c->frames_kind);
-}
-
 static void write_hints(FILE *f, const struct tk_check_result *r, size_t nr, int markdown)
 {
 	struct tk_buf b = TK_BUF_INIT, cmd = TK_BUF_INIT;
@@ -486,9 +441,10 @@ static void write_hints(FILE *f, const struct tk_check_result *r, size_t nr, int
 					tk_buf_addf(&b, "run %.8s", ch->first.id);
 				}
 				tk_buf_addf(&b, " (%s profiles): ", ch->frames_kind);
-				add_moves(&b, ch, lang_of(markdown));
+				tk_framehist_add_moves(&b, lang_of(markdown), ch->frames, ch->nr_frames);
 				tk_buf_reset(&cmd);
-				add_diff_command(&cmd, r[i].key, ch);
+				tk_framehist_diff_command(&cmd, r[i].key, ch->last_before.id, ch->first.id,
+							  ch->frames_kind);
 				if (markdown) {
 					fprintf(f, "- %s; diff: ", b.buf);
 					tk_buf_reset(&b);
@@ -729,7 +685,7 @@ static json_t *change_json(const char *key, const struct tk_check_change *c)
 	}
 	json_object_set_new(o, "frames", fr);
 	if (c->frames_compared)
-		add_diff_command(&cmd, key, c);
+		tk_framehist_diff_command(&cmd, key, c->last_before.id, c->first.id, c->frames_kind);
 	json_object_set_new(o, "diff_command", c->frames_compared ? str_or_null(cmd.buf)
 							   : json_null());
 	tk_buf_release(&cmd);

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "core/pages/framehist.h"
+#include "core/analyze/check.h"
+#include "core/analyze/diffsum.h"
 #include "core/base/escape.h"
 #include "core/base/fsutil.h"
 #include "core/base/table.h"
@@ -390,5 +392,135 @@ out:
 	tk_plot_data_release(&d2);
 	tk_plot_data_release(&d);
 	free(sorted);
+	return ret;
+}
+
+/* ---- the functions that moved ---- */
+
+void tk_framehist_add_moves(struct tk_buf *b, int lang, const struct tk_frame_move *mv,
+			    size_t n)
+{
+	size_t i;
+
+	if (!n) {
+		tk_buf_adds(b, "no function moved beyond the noise");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		enum tk_unit u;
+
+		if (tk_unit_parse(mv[i].unit, &u))
+			u = TK_UNIT_SAMPLES;
+		if (i)
+			tk_buf_adds(b, "; ");
+		if (lang == TK_FRAMEHIST_RAW)
+			tk_buf_adds(b, mv[i].name);
+		else
+			tk_escape(b, (enum tk_esc_lang)lang, mv[i].name);
+		tk_buf_addf(b, " (%s) ", mv[i].cumulative ? "cumulative" : "self");
+		tk_diff_add_value(b, u, mv[i].before, 0);
+		tk_buf_adds(b, " -> ");
+		tk_diff_add_value(b, u, mv[i].after, 0);
+		if (mv[i].before > 0)
+			tk_buf_addf(b, " (%+.1f%%)", (mv[i].after / mv[i].before - 1) * 100);
+		else
+			tk_buf_adds(b, " (new)");
+	}
+}
+
+void tk_framehist_diff_command(struct tk_buf *b, const char *key, const char *before,
+			       const char *after, const char *kind)
+{
+	tk_buf_adds(b, "tracker diff --key ");
+	tk_sh_quote(b, key, strlen(key));
+	tk_buf_addf(b, " --baseline-run %s --run %s --kind %s", before, after, kind);
+}
+
+/* A run the change detection of a chart's series used: a successful
+ * baseline run of that series with the metric's value. */
+static int in_series(const struct tk_plot_run *r, unsigned short series, enum tk_metric m)
+{
+	return r->cls == TK_PLOT_BASELINE && r->series == series &&
+	       !(r->flags & (TK_PLOT_FAILED | TK_PLOT_PARTIAL)) && isfinite(r->v[m]) && r->run_id;
+}
+
+static int chart_moves(struct tk_store *s, const struct tk_plot_chart *c, struct tk_buf *items,
+		       struct tk_err *err)
+{
+	const struct tk_plot_key *k = c->key;
+	const char *kind = tk_frametot_kind_for(c->metric);
+	struct tk_buf cmd = TK_BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < c->nchanges; i++) {
+		const struct tk_plot_change *ch = &c->changes[i];
+		const char *before[TK_CHECK_HINT_RUNS], *after[TK_CHECK_HINT_RUNS];
+		const struct tk_plot_run *first = &k->runs[ch->run], *last = NULL;
+		struct tk_frame_move *mv = NULL;
+		size_t nb = 0, na = 0, nmv = 0, j;
+		int compared = 0;
+
+		/* back to the previous change of the series, forward to the next */
+		for (j = ch->run; j-- > 0 && nb < TK_CHECK_HINT_RUNS;) {
+			if (!in_series(&k->runs[j], ch->series, c->metric))
+				continue;
+			if (i && c->changes[i - 1].series == ch->series && j < c->changes[i - 1].run)
+				break;
+			if (!last)
+				last = &k->runs[j];
+			before[nb++] = k->runs[j].run_id;
+		}
+		for (j = ch->run; j < k->nr && na < TK_CHECK_HINT_RUNS; j++) {
+			if (!in_series(&k->runs[j], ch->series, c->metric))
+				continue;
+			if (i + 1 < c->nchanges && c->changes[i + 1].series == ch->series &&
+			    j >= c->changes[i + 1].run)
+				break;
+			after[na++] = k->runs[j].run_id;
+		}
+		if (!nb || !na)
+			continue;
+		ret = tk_frametot_movers(s, k->key, kind, before, nb, after, na,
+					 TK_CHECK_FRAMES_MAX, &mv, &nmv, &compared, err);
+		if (ret == TK_EUSAGE) {
+			tk_err_clear(err);
+			ret = 0;
+		}
+		if (!ret && compared) {
+			tk_buf_adds(items, "<li>");
+			tk_xml_text(items, tk_metric_name(c->metric), 0, 40);
+			tk_buf_adds(items, " at ");
+			tk_xml_text(items, ch->label ? ch->label : first->run_id, 0, 200);
+			tk_buf_addf(items, " (%s profiles): ", kind);
+			tk_framehist_add_moves(items, TK_ESC_XML, mv, nmv);
+			tk_buf_reset(&cmd);
+			tk_framehist_diff_command(&cmd, k->key, last->run_id, first->run_id, kind);
+			tk_buf_adds(items, "<br>diff: <code>");
+			tk_xml_text(items, cmd.buf, 0, 2000);
+			tk_buf_adds(items, "</code></li>\n");
+		}
+		tk_frame_moves_free(mv, nmv);
+	}
+	tk_buf_release(&cmd);
+	return ret;
+}
+
+int tk_framehist_moves_html(struct tk_store *s, const struct tk_plot_layout *l,
+			    struct tk_buf *html, struct tk_err *err)
+{
+	struct tk_buf items = TK_BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < l->nr; i++)
+		ret = chart_moves(s, &l->charts[i], &items, err);
+	if (!ret && items.len) {
+		tk_buf_adds(html, "<section id=\"moves\"><h2>Functions that moved at the change "
+			    "points</h2>\n<ul>\n");
+		tk_buf_add(html, items.buf, items.len);
+		tk_buf_adds(html, "</ul></section>\n");
+	}
+	tk_buf_release(&items);
 	return ret;
 }

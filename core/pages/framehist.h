@@ -24,7 +24,9 @@
  */
 #include <stdio.h>
 
+#include "core/base/buf.h"
 #include "core/base/err.h"
+#include "core/base/escape.h"
 #include "core/pages/histplot.h"
 #include "core/store/frametot.h"
 #include "core/store/store.h"
@@ -51,5 +53,30 @@ int tk_framehist_plot(struct tk_store *s, const struct tk_frame_history *h,
 		      const struct tk_run_query *q, struct tk_plot_opts *o,
 		      const struct tk_ci_context *ci, const struct tk_config *cfg,
 		      const char *path, unsigned wflags, struct tk_err *err);
+
+/*
+ * The functions that moved across a change point (tk_frametot_movers),
+ * for people: "radiation (self) 979 KiB -> 1.91 MiB (+99.6%); ...",
+ * names escaped by lang (TK_FRAMEHIST_RAW: as they are, for JSON); "no
+ * function moved beyond the noise" when n is 0.
+ */
+#define TK_FRAMEHIST_RAW (-1)
+void tk_framehist_add_moves(struct tk_buf *b, int lang, const struct tk_frame_move *mv,
+			    size_t n);
+/* "tracker diff --key K --baseline-run BEFORE --run AFTER --kind KIND",
+ * the key quoted for a shell: the diff of the runs either side. */
+void tk_framehist_diff_command(struct tk_buf *b, const char *key, const char *before,
+			       const char *after, const char *kind);
+
+/*
+ * For the dashboard's key page: below the charts of l (laid out), for
+ * each change point of each chart, the functions that moved across it
+ * (tk_frametot_movers over the TK_CHECK_HINT_RUNS successful runs of the
+ * change's baseline series either side, within the segments either side)
+ * and the diff command, as an HTML section appended to html (names
+ * escaped); nothing when no change point has runs with frame totals.
+ */
+int tk_framehist_moves_html(struct tk_store *s, const struct tk_plot_layout *l,
+			    struct tk_buf *html, struct tk_err *err);
 
 #endif

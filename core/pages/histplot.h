@@ -266,6 +266,10 @@ struct tk_plot_layout {
 	int thinned;                   /* some chart shows fewer points than runs */
 	size_t drawn;                  /* runs drawn over all charts (before thinning);
 					  0: every chart is empty */
+	/* HTML (escaped by whoever made it) the HTML page shows below the
+	 * charts, borrowed; NULL: none. The dashboard's functions that
+	 * moved (core/pages/framehist.h). */
+	const char *appendix;
 };
 
 /*

@@ -978,3 +978,12 @@ void tk_frame_moves_free(struct tk_frame_move *m, size_t n)
 		free(m[i].name);
 	free(m);
 }
+
+const char *tk_frametot_kind_for(enum tk_metric m)
+{
+	const char *kind = tk_metric_profile_kind(m);
+
+	if (kind)
+		return kind;
+	return m == TK_METRIC_WALLTIME || m == TK_METRIC_CPU ? "cpu" : "alloc";
+}

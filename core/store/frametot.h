@@ -30,6 +30,7 @@
 
 #include "core/base/buf.h"
 #include "core/base/err.h"
+#include "core/model/metric.h"
 #include "core/model/profile.h"
 #include "core/model/run.h"
 #include "core/model/runref.h"
@@ -173,5 +174,10 @@ int tk_frametot_movers(struct tk_store *s, const char *key, const char *kind,
 		       size_t na, size_t max, struct tk_frame_move **out, size_t *nout,
 		       int *compared, struct tk_err *err);
 void tk_frame_moves_free(struct tk_frame_move *m, size_t n);
+
+/* The kind of profile whose functions explain a metric's moves: the
+ * metric's own kind for a profile total, "cpu" for walltime and cpu,
+ * "alloc" for the RSS figures. Static. */
+const char *tk_frametot_kind_for(enum tk_metric m);
 
 #endif
