@@ -34,22 +34,18 @@ static int by_cum_then_name(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-void tk_frametot_compute(const struct tk_profile *p, struct tk_frametot *out)
+/*
+ * Depth first by the tree's links, without a stack of our own. A name
+ * already on the path (recursion) adds its self weight again but not its
+ * total: that stack is counted once.
+ */
+static void walk_links(const struct tk_profile *p, double *self, double *cum, uint32_t *on_stack)
 {
-	double *self = tk_xcalloc(p->nr_names + 1, sizeof(double));
-	double *cum = tk_xcalloc(p->nr_names + 1, sizeof(double));
-	uint32_t *on_stack = tk_xcalloc(p->nr_names + 1, sizeof(uint32_t));
-	struct cand *c;
-	double total = tk_profile_total(p), cut = total * TK_FRAMETOT_SHARE;
-	size_t nc = 0, i;
 	uint32_t n, a;
 
-	memset(out, 0, sizeof(*out));
-	/*
-	 * Depth first, without a stack of our own: the tree's links say
-	 * where to go. A name already on the path (recursion) adds its
-	 * self weight again but not its total: that stack is counted once.
-	 */
+	memset(self, 0, (p->nr_names + 1) * sizeof(*self));
+	memset(cum, 0, (p->nr_names + 1) * sizeof(*cum));
+	memset(on_stack, 0, (p->nr_names + 1) * sizeof(*on_stack));
 	n = p->nr_nodes > 1 ? p->nodes[TK_PROFILE_ROOT].first_child : 0;
 	while (n) {
 		a = p->nodes[n].name;
@@ -73,6 +69,56 @@ void tk_frametot_compute(const struct tk_profile *p, struct tk_frametot *out)
 			}
 		}
 	}
+}
+
+/*
+ * The same, reading the nodes in index order, which is far faster on a
+ * big tree (no jumps through memory): right when the nodes are in
+ * preorder (every node's parent is on the path of the nodes before it),
+ * as importers of sorted stacks and the stored form make them. Returns 0
+ * as soon as a node's parent is not on the path: then the links must be
+ * walked.
+ */
+static int walk_in_order(const struct tk_profile *p, double *self, double *cum,
+			 uint32_t *on_stack)
+{
+	uint32_t *path = NULL;
+	uint32_t n, a, parent;
+	size_t depth = 0, alloc = 0;
+	int ok = 1;
+
+	for (n = 1; n < p->nr_nodes; n++) {
+		parent = p->nodes[n].parent;
+		while (depth && path[depth - 1] != parent)
+			on_stack[p->nodes[path[--depth]].name]--;
+		if (!depth && parent != TK_PROFILE_ROOT) {
+			ok = 0;
+			break;
+		}
+		a = p->nodes[n].name;
+		self[a] += p->nodes[n].self;
+		if (!on_stack[a]++)
+			cum[a] += p->nodes[n].total;
+		TK_ALLOC_GROW(path, depth + 1, alloc);
+		path[depth++] = n;
+	}
+	free(path);
+	return ok;
+}
+
+void tk_frametot_compute(const struct tk_profile *p, struct tk_frametot *out)
+{
+	double *self = tk_xcalloc(p->nr_names + 1, sizeof(double));
+	double *cum = tk_xcalloc(p->nr_names + 1, sizeof(double));
+	uint32_t *on_stack = tk_xcalloc(p->nr_names + 1, sizeof(uint32_t));
+	struct cand *c;
+	double total = tk_profile_total(p), cut = total * TK_FRAMETOT_SHARE;
+	size_t nc = 0, i;
+	uint32_t a;
+
+	memset(out, 0, sizeof(*out));
+	if (!walk_in_order(p, self, cum, on_stack))
+		walk_links(p, self, cum, on_stack);
 	c = tk_xcalloc(p->nr_names + 1, sizeof(*c));
 	for (a = 1; a < p->nr_names; a++) {
 		if (!(cum[a] > 0) && !(self[a] > 0))

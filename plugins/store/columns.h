@@ -194,6 +194,14 @@ static inline const void *col_value(const struct run_column *c, const struct run
  */
 #define FRAMES_VERSION 8
 
+/* A key's distinct frame names by a skip scan of the (key, name) index:
+ * one seek per name, not a read of every run's rows. */
+#define FRAME_NAMES_SQL(KEY) \
+	"WITH RECURSIVE n(name) AS (SELECT (SELECT min(name) FROM frame_totals" \
+	" WHERE key = " KEY ") UNION ALL SELECT (SELECT min(name) FROM frame_totals" \
+	" WHERE key = " KEY " AND name > n.name) FROM n WHERE n.name IS NOT NULL)" \
+	" SELECT name FROM n WHERE name IS NOT NULL"
+
 static inline void frame_totals_sql(struct tk_buf *sql, int pg)
 {
 	tk_buf_addf(sql, "ALTER TABLE profiles ADD COLUMN frames_floor %s;"

@@ -1402,7 +1402,7 @@ static int frame_names(struct pg_store *st, const struct tk_store_frame_names *q
 		return no_frames(st, err);
 	params_init(&p);
 	param_text(&p, q->key);
-	a.sql = "SELECT DISTINCT name FROM frame_totals WHERE key = $1";
+	a.sql = FRAME_NAMES_SQL("$1");
 	a.p = &p;
 	a.res = NULL;
 	ret = with_retry(st, query_unit, &a, err);

@@ -1166,7 +1166,7 @@ static int frame_rows(struct sqlite_store *st, const struct tk_store_frame_rows 
 	return ret;
 }
 
-/* A skip scan of the (key, name) index: one seek per distinct name. */
+/* A key's distinct names (FRAME_NAMES_SQL). */
 static int frame_names(struct sqlite_store *st, const struct tk_store_frame_names *q,
 		       struct tk_err *err)
 {
@@ -1175,8 +1175,7 @@ static int frame_names(struct sqlite_store *st, const struct tk_store_frame_name
 
 	if (st->schema < FRAMES_VERSION)
 		return no_frames(st, err);
-	if (sqlite3_prepare_v2(st->db, "SELECT DISTINCT name FROM frame_totals WHERE key = ?",
-			       -1, &stmt, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db, FRAME_NAMES_SQL("?1"), -1, &stmt, NULL) != SQLITE_OK)
 		return db_error(st, err, "read");
 	sqlite3_bind_text(stmt, 1, q->key, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {

@@ -73,6 +73,24 @@ static void test_compute(void)
 	tk_frametot_release(&t);
 	tk_profile_release(&p);
 
+	/* nodes out of preorder (a later stack under an earlier branch): the
+	 * same totals */
+	tk_profile_init(&p, TK_UNIT_SAMPLES);
+	add(&p, "a;b;b", 4);
+	add(&p, "a;c;b", 2);
+	add(&p, "a;b;b;d", 1);
+	add(&p, "a;c", 3);
+	tk_profile_finish(&p);
+	tk_frametot_compute(&p, &t);
+	f = find(&t, "b");
+	ok(f && f->self == 6 && f->cumulative == 7, "out of preorder: b's self 6, cumulative 7");
+	f = find(&t, "c");
+	ok(f && f->self == 3 && f->cumulative == 5, "c's self 3, cumulative 5");
+	f = find(&t, "d");
+	ok(f && f->self == 1 && f->cumulative == 1, "d's 1");
+	tk_frametot_release(&t);
+	tk_profile_release(&p);
+
 	/* 3000 leaves of 1 each and one of 997000: the leaves are 0.0001%
 	 * each, under the share; the 200 largest stay */
 	tk_profile_init(&p, TK_UNIT_SAMPLES);
