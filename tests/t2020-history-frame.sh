@@ -167,6 +167,10 @@ test_expect_success 'hostile function names stay inert in every output' '
 	j = json.load(open(sys.argv[2]))
 	assert len(j) == 12 and j[0]["function"] == want, j[0]
 	EOF
+	tracker history --db x.db --key hostile --frame-match "onerror" --plot x.svg &&
+	"$PY" -c "import sys, xml.dom.minidom as m; m.parse(sys.argv[1])" x.svg &&
+	tracker history --db x.db --key hostile --frame-match "onerror" --plot x.png &&
+	test "$(head -c 4 x.png | tail -c 3)" = PNG &&
 	tracker history --db x.db --key hostile --frame-match "onerror" --plot x.html &&
 	! grep -q "<img src=x" x.html &&
 	grep -F "&lt;img src=x onerror=alert(1)&gt;" x.html &&
@@ -198,6 +202,44 @@ test_expect_success SQLITE3 'profiles stored before frame totals: tracker backfi
 	test_cmp r.csv old.csv &&
 	tracker backfill --db old.db 2>bf2 &&
 	grep "frame totals: 0 profiles had none, 0 filled" bf2
+'
+
+test_expect_success SQLITE3 'one run without frame totals: not_stored, and a warning' '
+	cp h.db part.db &&
+	sqlite3 part.db "DELETE FROM frame_totals WHERE run_id LIKE '"'"'%000000000003'"'"';
+		UPDATE profiles SET frames_floor = NULL WHERE run_id LIKE '"'"'%000000000003'"'"'" &&
+	tracker history --db part.db --key model --frame radiation --format csv >part.csv 2>err &&
+	grep "1 profiles of these runs have no frame totals" err &&
+	grep "^00000000-0000-4000-8000-000000000003,.*,radiation,,,[0-9.e+]*,,not_stored$" part.csv &&
+	test $(grep -c ",stored$" part.csv) = 11 &&
+	tracker history --db part.db --key model --frame radiation >part.txt 2>/dev/null &&
+	grep "^00000000 *#3  main .* radiation *- *- *-$" part.txt
+'
+
+test_expect_success 'a function under a profile'"'"'s cut: below_floor, with the floor' '
+	mkdir frecs &&
+	mkrec frecs 301 cut main 1 10 1000 &&
+	mkrec frecs 302 cut main 2 10 1000 &&
+	"$PY" - <<-\EOF &&
+	with open("frecs/a.folded", "w") as f:
+	    for i in range(300):
+	        f.write("main;f%03d 1000\n" % i)
+	    f.write("main;tiny 1\n")
+	with open("frecs/b.folded", "w") as f:
+	    for i in range(300):
+	        f.write("main;f%03d 1000\n" % i)
+	    f.write("main;tiny 50000\n")
+	EOF
+	tracker push --db c.db frecs >/dev/null 2>&1 &&
+	tracker import --db c.db --run 00000000-0000-4000-8000-000000000301 --kind alloc \
+		--format folded frecs/a.folded 2>/dev/null &&
+	tracker import --db c.db --run 00000000-0000-4000-8000-000000000302 --kind alloc \
+		--format folded frecs/b.folded 2>/dev/null &&
+	tracker history --db c.db --key cut --frame tiny --format csv >cut.csv &&
+	grep "^00000000-0000-4000-8000-000000000301,.*,tiny,,,300001,1,below_floor$" cut.csv &&
+	grep "^00000000-0000-4000-8000-000000000302,.*,tiny,50000,50000,350000,0,stored$" cut.csv &&
+	tracker history --db c.db --key cut --frame tiny >cut.txt &&
+	grep "^00000000 *#1  main .* tiny *<= 1 B *<= 1 B *-$" cut.txt
 '
 
 test_expect_success SQLITE3 'a database of schema 7 is migrated and backfilled' '

@@ -91,7 +91,7 @@ static void write_table(const struct tk_frame_history *h, FILE *f)
 		tk_table_add(&t, h->names[p->name]);
 		if (p->below) {
 			tk_buf_reset(&b);
-			tk_buf_adds(&b, "< ");
+			tk_buf_adds(&b, "<= ");
 			add_weight(&b, p->unit, p->floor);
 			tk_table_add(&t, b.buf);
 			tk_table_add(&t, b.buf);
