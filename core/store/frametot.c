@@ -488,7 +488,8 @@ int tk_frametot_match(struct tk_store *s, const char *key, const char *const *na
 		goto out;
 	}
 	/* the store lists names in no order: outputs list them in byte order */
-	qsort(out->v, out->nr, sizeof(*out->v), name_cmp);
+	if (out->nr)
+		qsort(out->v, out->nr, sizeof(*out->v), name_cmp);
 out:
 	for (i = 0; i < compiled; i++)
 		regfree(&m.re[i]);
@@ -579,7 +580,7 @@ static int take_run(const struct tk_run_summary *sum, void *data)
 	struct tk_frame_history *h = data;
 	struct tk_run_ref *r;
 
-	h->runs = tk_realloc_array(h->runs, h->nr_runs + 1, sizeof(*h->runs));
+	TK_ALLOC_GROW(h->runs, h->nr_runs + 1, h->alloc_runs);
 	r = &h->runs[h->nr_runs++];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->id, sizeof(r->id), "%s", sum->run_id);
@@ -626,7 +627,7 @@ static int take_row(const char *run_id, const char *kind, const struct tk_store_
 
 	key.run_id = (char *)run_id;
 	key.kind = kind;
-	set = bsearch(&key, l->sets, l->nr_sets, sizeof(*l->sets), set_cmp);
+	set = l->nr_sets ? bsearch(&key, l->sets, l->nr_sets, sizeof(*l->sets), set_cmp) : NULL;
 	if (!set)
 		return 0; /* a profile stored after the sets were read */
 	for (i = 0; i < l->h->nr_names && strcmp(l->h->names[i], f->name); i++)
@@ -710,7 +711,8 @@ int tk_frametot_history(struct tk_store *s, const struct tk_run_query *q,
 	ret = ctrl(s, TK_STORE_CTRL_FRAME_SETS, &sq, err);
 	if (ret)
 		goto out;
-	qsort(l.sets, l.nr_sets, sizeof(*l.sets), set_cmp);
+	if (l.nr_sets)
+		qsort(l.sets, l.nr_sets, sizeof(*l.sets), set_cmp);
 	chunk = tk_xcalloc(NAMES_PER_QUERY + 1, sizeof(*chunk));
 	for (i = 0; i < names->nr; i += NAMES_PER_QUERY) {
 		for (k = 0; k < NAMES_PER_QUERY && i + k < names->nr; k++)
@@ -725,7 +727,8 @@ int tk_frametot_history(struct tk_store *s, const struct tk_run_query *q,
 		if (ret)
 			goto out;
 	}
-	qsort(l.rows, l.nr_rows, sizeof(*l.rows), row_cmp);
+	if (l.nr_rows)
+		qsort(l.rows, l.nr_rows, sizeof(*l.rows), row_cmp);
 	/* the points: runs newest first (as listed), their kinds, the names */
 	for (i = 0; i < out->nr_runs; i++) {
 		const char *id = out->runs[i].id;
@@ -742,7 +745,7 @@ int tk_frametot_history(struct tk_store *s, const struct tk_run_query *q,
 				rk.run_id = first->run_id;
 				rk.kind = first->kind;
 				rk.name = n;
-				row = first->has_frames ? bsearch(&rk, l.rows, l.nr_rows,
+				row = first->has_frames && l.nr_rows ? bsearch(&rk, l.rows, l.nr_rows,
 								  sizeof(*l.rows), row_cmp)
 					: NULL;
 				TK_ALLOC_GROW(out->points, out->nr_points + 1, out->alloc_points);
@@ -772,8 +775,10 @@ int tk_frametot_history(struct tk_store *s, const struct tk_run_query *q,
 	{
 		char **sorted = tk_xcalloc(out->nr_kinds + 1, sizeof(*sorted));
 
-		memcpy(sorted, out->kinds, out->nr_kinds * sizeof(*sorted));
-		qsort(sorted, out->nr_kinds, sizeof(*sorted), str_cmp);
+		if (out->nr_kinds) {
+			memcpy(sorted, out->kinds, out->nr_kinds * sizeof(*sorted));
+			qsort(sorted, out->nr_kinds, sizeof(*sorted), str_cmp);
+		}
 		/* points keep their pointers: only the order of the list changes */
 		free(out->kinds);
 		out->kinds = sorted;
@@ -994,7 +999,8 @@ int tk_frametot_movers(struct tk_store *s, const char *key, const char *kind,
 		mv[nmv].before = med[0];
 		mv[nmv++].after = med[1];
 	}
-	qsort(mv, nmv, sizeof(*mv), move_cmp);
+	if (nmv)
+		qsort(mv, nmv, sizeof(*mv), move_cmp);
 	while (nmv > max)
 		free(mv[--nmv].name);
 	*out = mv;

@@ -127,7 +127,7 @@ struct tk_frame_point {
 struct tk_frame_history {
 	char *key;
 	struct tk_run_ref *runs;   /* newest first */
-	size_t nr_runs;
+	size_t nr_runs, alloc_runs;
 	const char *const *names;  /* the matched stored names (borrowed) */
 	size_t nr_names;
 	struct tk_frame_point *points; /* by run, then kind, then name */
