@@ -449,6 +449,14 @@ int tk_frametot_match(struct tk_store *s, const char *key, const char *const *na
 	q.fn = match_one;
 	q.data = &m;
 	ret = ctrl(s, TK_STORE_CTRL_FRAME_NAMES, &q, err);
+	if (ret == TK_EUSAGE) {
+		/* an old database this reader may not migrate: the data is
+		 * missing, the command was right */
+		tk_err_prefix(err, "no frame totals of key '%s'", shown.buf);
+		err->code = TK_EDATA;
+		ret = TK_EDATA;
+		goto out;
+	}
 	if (ret == 1) {
 		ret = tk_err_set(err, TK_EUSAGE, "--frame-match matches more than %d functions of "
 				 "key '%s': name fewer", TK_FRAMETOT_MATCH_MAX, shown.buf);

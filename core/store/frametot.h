@@ -89,7 +89,8 @@ void tk_frametot_backfill_release(struct tk_frametot_backfill *b);
  * nothing: "no function 'radiaton' in the frame totals of key 'amip';
  * the nearest are 'radiation', ..." (names escaped for a terminal), or
  * when the key has no frame totals at all (and whether tracker backfill
- * would give it some); TK_EUSAGE for a pattern that does not compile,
+ * would give it some) or the store keeps none (an old database this
+ * reader may not migrate); TK_EUSAGE for a pattern that does not compile,
  * over TK_FRAMETOT_MAX_PATTERN bytes, or matching too many names.
  */
 #define TK_FRAMETOT_MATCH_MAX 50
