@@ -511,10 +511,22 @@ int tk_framehist_moves_html(struct tk_store *s, const struct tk_plot_layout *l,
 {
 	struct tk_buf items = TK_BUF_INIT;
 	size_t i;
-	int ret = 0;
+	int ret = 0, has = -1;
 
-	for (i = 0; !ret && i < l->nr; i++)
-		ret = chart_moves(s, &l->charts[i], &items, err);
+	for (i = 0; !ret && i < l->nr; i++) {
+		if (i && l->charts[i].key != l->charts[i - 1].key)
+			has = -1;
+		if (!l->charts[i].nchanges)
+			continue;
+		/* a key without frame totals (most, on a dashboard of many) costs
+		 * one seek, not one per run around each change point */
+		if (has < 0)
+			has = tk_frametot_key_has(s, l->charts[i].key->key, err);
+		if (has < 0)
+			ret = has;
+		else if (has)
+			ret = chart_moves(s, &l->charts[i], &items, err);
+	}
 	if (!ret && items.len) {
 		tk_buf_adds(html, "<section id=\"moves\"><h2>Functions that moved at the change "
 			    "points</h2>\n<ul>\n");

@@ -1047,3 +1047,27 @@ const char *tk_frametot_kind_for(enum tk_metric m)
 		return kind;
 	return m == TK_METRIC_WALLTIME || m == TK_METRIC_CPU ? "cpu" : "alloc";
 }
+
+static int stop_at_first(const char *name, void *data)
+{
+	(void)name;
+	*(int *)data = 1;
+	return 1;
+}
+
+int tk_frametot_key_has(struct tk_store *s, const char *key, struct tk_err *err)
+{
+	struct tk_store_frame_names q;
+	int found = 0, ret;
+
+	memset(&q, 0, sizeof(q));
+	q.key = key;
+	q.fn = stop_at_first;
+	q.data = &found;
+	ret = ctrl(s, TK_STORE_CTRL_FRAME_NAMES, &q, err);
+	if (ret == TK_EUSAGE) {
+		tk_err_clear(err);
+		return 0;
+	}
+	return ret < 0 ? ret : found;
+}

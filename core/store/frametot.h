@@ -176,6 +176,10 @@ int tk_frametot_movers(struct tk_store *s, const char *key, const char *kind,
 		       int *compared, struct tk_err *err);
 void tk_frame_moves_free(struct tk_frame_move *m, size_t n);
 
+/* 1 when key has frame totals (any run, any kind), 0 when it has none or
+ * the store keeps none, or the store's error: one index seek in SQLite. */
+int tk_frametot_key_has(struct tk_store *s, const char *key, struct tk_err *err);
+
 /* The kind of profile whose functions explain a metric's moves: the
  * metric's own kind for a profile total, "cpu" for walltime and cpu,
  * "alloc" for the RSS figures. Static. */
