@@ -629,7 +629,8 @@ static int change_hints(struct tk_store *s, const char *key, const struct points
 	return ret;
 }
 
-/* series: newest first, as read */
+/* series: newest first, as read; s NULL: no functions at the change
+ * points (the key has no frame totals) */
 static int metric_history(struct tk_store *s, const char *key, const struct points *series,
 			  struct tk_check_metric *cm, struct tk_err *err)
 {
@@ -658,7 +659,7 @@ static int metric_history(struct tk_store *s, const char *key, const struct poin
 			ch->frames_kind = tk_frametot_kind_for(cm->metric);
 		}
 		cm->nr_changes = ncp;
-		for (i = 0; !ret && i < ncp; i++)
+		for (i = 0; s && !ret && i < ncp; i++)
 			ret = change_hints(s, key, series, at, n, cps, ncp, i, &cm->changes[i], err);
 	}
 	free(cps);
@@ -892,6 +893,7 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 	const char *branch = o->branch, *build = o->build, *bb;
 	enum tk_metric metrics[TK_METRIC_COUNT];
 	size_t nr_metrics, i;
+	int hints;
 	struct points cur = { NULL, 0, 0 }, win = { NULL, 0, 0 }, series = { NULL, 0, 0 };
 	struct points older = { NULL, 0, 0 };
 	struct find_current fc;
@@ -1019,10 +1021,16 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 		if (unit >= 0)
 			cm->unit = (enum tk_metric_unit)unit;
 	}
+	/* the functions at the change points, when the key has frame totals */
+	hints = o->history ? tk_frametot_key_has(s, o->key, err) : 0;
+	if (hints < 0) {
+		ret = hints;
+		goto fail;
+	}
 	for (i = 0; i < nr_metrics; i++) {
 		ret = judge_metric(&cur, &win, &older, &out->metrics[i], err);
 		if (!ret && o->history)
-			ret = metric_history(s, o->key, &series, &out->metrics[i], err);
+			ret = metric_history(hints ? s : NULL, o->key, &series, &out->metrics[i], err);
 		if (ret)
 			goto fail;
 	}
