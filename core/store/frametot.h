@@ -108,15 +108,18 @@ int tk_frametot_match(struct tk_store *s, const char *key, const char *const *na
 void tk_frametot_names_release(struct tk_frametot_names *n);
 
 /*
- * One function's history: for each run q selects (its keys must name
- * exactly one key) that has a stored profile, newest first, and each kind
- * of profile it has and each name, the function's totals.
+ * The functions' history: the runs q selects (its keys must name exactly
+ * one key), newest first, and a point for each run that has a stored
+ * profile, each kind of profile it has and each name: the function's
+ * totals. names must outlive the history.
  */
 struct tk_frame_point {
 	size_t run;        /* index into runs */
 	size_t name;       /* index into names */
 	const char *kind;  /* interned in the history */
-	const char *unit;  /* the profile's unit name (tk_unit_name) */
+	const char *unit;  /* the weights' unit (tk_unit_name): the profile's,
+			      bytes for an alloc or heap_peak profile whose
+			      format names none ("samples") */
 	double self, cumulative; /* NaN: unknown (the run's frame totals are
 				    not stored); 0 with below set: under the
 				    floor */
