@@ -16,7 +16,8 @@
 # BENCH_N sets the repetitions of the short jobs (default 31),
 # BENCH_PROFILE_N those of the built-in profiler section (default 3);
 # BENCH_ONLY="SECTION..." runs only those sections: wrapper, flame, diff,
-# history, import, plots, verdicts, metrics, stores, fetch, profiler, unwind.
+# history, import, plots, verdicts, metrics, stores, fetch, profiler, unwind,
+# frames.
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -140,6 +141,41 @@ fi
 fi
 
 # ---- history over a 1M-run database ----
+# ---- function history (frame totals) ----
+# history --frame over 1,000 profiled runs of one key (cpu profiles of
+# about 3,000 stacks over 600 functions) against decoding those profiles
+# one by one (bench/frames decode: load, decode, walk); target <= 0.3 s.
+# Then what storing the frame totals adds to tracker run's end of job
+# with a 200k-stack profile: the frame totals alone (computed and stored,
+# bench/frames put-cost, best of 3) against the rest of the end of job
+# (tracker run --profile-file of that file on /bin/true, best of 3, less
+# the frame totals); target <= 5%.
+if want frames; then
+echo
+echo "function history (history --frame) over 1,000 profiled runs:"
+bench/frames gen "$out/frames.db" 1000
+fname="model::f042(double*, int)"
+bench/timeit 5 "decode each profile" bench/frames decode "$out/frames.db" bench-frames "$fname" :: \
+	"tracker history --frame" "$root/tracker" history --db "$out/frames.db" --key bench-frames \
+	--frame "$fname" --format csv
+bench/frames decode "$out/frames.db" bench-frames "$fname" | sort >"$out/decoded.txt"
+"$root/tracker" history --db "$out/frames.db" --key bench-frames --frame "$fname" --format csv |
+	awk -F, 'NR > 1 { print $1 "," $(NF-4) "," $(NF-3) }' | sort >"$out/history.txt"
+if cmp -s "$out/decoded.txt" "$out/history.txt"; then
+	echo "  the same totals for all $(wc -l <"$out/decoded.txt") runs"
+else
+	echo "  history --frame and the decoded profiles differ" >&2
+	exit 1
+fi
+[ -f "$out/big.folded" ] || bench/gen-folded -n 200000 >"$out/big.folded"
+best3 "$root/tracker" run -q --key big --db "$out/run-frames.db" --artifacts "$out/records" \
+	--profile-file "$out/big.folded:folded" -- true
+set -- $(bench/frames put-cost "$out/big.folded")
+awk -v run="$best" -v f="$2" -v n="$3" 'BEGIN {
+	printf "  tracker run, 200k-stack profile (%d nodes): %.2f s end of job (best of 3)\n", n, run
+	printf "  of which the frame totals: %.3f s = +%.1f%% of the rest\n", f, 100 * f / (run - f) }'
+fi
+
 if want history; then
 echo
 echo "tracker history over 1M runs (bench/history.sh):"

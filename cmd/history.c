@@ -15,10 +15,12 @@
 #include "cmd/cmd.h"
 #include "core/ci/ci.h"
 #include "core/pages/dashboard.h"
+#include "core/pages/framehist.h"
 #include "core/pages/histplot.h"
 #include "core/pages/plotwrite.h"
 #include "core/pages/histsink.h"
 #include "core/base/timeutil.h"
+#include "core/store/frametot.h"
 #include "core/base/banned.h"
 
 static const char usage[] =
@@ -26,11 +28,18 @@ static const char usage[] =
 	"                       [--limit N] [--run ID] [--ranks] [--format table|csv|json]\n"
 	"                       [--plot FILE.{png,svg,pdf,html}] [--metric LIST]\n"
 	"                       [--x time|build] [--baseline-branch B] [--width PX]\n"
+	"       tracker history --key K (--frame NAME | --frame-match REGEX)...\n"
+	"                       [--branch B] [--since WHEN] [--limit N]\n"
+	"                       [--format table|csv|json | --plot FILE]\n"
 	"\n"
 	"Lists the runs recorded in the database, newest first. Without filters it\n"
 	"lists every run; --key may be given several times to list any of the keys.\n"
 	"The database is never created by this command: when it does not exist yet,\n"
-	"history says so and exits 69.\n";
+	"history says so and exits 69.\n"
+	"\n"
+	"With --frame or --frame-match it follows functions instead: per run, kind of\n"
+	"profile and function, the function's self and cumulative totals, read from\n"
+	"the frame totals stored with each profile (no profile is decoded).\n";
 
 static const char more[] =
 	"\n"
@@ -41,16 +50,19 @@ static const char more[] =
 	"  tracker history --key amip --ranks --limit 5\n"
 	"  tracker history --key amip --plot amip.png\n"
 	"  tracker history --key amip --key ocean --metric walltime,cpu --plot perf.html\n"
+	"  tracker history --key amip --frame radiation --format csv\n"
+	"  tracker history --key amip --frame-match '^ocean_' --plot ocean.html\n"
 	"\n"
 	"Exit status: 0 ok (also when no run matches), 2 usage error (also a PNG or\n"
 	"PDF too tall for the charts asked), 65 a stored run cannot be read, --plot\n"
 	"has nothing to draw, or a --key no run has on any branch (the nearest keys\n"
-	"are named), 69 the database is missing or unavailable (an unreachable one\n"
+	"are named), or a --frame no stored function has (the nearest are named), 69 the database is missing or unavailable (an unreachable one\n"
 	"within 4 s).\n";
 
 struct history_opts {
 	const char *db;
 	struct cmd_strlist keys;
+	struct cmd_strlist frames, frame_patterns;
 	const char *format;
 	int ranks;
 	const char *plot;
@@ -126,6 +138,13 @@ static const struct cmd_option options[] = {
 		   ".tracker.yml, the pipeline's default branch of the CI context or, outside "
 		   "CI, of the current run's; else the key's branch with most runs)"),
 	OPT_LONG(0, "width", O, width, "PX", 300, 20000, "the picture's width (default 1000)"),
+	OPT_STRING_LIST(0, "frame", O, frames, "NAME", "follow the function NAME instead "
+			"(repeatable): its self and cumulative totals per run and kind of profile; "
+			"a name matches whether or not it was demangled, and a name no stored "
+			"function has gets the nearest ones named. Needs one --key"),
+	OPT_STRING_LIST(0, "frame-match", O, frame_patterns, "REGEX", "follow every function "
+			"whose name (raw or demangled) the POSIX extended regular expression "
+			"matches (repeatable; at most 50 functions)"),
 	OPT_END(),
 };
 
@@ -148,6 +167,12 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx,
 	o->po.width = (double)o->width;
 	if (!o->plot && (o->po.nr_metrics || o->po.x || o->po.baseline_branch || o->po.width))
 		return cmd_usage_error(ctx, "--metric, --x, --baseline-branch and --width go with --plot");
+	if (o->frames.nr || o->frame_patterns.nr) {
+		if (o->keys.nr != 1)
+			return cmd_usage_error(ctx, "--frame and --frame-match need exactly one --key");
+		if (o->ranks || o->po.nr_metrics)
+			return cmd_usage_error(ctx, "--frame does not go with --ranks or --metric");
+	}
 	if (o->plot) {
 		enum tk_plot_format fmt;
 
@@ -188,6 +213,46 @@ static int history_dashboard(struct cmd_ctx *ctx, struct history_opts *o,
 		cmd_since_hint(store, &o->q, &err);
 	tk_buf_release(&dir);
 	return ret ? cmd_fail(&err) : 0;
+}
+
+/* --frame, --frame-match: the functions' history. Returns an exit code. */
+static int history_frames(struct cmd_ctx *ctx, struct history_opts *o, struct tk_store *store)
+{
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_frametot_names names;
+	struct tk_frame_history h;
+	struct tk_ci_context ci;
+	int ret;
+
+	memset(&names, 0, sizeof(names));
+	memset(&h, 0, sizeof(h));
+	tk_ci_context_init(&ci);
+	ret = tk_frametot_match(store, o->keys.v[0], (const char *const *)o->frames.v,
+				o->frames.nr, (const char *const *)o->frame_patterns.v,
+				o->frame_patterns.nr, &names, &err);
+	if (!ret)
+		ret = tk_frametot_history(store, &o->q, &names, &h, &err);
+	if (ret)
+		goto out;
+	if (h.not_stored)
+		cmd_warning("%zu profiles of these runs have no frame totals (stored before "
+			    "tracker kept them): tracker backfill stores them", h.not_stored);
+	if (o->plot) {
+		tk_ci_collect(&tk_env_process, &ci, NULL);
+		ret = tk_framehist_plot(store, &h, &o->q, &o->po, &ci, &ctx->config, o->plot,
+					TK_WRITE_NO_FSYNC, &err);
+	} else {
+		ret = tk_framehist_write(&h, o->format, stdout, &err);
+		if (!ret && !h.nr_points)
+			fprintf(stderr, "no runs with a profile\n");
+	}
+out:
+	if (ret)
+		ret = cmd_fail(&err);
+	tk_frame_history_release(&h);
+	tk_frametot_names_release(&names);
+	tk_ci_context_release(&ci);
+	return ret;
 }
 
 /* --plot: the charts of the keys, or the dashboard. Returns an exit code. */
@@ -251,6 +316,10 @@ int cmd_history(int argc, char **argv, struct cmd_ctx *ctx)
 		ret = cmd_fail(&err);
 		goto out;
 	}
+	if (o.frames.nr || o.frame_patterns.nr) {
+		ret = history_frames(ctx, &o, store);
+		goto out;
+	}
 	if (o.plot) {
 		ret = history_plot(ctx, &o, store, url.buf);
 		goto out;
@@ -264,5 +333,7 @@ out:
 	cmd_store_close(store);
 	tk_buf_release(&url);
 	cmd_strlist_release(&o.keys);
+	cmd_strlist_release(&o.frames);
+	cmd_strlist_release(&o.frame_patterns);
 	return ret;
 }

@@ -13,6 +13,7 @@
 
 #include "cmd/cmd.h"
 #include "core/store/bundle.h"
+#include "core/store/frametot.h"
 #include "core/base/fsutil.h"
 #include "core/base/banned.h"
 
@@ -198,6 +199,20 @@ static int push_from(const char *src_url, struct tk_store *dst)
 	ret = tk_store_copy(src, dst, &stats, &err);
 	fprintf(stderr, "%zu runs: %zu stored, %zu already stored; %zu profiles\n",
 		stats.runs, stats.runs_stored, stats.runs - stats.runs_stored, stats.profiles);
+	/* the copied profiles' frame totals, computed as tracker backfill does */
+	if (!ret) {
+		struct tk_frametot_backfill b;
+
+		ret = tk_frametot_backfill(dst, &b, &err);
+		if (ret == TK_EUSAGE) {
+			tk_err_clear(&err);
+			ret = 0;
+		}
+		if (b.corrupt)
+			cmd_warning("%zu copied profiles cannot be decoded: %s", b.corrupt,
+				    b.first_error.buf);
+		tk_frametot_backfill_release(&b);
+	}
 	if (ret)
 		ret = cmd_fail(&err);
 	tk_store_close(src);

@@ -39,6 +39,8 @@ static const struct cmd_entry commands[] = {
 	  &cmd_history_help },
 	{ "push", cmd_push, 0, "store run record files in the database",
 	  &cmd_push_help },
+	{ "backfill", cmd_backfill, 0, "store the frame totals of profiles stored without them",
+	  &cmd_backfill_help },
 	{ "flame", cmd_flame, 0, "render a profile as a flame graph", &cmd_flame_help },
 	{ "import", cmd_import, 0, "attach a profile file to a recorded run",
 	  &cmd_import_help },

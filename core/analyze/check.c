@@ -602,9 +602,37 @@ static int judge_metric(const struct points *cur, const struct points *base,
 	return ret;
 }
 
-/* series: newest first, as read */
-static int metric_history(const struct points *series, struct tk_check_metric *cm,
-			  struct tk_err *err)
+/* The functions that moved across change i of cps (indexes into x, whose
+ * runs are series' at[]): the runs nearest it on each side, within the
+ * segments either side. */
+static int change_hints(struct tk_store *s, const char *key, const struct points *series,
+			const size_t *at, size_t n, const struct tk_changepoint *cps, size_t ncp,
+			size_t i, struct tk_check_change *ch, struct tk_err *err)
+{
+	const char *before[TK_CHECK_HINT_RUNS], *after[TK_CHECK_HINT_RUNS];
+	size_t idx = cps[i].index, lo = i ? cps[i - 1].index : 0;
+	size_t hi = i + 1 < ncp ? cps[i + 1].index : n, nb = 0, na = 0, j;
+	int ret;
+
+	for (j = idx; j > lo && nb < TK_CHECK_HINT_RUNS; j--)
+		before[nb++] = series->items[at[j - 1]].run.id;
+	for (j = idx; j < hi && na < TK_CHECK_HINT_RUNS; j++)
+		after[na++] = series->items[at[j]].run.id;
+	ret = tk_frametot_movers(s, key, ch->frames_kind, before, nb, after, na,
+				 TK_CHECK_FRAMES_MAX, &ch->frames, &ch->nr_frames,
+				 &ch->frames_compared, err);
+	/* a store that keeps no frame totals has no hints to give */
+	if (ret == TK_EUSAGE) {
+		tk_err_clear(err);
+		ret = 0;
+	}
+	return ret;
+}
+
+/* series: newest first, as read; s NULL: no functions at the change
+ * points (the key has no frame totals) */
+static int metric_history(struct tk_store *s, const char *key, const struct points *series,
+			  struct tk_check_metric *cm, struct tk_err *err)
 {
 	double *x = tk_xcalloc(series->nr + 1, sizeof(double));
 	size_t *at = tk_xcalloc(series->nr + 1, sizeof(size_t));
@@ -628,8 +656,11 @@ static int metric_history(const struct points *series, struct tk_check_metric *c
 			ch->cp = cps[i];
 			run_copy(&ch->first, &series->items[at[cps[i].index]].run);
 			run_copy(&ch->last_before, &series->items[at[cps[i].index - 1]].run);
+			ch->frames_kind = tk_frametot_kind_for(cm->metric);
 		}
 		cm->nr_changes = ncp;
+		for (i = 0; s && !ret && i < ncp; i++)
+			ret = change_hints(s, key, series, at, n, cps, ncp, i, &cm->changes[i], err);
 	}
 	free(cps);
 	free(x);
@@ -862,6 +893,7 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 	const char *branch = o->branch, *build = o->build, *bb;
 	enum tk_metric metrics[TK_METRIC_COUNT];
 	size_t nr_metrics, i;
+	int hints;
 	struct points cur = { NULL, 0, 0 }, win = { NULL, 0, 0 }, series = { NULL, 0, 0 };
 	struct points older = { NULL, 0, 0 };
 	struct find_current fc;
@@ -989,10 +1021,16 @@ int tk_check_key(struct tk_store *s, const struct tk_check_opts *o,
 		if (unit >= 0)
 			cm->unit = (enum tk_metric_unit)unit;
 	}
+	/* the functions at the change points, when the key has frame totals */
+	hints = o->history ? tk_frametot_key_has(s, o->key, err) : 0;
+	if (hints < 0) {
+		ret = hints;
+		goto fail;
+	}
 	for (i = 0; i < nr_metrics; i++) {
 		ret = judge_metric(&cur, &win, &older, &out->metrics[i], err);
 		if (!ret && o->history)
-			ret = metric_history(&series, &out->metrics[i], err);
+			ret = metric_history(hints ? s : NULL, o->key, &series, &out->metrics[i], err);
 		if (ret)
 			goto fail;
 	}
@@ -1042,6 +1080,8 @@ void tk_check_result_release(struct tk_check_result *r)
 		for (k = 0; k < r->metrics[i].nr_changes; k++) {
 			run_release(&r->metrics[i].changes[k].first);
 			run_release(&r->metrics[i].changes[k].last_before);
+			tk_frame_moves_free(r->metrics[i].changes[k].frames,
+					    r->metrics[i].changes[k].nr_frames);
 		}
 		free(r->metrics[i].changes);
 		if (r->metrics[i].since)
@@ -1115,9 +1155,19 @@ void tk_check_result_copy(struct tk_check_result *dst, const struct tk_check_res
 		}
 		d->changes = m->nr_changes ? tk_xcalloc(m->nr_changes, sizeof(*d->changes)) : NULL;
 		for (k = 0; k < m->nr_changes; k++) {
-			d->changes[k].cp = m->changes[k].cp;
-			run_copy(&d->changes[k].first, &m->changes[k].first);
-			run_copy(&d->changes[k].last_before, &m->changes[k].last_before);
+			const struct tk_check_change *sc = &m->changes[k];
+			struct tk_check_change *dc = &d->changes[k];
+			size_t f;
+
+			*dc = *sc;
+			run_copy(&dc->first, &sc->first);
+			run_copy(&dc->last_before, &sc->last_before);
+			dc->frames = sc->nr_frames ? tk_xcalloc(sc->nr_frames, sizeof(*dc->frames))
+				     : NULL;
+			for (f = 0; f < sc->nr_frames; f++) {
+				dc->frames[f] = sc->frames[f];
+				dc->frames[f].name = tk_xstrdup(sc->frames[f].name);
+			}
 		}
 	}
 	dst->other_classes = copy_strings(src->other_classes, src->nr_other_classes);

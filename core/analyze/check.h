@@ -48,7 +48,10 @@
  *   history   with o->history, the change points (core/analyze/changepoint.h) of
  *             each metric over the baseline branch's last o->history_limit
  *             (default 1000) successful runs of the class, oldest first,
- *             each with the builds and commits either side.
+ *             each with the builds and commits either side and the
+ *             functions that moved most across it (struct
+ *             tk_check_change: from the stored frame totals, no profile
+ *             decoded).
  *
  * Insufficient data is a verdict, not an error: no current run, no
  * baseline branch, or too few baseline runs give a result whose metrics
@@ -67,6 +70,7 @@
 #include "core/model/metric.h"
 #include "core/model/run.h"
 #include "core/analyze/diffstore.h"
+#include "core/store/frametot.h"
 #include "core/store/keyhist.h"
 #include "core/store/store.h"
 #include "core/analyze/verdict.h"
@@ -135,7 +139,24 @@ struct tk_check_change {
 	struct tk_changepoint cp;  /* index into the series, medians */
 	struct tk_check_run first; /* the first run of the new level */
 	struct tk_check_run last_before; /* the last run before it */
+	/*
+	 * The functions that moved most across it (bisect hints): from the
+	 * frame totals (core/store/frametot.h, tk_frametot_movers) of
+	 * frames_kind's profiles of the TK_CHECK_HINT_RUNS runs either side
+	 * (within the segments either side), largest move first, at most
+	 * TK_CHECK_FRAMES_MAX. frames_kind is the metric's own kind for a
+	 * profile total, "cpu" for walltime and cpu, "alloc" for the RSS
+	 * figures (static). frames_compared is 0 when the runs of one side
+	 * have no frame totals of that kind: then there is nothing to say,
+	 * nor a diff to look at.
+	 */
+	const char *frames_kind;
+	int frames_compared;
+	struct tk_frame_move *frames;
+	size_t nr_frames;
 };
+
+#define TK_CHECK_HINT_RUNS 10
 
 struct tk_check_metric {
 	enum tk_metric metric;

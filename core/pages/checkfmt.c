@@ -3,6 +3,7 @@
  */
 #include "core/base/outfmt.h"
 #include "core/pages/checkfmt.h"
+#include "core/pages/framehist.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -412,6 +413,54 @@ static void write_kinds(FILE *f, const struct tk_check_result *r, size_t nr, int
 	tk_buf_release(&b);
 }
 
+static void write_hints(FILE *f, const struct tk_check_result *r, size_t nr, int markdown)
+{
+	struct tk_buf b = TK_BUF_INIT, cmd = TK_BUF_INIT;
+	size_t i, k, c;
+	int any = 0;
+
+	for (i = 0; i < nr; i++)
+		for (k = 0; k < r[i].nr_metrics; k++)
+			for (c = 0; c < r[i].metrics[k].nr_changes; c++) {
+				const struct tk_check_metric *m = &r[i].metrics[k];
+				const struct tk_check_change *ch = &m->changes[c];
+
+				if (!ch->frames_compared)
+					continue;
+				if (!any++)
+					fprintf(f, markdown ? "\n#### Functions that moved at the change "
+						"points\n\n" : "\nfunctions that moved at the change "
+						"points:\n");
+				tk_buf_reset(&b);
+				key_cell(&b, r, nr, i, markdown);
+				tk_buf_addf(&b, " %s at ", tk_metric_name(m->metric));
+				if (ch->first.build) {
+					tk_buf_adds(&b, "#");
+					tk_escape(&b, lang_of(markdown), ch->first.build);
+				} else {
+					tk_buf_addf(&b, "run %.8s", ch->first.id);
+				}
+				tk_buf_addf(&b, " (%s profiles): ", ch->frames_kind);
+				tk_framehist_add_moves(&b, lang_of(markdown), ch->frames, ch->nr_frames);
+				tk_buf_reset(&cmd);
+				tk_framehist_diff_command(&cmd, r[i].key, ch->last_before.id, ch->first.id,
+							  ch->frames_kind);
+				if (markdown) {
+					fprintf(f, "- %s; diff: ", b.buf);
+					tk_buf_reset(&b);
+					tk_escape(&b, TK_ESC_MARKDOWN, cmd.buf);
+					fprintf(f, "%s\n", b.buf);
+				} else {
+					fprintf(f, "  %s\n", b.buf);
+					tk_buf_reset(&b);
+					tk_escape(&b, TK_ESC_TEXT, cmd.buf);
+					fprintf(f, "    %s\n", b.buf);
+				}
+			}
+	tk_buf_release(&b);
+	tk_buf_release(&cmd);
+}
+
 static void write_text(FILE *f, const struct tk_check_result *r, size_t nr, int history)
 {
 	static const char *const heads[] = { "key", "metric", "verdict", "baseline", "current",
@@ -460,6 +509,7 @@ static void write_text(FILE *f, const struct tk_check_result *r, size_t nr, int 
 		fprintf(f, "\nchange points of the baseline branch:%s\n", n_changes ? "" : " none");
 		if (n_changes)
 			tk_table_print(&ct, f);
+		write_hints(f, r, nr, 0);
 	}
 	tk_table_release(&t);
 	tk_table_release(&ct);
@@ -560,6 +610,7 @@ static void write_markdown(FILE *f, const struct tk_check_result *r, size_t nr, 
 					fprintf(f, "| %s%s |\n", b.buf, v.buf);
 					tk_buf_release(&v);
 				}
+		write_hints(f, r, nr, 1);
 	}
 	for (k = 0; k < 6; k++)
 		tk_buf_release(&cells[k]);
@@ -600,9 +651,11 @@ static json_t *run_json(const struct tk_check_run *run)
 	return o;
 }
 
-static json_t *change_json(const struct tk_check_change *c)
+static json_t *change_json(const char *key, const struct tk_check_change *c)
 {
-	json_t *o = json_object();
+	json_t *o = json_object(), *fr;
+	struct tk_buf cmd = TK_BUF_INIT;
+	size_t i;
 
 	json_object_set_new(o, "index", json_integer((json_int_t)c->cp.index));
 	json_object_set_new(o, "build", str_or_null(c->first.build));
@@ -614,6 +667,28 @@ static json_t *change_json(const struct tk_check_change *c)
 	json_object_set_new(o, "after", num_or_null(c->cp.after));
 	json_object_set_new(o, "change_pct", num_or_null(c->cp.before ?
 				    (c->cp.after / c->cp.before - 1) * 100 : NAN));
+	/* the functions that moved: null when the runs have no frame totals */
+	json_object_set_new(o, "frames_kind", str_or_null(c->frames_kind));
+	fr = c->frames_compared ? json_array() : json_null();
+	for (i = 0; c->frames_compared && i < c->nr_frames; i++) {
+		const struct tk_frame_move *mv = &c->frames[i];
+		json_t *m = json_object();
+
+		json_object_set_new(m, "function", str_or_null(mv->name));
+		json_object_set_new(m, "total", json_string(mv->cumulative ? "cumulative" : "self"));
+		json_object_set_new(m, "unit", str_or_null(mv->unit));
+		json_object_set_new(m, "before", num_or_null(mv->before));
+		json_object_set_new(m, "after", num_or_null(mv->after));
+		json_object_set_new(m, "change_pct", num_or_null(mv->before > 0 ?
+				    (mv->after / mv->before - 1) * 100 : NAN));
+		json_array_append_new(fr, m);
+	}
+	json_object_set_new(o, "frames", fr);
+	if (c->frames_compared)
+		tk_framehist_diff_command(&cmd, key, c->last_before.id, c->first.id, c->frames_kind);
+	json_object_set_new(o, "diff_command", c->frames_compared ? str_or_null(cmd.buf)
+							   : json_null());
+	tk_buf_release(&cmd);
 	return o;
 }
 
@@ -646,7 +721,7 @@ static json_t *metric_json(const struct tk_check_result *r, const struct tk_chec
 	if (history) {
 		a = json_array();
 		for (c = 0; c < m->nr_changes; c++)
-			json_array_append_new(a, change_json(&m->changes[c]));
+			json_array_append_new(a, change_json(r->key, &m->changes[c]));
 		json_object_set_new(o, "series_runs", json_integer((json_int_t)m->series_n));
 		json_object_set_new(o, "changepoints", a);
 	}

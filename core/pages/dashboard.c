@@ -21,6 +21,7 @@
 #include "core/pages/plotwrite.h"
 #include "core/base/escape.h"
 #include "core/analyze/check.h"
+#include "core/pages/framehist.h"
 #include "core/pages/dashboard.h"
 #include "core/base/fsutil.h"
 #include "core/draw/htmlout.h"
@@ -414,6 +415,7 @@ static int dash_key(struct dash *d, struct tk_store *s, size_t slot, struct tk_b
 	struct tk_check_opts co;
 	struct tk_check_result cr;
 	struct tk_buf name = TK_BUF_INIT, path = TK_BUF_INIT, css = TK_BUF_INIT;
+	struct tk_buf moves = TK_BUF_INIT;
 	struct row_metric *rm = NULL;
 	const struct tk_plot_key *k;
 	enum tk_verdict worst;
@@ -452,9 +454,13 @@ static int dash_key(struct dash *d, struct tk_store *s, size_t slot, struct tk_b
 		tk_plot_data_release(&pd);
 		return ret;
 	}
+	/* the functions that moved at the change points, below the charts */
+	ret = tk_framehist_moves_html(s, &l, &moves, err);
+	l.appendix = moves.len ? moves.buf : NULL;
 	tk_dashboard_file_name(&name, key);
 	tk_buf_addf(&path, "%s/%s", d->dir, name.buf);
-	ret = tk_plot_write_path(&l, path.buf, "index.html", TK_WRITE_NO_FSYNC, err);
+	if (!ret)
+		ret = tk_plot_write_path(&l, path.buf, "index.html", TK_WRITE_NO_FSYNC, err);
 	if (!ret)
 		d->paged[slot] = 1;
 
@@ -574,6 +580,7 @@ static int dash_key(struct dash *d, struct tk_store *s, size_t slot, struct tk_b
 	tk_buf_release(&css);
 	tk_buf_release(&name);
 	tk_buf_release(&path);
+	tk_buf_release(&moves);
 	tk_plot_layout_release(&l);
 	tk_plot_data_release(&pd);
 	return ret;

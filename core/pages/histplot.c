@@ -1162,6 +1162,8 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 				out->skipped += !isfinite(k->runs[j].build);
 		find_series(k, &ks);
 		for (j = 0; j < nm; j++) {
+			if (k->metric_mask && !(k->metric_mask & 1u << metrics[j]))
+				continue;
 			ret = lay_out_chart(&out->charts[out->nr], k, metrics[j], o, base, &ks, width, h,
 					    out->nr * h, err);
 			out->nr++;

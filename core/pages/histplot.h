@@ -90,6 +90,10 @@ struct tk_plot_key {
 				      tk_plot_data_baselines); NULL: none */
 	struct tk_plot_run *runs;  /* oldest first after tk_plot_data_finish */
 	size_t nr, alloc;
+	/* 0: a chart for every metric of the options; else only for the
+	 * metrics whose bit (1u << metric) is set: a series that is one
+	 * metric's alone (tracker history --frame's functions) */
+	unsigned metric_mask;
 };
 
 struct tk_plot_data {
@@ -262,6 +266,10 @@ struct tk_plot_layout {
 	int thinned;                   /* some chart shows fewer points than runs */
 	size_t drawn;                  /* runs drawn over all charts (before thinning);
 					  0: every chart is empty */
+	/* HTML (escaped by whoever made it) the HTML page shows below the
+	 * charts, borrowed; NULL: none. The dashboard's functions that
+	 * moved (core/pages/framehist.h). */
+	const char *appendix;
 };
 
 /*

@@ -600,6 +600,8 @@ int tk_plot_html(const struct tk_plot_layout *l, const char *back, FILE *out, st
 		    "<span id=\"hint\">drag across a chart to zoom in time; "
 		    "click a point to keep its details</span></div>\n</header>\n<main>\n");
 	tk_chartsvg_write(&w, l, 0);
+	if (l->appendix)
+		tk_buf_adds(&w.b, l->appendix);
 	tk_buf_adds(&w.b, "</main>\n<div id=\"tip\" hidden></div>\n"
 		    "<script type=\"application/json\" id=\"tk-data\">");
 	write_data(&w, l);

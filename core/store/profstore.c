@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/store/profstore.h"
+#include "core/store/frametot.h"
 #include "core/model/runref.h"
 #include "core/model/import.h"
 #include "core/model/profcodec.h"
@@ -67,6 +68,14 @@ int tk_profstore_put(struct tk_store *s, const char *run_id, const char *kind,
 		b.data = blob.buf;
 		b.len = blob.len;
 		ret = tk_store_put_profile(s, &b, err);
+	}
+	/* a store that keeps no frame totals still keeps the profile */
+	if (!ret) {
+		ret = tk_frametot_put(s, run_id, kind, p, err);
+		if (ret == TK_EUSAGE) {
+			tk_err_clear(err);
+			ret = 0;
+		}
 	}
 	tk_buf_release(&blob);
 	return ret;

@@ -25,8 +25,10 @@ int tk_profstore_valid_kind(const char *kind);
  * path; *format points into spec, or is NULL.
  */
 void tk_profstore_split_format(const char *spec, struct tk_buf *path, const char **format);
-/* Stores p as the kind profile of the stored run run_id, replacing one
- * of the same kind; format (may be NULL) is the file format it came from. */
+/* Stores p (finished) as the kind profile of the stored run run_id,
+ * replacing one of the same kind, and then its frame totals
+ * (core/store/frametot.h; nothing more on a store that keeps none);
+ * format (may be NULL) is the file format it came from. */
 int tk_profstore_put(struct tk_store *s, const char *run_id, const char *kind,
 		     const char *format, const struct tk_profile *p, struct tk_err *err);
 /* Loads the kind profile of run_id into out (initialised, empty). */

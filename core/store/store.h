@@ -139,6 +139,73 @@ enum tk_store_ctrl {
 	/* arg: struct tk_profile_each *: fn for every stored profile, in
 	 * (run id, kind) order; fn's non-zero return stops and is returned */
 	TK_STORE_CTRL_EACH_PROFILE = 5,
+	/*
+	 * Frame totals (core/store/frametot.h), a table of their own beside
+	 * the profiles. A backend without them, or a database older than
+	 * them that a reader may not migrate, returns TK_EUSAGE.
+	 */
+	/* arg: struct tk_store_frames_put *: replaces the frame totals of
+	 * one stored profile, in one transaction (TK_EDATA when the run has
+	 * no profile of that kind) */
+	TK_STORE_CTRL_PUT_FRAMES = 6,
+	/* arg: struct tk_store_frame_sets *: the stored profiles (of a key),
+	 * each with its total and whether its frame totals are stored */
+	TK_STORE_CTRL_FRAME_SETS = 7,
+	/* arg: struct tk_store_frame_rows *: the stored frame totals that
+	 * match, in no particular order */
+	TK_STORE_CTRL_FRAME_ROWS = 8,
+	/* arg: struct tk_store_frame_names *: each distinct frame name of a
+	 * key's frame totals once, in no particular order (the index by key
+	 * and name) */
+	TK_STORE_CTRL_FRAME_NAMES = 9,
+};
+
+/* One frame's totals in one profile. */
+struct tk_store_frame {
+	const char *name;
+	double self;       /* the weight of the stacks it ends */
+	double cumulative; /* of the stacks it is on, each counted once */
+};
+
+struct tk_store_frames_put {
+	const char *run_id, *kind;        /* in: the stored profile */
+	double floor;                     /* in: every frame left out had a
+					     smaller cumulative total */
+	const struct tk_store_frame *v;   /* in */
+	size_t nr;
+};
+
+/* A stored profile, as the frame-total operations see it. */
+struct tk_store_frame_set {
+	const char *run_id, *kind, *unit;
+	double total;
+	int has_frames;   /* its frame totals are stored */
+	double floor;     /* when has_frames: the cut below which frames were left out */
+};
+
+struct tk_store_frame_sets {
+	const char *key;  /* in: only this key's runs; NULL: every run */
+	int missing_only; /* in: only profiles whose frame totals are not stored */
+	/* in: each one (valid during the call); non-zero stops, and is returned */
+	int (*fn)(const struct tk_store_frame_set *set, void *data);
+	void *data;
+};
+
+struct tk_store_frame_rows {
+	const char *key;                /* in: required */
+	const char *run_id;             /* in: NULL: every run of key */
+	const char *kind;               /* in: NULL: every kind */
+	const char *const *names;       /* in: NULL-terminated; NULL: every name */
+	/* in: each row (strings valid during the call); non-zero stops */
+	int (*fn)(const char *run_id, const char *kind, const struct tk_store_frame *f,
+		  void *data);
+	void *data;
+};
+
+struct tk_store_frame_names {
+	const char *key;                             /* in */
+	int (*fn)(const char *name, void *data);     /* in; non-zero stops */
+	void *data;
 };
 
 struct tk_store_keys {

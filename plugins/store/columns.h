@@ -184,6 +184,42 @@ static inline const void *col_value(const struct run_column *c, const struct run
  * not in it: the read of such a column goes back to the table, until a
  * later version makes a wider index.
  */
+/*
+ * Frame totals (core/store/frametot.h): a table of their own, one row per
+ * (run, kind, frame name), with the run's key so that one function's
+ * history is read by the index on (key, name); and on each profile the
+ * cut below which its frames were left out, NULL while its frame totals
+ * are not stored (profiles stored before this version, until tracker
+ * backfill). Renumbering this step is this one constant.
+ */
+#define FRAMES_VERSION 8
+
+/* A key's distinct frame names by a skip scan of the (key, name) index:
+ * one seek per name, not a read of every run's rows. */
+#define FRAME_NAMES_SQL(KEY) \
+	"WITH RECURSIVE n(name) AS (SELECT (SELECT min(name) FROM frame_totals" \
+	" WHERE key = " KEY ") UNION ALL SELECT (SELECT min(name) FROM frame_totals" \
+	" WHERE key = " KEY " AND name > n.name) FROM n WHERE n.name IS NOT NULL)" \
+	" SELECT name FROM n WHERE name IS NOT NULL"
+
+static inline void frame_totals_sql(struct tk_buf *sql, int pg)
+{
+	tk_buf_addf(sql, "ALTER TABLE profiles ADD COLUMN frames_floor %s;"
+		    "CREATE TABLE frame_totals ("
+		    " run_id TEXT NOT NULL,"
+		    " kind TEXT NOT NULL,"
+		    " key TEXT NOT NULL,"
+		    " name TEXT NOT NULL,"
+		    " self %s NOT NULL,"
+		    " cumulative %s NOT NULL,"
+		    " PRIMARY KEY (run_id, kind, name),"
+		    " FOREIGN KEY (run_id, kind) REFERENCES profiles (run_id, kind)"
+		    ");"
+		    "CREATE INDEX frame_totals_key_name ON frame_totals (key, name);",
+		    pg ? "DOUBLE PRECISION" : "REAL", pg ? "DOUBLE PRECISION" : "REAL",
+		    pg ? "DOUBLE PRECISION" : "REAL");
+}
+
 #define COVER_VERSION 7
 
 static inline void cover_index_sql(struct tk_buf *sql, int include)

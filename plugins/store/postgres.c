@@ -131,6 +131,8 @@ static const char *const migrations[] = {
 	"",
 	/* 7: one key's summaries from an index alone (cover_index_sql) */
 	"",
+	/* 8 (FRAMES_VERSION): frame totals (frame_totals_sql) */
+	"",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -742,6 +744,8 @@ static int migrate_unit(struct pg_store *st, void *data, struct tk_err *err)
 		add_columns(target, &sql);
 		if (target == COVER_VERSION)
 			cover_index_sql(&sql, 1);
+		if (target == FRAMES_VERSION)
+			frame_totals_sql(&sql, 1);
 		tk_buf_adds(&sql, migrations[target - 1]);
 		ret = exec_simple(st, sql.buf, err);
 		if (ret)
@@ -1233,6 +1237,227 @@ static int profile_total(struct pg_store *st, struct tk_store_profile_total *q,
 	return ret;
 }
 
+/* ---- frame totals (core/store/frametot.h) ---- */
+
+static int no_frames(struct pg_store *st, struct tk_err *err)
+{
+	return tk_err_set(err, TK_EUSAGE, "database '%s' has no frame totals (schema version "
+			  "%d, older than %d)", st->shown, st->schema, FRAMES_VERSION);
+}
+
+/* Rows per INSERT: 3 parameters each, far below libpq's 65535. */
+#define FRAME_ROWS_PER_INSERT 1000
+
+struct frames_arg {
+	const struct tk_store_frames_put *q;
+	int missing; /* out: no such profile */
+};
+
+static int put_frames_unit(struct pg_store *st, void *data, struct tk_err *err)
+{
+	struct frames_arg *a = data;
+	const struct tk_store_frames_put *q = a->q;
+	struct tk_buf sql = TK_BUF_INIT;
+	struct params p;
+	PGresult *res = NULL;
+	size_t i, k;
+	int ret;
+
+	a->missing = 0;
+	params_init(&p);
+	ret = exec_simple(st, "BEGIN", err);
+	if (ret)
+		goto out;
+	param_num(&p, "%.17g", q->floor);
+	param_text(&p, q->run_id);
+	param_text(&p, q->kind);
+	ret = run_sql(st, "UPDATE profiles SET frames_floor = $1 WHERE run_id = $2 AND kind = $3",
+		      &p, 0, NULL, &res, err);
+	if (ret)
+		goto out;
+	if (!strcmp(PQcmdTuples(res), "0")) {
+		a->missing = 1;
+		goto rollback;
+	}
+	PQclear(res);
+	res = NULL;
+	params_release(&p);
+	params_init(&p);
+	param_text(&p, q->run_id);
+	param_text(&p, q->kind);
+	ret = run_sql(st, "DELETE FROM frame_totals WHERE run_id = $1 AND kind = $2", &p, 0,
+		      NULL, &res, err);
+	for (i = 0; !ret && i < q->nr; i += FRAME_ROWS_PER_INSERT) {
+		size_t end = i + FRAME_ROWS_PER_INSERT < q->nr ? i + FRAME_ROWS_PER_INSERT : q->nr;
+
+		PQclear(res);
+		res = NULL;
+		params_release(&p);
+		params_init(&p);
+		param_text(&p, q->run_id);
+		param_text(&p, q->kind);
+		tk_buf_reset(&sql);
+		tk_buf_adds(&sql, "INSERT INTO frame_totals (run_id, kind, key, name, self,"
+			    " cumulative) SELECT $1::text, $2::text, r.key, v.name, v.self, v.cumulative"
+			    " FROM runs r, (VALUES ");
+		for (k = i; k < end; k++) {
+			size_t at = 3 + 3 * (k - i);
+
+			tk_buf_addf(&sql, "%s($%zu::text, $%zu::float8, $%zu::float8)", k > i ? ", " : "",
+				    at, at + 1, at + 2);
+			param_text(&p, q->v[k].name);
+			param_num(&p, "%.17g", q->v[k].self);
+			param_num(&p, "%.17g", q->v[k].cumulative);
+		}
+		tk_buf_adds(&sql, ") AS v (name, self, cumulative) WHERE r.run_id = $1");
+		ret = run_sql(st, sql.buf, &p, 0, NULL, &res, err);
+	}
+	if (!ret)
+		ret = exec_simple(st, "COMMIT", err);
+	goto out;
+rollback:
+	ret = exec_simple(st, "ROLLBACK", err);
+out:
+	if (ret && st->conn) {
+		struct tk_err ignored = TK_ERR_INIT;
+
+		exec_simple(st, "ROLLBACK", &ignored);
+	}
+	PQclear(res);
+	params_release(&p);
+	tk_buf_release(&sql);
+	return ret;
+}
+
+static int put_frames(struct pg_store *st, const struct tk_store_frames_put *q,
+		      struct tk_err *err)
+{
+	struct frames_arg a = { q, 0 };
+	int ret;
+
+	if (st->schema < FRAMES_VERSION)
+		return no_frames(st, err);
+	ret = with_retry(st, put_frames_unit, &a, err);
+	if (!ret && a.missing)
+		ret = tk_err_set(err, TK_EDATA, "no %s profile for run %s in database '%s'",
+				 q->kind, q->run_id, st->shown);
+	return ret;
+}
+
+static int frame_sets(struct pg_store *st, const struct tk_store_frame_sets *q,
+		      struct tk_err *err)
+{
+	struct tk_buf sql = TK_BUF_INIT;
+	struct query_arg a;
+	struct params p;
+	int i, n, ret;
+
+	if (st->schema < FRAMES_VERSION)
+		return no_frames(st, err);
+	params_init(&p);
+	tk_buf_adds(&sql, "SELECT p.run_id, p.kind, p.unit, p.total::text, p.frames_floor::text"
+		    " FROM profiles p");
+	if (q->key) {
+		tk_buf_adds(&sql, " JOIN runs r ON r.run_id = p.run_id WHERE r.key = $1");
+		param_text(&p, q->key);
+	}
+	if (q->missing_only)
+		tk_buf_addf(&sql, " %s p.frames_floor IS NULL", q->key ? "AND" : "WHERE");
+	tk_buf_adds(&sql, " ORDER BY p.run_id COLLATE \"C\", p.kind COLLATE \"C\"");
+	a.sql = sql.buf;
+	a.p = &p;
+	a.res = NULL;
+	ret = with_retry(st, query_unit, &a, err);
+	n = ret ? 0 : PQntuples(a.res);
+	for (i = 0; i < n && !ret; i++) {
+		struct tk_store_frame_set set;
+
+		set.run_id = PQgetvalue(a.res, i, 0);
+		set.kind = PQgetvalue(a.res, i, 1);
+		set.unit = PQgetvalue(a.res, i, 2);
+		set.total = strtod(PQgetvalue(a.res, i, 3), NULL);
+		set.has_frames = !PQgetisnull(a.res, i, 4);
+		set.floor = set.has_frames ? strtod(PQgetvalue(a.res, i, 4), NULL) : 0;
+		ret = q->fn(&set, q->data);
+	}
+	PQclear(a.res);
+	params_release(&p);
+	tk_buf_release(&sql);
+	return ret;
+}
+
+static int frame_rows(struct pg_store *st, const struct tk_store_frame_rows *q,
+		      struct tk_err *err)
+{
+	struct tk_buf sql = TK_BUF_INIT;
+	struct query_arg a;
+	struct params p;
+	size_t k;
+	int i, n, ret;
+
+	if (st->schema < FRAMES_VERSION)
+		return no_frames(st, err);
+	params_init(&p);
+	tk_buf_adds(&sql, "SELECT run_id, kind, name, self::text, cumulative::text"
+		    " FROM frame_totals WHERE key = $1");
+	param_text(&p, q->key);
+	if (q->run_id) {
+		param_text(&p, q->run_id);
+		tk_buf_addf(&sql, " AND run_id = $%zu", p.n);
+	}
+	if (q->kind) {
+		param_text(&p, q->kind);
+		tk_buf_addf(&sql, " AND kind = $%zu", p.n);
+	}
+	if (q->names) {
+		for (k = 0; q->names[k]; k++) {
+			param_text(&p, q->names[k]);
+			tk_buf_addf(&sql, "%s$%zu", k ? ", " : " AND name IN (", p.n);
+		}
+		tk_buf_adds(&sql, k ? ")" : " AND false");
+	}
+	a.sql = sql.buf;
+	a.p = &p;
+	a.res = NULL;
+	ret = with_retry(st, query_unit, &a, err);
+	n = ret ? 0 : PQntuples(a.res);
+	for (i = 0; i < n && !ret; i++) {
+		struct tk_store_frame f;
+
+		f.name = PQgetvalue(a.res, i, 2);
+		f.self = strtod(PQgetvalue(a.res, i, 3), NULL);
+		f.cumulative = strtod(PQgetvalue(a.res, i, 4), NULL);
+		ret = q->fn(PQgetvalue(a.res, i, 0), PQgetvalue(a.res, i, 1), &f, q->data);
+	}
+	PQclear(a.res);
+	params_release(&p);
+	tk_buf_release(&sql);
+	return ret;
+}
+
+static int frame_names(struct pg_store *st, const struct tk_store_frame_names *q,
+		       struct tk_err *err)
+{
+	struct query_arg a;
+	struct params p;
+	int i, n, ret;
+
+	if (st->schema < FRAMES_VERSION)
+		return no_frames(st, err);
+	params_init(&p);
+	param_text(&p, q->key);
+	a.sql = FRAME_NAMES_SQL("$1");
+	a.p = &p;
+	a.res = NULL;
+	ret = with_retry(st, query_unit, &a, err);
+	n = ret ? 0 : PQntuples(a.res);
+	for (i = 0; i < n && !ret; i++)
+		ret = q->fn(PQgetvalue(a.res, i, 0), q->data);
+	PQclear(a.res);
+	params_release(&p);
+	return ret;
+}
+
 static int pg_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err)
 {
 	struct pg_store *st = from_base(s);
@@ -1248,6 +1473,14 @@ static int pg_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err)
 		return each_profile(st, arg, err);
 	case TK_STORE_CTRL_PROFILE_TOTAL:
 		return profile_total(st, arg, err);
+	case TK_STORE_CTRL_PUT_FRAMES:
+		return put_frames(st, arg, err);
+	case TK_STORE_CTRL_FRAME_SETS:
+		return frame_sets(st, arg, err);
+	case TK_STORE_CTRL_FRAME_ROWS:
+		return frame_rows(st, arg, err);
+	case TK_STORE_CTRL_FRAME_NAMES:
+		return frame_names(st, arg, err);
 	}
 	return tk_err_set(err, TK_EUSAGE, "the postgres store has no operation %d", op);
 }

@@ -131,6 +131,8 @@ static const char *const migrations[] = {
 	"",
 	/* 7: one key's summaries from an index alone (cover_index_sql) */
 	"",
+	/* 8 (FRAMES_VERSION): frame totals (frame_totals_sql) */
+	"",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -387,6 +389,8 @@ static int sqlite_migrate(struct tk_store *s, struct tk_err *err)
 		add_columns_sql(target, &sql);
 		if (target == COVER_VERSION)
 			cover_index_sql(&sql, 0);
+		if (target == FRAMES_VERSION)
+			frame_totals_sql(&sql, 0);
 		tk_buf_adds(&sql, migrations[target - 1]);
 		if (sqlite3_exec(st->db, sql.buf, NULL, NULL, NULL) != SQLITE_OK ||
 		    sqlite3_exec(st->db, set, NULL, NULL, NULL) != SQLITE_OK) {
@@ -1004,6 +1008,187 @@ static int each_profile(struct sqlite_store *st, const struct tk_profile_each *e
 	return ret;
 }
 
+/* ---- frame totals (core/store/frametot.h) ---- */
+
+static int no_frames(struct sqlite_store *st, struct tk_err *err)
+{
+	return tk_err_set(err, TK_EUSAGE, "database '%s' has no frame totals (schema version "
+			  "%d, older than %d)", st->path, st->schema, FRAMES_VERSION);
+}
+
+static int put_frames(struct sqlite_store *st, const struct tk_store_frames_put *q,
+		      struct tk_err *err)
+{
+	sqlite3_stmt *stmt = NULL;
+	size_t i;
+	int ret;
+
+	if (st->schema < FRAMES_VERSION)
+		return no_frames(st, err);
+	ret = begin(st, err);
+	if (ret)
+		return ret;
+	if (sqlite3_prepare_v2(st->db, "UPDATE profiles SET frames_floor = ? WHERE run_id = ?"
+			       " AND kind = ?", -1, &stmt, NULL) != SQLITE_OK)
+		goto db_fail;
+	sqlite3_bind_double(stmt, 1, q->floor);
+	sqlite3_bind_text(stmt, 2, q->run_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, q->kind, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		goto db_fail;
+	sqlite3_finalize(stmt);
+	stmt = NULL;
+	if (!sqlite3_changes(st->db)) {
+		ret = tk_err_set(err, TK_EDATA, "no %s profile for run %s in database '%s'",
+				 q->kind, q->run_id, st->path);
+		goto fail;
+	}
+	if (sqlite3_prepare_v2(st->db, "DELETE FROM frame_totals WHERE run_id = ? AND kind = ?",
+			       -1, &stmt, NULL) != SQLITE_OK)
+		goto db_fail;
+	sqlite3_bind_text(stmt, 1, q->run_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, q->kind, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		goto db_fail;
+	sqlite3_finalize(stmt);
+	stmt = NULL;
+	if (sqlite3_prepare_v2(st->db, "INSERT INTO frame_totals (run_id, kind, key, name, self,"
+			       " cumulative) VALUES (?1, ?2, (SELECT key FROM runs WHERE"
+			       " run_id = ?1), ?3, ?4, ?5)", -1, &stmt, NULL) != SQLITE_OK)
+		goto db_fail;
+	sqlite3_bind_text(stmt, 1, q->run_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, q->kind, -1, SQLITE_STATIC);
+	for (i = 0; i < q->nr; i++) {
+		sqlite3_bind_text(stmt, 3, q->v[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_double(stmt, 4, q->v[i].self);
+		sqlite3_bind_double(stmt, 5, q->v[i].cumulative);
+		if (sqlite3_step(stmt) != SQLITE_DONE)
+			goto db_fail;
+		sqlite3_reset(stmt);
+	}
+	sqlite3_finalize(stmt);
+	return commit(st, err);
+db_fail:
+	ret = db_error(st, err, "write to");
+fail:
+	sqlite3_finalize(stmt);
+	rollback(st);
+	return ret;
+}
+
+static int frame_sets(struct sqlite_store *st, const struct tk_store_frame_sets *q,
+		      struct tk_err *err)
+{
+	struct tk_buf sql = TK_BUF_INIT;
+	sqlite3_stmt *stmt = NULL;
+	int rc, ret = 0;
+
+	if (st->schema < FRAMES_VERSION)
+		return no_frames(st, err);
+	tk_buf_adds(&sql, "SELECT p.run_id, p.kind, p.unit, p.total, p.frames_floor FROM profiles p");
+	if (q->key)
+		tk_buf_adds(&sql, " JOIN runs r ON r.run_id = p.run_id WHERE r.key = ?1");
+	if (q->missing_only)
+		tk_buf_addf(&sql, " %s p.frames_floor IS NULL", q->key ? "AND" : "WHERE");
+	tk_buf_adds(&sql, " ORDER BY p.run_id, p.kind");
+	rc = sqlite3_prepare_v2(st->db, sql.buf, -1, &stmt, NULL);
+	tk_buf_release(&sql);
+	if (rc != SQLITE_OK)
+		return db_error(st, err, "read");
+	if (q->key)
+		sqlite3_bind_text(stmt, 1, q->key, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct tk_store_frame_set set;
+
+		set.run_id = (const char *)sqlite3_column_text(stmt, 0);
+		set.kind = (const char *)sqlite3_column_text(stmt, 1);
+		set.unit = (const char *)sqlite3_column_text(stmt, 2);
+		set.total = sqlite3_column_double(stmt, 3);
+		set.has_frames = sqlite3_column_type(stmt, 4) != SQLITE_NULL;
+		set.floor = sqlite3_column_double(stmt, 4);
+		ret = q->fn(&set, q->data);
+		if (ret)
+			break;
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = db_error(st, err, "read");
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+static int frame_rows(struct sqlite_store *st, const struct tk_store_frame_rows *q,
+		      struct tk_err *err)
+{
+	struct tk_buf sql = TK_BUF_INIT;
+	sqlite3_stmt *stmt = NULL;
+	size_t i, nn = 0;
+	int rc, ret = 0, at;
+
+	if (st->schema < FRAMES_VERSION)
+		return no_frames(st, err);
+	tk_buf_adds(&sql, "SELECT run_id, kind, name, self, cumulative FROM frame_totals"
+		    " WHERE key = ?");
+	if (q->run_id)
+		tk_buf_adds(&sql, " AND run_id = ?");
+	if (q->kind)
+		tk_buf_adds(&sql, " AND kind = ?");
+	if (q->names) {
+		for (nn = 0; q->names[nn]; nn++)
+			tk_buf_adds(&sql, nn ? ", ?" : " AND name IN (?");
+		tk_buf_adds(&sql, nn ? ")" : " AND 0");
+	}
+	rc = sqlite3_prepare_v2(st->db, sql.buf, -1, &stmt, NULL);
+	tk_buf_release(&sql);
+	if (rc != SQLITE_OK)
+		return db_error(st, err, "read");
+	at = 1;
+	sqlite3_bind_text(stmt, at++, q->key, -1, SQLITE_STATIC);
+	if (q->run_id)
+		sqlite3_bind_text(stmt, at++, q->run_id, -1, SQLITE_STATIC);
+	if (q->kind)
+		sqlite3_bind_text(stmt, at++, q->kind, -1, SQLITE_STATIC);
+	for (i = 0; i < nn; i++)
+		sqlite3_bind_text(stmt, at++, q->names[i], -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct tk_store_frame f;
+
+		f.name = (const char *)sqlite3_column_text(stmt, 2);
+		f.self = sqlite3_column_double(stmt, 3);
+		f.cumulative = sqlite3_column_double(stmt, 4);
+		ret = q->fn((const char *)sqlite3_column_text(stmt, 0),
+			    (const char *)sqlite3_column_text(stmt, 1), &f, q->data);
+		if (ret)
+			break;
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = db_error(st, err, "read");
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+/* A key's distinct names (FRAME_NAMES_SQL). */
+static int frame_names(struct sqlite_store *st, const struct tk_store_frame_names *q,
+		       struct tk_err *err)
+{
+	sqlite3_stmt *stmt = NULL;
+	int rc, ret = 0;
+
+	if (st->schema < FRAMES_VERSION)
+		return no_frames(st, err);
+	if (sqlite3_prepare_v2(st->db, FRAME_NAMES_SQL("?1"), -1, &stmt, NULL) != SQLITE_OK)
+		return db_error(st, err, "read");
+	sqlite3_bind_text(stmt, 1, q->key, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		ret = q->fn((const char *)sqlite3_column_text(stmt, 0), q->data);
+		if (ret)
+			break;
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = db_error(st, err, "read");
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
 static int sqlite_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err)
 {
 	struct sqlite_store *st = from_base(s);
@@ -1020,6 +1205,14 @@ static int sqlite_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err
 		return list_keys(st, arg, err);
 	case TK_STORE_CTRL_EACH_PROFILE:
 		return each_profile(st, arg, err);
+	case TK_STORE_CTRL_PUT_FRAMES:
+		return put_frames(st, arg, err);
+	case TK_STORE_CTRL_FRAME_SETS:
+		return frame_sets(st, arg, err);
+	case TK_STORE_CTRL_FRAME_ROWS:
+		return frame_rows(st, arg, err);
+	case TK_STORE_CTRL_FRAME_NAMES:
+		return frame_names(st, arg, err);
 	}
 	return tk_err_set(err, TK_EUSAGE, "the sqlite store has no operation %d", op);
 }

@@ -639,6 +639,135 @@ static void test_profiles(struct tk_store *s)
 	tk_buf_release(&got);
 }
 
+struct frame_seen {
+	struct tk_buf b;
+	size_t n;
+};
+
+static int frame_row_fn(const char *run_id, const char *kind, const struct tk_store_frame *f,
+			void *data)
+{
+	struct frame_seen *fs = data;
+
+	(void)run_id;
+	tk_buf_addf(&fs->b, "%s:%s=%g/%g;", kind, f->name, f->self, f->cumulative);
+	fs->n++;
+	return 0;
+}
+
+static int frame_set_fn(const struct tk_store_frame_set *set, void *data)
+{
+	struct frame_seen *fs = data;
+
+	tk_buf_addf(&fs->b, "%s:%s:%g:%d:%g;", set->kind, set->unit, set->total, set->has_frames,
+		    set->has_frames ? set->floor : -1.0);
+	fs->n++;
+	return 0;
+}
+
+static int frame_name_fn(const char *name, void *data)
+{
+	struct frame_seen *fs = data;
+
+	(void)name;
+	fs->n++;
+	return 0;
+}
+
+/* Frame totals (core/store/frametot.h): replaced with the profile's,
+ * read by key and name, by run, listed with the profiles they belong to,
+ * hostile names kept byte for byte. */
+static void test_frames(struct tk_store *s)
+{
+	static const char hostile[] = "<b>'\"\x1b[31m;\\ \xe2\x80\xae x\n";
+	const char *names[] = { "solve", hostile, NULL };
+	struct tk_store_frame v[3] = {
+		{ "main", 0, 40 }, { "solve", 30, 30 }, { hostile, 10, 10 },
+	};
+	struct tk_store_frames_put put;
+	struct tk_store_frame_rows rq;
+	struct tk_store_frame_sets sq;
+	struct tk_store_frame_names nq;
+	struct tk_err err = TK_ERR_INIT;
+	struct frame_seen fs;
+	char id[TK_RUN_ID_LEN + 1], other[TK_RUN_ID_LEN + 1];
+
+	tk_buf_init(&fs.b, 0);
+	run_id(id, 102);
+	run_id(other, 101);
+	memset(&put, 0, sizeof(put));
+	put.run_id = id;
+	put.kind = "cpu";
+	put.floor = 0.5;
+	put.v = v;
+	put.nr = 3;
+	is_int(s->ops->ctrl(s, TK_STORE_CTRL_PUT_FRAMES, &put, &err), 0,
+	       "store the frame totals of a stored profile");
+	put.nr = 2;
+	is_int(s->ops->ctrl(s, TK_STORE_CTRL_PUT_FRAMES, &put, &err), 0, "and again, fewer");
+	put.run_id = other;
+	tk_err_clear(&err);
+	is_int(s->ops->ctrl(s, TK_STORE_CTRL_PUT_FRAMES, &put, &err), TK_EDATA,
+	       "a run without such a profile has no frame totals");
+	ok(strstr(err.msg, "no cpu profile") != NULL, "saying so: %s", err.msg);
+
+	memset(&rq, 0, sizeof(rq));
+	rq.key = keys[0];
+	rq.fn = frame_row_fn;
+	rq.data = &fs;
+	fs.n = 0;
+	is_int(s->ops->ctrl(s, TK_STORE_CTRL_FRAME_ROWS, &rq, &err), 0, "read the key's rows");
+	is_int(fs.n, 2, "the second put replaced the first");
+	put.run_id = id;
+	put.nr = 3;
+	s->ops->ctrl(s, TK_STORE_CTRL_PUT_FRAMES, &put, &err);
+	rq.names = names;
+	tk_buf_reset(&fs.b);
+	fs.n = 0;
+	is_int(s->ops->ctrl(s, TK_STORE_CTRL_FRAME_ROWS, &rq, &err), 0, "read two names' rows");
+	is_int(fs.n, 2, "one row each");
+	ok(strstr(fs.b.buf, "cpu:solve=30/30;") != NULL, "self and cumulative");
+	{
+		struct tk_buf want = TK_BUF_INIT;
+
+		tk_buf_addf(&want, "cpu:%s=10/10;", hostile);
+		ok(strstr(fs.b.buf, want.buf) != NULL, "a hostile name, byte for byte");
+		tk_buf_release(&want);
+	}
+	rq.names = NULL;
+	rq.run_id = other;
+	fs.n = 0;
+	is_int(s->ops->ctrl(s, TK_STORE_CTRL_FRAME_ROWS, &rq, &err), 0, "rows of another run");
+	is_int(fs.n, 0, "none");
+	rq.key = keys[1];
+	rq.run_id = NULL;
+	s->ops->ctrl(s, TK_STORE_CTRL_FRAME_ROWS, &rq, &err);
+	is_int(fs.n, 0, "nor of another key");
+
+	memset(&nq, 0, sizeof(nq));
+	nq.key = keys[0];
+	nq.fn = frame_name_fn;
+	nq.data = &fs;
+	fs.n = 0;
+	is_int(s->ops->ctrl(s, TK_STORE_CTRL_FRAME_NAMES, &nq, &err), 0, "the key's names");
+	is_int(fs.n, 3, "each once");
+
+	memset(&sq, 0, sizeof(sq));
+	sq.key = keys[0];
+	sq.fn = frame_set_fn;
+	sq.data = &fs;
+	tk_buf_reset(&fs.b);
+	fs.n = 0;
+	is_int(s->ops->ctrl(s, TK_STORE_CTRL_FRAME_SETS, &sq, &err), 0, "the key's profiles");
+	is_str(fs.b.buf, "cpu:samples:42:1:0.5;", "with total, unit and floor");
+	sq.missing_only = 1;
+	tk_buf_reset(&fs.b);
+	fs.n = 0;
+	s->ops->ctrl(s, TK_STORE_CTRL_FRAME_SETS, &sq, &err);
+	is_int(fs.n, 0, "none misses its frame totals");
+	tk_buf_release(&fs.b);
+}
+
 static char tmpdir[] = "/tmp/t-store-conformance.XXXXXX";
 
 int main(int argc, char **argv)
@@ -686,6 +815,7 @@ int main(int argc, char **argv)
 	test_unknown_keys(s);
 	test_ranks(s);
 	test_profiles(s);
+	test_frames(s);
 	tk_store_close(s);
 	is_int(tk_store_open_flags(url.buf, TK_STORE_NO_CREATE, &s, &err), 0,
 	       "reopen the existing store");

@@ -76,6 +76,8 @@ static void test_ddl(void)
 		add_columns(v, &b);
 		if (v == COVER_VERSION)
 			cover_index_sql(&b, 1);
+		if (v == FRAMES_VERSION)
+			frame_totals_sql(&b, 1);
 		tk_buf_adds(&b, migrations[v - 1]);
 		ok(b.len > 0, "version %d has SQL", v);
 	}
