@@ -49,6 +49,7 @@ const struct tk_run_field tk_run_fields[TK_RF_NR] = {
 	PART(CI, "ci", RUN),
 	PART(PROFILES, "profiles", RUN),
 	PART(SLURM, "slurm", RUN),
+	PART(TIMELINE, "timeline", RUN),
 	F(TRACKER_VERSION, "tracker_version", RUN, STR, 0, RUN(tracker_version),
 	  SUM(tracker_version)),
 

@@ -16,7 +16,7 @@
  * tests/unit/t-runfield checks every entry through all of these.
  *
  * The structured parts of the record (argv, tags, agent tags, profiles,
- * the slurm object) are entries too, of type TK_RFT_PART: they hold their
+ * the slurm object, the memory timeline) are entries too, of type TK_RFT_PART: they hold their
  * place in the record's order, and the record's code writes and reads
  * them. The entries are in the order of the record file: the run
  * object's members, then run.ci's, then run.slurm's.
@@ -53,6 +53,7 @@ enum tk_run_field_id {
 	TK_RF_CI,
 	TK_RF_PROFILES,
 	TK_RF_SLURM,
+	TK_RF_TIMELINE,
 	TK_RF_TRACKER_VERSION,
 	/* run.ci */
 	TK_RF_PROVIDER,

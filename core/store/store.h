@@ -139,6 +139,15 @@ enum tk_store_ctrl {
 	/* arg: struct tk_profile_each *: fn for every stored profile, in
 	 * (run id, kind) order; fn's non-zero return stops and is returned */
 	TK_STORE_CTRL_EACH_PROFILE = 5,
+	/* arg: struct tk_store_timeline *: a run's memory timeline
+	 * (core/model/timeline.h), which query_runs does not read */
+	TK_STORE_CTRL_TIMELINE = 6,
+};
+
+struct tk_store_timeline {
+	const char *run_id;      /* in */
+	struct tk_timeline *out; /* in: replaced by the run's points */
+	int found;               /* out: 1 when the run has a timeline */
 };
 
 struct tk_store_keys {
@@ -322,7 +331,7 @@ int tk_store_open_reader(const char *url, struct tk_store **out, struct tk_err *
  * Copies every run of src into dst (put_run: idempotent, a complete run
  * replaces a partial one) and then every profile (put_profile, which
  * replaces one of the same kind), so copying twice stores everything
- * once. Counts what happened in *stats. Errors: src's or dst's, with
+ * once; a run's memory timeline goes with it. Counts what happened in *stats. Errors: src's or dst's, with
  * the message naming the database; what was copied before stays.
  */
 struct tk_store_copy_stats {
@@ -331,6 +340,15 @@ struct tk_store_copy_stats {
 
 int tk_store_copy(struct tk_store *src, struct tk_store *dst,
 		  struct tk_store_copy_stats *stats, struct tk_err *err);
+
+/*
+ * The memory timeline of run run_id (core/model/timeline.h) into out (its
+ * points replaced): *found 1 when the run has one, 0 when it has none,
+ * is not stored, or the store keeps no timelines. Store errors as the
+ * store gives them; TK_EDATA for a stored timeline that cannot be read.
+ */
+int tk_store_get_timeline(struct tk_store *s, const char *run_id, struct tk_timeline *out,
+			  int *found, struct tk_err *err);
 
 /* Closes s; NULL is fine. */
 void tk_store_close(struct tk_store *s);
