@@ -227,6 +227,11 @@ static void row(struct tk_buf *out, const struct md *m, const struct tk_report_k
 			add_link(out, m, "history", k->name, ".html");
 			sep = " · ";
 		}
+		if (k->has_timeline) {
+			tk_buf_adds(out, sep);
+			add_link(out, m, "memory", k->name, "-memory.html");
+			sep = " · ";
+		}
 		for (i = 0; i < k->nr_diff_kinds; i++) {
 			tk_buf_adds(out, sep);
 			diff_link(out, m, k, i);
