@@ -21,7 +21,7 @@ test_expect_success PG 'twice on one database: migrating again is a no-op, runs 
 	TRACKER_TEST_STORE_URL="$PG_URL" "$CONFORMANCE" >conf2.tap 2>&1 ||
 	{ cat conf2.tap; false; } &&
 	! grep "^not ok" conf2.tap &&
-	test "$(pg_sql -Atc "SELECT version FROM tracker_schema")" = 7 &&
+	test "$(pg_sql -Atc "SELECT version FROM tracker_schema")" = 8 &&
 	pg_sql -Atc "SELECT indexdef FROM pg_indexes WHERE indexname = '"'"'runs_key_started_cover'"'"'" >idx &&
 	grep "(key, started_at_us DESC, run_id) INCLUDE (branch, " idx
 '
