@@ -340,13 +340,20 @@ static void draw_peak(const struct layout *l, const struct painter *p)
 	double x = px(l, (double)pk->t_ms / 1000.0), y = py(l, (double)pk->rss_bytes);
 	struct tk_buf b = TK_BUF_INIT;
 	enum anchor a = x > (l->x0 + l->x1) / 2 ? END : START;
+	double ly = y - 8;
+	size_t i;
 
+	/* a step's mark just above the peak would run through its label:
+	 * the label goes under the dot then */
+	for (i = 0; i < l->nr_marks; i++)
+		if (fabs(l->marks[i].y - (y - 12)) < 14)
+			ly = y + 20;
 	p->dot(p->ctx, x, y, 4.5, C_PEAK);
 	tk_buf_adds(&b, "peak ");
 	tk_format_bytes(&b, pk->rss_bytes);
 	tk_buf_adds(&b, " at ");
 	label_seconds((double)pk->t_ms / 1000.0, &b);
-	p->text(p->ctx, b.buf, 0, a == END ? x - 8 : x + 8, y - 8, 12, a, C_PEAK);
+	p->text(p->ctx, b.buf, 0, a == END ? x - 8 : x + 8, ly, 12, a, C_PEAK);
 	tk_buf_release(&b);
 }
 
