@@ -251,6 +251,21 @@ static double byte_unit(double max, const char **name)
 	return 1024.0;
 }
 
+/* The unit the time axis counts in: its ticks are round numbers of it. */
+static double time_unit(double max_s, const char **name)
+{
+	if (max_s >= 2.0 * 3600) {
+		*name = "h";
+		return 3600;
+	}
+	if (max_s >= 2.0 * 60) {
+		*name = "min";
+		return 60;
+	}
+	*name = "s";
+	return 1;
+}
+
 static void label_seconds(double v, struct tk_buf *b)
 {
 	if (v == 0)
@@ -277,13 +292,14 @@ static void draw_axes(const struct layout *l, const struct painter *p)
 		tk_buf_addf(&b, "%g %s", ticks[i], unit_name);
 		p->text(p->ctx, b.buf, 0, l->x0 - 6, y + 4, 11, END, C_TEXT);
 	}
-	n = tk_canvas_ticks(0, l->t_max, 8, ticks);
+	unit = time_unit(l->t_max, &unit_name);
+	n = tk_canvas_ticks(0, l->t_max / unit, 8, ticks);
 	for (i = 0; i < n; i++) {
-		double x = px(l, ticks[i]);
+		double x = px(l, ticks[i] * unit);
 
 		p->line(p->ctx, x, l->y1, x, l->y1 + 5, C_AXIS, 1, 0);
 		tk_buf_reset(&b);
-		label_seconds(ticks[i], &b);
+		tk_buf_addf(&b, "%g %s", ticks[i], unit_name);
 		p->text(p->ctx, b.buf, 0, x, l->y1 + 18, 11, MIDDLE, C_TEXT);
 	}
 	p->line(p->ctx, l->x0, l->y0, l->x0, l->y1, C_AXIS, 1, 0);
