@@ -99,4 +99,16 @@ test_expect_success 'a job that cannot be started: 127, and no cgroup left behin
 	if test -n "$mnt"; then ! ls -d "$mnt"/tracker-job-$(cat tracker.pid)-* 2>/dev/null; fi
 '
 
+command -v jq >/dev/null 2>&1 && test_set_prereq JQ
+
+test_expect_success JOBCG,JQ 'the memory timeline reads the job'"'"'s cgroup beside the tree'"'"'s RSS' '
+	tracker run -q --key cgmem --db db.sqlite --artifacts art -- "$WORKLOAD" ramp 100 4 0.4 0.1 &&
+	id=$(tracker history --db db.sqlite --key cgmem --format csv | sed -n "2s/,.*//p") &&
+	tracker history --db db.sqlite --run "$id" --timeline --format json >tl.json &&
+	test "$(jq .has_cgroup tl.json)" = true &&
+	# the cgroup holds the job'"'"'s memory and its page cache: at least
+	# the 100 MiB the job touched, at its largest
+	test "$(jq "[.samples[].cgroup_bytes] | max >= 100 * 1048576" tl.json)" = true
+'
+
 test_done
