@@ -125,6 +125,8 @@ int tk_memtl_load(struct tk_store *s, const char *run_id, struct tk_run *out,
 struct mark {
 	const struct tk_sacct_step *step;
 	double y, x_end; /* x_end: where its Elapsed is, at most the plot's right */
+	double label_y;  /* its label's baseline: above its line, below the label
+			    of a mark just above it */
 	int ends_inside;
 };
 
@@ -179,6 +181,27 @@ static void pick_marks(struct layout *l)
 	l->marks_left_out = n - l->nr_marks;
 }
 
+/* Labels of steps of close MaxRSS would be drawn over each other: from
+ * the top down, each goes at least a line below the one above it. */
+static void place_labels(struct layout *l)
+{
+	struct mark *order[TK_MEMTL_MARKS];
+	size_t i, j;
+
+	for (i = 0; i < l->nr_marks; i++) {
+		struct mark *m = &l->marks[i];
+
+		for (j = i; j > 0 && order[j - 1]->y > m->y; j--)
+			order[j] = order[j - 1];
+		order[j] = m;
+	}
+	for (i = 0; i < l->nr_marks; i++) {
+		order[i]->label_y = order[i]->y - 4;
+		if (i && order[i]->label_y < order[i - 1]->label_y + 12)
+			order[i]->label_y = order[i - 1]->label_y + 12;
+	}
+}
+
 static void lay_out(struct layout *l, const struct tk_run *r, double width)
 {
 	const struct tk_timeline *tl = &r->timeline;
@@ -219,6 +242,7 @@ static void lay_out(struct layout *l, const struct tk_run *r, double width)
 		m->ends_inside = e >= 0 && e <= l->t_max;
 		m->x_end = m->ends_inside ? px(l, e) : l->x1;
 	}
+	place_labels(l);
 }
 
 enum anchor { START, MIDDLE, END };
@@ -345,7 +369,7 @@ static void draw_marks(const struct layout *l, const struct painter *p)
 			tk_buf_adds(&b, ", elapsed ");
 			tk_format_duration(&b, st->elapsed_s);
 		}
-		p->text(p->ctx, b.buf, NAME_CHARS + 60, m->x_end - 4, m->y - 4, 10, END, C_MARK);
+		p->text(p->ctx, b.buf, NAME_CHARS + 60, m->x_end - 4, m->label_y, 10, END, C_MARK);
 	}
 	tk_buf_release(&b);
 }
