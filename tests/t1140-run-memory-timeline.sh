@@ -245,6 +245,8 @@ test_expect_success 'the report draws the timeline of each key'"'"'s current run
 	ls rep | grep -- "-memory.html$" >html &&
 	test $(wc -l <png) -ge 2 &&
 	grep -q "memory\](ramp-[0-9a-f]*-memory.html)" rep/summary.md &&
+	grep -q "<img src=\"ramp-[0-9a-f]*-memory.png\" alt=\"memory of ramp\">" rep/index.html &&
+	! grep -q "<img src=x" rep/index.html &&
 	grep -q -- "-memory.png$" rep/.tracker-files
 '
 

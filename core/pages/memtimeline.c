@@ -369,7 +369,14 @@ static void draw_marks(const struct layout *l, const struct painter *p)
 			tk_buf_adds(&b, ", elapsed ");
 			tk_format_duration(&b, st->elapsed_s);
 		}
-		p->text(p->ctx, b.buf, NAME_CHARS + 60, m->x_end - 4, m->label_y, 10, END, C_MARK);
+		/* a label longer than its line starts at the axis instead (its
+		 * width estimated a little wide, as a viewer lays Verdana out) */
+		if (m->x_end - 4 - 0.62 * 10 * (double)tk_xml_chars(b.buf, b.len) < l->x0 + 4)
+			p->text(p->ctx, b.buf, NAME_CHARS + 60, l->x0 + 4, m->label_y, 10, START,
+				C_MARK);
+		else
+			p->text(p->ctx, b.buf, NAME_CHARS + 60, m->x_end - 4, m->label_y, 10, END,
+				C_MARK);
 	}
 	tk_buf_release(&b);
 }

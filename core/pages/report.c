@@ -405,7 +405,8 @@ static void make_timeline(struct tk_store *s, const struct tk_report_opts *o,
 	for (i = 0; !ret && i < sizeof(exts) / sizeof(exts[0]); i++) {
 		tk_buf_reset(&path);
 		tk_buf_addf(&path, "%s/%s-memory.%s", o->dir, k->name, exts[i]);
-		ret = tk_memtl_write_path(&run, path.buf, 0, &err);
+		/* the picture as wide as the history chart beside it */
+		ret = tk_memtl_write_path(&run, path.buf, i ? 0 : CHART_WIDTH, &err);
 		if (!ret)
 			add_file(out, "%s-memory.%s", k->name, exts[i]);
 	}
