@@ -811,10 +811,17 @@ int tk_memtl_write(const struct tk_run *r, enum tk_memtl_format fmt, double widt
 	case TK_MEMTL_PNG:
 	case TK_MEMTL_PDF:
 		tk_canvas_init(&cv, l.w, l.h, 11);
+		/* dated by the run, so the same run makes the same bytes */
+		if (r->started_at_us > 0) {
+			tk_format_iso(&b, r->started_at_us);
+			cv.pdf_date = b.buf;
+		}
 		cc.cv = &cv;
 		cc.l = &l;
-		return tk_canvas_render(&cv, fmt == TK_MEMTL_PDF ? TK_CANVAS_PDF : TK_CANVAS_PNG,
-					out, cairo_draw, &cc, err);
+		ret = tk_canvas_render(&cv, fmt == TK_MEMTL_PDF ? TK_CANVAS_PDF : TK_CANVAS_PNG,
+				       out, cairo_draw, &cc, err);
+		tk_buf_release(&b);
+		return ret;
 	case TK_MEMTL_SVG:
 		tk_buf_adds(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 		svg(&l, &b);

@@ -16,9 +16,10 @@
  * peak, the samples and the marks).
  *
  * Names (key, step names) are untrusted: SVG and HTML get them through
- * tk_xml_text, JSON through tk_html_json_str, the table through
- * tk_text_escape; cairo draws invalid UTF-8 as U+FFFD. Nothing here
- * prints except to the stream it is given.
+ * tk_xml_text, JSON through tk_html_json_str (the table and CSV hold
+ * none); cairo draws invalid UTF-8 as U+FFFD. The same run
+ * gives the same bytes (the PDF is dated by the run's start). Nothing
+ * here prints except to the stream it is given.
  */
 #include <stdio.h>
 
