@@ -11,13 +11,16 @@
 #      and the built-in profiler;
 #   4. the stores: history over 1M runs in SQLite and PostgreSQL beside
 #      their CLIs, and ingest with 1, 10 and 50 writers (bench/stores.sh);
-#   5. fetch against a hostile API beside curl (bench/fetch.sh).
+#   5. fetch against a hostile API beside curl (bench/fetch.sh);
+#   6. the memory timeline: tracker run on a 3 s job with its timeline (the
+#      default) against the same with --no-timeline, paired runs.
 #
 # BENCH_N sets the repetitions of the short jobs (default 31),
+# BENCH_TIMELINE_N the pairs of 3 s jobs of the timeline section (default 9),
 # BENCH_PROFILE_N those of the built-in profiler section (default 3);
 # BENCH_ONLY="SECTION..." runs only those sections: wrapper, flame, diff,
 # history, import, plots, verdicts, metrics, stores, fetch, profiler, unwind,
-# frames.
+# frames, timeline.
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -440,6 +443,25 @@ fi
 # samples were unwound and how much stack the walks needed. A Python
 # interpreter (deep C stacks) also runs with 32 KiB copies, to show how
 # much of its stack an 8 KiB copy misses.
+if want timeline; then
+# The timeline samples the tree every 10 ms where the peaks alone would
+# sample it every 5% of the job's age: its cost is those extra samples,
+# on a CPU-bound job (spin) and on one that allocates in steps (ramp).
+tn=${BENCH_TIMELINE_N:-9}
+echo
+echo "memory timeline (interleaved pairs, $tn each; ratio = median / median with --no-timeline):"
+track_tl="$root/tracker run -q --key tl --db $out/tl.db --artifacts $out/tl-records"
+echo "3 s CPU-bound job (workload spin 3):"
+bench/timeit "$tn" "--no-timeline spin 3" $track_tl --no-timeline -- "$work" spin 3 :: \
+	"timeline spin 3" $track_tl -- "$work" spin 3
+echo "3 s job touching 400 MiB in 8 steps (workload ramp 400 8 3 0):"
+bench/timeit "$tn" "--no-timeline ramp" $track_tl --no-timeline -- "$work" ramp 400 8 3 0 :: \
+	"timeline ramp" $track_tl -- "$work" ramp 400 8 3 0
+"$root/tracker" history --db "$out/tl.db" --format json --limit 2 |
+	awk -F'[:,]' '/"tree_samples"/ { gsub(/ /, "", $2); n[++i] = $2 }
+		END { printf "  tree samples of the last pair: %s with the timeline, %s without\n", n[1], n[2] }'
+fi
+
 want unwind || exit 0
 echo
 echo "CPU call paths, stack copies unwound with CFI (bench/unwind-cost, $np runs each):"

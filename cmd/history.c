@@ -19,6 +19,7 @@
 #include "core/pages/histplot.h"
 #include "core/pages/plotwrite.h"
 #include "core/pages/histsink.h"
+#include "core/pages/memtimeline.h"
 #include "core/base/timeutil.h"
 #include "core/store/frametot.h"
 #include "core/base/banned.h"
@@ -31,6 +32,8 @@ static const char usage[] =
 	"       tracker history --key K (--frame NAME | --frame-match REGEX)...\n"
 	"                       [--branch B] [--since WHEN] [--limit N]\n"
 	"                       [--format table|csv|json | --plot FILE]\n"
+	"       tracker history --run ID --timeline [-o FILE.{png,svg,pdf,html}]\n"
+	"                       [--format table|csv|json]\n"
 	"\n"
 	"Lists the runs recorded in the database, newest first. Without filters it\n"
 	"lists every run; --key may be given several times to list any of the keys.\n"
@@ -52,6 +55,7 @@ static const char more[] =
 	"  tracker history --key amip --key ocean --metric walltime,cpu --plot perf.html\n"
 	"  tracker history --key amip --frame radiation --format csv\n"
 	"  tracker history --key amip --frame-match '^ocean_' --plot ocean.html\n"
+	"  tracker history --run 61c63795 --timeline -o memory.png\n"
 	"\n"
 	"Exit status: 0 ok (also when no run matches), 2 usage error (also a PNG or\n"
 	"PDF too tall for the charts asked), 65 a stored run cannot be read, --plot\n"
@@ -72,6 +76,8 @@ struct history_opts {
 	long width;
 	struct tk_run_query q;
 	struct tk_plot_opts po;
+	int timeline;
+	const char *output;
 };
 
 static int parse_since(void *data, const char *arg, struct tk_err *err)
@@ -145,10 +151,59 @@ static const struct cmd_option options[] = {
 	OPT_STRING_LIST(0, "frame-match", O, frame_patterns, "REGEX", "follow every function "
 			"whose name (raw or demangled) the POSIX extended regular expression "
 			"matches (repeatable; at most 50 functions)"),
+	OPT_LONG(0, "width", O, width, "PX", 300, 20000, "the picture's width (default 1000; "
+		 "900 for --timeline)"),
+	OPT_FLAG(0, "timeline", O, timeline, "with --run: the run's memory over time (the "
+		 "process tree's RSS, the cgroup's memory where the run had a cgroup, the peak "
+		 "marked, with --sacct each step's MaxRSS until its Elapsed): the samples as "
+		 "--format says, or the picture with -o"),
+	OPT_STRING('o', "output", O, output, "FILE", "with --timeline: draw it to FILE: .png, "
+		   ".pdf, .svg or .html"),
 	OPT_END(),
 };
 
 const struct cmd_help cmd_history_help = { usage, options, more };
+
+/* --timeline's own rules; returns 0, or the exit code of a usage error. */
+static int timeline_options(struct cmd_ctx *ctx, struct history_opts *o)
+{
+	struct tk_err err = TK_ERR_INIT;
+	enum tk_memtl_format fmt;
+
+	if (!o->timeline)
+		return cmd_usage_error(ctx, "-o goes with --timeline");
+	if (!o->q.run_id)
+		return cmd_usage_error(ctx, "--timeline needs --run ID");
+	if (o->plot || o->ranks || o->limit || o->since_set || o->q.branch || o->po.nr_metrics ||
+	    o->x || o->po.baseline_branch)
+		return cmd_usage_error(ctx, "--timeline goes with --run, --format, -o and --width "
+				       "only");
+	if (o->output && o->format)
+		return cmd_usage_error(ctx, "--timeline takes -o or --format, not both");
+	if (o->output && tk_memtl_format_of(o->output, &fmt, &err))
+		return cmd_usage_error(ctx, "%s", err.msg);
+	if (o->format && tk_memtl_format_named(o->format, &fmt, &err))
+		return cmd_usage_error(ctx, "%s", err.msg);
+	return 0;
+}
+
+/* --run ID --timeline: the samples, or the picture. Returns an exit code. */
+static int history_timeline(struct history_opts *o, struct tk_store *store)
+{
+	struct tk_err err = TK_ERR_INIT;
+	enum tk_memtl_format fmt = TK_MEMTL_TABLE;
+	struct tk_run run;
+	int ret;
+
+	tk_run_init(&run);
+	ret = tk_memtl_load(store, o->q.run_id, &run, &err);
+	if (!ret && o->output)
+		ret = tk_memtl_write_path(&run, o->output, (double)o->width, &err);
+	else if (!ret && (!o->format || !tk_memtl_format_named(o->format, &fmt, &err)))
+		ret = tk_memtl_write(&run, fmt, (double)o->width, stdout, &err);
+	tk_run_release(&run);
+	return ret ? cmd_fail(&err) : 0;
+}
 
 /* Returns 0, or the exit code of a usage error. */
 static int parse_options(int argc, char **argv, struct cmd_ctx *ctx,
@@ -163,6 +218,8 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx,
 		return cmd_usage_error(ctx, "unexpected argument '%s'", argv[0]);
 	o->q.keys = o->keys.v;
 	o->q.limit = o->limit;
+	if (o->timeline || o->output)
+		return timeline_options(ctx, o);
 	o->po.x = o->x;
 	o->po.width = (double)o->width;
 	if (!o->plot && (o->po.nr_metrics || o->po.x || o->po.baseline_branch || o->po.width))
@@ -322,6 +379,10 @@ int cmd_history(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (o.plot) {
 		ret = history_plot(ctx, &o, store, url.buf);
+		goto out;
+	}
+	if (o.timeline) {
+		ret = history_timeline(&o, store);
 		goto out;
 	}
 	ret = tk_histsink_write_query(store, &o.q, o.format, o.ranks, stdout, &empty, &err);

@@ -180,6 +180,8 @@ static const struct cmd_option options[] = {
 		     "else cpu)"),
 	OPT_FLAG(0, "no-demangle", O, st.profiler.no_demangle, "keep the profiles' frame names "
 		 "raw (C++/Rust mangled, name@@GLIBC_2.34); see docs/importers.md"),
+	OPT_FLAG(0, "no-timeline", O, st.no_timeline, "keep no memory timeline of the run "
+		 "(sampled every 10 ms at first, at most 2048 points)"),
 	OPT_FLAG(0, "sacct", O, st.sacct, "keep sacct's figures of the job's steps (automatic "
 		 "inside an allocation, except with --per-rank)"),
 	OPT_END(),

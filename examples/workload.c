@@ -4,6 +4,9 @@
  * memory, CPU and process shapes are known exactly.
  *
  *   workload touch MIB [HOLD_S]        allocate and touch MIB, hold it
+ *   workload ramp MIB STEPS S [HOLD_S] allocate and touch MIB in STEPS equal
+ *                                      steps spread over S seconds, free it
+ *                                      all, and live on HOLD_S (0.5)
  *   workload fork N MIB [HOLD_S]       N children each hold MIB at once
  *   workload daemon MIB [HOLD_S]       double-fork: the grandchild outlives
  *                                      its parent and holds MIB
@@ -75,6 +78,28 @@ static char *touch(double mib)
 	for (i = 0; i < len; i += (size_t)page)
 		p[i] = (char)i;
 	return p;
+}
+
+static int cmd_ramp(double mib, int steps, double seconds, double hold)
+{
+	char **parts;
+	int i;
+
+	if (steps < 1 || steps > 10000)
+		die("STEPS must be 1..10000");
+	parts = calloc((size_t)steps, sizeof(*parts));
+	if (!parts)
+		die("cannot allocate");
+	for (i = 0; i < steps; i++) {
+		parts[i] = touch(mib / steps);
+		nap(seconds / steps);
+	}
+	for (i = 0; i < steps; i++)
+		if (parts[i])
+			munmap(parts[i], (size_t)(mib / steps * 1024 * 1024));
+	free(parts);
+	nap(hold);
+	return 0;
 }
 
 static double spin(double seconds)
@@ -282,6 +307,9 @@ int main(int argc, char **argv)
 		nap(argc > 3 ? num(argv[3]) : 0.2);
 		return 0;
 	}
+	if (!strcmp(cmd, "ramp") && argc >= 5)
+		return cmd_ramp(num(argv[2]), (int)num(argv[3]), num(argv[4]),
+				argc > 5 ? num(argv[5]) : 0.5);
 	if (!strcmp(cmd, "fork") && argc >= 4)
 		return cmd_fork((int)num(argv[2]), num(argv[3]), argc > 4 ? num(argv[4]) : 1.0);
 	if (!strcmp(cmd, "daemon") && argc >= 3)
@@ -321,7 +349,8 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "model") && (argc == 4 || argc == 5))
 		return cmd_model((int)num(argv[2]), num(argv[3]), argc == 5 ? argv[4] : NULL);
 	fprintf(stderr,
-		"usage: workload touch MIB [HOLD_S] | fork N MIB [HOLD_S] | daemon MIB [HOLD_S]\n"
+		"usage: workload touch MIB [HOLD_S] | ramp MIB STEPS S [HOLD_S]\n"
+		"       | fork N MIB [HOLD_S] | daemon MIB [HOLD_S]\n"
 		"       | spin S | cpu S FILE | sleep S | exit CODE | signal NAME\n"
 		"       | trap-term FILE S\n"
 		"       | ignore-term S | model STEPS MIB [PROFILE]\n");

@@ -99,4 +99,27 @@ test_expect_success 'a job that cannot be started: 127, and no cgroup left behin
 	if test -n "$mnt"; then ! ls -d "$mnt"/tracker-job-$(cat tracker.pid)-* 2>/dev/null; fi
 '
 
+command -v jq >/dev/null 2>&1 && test_set_prereq JQ
+
+# The timeline reads the job cgroup's memory.current: there when the
+# memory controller is enabled for it (cgroup v2 alone), not in a hybrid
+# setup whose memory controller is v1's; the timeline says which.
+test_expect_success JOBCG,JQ 'the memory timeline has the job cgroup'"'"'s memory where it has memory.current' '
+	tracker run -q --key cgmem --db db.sqlite --artifacts art -- sh -c \
+		"f=$mnt\$(sed -n s/^0:://p /proc/self/cgroup)/memory.current; \
+		 if test -f \$f; then echo yes; else echo no; fi >has.current; \
+		 \"$WORKLOAD\" ramp 100 4 0.4 0.1" &&
+	id=$(tracker history --db db.sqlite --key cgmem --format csv | sed -n "2s/,.*//p") &&
+	tracker history --db db.sqlite --run "$id" --timeline --format json >tl.json &&
+	echo "memory.current in the job'"'"'s cgroup: $(cat has.current)" &&
+	if test "$(cat has.current)" = yes; then
+		test "$(jq .has_cgroup tl.json)" = true &&
+		# the cgroup holds the job'"'"'s memory: at least the 100 MiB it touched
+		test "$(jq "[.samples[].cgroup_bytes] | max >= 100 * 1048576" tl.json)" = true
+	else
+		test "$(jq .has_cgroup tl.json)" = false &&
+		test "$(jq "[.samples[] | select(.cgroup_bytes)] | length" tl.json)" = 0
+	fi
+'
+
 test_done

@@ -245,10 +245,10 @@ test_expect_success 'a function under a profile'"'"'s cut: below_floor, with the
 test_expect_success SQLITE3 'a database of schema 7 is migrated and backfilled' '
 	sqlite3 v7.db "PRAGMA user_version" >/dev/null &&
 	cp h.db v7.db &&
-	sqlite3 v7.db "DROP TABLE frame_totals; ALTER TABLE profiles DROP COLUMN frames_floor; PRAGMA user_version = 7" &&
+	sqlite3 v7.db "DROP TABLE frame_totals; DROP TABLE timelines; ALTER TABLE profiles DROP COLUMN frames_floor; PRAGMA user_version = 7" &&
 	tracker backfill --db v7.db 2>bf &&
 	grep "12 filled" bf &&
-	test "$(sqlite3 v7.db "PRAGMA user_version")" = 8 &&
+	test "$(sqlite3 v7.db "PRAGMA user_version")" = 9 &&
 	tracker history --db v7.db --key model --frame radiation --format csv >v7.csv &&
 	test_cmp r.csv v7.csv
 '

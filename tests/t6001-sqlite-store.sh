@@ -17,10 +17,10 @@ test_expect_success '50 concurrent tracker run into one database all land' '
 	test $(tail -n +2 out | cut -d, -f1 | sort -u | wc -l) = 50
 '
 
-test_expect_success SQLITE3 'sqlite3 sees 50 rows, WAL mode, schema version 8, a sound file' '
+test_expect_success SQLITE3 'sqlite3 sees 50 rows, WAL mode, schema version 9, a sound file' '
 	test "$(sqlite3 conc.db "SELECT count(*) FROM runs")" = 50 &&
 	test "$(sqlite3 conc.db "PRAGMA journal_mode")" = wal &&
-	test "$(sqlite3 conc.db "PRAGMA user_version")" = 8 &&
+	test "$(sqlite3 conc.db "PRAGMA user_version")" = 9 &&
 	test "$(sqlite3 conc.db "PRAGMA integrity_check")" = ok &&
 	test "$(sqlite3 conc.db "SELECT count(*) FROM runs WHERE key = '"'"'k'"'"' AND status = '"'"'ok'"'"' AND record LIKE '"'"'{%'"'"'")" = 50
 '
@@ -64,7 +64,7 @@ test_expect_success SQLITE3 'an existing database of an older schema version is 
 	sqlite3 old.db "PRAGMA user_version = 0" &&
 	tracker history --db old.db --format csv >out &&
 	test $(wc -l <out) = 1 &&
-	test "$(sqlite3 old.db "PRAGMA user_version")" = 8
+	test "$(sqlite3 old.db "PRAGMA user_version")" = 9
 '
 
 # Schema version 3 as tracker 0.1 made it (plugins/store/sqlite.c,
@@ -116,7 +116,7 @@ test_expect_success SQLITE3 'a schema-3 database: stored runs and runs an older 
 	v3_insert v3.db "$FIXTURES/records/amip-staging-101.json" &&
 	v3_insert v3.db "$FIXTURES/records/amip-staging-102.json" &&
 	tracker history --db v3.db --format csv >/dev/null &&
-	test "$(sqlite3 v3.db "PRAGMA user_version")" = 8 &&
+	test "$(sqlite3 v3.db "PRAGMA user_version")" = 9 &&
 	test "$(sqlite3 v3.db "SELECT count(*) FROM runs WHERE tree_samples IS NULL")" = 0 &&
 	for f in amip-feature-103 ocean-release-104 ocean-staging-101; do
 		v3_insert v3.db "$FIXTURES/records/$f.json" || return 1

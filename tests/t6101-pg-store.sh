@@ -21,7 +21,7 @@ test_expect_success PG 'twice on one database: migrating again is a no-op, runs 
 	TRACKER_TEST_STORE_URL="$PG_URL" "$CONFORMANCE" >conf2.tap 2>&1 ||
 	{ cat conf2.tap; false; } &&
 	! grep "^not ok" conf2.tap &&
-	test "$(pg_sql -Atc "SELECT version FROM tracker_schema")" = 8 &&
+	test "$(pg_sql -Atc "SELECT version FROM tracker_schema")" = 9 &&
 	pg_sql -Atc "SELECT indexdef FROM pg_indexes WHERE indexname = '"'"'runs_key_started_cover'"'"'" >idx &&
 	grep "(key, started_at_us DESC, run_id) INCLUDE (branch, " idx
 '
@@ -125,6 +125,22 @@ test_expect_success PG 'push --from sqlite moves runs and profiles, idempotently
 	tracker flame --db "$PG_URL" --key mv3 -o mv3.folded &&
 	tracker flame --db src.db --key mv3 -o src3.folded &&
 	test_cmp src3.folded mv3.folded
+'
+
+test_expect_success PG 'a run'"'"'s memory timeline: stored by run and by push, read as from SQLite' '
+	tracker run -q --key pg-memory --db "$PG_URL" -- "$WORKLOAD" ramp 40 4 0.4 0.1 &&
+	id=$(tracker history --db "$PG_URL" --key pg-memory --format csv | sed -n "2s/,.*//p") &&
+	tracker history --db "$PG_URL" --run "$id" --timeline --format csv >pg-tl.csv &&
+	test $(wc -l <pg-tl.csv) -ge 20 &&
+	test "$(pg_sql -Atc "SELECT encoding, points > 10, record::jsonb #> '"'"'{run,timeline}'"'"' IS NULL FROM timelines JOIN runs USING (run_id) WHERE key = '"'"'pg-memory'"'"'")" = "tl1|t|t" &&
+	tracker run -q --key sq-memory --db sqlite:tl.db -- "$WORKLOAD" ramp 40 4 0.4 0.1 &&
+	id=$(tracker history --db tl.db --key sq-memory --format csv | sed -n "2s/,.*//p") &&
+	tracker push --from sqlite:tl.db --db "$PG_URL" 2>/dev/null &&
+	tracker history --db tl.db --run "$id" --timeline --format json >sq.json &&
+	tracker history --db "$PG_URL" --run "$id" --timeline --format json >pg.json &&
+	test_cmp sq.json pg.json &&
+	tracker history --db "$PG_URL" --run "$id" --timeline -o pg.svg &&
+	grep -q "<circle class=\"peak\"" pg.svg
 '
 
 test_expect_success PG 'history on a PostgreSQL database without tracker tables: exit 69, says so' '

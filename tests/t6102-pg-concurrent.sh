@@ -64,7 +64,7 @@ test_expect_success PG '100 concurrent runs into a fresh PostgreSQL database' '
 	many "$PG_URL" &&
 	check "$PG_URL" &&
 	test "$(pg_sql -Atc "SELECT count(*), count(DISTINCT run_id) FROM runs")" = "$N|$N" &&
-	test "$(pg_sql -Atc "SELECT version FROM tracker_schema")" = 8
+	test "$(pg_sql -Atc "SELECT version FROM tracker_schema")" = 9
 '
 
 test_done

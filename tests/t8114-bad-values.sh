@@ -33,7 +33,7 @@ test_expect_success 'push: each bad record refused and named, kept; the good one
 	test_expect_code 65 tracker push --db db.sqlite --remove in 2>err &&
 	cat err &&
 	grep "in/huge-wall.json.*walltime_s is 1e+308, not a finite number of seconds up to 1e+08" err &&
-	grep "in/late.json.*started_at_us is 9223372036854775807, not a time from 1990 to 2200" err &&
+	grep "in/late.json.*started_at_us is 9223372036854775807, not a time from 1970 to 2200" err &&
 	grep "in/early.json.*started_at_us is -9223372036854775808" err &&
 	grep "in/exit.json.*exit_code is 99999, not an exit status (-1 to 255)" err &&
 	grep "in/rss.json.*maxrss_bytes is 9223372036854775807, not a size up to 1125899906842624" err &&

@@ -108,6 +108,7 @@ int tk_runstep_run(struct tk_runstep *st, char *const *argv, struct tk_job_resul
 	tk_bundle_expand_paths(&st->bundle, tk_ranks_task_rank(&st->run));
 	st->jo.argv = argv;
 	st->jo.timeout_s = st->timeout_s > 0 ? st->timeout_s : 0;
+	st->jo.timeline = st->no_timeline ? NULL : &st->run.timeline;
 	st->rec.quiet = st->quiet;
 	if (!st->no_record)
 		tk_recorder_hook(&st->rec, &st->run, &st->jo);

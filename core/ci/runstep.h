@@ -47,6 +47,7 @@ struct tk_runstep {
 	int quiet;                   /* no notes; the profiler and recorder say less */
 	int per_rank;                /* one rank of an MPI job under srun */
 	int sacct;                   /* ask sacct even with per_rank */
+	int no_timeline;             /* keep no memory timeline (run.timeline) */
 	void (*warn)(void *data, const char *msg);
 	void (*note)(void *data, const char *msg);
 	void *data;

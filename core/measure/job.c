@@ -21,6 +21,7 @@ extern char **environ;
 #include "core/measure/proctree.h"
 #include "core/base/timeutil.h"
 #include "core/measure/jobcg.h"
+#include "core/measure/memsampler.h"
 #include "core/measure/watchdog.h"
 #include "core/base/banned.h"
 
@@ -47,6 +48,7 @@ struct job {
 	struct tk_watchdog own_wd;
 	struct tk_watchdog *wd;
 	struct tk_jobcg jobcg; /* the job's own cgroup; dir "" if none */
+	struct tk_memsampler mem; /* the memory timeline, when the caller keeps one */
 };
 
 /* ---- cgroup v2 ---- */
@@ -110,6 +112,20 @@ static int64_t cgroup_peak(struct job *j)
 	return v;
 }
 
+/* The timeline reads the memory of the job's own cgroup, else of the one
+ * that held only us (cgroup_detect's memory.peak's directory). */
+static void timeline_start(struct job *j)
+{
+	struct tk_buf dir = TK_BUF_INIT;
+
+	if (j->jobcg.dir[0])
+		tk_buf_adds(&dir, j->jobcg.dir);
+	else if (j->cgroup.len)
+		tk_buf_add(&dir, j->cgroup.buf, (size_t)(strrchr(j->cgroup.buf, '/') - j->cgroup.buf));
+	tk_memsampler_init(&j->mem, j->o->timeline, dir.buf);
+	tk_buf_release(&dir);
+}
+
 /* ---- supervision ---- */
 
 static double tv_s(struct timeval tv)
@@ -158,9 +174,10 @@ static int reap(struct job *j)
 static double sample(struct job *j, double now)
 {
 	struct tk_tree_sample s;
-	double cost, interval, cpu0 = tk_thread_cpu_s();
+	double cost, interval, timeline = 1e9, cpu0 = tk_thread_cpu_s();
 
 	if (tk_proctree_sample(&j->tree, &s) == 0) {
+		timeline = tk_memsampler_add(&j->mem, now - j->t0, s.rss_bytes);
 		tk_watchdog_pids(j->wd, j->tree.pids, j->tree.nr);
 		if (s.rss_bytes > j->r->tree_rss_bytes)
 			j->r->tree_rss_bytes = s.rss_bytes;
@@ -178,6 +195,8 @@ static double sample(struct job *j, double now)
 		interval = FIRST_INTERVAL_S;
 	if (interval > MAX_INTERVAL_S)
 		interval = MAX_INTERVAL_S;
+	if (interval > timeline)
+		interval = timeline;
 	if (interval < COST_FACTOR * cost)
 		interval = COST_FACTOR * cost;
 	return now + interval;
@@ -607,6 +626,7 @@ int tk_job_run(const struct tk_job_opts *o, struct tk_job_result *r,
 	cgroup_detect(&j);
 	if (tk_jobcg_create(&j.jobcg) == 0)
 		tk_watchdog_cgroup(j.wd, j.jobcg.dir);
+	timeline_start(&j);
 	tk_proctree_init(&j.tree, getpid());
 	tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 	j.tty = tty;

@@ -63,6 +63,7 @@
 
 #include "core/base/err.h"
 #include "core/model/run.h"
+#include "core/model/timeline.h"
 #include "core/measure/watchdog.h"
 
 struct tk_job_result {
@@ -125,6 +126,13 @@ struct tk_job_opts {
 	struct tk_watchdog *watchdog;
 	void (*tick)(void *hook_data);
 	void *hook_data;
+	/*
+	 * The memory timeline to keep (core/measure/memsampler.h): cleared,
+	 * then filled while the job runs, and the tree is sampled at least
+	 * as often as it asks. NULL: none, and the samples are as sparse as
+	 * the peaks alone need.
+	 */
+	struct tk_timeline *timeline;
 };
 
 #define TK_JOB_TICK_S 0.1

@@ -153,6 +153,22 @@ static json_t *slurm_json(const struct tk_run *r)
 	return o;
 }
 
+static json_t *timeline_json(const struct tk_run *r)
+{
+	const struct tk_timeline *tl = &r->timeline;
+	struct tk_buf data = TK_BUF_INIT;
+	json_t *o = json_object();
+
+	tk_timeline_encode(tl, &data);
+	put_str(o, "encoding", TK_TIMELINE_ENCODING);
+	put_int(o, "interval_ms", tl->interval_ms > 0 ? tl->interval_ms : -1);
+	put_int(o, "points", (int64_t)tl->nr);
+	put_int(o, "peak_rss_bytes", tl->p[tk_timeline_peak(tl)].rss_bytes);
+	json_object_set_new(o, "data", json_stringn(data.buf, data.len));
+	tk_buf_release(&data);
+	return o;
+}
+
 static json_t *profiles_json(const struct tk_run *r)
 {
 	json_t *a = json_array();
@@ -204,6 +220,10 @@ static void put_part(json_t *o, const struct tk_run *r, enum tk_run_field_id id)
 		if (r->slurm.nr)
 			json_object_set_new(o, name, slurm_json(r));
 		break;
+	case TK_RF_TIMELINE:
+		if (r->timeline.nr)
+			json_object_set_new(o, name, timeline_json(r));
+		break;
 	case TK_RF_AGENT_TAGS:
 		json_object_set_new(o, name, kvlist_json(&r->ci.agent_tags));
 		break;
@@ -243,6 +263,7 @@ struct jw {
 	struct tk_buf *b;
 	struct tk_buf tmp;
 	int first; /* no comma before the next member */
+	int no_timeline;
 };
 
 /* jansson's dump_string without flags: quote, backslash and control
@@ -468,6 +489,23 @@ static void jw_slurm(struct jw *w, const struct tk_run *r)
 	jw_close(w, ']');
 }
 
+/* timeline_json's members, in its order. */
+static void jw_timeline(struct jw *w, const struct tk_run *r)
+{
+	const struct tk_timeline *tl = &r->timeline;
+
+	tk_buf_reset(&w->tmp);
+	tk_timeline_encode(tl, &w->tmp);
+	jw_open(w, '{');
+	jw_str(w, "encoding", TK_TIMELINE_ENCODING);
+	jw_int(w, "interval_ms", tl->interval_ms > 0 ? tl->interval_ms : -1);
+	jw_int(w, "points", (int64_t)tl->nr);
+	jw_int(w, "peak_rss_bytes", tl->p[tk_timeline_peak(tl)].rss_bytes);
+	jw_key(w, "data");
+	jw_escaped(w->b, w->tmp.buf, w->tmp.len);
+	jw_close(w, '}');
+}
+
 static void jw_profiles(struct jw *w, const struct tk_run *r)
 {
 	size_t i;
@@ -533,6 +571,12 @@ static void jw_part(struct jw *w, const struct tk_run *r, enum tk_run_field_id i
 			jw_close(w, '}');
 		}
 		break;
+	case TK_RF_TIMELINE:
+		if (r->timeline.nr && !w->no_timeline) {
+			jw_key(w, name);
+			jw_timeline(w, r);
+		}
+		break;
 	case TK_RF_AGENT_TAGS:
 		jw_kvlist(w, name, &r->ci.agent_tags);
 		break;
@@ -559,9 +603,9 @@ static void jw_object(struct jw *w, const struct tk_run *r, enum tk_rf_place pla
 }
 
 /* The members and their order are tk_run_to_json's. */
-static void write_compact(const struct tk_run *r, struct tk_buf *out)
+static void write_compact(const struct tk_run *r, unsigned flags, struct tk_buf *out)
 {
-	struct jw w = { out, TK_BUF_INIT, 1 };
+	struct jw w = { out, TK_BUF_INIT, 1, (flags & TK_RUN_JSON_NO_TIMELINE) != 0 };
 
 	jw_open(&w, '{');
 	jw_str(&w, "format", "tracker-run");
@@ -586,10 +630,12 @@ int tk_run_to_json_flags(const struct tk_run *r, unsigned flags, struct tk_buf *
 	char *text;
 
 	if (flags & TK_RUN_JSON_COMPACT) {
-		write_compact(r, out);
+		write_compact(r, flags, out);
 		return 0;
 	}
 	o = object_json(r, TK_RF_IN_RUN);
+	if (flags & TK_RUN_JSON_NO_TIMELINE)
+		json_object_del(o, tk_run_fields[TK_RF_TIMELINE].name);
 	if (flags & TK_RUN_JSON_RUN) {
 		doc = o;
 	} else {
@@ -806,6 +852,42 @@ static void read_slurm(struct reader *rd, json_t *o, struct tk_run *r)
 	tk_sacct_finish(&r->slurm);
 }
 
+/* The points from the compact form; "points" must agree with them. */
+static void read_timeline(struct reader *rd, json_t *o, struct tk_run *r)
+{
+	json_t *v = json_object_get(o, "timeline"), *data;
+	char *encoding = NULL;
+	int64_t points = -1, interval = -1;
+	struct tk_err derr = TK_ERR_INIT;
+
+	if (!v || json_is_null(v))
+		return;
+	if (!json_is_object(v)) {
+		bad_field(rd, "timeline", "an object");
+		return;
+	}
+	get_str(rd, v, "encoding", &encoding);
+	get_int(rd, v, "points", &points);
+	get_int(rd, v, "interval_ms", &interval);
+	data = json_object_get(v, "data");
+	if (!rd->failed && (!encoding || strcmp(encoding, TK_TIMELINE_ENCODING) ||
+			    !json_is_string(data)))
+		bad_field(rd, "timeline", "an object with encoding \"" TK_TIMELINE_ENCODING
+			  "\" and a data string");
+	free(encoding);
+	if (rd->failed)
+		return;
+	if (tk_timeline_decode(json_string_value(data), json_string_length(data), &r->timeline,
+			       &derr) ||
+	    (points >= 0 && (size_t)points != r->timeline.nr)) {
+		tk_timeline_release(&r->timeline);
+		bad_field(rd, "timeline", "points of the compact form (" TK_TIMELINE_ENCODING
+			  "), as many as it says");
+		return;
+	}
+	r->timeline.interval_ms = interval > 0 ? interval : 0;
+}
+
 static void read_argv(struct reader *rd, json_t *o, struct tk_run *r)
 {
 	json_t *a = json_object_get(o, "argv");
@@ -910,6 +992,9 @@ static void read_part(struct reader *rd, json_t *o, enum tk_run_field_id id,
 		break;
 	case TK_RF_SLURM:
 		read_slurm(rd, o, r);
+		break;
+	case TK_RF_TIMELINE:
+		read_timeline(rd, o, r);
 		break;
 	case TK_RF_AGENT_TAGS:
 		get_kv(rd, o, name, &r->ci.agent_tags);

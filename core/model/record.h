@@ -37,11 +37,19 @@ int tk_run_to_json(const struct tk_run *r, struct tk_buf *out, struct tk_err *er
  *   re-dumping the pretty form compactly gives;
  * - TK_RUN_JSON_RUN writes only the "run" object, pretty-printed as in
  *   the document but from the left margin and without a final newline
- *   (what `tracker history --format json` lists).
+ *   (what `tracker history --format json` lists);
+ * - TK_RUN_JSON_NO_TIMELINE leaves the memory timeline out (the stores
+ *   keep it in a table of its own).
+ *
+ * The record's "timeline" object is {"encoding": "tl1", "interval_ms":
+ * N, "points": N, "peak_rss_bytes": N, "data": "..."}, data the compact
+ * form of core/model/timeline.h; the reader takes encoding and data and
+ * checks points against them.
  */
 enum {
 	TK_RUN_JSON_COMPACT = 1 << 0,
 	TK_RUN_JSON_RUN = 1 << 1,
+	TK_RUN_JSON_NO_TIMELINE = 1 << 2,
 };
 int tk_run_to_json_flags(const struct tk_run *r, unsigned flags, struct tk_buf *out,
 			 struct tk_err *err);

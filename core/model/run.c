@@ -112,6 +112,7 @@ void tk_run_release(struct tk_run *r)
 	free(r->tracker_version);
 	free(r->rank_group);
 	tk_sacct_release(&r->slurm);
+	tk_timeline_release(&r->timeline);
 	free(r->machine_class);
 	tk_run_init(r);
 }

@@ -17,6 +17,7 @@
 #include "core/base/kvlist.h"
 #include "core/model/context.h"
 #include "core/model/slurm.h"
+#include "core/model/timeline.h"
 
 enum tk_run_status {
 	TK_RUN_OK,        /* exited 0 */
@@ -89,6 +90,12 @@ struct tk_run {
 	 * when there was none. slurm.maxrss_bytes is the run's SLURM memory.
 	 */
 	struct tk_sacct slurm;
+	/*
+	 * The memory timeline tracker run kept (core/model/timeline.h), the
+	 * record's "timeline" object; no points when none was kept. The
+	 * stores keep it in a table of its own, not in `record`.
+	 */
+	struct tk_timeline timeline;
 };
 
 /* Appends a profile attachment (copies of the strings). */

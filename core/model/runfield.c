@@ -50,6 +50,7 @@ const struct tk_run_field tk_run_fields[TK_RF_NR] = {
 	PART(CI, "ci", RUN),
 	PART(PROFILES, "profiles", RUN),
 	PART(SLURM, "slurm", RUN),
+	PART(TIMELINE, "timeline", RUN),
 	F(TRACKER_VERSION, "tracker_version", RUN, STR, 0, RUN(tracker_version),
 	  SUM(tracker_version)),
 
@@ -171,7 +172,7 @@ int tk_run_summary_check(const struct tk_run_summary *s, struct tk_buf *why)
 	    bad_int("tree_samples", s->tree_samples, INT64_MIN, INT64_C(1) << 40, "a count", why))
 		return -1;
 	if (bad_int("started_at_us", s->started_at_us, TK_RUN_MIN_START_US, TK_RUN_MAX_START_US,
-		    "a time from 1990 to 2200 in microseconds", why) ||
+		    "a time from 1970 to 2200 in microseconds", why) ||
 	    bad_int("exit_code", s->exit_code, unknown, 255, "an exit status", why) ||
 	    bad_int("signal", s->term_signal, 0, 127, "a signal number", why) ||
 	    bad_int("rank", s->rank, unknown, TK_RUN_MAX_TASKS, "a rank", why) ||

@@ -16,7 +16,7 @@
  * tests/unit/t-runfield checks every entry through all of these.
  *
  * The structured parts of the record (argv, tags, agent tags, profiles,
- * the slurm object) are entries too, of type TK_RFT_PART: they hold their
+ * the slurm object, the memory timeline) are entries too, of type TK_RFT_PART: they hold their
  * place in the record's order, and the record's code writes and reads
  * them. The entries are in the order of the record file: the run
  * object's members, then run.ci's, then run.slurm's.
@@ -55,6 +55,7 @@ enum tk_run_field_id {
 	TK_RF_CI,
 	TK_RF_PROFILES,
 	TK_RF_SLURM,
+	TK_RF_TIMELINE,
 	TK_RF_TRACKER_VERSION,
 	/* run.ci */
 	TK_RF_PROVIDER,
@@ -182,7 +183,7 @@ void tk_run_summarize(const struct tk_run *r, struct tk_run_summary *out);
  */
 #define TK_RUN_MAX_SECONDS 1e8                    /* 3.2 years */
 #define TK_RUN_MAX_BYTES (INT64_C(1) << 50)      /* 1 PiB */
-#define TK_RUN_MIN_START_US INT64_C(631152000000000)  /* 1990-01-01 */
+#define TK_RUN_MIN_START_US INT64_C(0)                /* 1970-01-01 */
 #define TK_RUN_MAX_START_US INT64_C(7258118400000000) /* 2200-01-01 */
 #define TK_RUN_MAX_TASKS (1 << 24)
 int tk_run_summary_check(const struct tk_run_summary *s, struct tk_buf *why);

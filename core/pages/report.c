@@ -22,6 +22,7 @@
 #include "core/base/fsutil.h"
 #include "core/base/reader.h"
 #include "core/pages/histplot.h"
+#include "core/pages/memtimeline.h"
 #include "core/pages/plotwrite.h"
 #include "core/model/profile.h"
 #include "core/store/profstore.h"
@@ -387,6 +388,38 @@ static void make_chart(struct tk_store *s, const struct tk_report_opts *o,
 	tk_buf_release(&path);
 }
 
+/* The current run's memory timeline; a run without one draws nothing. */
+static void make_timeline(struct tk_store *s, const struct tk_report_opts *o,
+			  const struct tk_check_result *cr, struct tk_report_key *k,
+			  struct tk_report *out)
+{
+	static const char *const exts[] = { "png", "html" };
+	struct tk_buf path = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_run run;
+	size_t i;
+	int ret;
+
+	if (!cr->nr_current)
+		return;
+	tk_run_init(&run);
+	ret = tk_memtl_load(s, cr->current[0].id, &run, &err);
+	for (i = 0; !ret && i < sizeof(exts) / sizeof(exts[0]); i++) {
+		tk_buf_reset(&path);
+		tk_buf_addf(&path, "%s/%s-memory.%s", o->dir, k->name, exts[i]);
+		/* the picture as wide as the history chart beside it */
+		ret = tk_memtl_write_path(&run, path.buf, i ? 0 : CHART_WIDTH, &err);
+		if (!ret)
+			add_file(out, "%s-memory.%s", k->name, exts[i]);
+	}
+	/* a run kept without a timeline is not a failure of the report */
+	if (ret && run.timeline.nr)
+		warn(o, "no memory timeline for '%s': %s", k->key, err.msg);
+	k->has_timeline = !ret;
+	tk_run_release(&run);
+	tk_buf_release(&path);
+}
+
 /* ---- diffs ---- */
 
 /*
@@ -584,8 +617,10 @@ static int add_entry(struct tk_store *s, const struct tk_report_opts *o,
 	take_check(k, cr);
 	keep_diffs(&dp, k);
 	out->count[k->verdict]++;
-	if (!o->no_charts)
+	if (!o->no_charts) {
 		make_chart(s, o, ci, h, cr, k, out);
+		make_timeline(s, o, cr, k, out);
+	}
 	k->check = out->nr_checks;
 	TK_ALLOC_GROW(out->checks, out->nr_checks + 1, out->alloc_checks);
 	out->checks[out->nr_checks++] = *cr; /* kept for verdicts.txt */

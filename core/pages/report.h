@@ -24,6 +24,9 @@
  *            <name>-<kind>-diff.html for each kind of profile that
  *            changed (tk_check_kind_changed), else for the first kind,
  *            as `tracker diff --key K --kind KIND` draws it.
+ *   memory   with the charts, the memory timeline of the key's current
+ *            run (the newest, core/pages/memtimeline.h), when it has one:
+ *            <name>-memory.png and <name>-memory.html.
  *   dashboard  with the charts, the dashboard of every key with runs in
  *            the last year (core/pages/dashboard.h) in DIR/dashboard/, linked
  *            from the summary.
@@ -128,6 +131,8 @@ struct tk_report_key {
 	struct tk_report_cell wall, rss;
 	const char *note;      /* static: why data is insufficient, or NULL */
 	int has_chart;         /* <name>.png and <name>.html written */
+	int has_timeline;      /* <name>-memory.png and .html: the current run's
+				  memory timeline (core/pages/memtimeline.h) */
 	/* The kinds of profile whose diff page <name>-<kind>-diff.html was
 	 * written: each that changed, else the first the check diffed. */
 	char **diff_kinds;

@@ -227,6 +227,11 @@ static void row(struct tk_buf *out, const struct md *m, const struct tk_report_k
 			add_link(out, m, "history", k->name, ".html");
 			sep = " · ";
 		}
+		if (k->has_timeline) {
+			tk_buf_adds(out, sep);
+			add_link(out, m, "memory", k->name, "-memory.html");
+			sep = " · ";
+		}
 		for (i = 0; i < k->nr_diff_kinds; i++) {
 			tk_buf_adds(out, sep);
 			diff_link(out, m, k, i);
@@ -522,6 +527,17 @@ void tk_report_html(const struct tk_report *r, struct tk_buf *out)
 		tk_buf_adds(out, ".html\"><img src=\"");
 		add_url_path(out, k->name);
 		tk_buf_adds(out, ".png\" alt=\"history of ");
+		tk_xml_text(out, k->key, TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
+		tk_buf_adds(out, "\"></a></figure>\n");
+		if (!k->has_timeline)
+			continue;
+		tk_buf_adds(out, "<figure><figcaption><b>");
+		key_text(out, &m, k);
+		tk_buf_adds(out, "</b>: memory of the current run</figcaption><a href=\"");
+		add_url_path(out, k->name);
+		tk_buf_adds(out, "-memory.html\"><img src=\"");
+		add_url_path(out, k->name);
+		tk_buf_adds(out, "-memory.png\" alt=\"memory of ");
 		tk_xml_text(out, k->key, TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
 		tk_buf_adds(out, "\"></a></figure>\n");
 	}

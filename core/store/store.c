@@ -117,18 +117,25 @@ void tk_store_close(struct tk_store *s)
 
 
 struct copy {
+	struct tk_store *src;
 	struct tk_store *dst;
 	struct tk_store_copy_stats *stats;
 	struct tk_err *err;
 	int failed; /* dst's error code, stored in err */
 };
 
+/* The run with its timeline, which query_runs leaves out. */
 static int copy_run(const struct tk_run *r, void *data)
 {
 	struct copy *c = data;
-	int inserted = 0;
+	struct tk_run with = *r;
+	int inserted = 0, found = 0;
 
-	c->failed = tk_store_put_run(c->dst, r, &inserted, c->err);
+	tk_timeline_init(&with.timeline);
+	c->failed = tk_store_get_timeline(c->src, r->id, &with.timeline, &found, c->err);
+	if (!c->failed)
+		c->failed = tk_store_put_run(c->dst, &with, &inserted, c->err);
+	tk_timeline_release(&with.timeline);
 	if (c->failed)
 		return 1;
 	c->stats->runs++;
@@ -150,7 +157,7 @@ static int copy_profile(const struct tk_profile_blob *b, void *data)
 int tk_store_copy(struct tk_store *src, struct tk_store *dst,
 		  struct tk_store_copy_stats *stats, struct tk_err *err)
 {
-	struct copy c = { dst, stats, err, 0 };
+	struct copy c = { src, dst, stats, err, 0 };
 	struct tk_profile_each each = { copy_profile, &c };
 	struct tk_run_query q;
 	int ret;
@@ -166,6 +173,24 @@ int tk_store_copy(struct tk_store *src, struct tk_store *dst,
 	if (ret > 0)
 		return c.failed;
 	return ret;
+}
+
+int tk_store_get_timeline(struct tk_store *s, const char *run_id, struct tk_timeline *out,
+			  int *found, struct tk_err *err)
+{
+	struct tk_store_timeline q = { run_id, out, 0 };
+	struct tk_err ignored = TK_ERR_INIT;
+	int ret;
+
+	*found = 0;
+	out->nr = 0;
+	ret = s->ops->ctrl(s, TK_STORE_CTRL_TIMELINE, &q, &ignored);
+	if (ret == TK_EUSAGE)
+		return 0; /* a backend that keeps none */
+	if (ret)
+		return tk_err_set(err, ret, "%s", ignored.msg);
+	*found = q.found;
+	return 0;
 }
 
 struct prefix_matches {

@@ -158,6 +158,9 @@ enum tk_store_ctrl {
 	 * key's frame totals once, in no particular order (the index by key
 	 * and name) */
 	TK_STORE_CTRL_FRAME_NAMES = 9,
+	/* arg: struct tk_store_timeline *: a run's memory timeline
+	 * (core/model/timeline.h), which query_runs does not read */
+	TK_STORE_CTRL_TIMELINE = 10,
 };
 
 /* One frame's totals in one profile. */
@@ -206,6 +209,12 @@ struct tk_store_frame_names {
 	const char *key;                             /* in */
 	int (*fn)(const char *name, void *data);     /* in; non-zero stops */
 	void *data;
+};
+
+struct tk_store_timeline {
+	const char *run_id;      /* in */
+	struct tk_timeline *out; /* in: replaced by the run's points */
+	int found;               /* out: 1 when the run has a timeline */
 };
 
 struct tk_store_keys {
@@ -400,7 +409,7 @@ int tk_store_open_reader(const char *url, struct tk_store **out, struct tk_err *
  * Copies every run of src into dst (put_run: idempotent, a complete run
  * replaces a partial one) and then every profile (put_profile, which
  * replaces one of the same kind), so copying twice stores everything
- * once. Counts what happened in *stats. Errors: src's or dst's, with
+ * once; a run's memory timeline goes with it. Counts what happened in *stats. Errors: src's or dst's, with
  * the message naming the database; what was copied before stays.
  */
 struct tk_store_copy_stats {
@@ -409,6 +418,15 @@ struct tk_store_copy_stats {
 
 int tk_store_copy(struct tk_store *src, struct tk_store *dst,
 		  struct tk_store_copy_stats *stats, struct tk_err *err);
+
+/*
+ * The memory timeline of run run_id (core/model/timeline.h) into out (its
+ * points replaced): *found 1 when the run has one, 0 when it has none,
+ * is not stored, or the store keeps no timelines. Store errors as the
+ * store gives them; TK_EDATA for a stored timeline that cannot be read.
+ */
+int tk_store_get_timeline(struct tk_store *s, const char *run_id, struct tk_timeline *out,
+			  int *found, struct tk_err *err);
 
 /* Closes s; NULL is fine. */
 void tk_store_close(struct tk_store *s);

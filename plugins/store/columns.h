@@ -502,7 +502,8 @@ static inline void run_row_fill(struct run_row *row, const struct tk_run *r,
 
 /*
  * What put_run does before it writes: *inserted (when given) cleared, r
- * checked (a valid run id, a key), its compact record added to record
+ * checked (a valid run id, a key), its compact record (without its
+ * timeline: plugins/store/timelines.h) added to record
  * (the pretty file form would double the table) and the INSERT to sql
  * (put_sql). 0, or TK_EDATA with err set.
  */
@@ -517,7 +518,8 @@ static inline int put_begin(const struct tk_run *r, int *inserted, int numbered,
 		return tk_err_set(err, TK_EDATA, "cannot store run: '%s' is not a run id", r->id);
 	if (!r->key || !*r->key)
 		return tk_err_set(err, TK_EDATA, "cannot store run %s: it has no key", r->id);
-	ret = tk_run_to_json_flags(r, TK_RUN_JSON_COMPACT, record, err);
+	ret = tk_run_to_json_flags(r, TK_RUN_JSON_COMPACT | TK_RUN_JSON_NO_TIMELINE, record,
+				   err);
 	if (ret)
 		return ret;
 	put_sql(sql, numbered);

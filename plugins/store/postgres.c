@@ -70,6 +70,7 @@
 #include "core/model/record.h"
 #include "core/base/timeutil.h"
 #include "plugins/store/columns.h"
+#include "plugins/store/timelines.h"
 #include "core/base/banned.h"
 
 #define RETRY_S 30
@@ -133,6 +134,9 @@ static const char *const migrations[] = {
 	"",
 	/* 8 (FRAMES_VERSION): frame totals (frame_totals_sql) */
 	"",
+	/* 9 (TIMELINE_VERSION): memory timelines, apart from the runs
+	 * (plugins/store/timelines.h) */
+	[TIMELINE_VERSION - 1] = TIMELINE_TABLE("TEXT COLLATE \"C\"", "BIGINT"),
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -916,11 +920,47 @@ static int put_unit(struct pg_store *st, void *data, struct tk_err *err)
 	return 0;
 }
 
+/*
+ * The run's INSERT (sql, its parameters in p) made one statement with
+ * its timeline's: the timeline row is written when the run's is, in the
+ * same statement, and the rows it counts are the runs written. data
+ * holds the compact form, which p borrows.
+ */
+static void with_timeline(const struct tk_run *r, struct tk_buf *sql, struct params *p,
+			  struct tk_buf *data)
+{
+	struct tk_buf put = TK_BUF_INIT;
+	int64_t peak;
+	int n = (int)NR_RUN_COLUMNS;
+
+	timeline_row(r, data, &peak);
+	tk_buf_addf(&put, "WITH ins AS (%s RETURNING run_id) INSERT INTO timelines (run_id,"
+		    " encoding, interval_ms, points, peak_rss_bytes, data, stored_at_us)"
+		    " SELECT run_id, $%d::text, $%d::bigint, $%d::bigint, $%d::bigint, $%d::text,"
+		    " $%d::bigint FROM ins ON CONFLICT (run_id) DO UPDATE SET"
+		    " encoding = excluded.encoding, interval_ms = excluded.interval_ms,"
+		    " points = excluded.points, peak_rss_bytes = excluded.peak_rss_bytes,"
+		    " data = excluded.data, stored_at_us = excluded.stored_at_us",
+		    sql->buf, n + 1, n + 2, n + 3, n + 4, n + 5, n + 6);
+	param_text(p, TK_TIMELINE_ENCODING);
+	if (r->timeline.interval_ms > 0)
+		param_num(p, "%lld", (long long)r->timeline.interval_ms);
+	else
+		param_text(p, NULL);
+	param_num(p, "%zu", r->timeline.nr);
+	param_num(p, "%lld", (long long)peak);
+	param_text(p, data->buf);
+	param_num(p, "%lld", (long long)tk_now_us());
+	tk_buf_reset(sql);
+	tk_buf_add(sql, put.buf, put.len);
+	tk_buf_release(&put);
+}
+
 static int pg_put_run(struct tk_store *s, const struct tk_run *r, int *inserted,
 		      struct tk_err *err)
 {
 	struct pg_store *st = from_base(s);
-	struct tk_buf record = TK_BUF_INIT, sql = TK_BUF_INIT;
+	struct tk_buf record = TK_BUF_INIT, sql = TK_BUF_INIT, tldata = TK_BUF_INIT;
 	struct params p;
 	struct put_arg a;
 	struct run_row row;
@@ -931,6 +971,8 @@ static int pg_put_run(struct tk_store *s, const struct tk_run *r, int *inserted,
 		params_init(&p);
 		run_row_fill(&row, r, record.buf, record.len);
 		run_row_write(&writer, &p, 1, &row);
+		if (r->timeline.nr && st->schema >= TIMELINE_VERSION)
+			with_timeline(r, &sql, &p, &tldata);
 		a.sql = sql.buf;
 		a.p = &p;
 		a.inserted = 0;
@@ -941,6 +983,7 @@ static int pg_put_run(struct tk_store *s, const struct tk_run *r, int *inserted,
 	}
 	tk_buf_release(&record);
 	tk_buf_release(&sql);
+	tk_buf_release(&tldata);
 	return ret;
 }
 
@@ -1208,6 +1251,41 @@ static int each_profile(struct pg_store *st, const struct tk_profile_each *each,
 		ret = each->fn(&b, each->data);
 	}
 	PQclear(a.res);
+	return ret;
+}
+
+/* A run's timeline; a database older than the table has none. */
+static int get_timeline(struct pg_store *st, struct tk_store_timeline *q, struct tk_err *err)
+{
+	struct query_arg a;
+	struct params p;
+	int ret;
+
+	q->found = 0;
+	q->out->nr = 0;
+	if (st->schema < TIMELINE_VERSION)
+		return 0;
+	params_init(&p);
+	param_text(&p, q->run_id);
+	a.sql = TIMELINE_GET_SQL("$1");
+	a.p = &p;
+	a.res = NULL;
+	ret = with_retry(st, query_unit, &a, err);
+	if (!ret && PQntuples(a.res) > 0) {
+		if (strcmp(PQgetvalue(a.res, 0, 0), TK_TIMELINE_ENCODING))
+			ret = tk_err_set(err, TK_EDATA, "memory timeline of an unknown encoding");
+		else
+			ret = tk_timeline_decode(PQgetvalue(a.res, 0, 2),
+						 (size_t)PQgetlength(a.res, 0, 2), q->out, err);
+		if (ret) {
+			tk_err_prefix(err, "database '%s' run %s", st->shown, q->run_id);
+		} else {
+			q->found = 1;
+			q->out->interval_ms = strtoll(PQgetvalue(a.res, 0, 1), NULL, 10);
+		}
+	}
+	PQclear(a.res);
+	params_release(&p);
 	return ret;
 }
 
@@ -1481,6 +1559,8 @@ static int pg_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err)
 		return frame_rows(st, arg, err);
 	case TK_STORE_CTRL_FRAME_NAMES:
 		return frame_names(st, arg, err);
+	case TK_STORE_CTRL_TIMELINE:
+		return get_timeline(st, arg, err);
 	}
 	return tk_err_set(err, TK_EUSAGE, "the postgres store has no operation %d", op);
 }

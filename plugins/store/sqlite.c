@@ -41,6 +41,7 @@
 #include "core/model/record.h"
 #include "core/base/timeutil.h"
 #include "plugins/store/columns.h"
+#include "plugins/store/timelines.h"
 #include "core/base/banned.h"
 
 /* How long a writer keeps trying to get the write lock, in all. */
@@ -133,6 +134,9 @@ static const char *const migrations[] = {
 	"",
 	/* 8 (FRAMES_VERSION): frame totals (frame_totals_sql) */
 	"",
+	/* 9 (TIMELINE_VERSION): memory timelines, apart from the runs
+	 * (plugins/store/timelines.h) */
+	[TIMELINE_VERSION - 1] = TIMELINE_TABLE("TEXT", "INTEGER"),
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -675,6 +679,37 @@ static void bind_run(sqlite3_stmt *stmt, const struct tk_run *r, const struct tk
 	run_row_write(&writer, stmt, 1, &row);
 }
 
+/* The run's timeline row, inside put_run's transaction. */
+static int put_timeline(struct sqlite_store *st, const struct tk_run *r, struct tk_err *err)
+{
+	struct tk_buf sql = TK_BUF_INIT, data = TK_BUF_INIT;
+	sqlite3_stmt *stmt = NULL;
+	int64_t peak;
+	int ret = 0;
+
+	timeline_put_sql(&sql, 0);
+	timeline_row(r, &data, &peak);
+	if (sqlite3_prepare_v2(st->db, sql.buf, (int)sql.len, &stmt, NULL) != SQLITE_OK) {
+		ret = db_error(st, err, "write to");
+		goto out;
+	}
+	sqlite3_bind_text(stmt, 1, r->id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, TK_TIMELINE_ENCODING, -1, SQLITE_STATIC);
+	if (r->timeline.interval_ms > 0)
+		sqlite3_bind_int64(stmt, 3, r->timeline.interval_ms);
+	sqlite3_bind_int64(stmt, 4, (sqlite3_int64)r->timeline.nr);
+	sqlite3_bind_int64(stmt, 5, peak);
+	sqlite3_bind_text(stmt, 6, data.buf, (int)data.len, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 7, tk_now_us());
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		ret = db_error(st, err, "write to");
+out:
+	sqlite3_finalize(stmt);
+	tk_buf_release(&sql);
+	tk_buf_release(&data);
+	return ret;
+}
+
 static int sqlite_put_run(struct tk_store *s, const struct tk_run *r,
 			  int *inserted, struct tk_err *err)
 {
@@ -703,6 +738,11 @@ static int sqlite_put_run(struct tk_store *s, const struct tk_run *r,
 		*inserted = sqlite3_changes(st->db) > 0;
 	sqlite3_finalize(stmt);
 	stmt = NULL;
+	if (sqlite3_changes(st->db) > 0 && r->timeline.nr && st->schema >= TIMELINE_VERSION) {
+		ret = put_timeline(st, r, err);
+		if (ret)
+			goto fail;
+	}
 	ret = commit(st, err);
 	if (ret && inserted)
 		*inserted = 0;
@@ -919,6 +959,47 @@ static int sqlite_get_profile(struct tk_store *s, const char *run_id, const char
 	else
 		ret = db_error(st, err, "read");
 	sqlite3_finalize(stmt);
+	return ret;
+}
+
+/* A database older than the table has no timelines. */
+static int get_timeline(struct sqlite_store *st, struct tk_store_timeline *q,
+			struct tk_err *err)
+{
+	sqlite3_stmt *stmt = NULL;
+	struct tk_buf name = TK_BUF_INIT;
+	int rc, ret = 0;
+
+	q->found = 0;
+	q->out->nr = 0;
+	if (st->schema < TIMELINE_VERSION)
+		return 0;
+	if (sqlite3_prepare_v2(st->db, TIMELINE_GET_SQL("?"), -1, &stmt, NULL) != SQLITE_OK)
+		return db_error(st, err, "read");
+	sqlite3_bind_text(stmt, 1, q->run_id, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		const char *enc = (const char *)sqlite3_column_text(stmt, 0);
+		const char *data = (const char *)sqlite3_column_text(stmt, 2);
+		size_t len = (size_t)sqlite3_column_bytes(stmt, 2);
+
+		if (!enc || strcmp(enc, TK_TIMELINE_ENCODING) || !data)
+			ret = tk_err_set(err, TK_EDATA, "database '%s' run %s: memory timeline of "
+					 "an unknown encoding", st->path, q->run_id);
+		else
+			ret = tk_timeline_decode(data, len, q->out, err);
+		if (ret) {
+			tk_buf_addf(&name, "database '%s' run %s: %s", st->path, q->run_id, err->msg);
+			tk_err_set(err, TK_EDATA, "%s", name.buf);
+		} else {
+			q->found = 1;
+			q->out->interval_ms = sqlite3_column_int64(stmt, 1);
+		}
+	}
+	sqlite3_finalize(stmt);
+	tk_buf_release(&name);
+	if (!ret && rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(st, err, "read");
 	return ret;
 }
 
@@ -1213,6 +1294,8 @@ static int sqlite_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err
 		return frame_rows(st, arg, err);
 	case TK_STORE_CTRL_FRAME_NAMES:
 		return frame_names(st, arg, err);
+	case TK_STORE_CTRL_TIMELINE:
+		return get_timeline(st, arg, err);
 	}
 	return tk_err_set(err, TK_EUSAGE, "the sqlite store has no operation %d", op);
 }

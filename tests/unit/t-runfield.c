@@ -188,6 +188,9 @@ static void full_run(struct tk_run *r)
 	tk_sacct_add(&r->slurm, &st);
 	tk_sacct_finish(&r->slurm);
 	tk_run_add_profile(r, "cpu", "samples", "folded", "p.tkpf");
+	tk_timeline_add(&r->timeline, 12, 2 << 20, -1);
+	tk_timeline_add(&r->timeline, 25, 3 << 20, -1);
+	r->timeline.interval_ms = 10;
 }
 
 /* The member of the record's JSON that holds field f, or NULL. */

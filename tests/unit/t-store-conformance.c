@@ -770,6 +770,61 @@ static void test_frames(struct tk_store *s)
 
 static char tmpdir[] = "/tmp/t-store-conformance.XXXXXX";
 
+/*
+ * A run's memory timeline: kept in the store's own table, not in the
+ * record; a run stored again keeps the first timeline; a partial run's
+ * timeline is replaced with the complete run; runs without one have none.
+ */
+static void test_timeline(struct tk_store *s)
+{
+	struct collect c = { TK_BUF_INIT, TK_BUF_INIT, TK_BUF_INIT, 0 };
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_timeline got;
+	struct tk_run_query q;
+	struct tk_run r;
+	int inserted, found = -1, i;
+
+	tk_timeline_init(&got);
+	make_run(&r, 300, keys[1], "memory", 1650000000000000LL);
+	r.partial = 1;
+	r.status = TK_RUN_CANCELLED;
+	r.timeline.interval_ms = 10;
+	tk_timeline_add(&r.timeline, 8, 1 << 20, -1);
+	is_int(tk_store_put_run(s, &r, &inserted, &err), 0, "put a partial run with a timeline");
+	is_int(tk_store_get_timeline(s, r.id, &got, &found, &err), 0, "read its timeline");
+	ok(found && got.nr == 1 && got.p[0].rss_bytes == 1 << 20, "the partial run's point");
+	r.partial = 0;
+	r.status = TK_RUN_OK;
+	r.timeline.nr = 0;
+	r.timeline.has_cgroup = 1;
+	r.timeline.interval_ms = 20;
+	for (i = 0; i < 3000; i++)
+		tk_timeline_add(&r.timeline, 10 * (i + 1), (int64_t)(i % 500) << 20,
+				(int64_t)(i % 700) << 20);
+	is_int(tk_store_put_run(s, &r, &inserted, &err), 0, "the complete run replaces it");
+	is_int(inserted, 1, "inserted");
+	is_int(tk_store_get_timeline(s, r.id, &got, &found, &err), 0, "read the timeline again");
+	ok(found && got.nr == 3000 && got.has_cgroup && got.interval_ms == 20,
+	   "the complete run's 3000 points, with the cgroup's, every 20 ms");
+	ok(got.nr == 3000 && got.p[2999].t_ms == 30000 && got.p[499].rss_bytes == 499LL << 20 &&
+	   got.p[699].cgroup_bytes == 699LL << 20, "point by point");
+	r.timeline.nr = 1;
+	is_int(tk_store_put_run(s, &r, &inserted, &err), 0, "put the complete run once more");
+	is_int(tk_store_get_timeline(s, r.id, &got, &found, &err), 0, "and read it");
+	is_int(got.nr, 3000, "a stored complete run keeps its timeline");
+	memset(&q, 0, sizeof(q));
+	q.run_id = r.id;
+	tk_store_query_runs(s, &q, full_fn, &c, &err);
+	ok(c.seen == 1 && !strstr(c.json.buf, "\"timeline\": {"),
+	   "query_runs leaves the timeline out of the run");
+	is_int(tk_store_get_timeline(s, "00000000-0000-4000-8000-000000000000", &got, &found,
+				     &err), 0, "a run that is not stored");
+	ok(!found && !got.nr, "has no timeline");
+	tk_run_release(&r);
+	tk_timeline_release(&got);
+	collect_release(&c);
+}
+
 int main(int argc, char **argv)
 {
 	struct tk_buf url = TK_BUF_INIT, cmd = TK_BUF_INIT;
@@ -816,6 +871,7 @@ int main(int argc, char **argv)
 	test_ranks(s);
 	test_profiles(s);
 	test_frames(s);
+	test_timeline(s);
 	tk_store_close(s);
 	is_int(tk_store_open_flags(url.buf, TK_STORE_NO_CREATE, &s, &err), 0,
 	       "reopen the existing store");

@@ -123,7 +123,7 @@ static void test_open_and_migrate(const char *url)
 		exit(1);
 	}
 	is_int(s->ops->ctrl(s, TK_STORE_CTRL_SCHEMA_VERSION, &v, &err), 0, "schema version ctrl");
-	is_int(v, 8, "schema version is 8");
+	is_int(v, 9, "schema version is 9");
 	is_int(s->ops->ctrl(s, TK_STORE_CTRL_JOURNAL_MODE, &mode, &err), 0, "journal mode ctrl");
 	is_str(mode, "wal", "local disk uses WAL");
 	is_str(s->warning, "", "no warning on a local disk");
@@ -132,7 +132,7 @@ static void test_open_and_migrate(const char *url)
 	is_int(tk_store_open(url, &s, &err), 0, "reopening migrates idempotently");
 	v = 0;
 	s->ops->ctrl(s, TK_STORE_CTRL_SCHEMA_VERSION, &v, &err);
-	is_int(v, 8, "still schema version 8");
+	is_int(v, 9, "still schema version 9");
 	tk_store_close(s);
 }
 
