@@ -84,7 +84,11 @@ test_expect_success CLIMATE 'alloc feature: the annotation names the function, i
 	R=tracker-artifacts/report &&
 	test -s $R/index.html &&
 	ls $R/model-*-alloc-diff.html &&
-	! ls $R/model-*-cpu-diff.html 2>/dev/null
+	# its CPU time is the machine'"'"'s (the allocator works more, and a busy
+	# make check slows it): a cpu diff may come, naming no function
+	! grep "^  - .*&lt;" agent.stdin.$A | grep -v "churn &lt;" &&
+	{ ! ls $R/model-*-cpu-diff.html 2>/dev/null ||
+	  grep -A1 "^- cpu profile" agent.stdin.$A | grep "no function moved beyond the noise"; }
 '
 
 test_expect_success CLIMATE 'cpu feature: check exits 1, naming cpu and spin <- advect_tracers' '

@@ -36,7 +36,7 @@ test_expect_success 'push: each bad record refused and named, kept; the good one
 	grep "in/late.json.*started_at_us is 9223372036854775807, not a time from 1970 to 2200" err &&
 	grep "in/early.json.*started_at_us is -9223372036854775808" err &&
 	grep "in/exit.json.*exit_code is 99999, not an exit status (-1 to 255)" err &&
-	grep "in/rss.json.*maxrss_bytes is 9223372036854775807, not a size up to 1125899906842624" err &&
+	grep "in/rss.json.*maxrss_bytes is 9223372036854775807, not a size up to 1152921504606846976" err &&
 	! test -e in/good.json &&
 	test "$(ls in | wc -l)" = 5 &&
 	test "$(tracker history --db db.sqlite --format csv | wc -l)" = 2

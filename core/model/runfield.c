@@ -92,11 +92,14 @@ void tk_run_summarize(const struct tk_run *r, struct tk_run_summary *out)
 
 	for (i = 0; i < TK_RF_NR; i++) {
 		const struct tk_run_field *f = &tk_run_fields[i];
-		const void *v = tk_run_field_cat(r, f);
-		void *to = (char *)(void *)out + f->summary;
+		const void *v;
+		void *to;
 
+		/* no pointer made from NO_SUMMARY's offset: it is past the struct */
 		if (f->summary == TK_RF_NO_SUMMARY)
 			continue;
+		v = tk_run_field_cat(r, f);
+		to = (char *)(void *)out + f->summary;
 		switch (f->type) {
 		case TK_RFT_UUID:
 			*(const char **)to = v;

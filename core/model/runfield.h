@@ -182,7 +182,7 @@ void tk_run_summarize(const struct tk_run *r, struct tk_run_summary *out);
  * seconds up to 1e+08").
  */
 #define TK_RUN_MAX_SECONDS 1e8                    /* 3.2 years */
-#define TK_RUN_MAX_BYTES (INT64_C(1) << 50)      /* 1 PiB */
+#define TK_RUN_MAX_BYTES (INT64_C(1) << 60)      /* 1 EiB */
 #define TK_RUN_MIN_START_US INT64_C(0)                /* 1970-01-01 */
 #define TK_RUN_MAX_START_US INT64_C(7258118400000000) /* 2200-01-01 */
 #define TK_RUN_MAX_TASKS (1 << 24)

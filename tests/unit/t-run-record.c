@@ -16,6 +16,7 @@
 #include "core/base/err.h"
 #include "core/model/run.h"
 #include "core/model/record.h"
+#include "core/model/runfield.h"
 #include "core/store/recorder.h"
 #include "tests/unit/tap.h"
 #include "core/base/banned.h"
@@ -213,8 +214,8 @@ static void test_roundtrip(void)
 	a.term_signal = 9;
 	a.status = TK_RUN_SIGNALED;
 	a.partial = 0;
-	a.walltime_s = 1e300;
-	a.user_s = DBL_MAX;
+	a.walltime_s = 98765432.123456789; /* under TK_RUN_MAX_SECONDS */
+	a.user_s = TK_RUN_MAX_SECONDS;
 	a.sys_s = 0;
 	a.cgroup_peak_bytes = -1;
 	a.ci.slurm_ntasks = -1;
@@ -222,6 +223,29 @@ static void test_roundtrip(void)
 	is_int(roundtrip(&a, &b, &json), 0, "a signalled record roundtrips");
 	same_run(&a, &b, "signalled");
 	tk_run_release(&b);
+
+	/* A figure no run can have is refused, naming it; a store reading its
+	 * own column takes it (its reader skips the row). */
+	a.walltime_s = 1e300;
+	a.user_s = DBL_MAX;
+	tk_buf_reset(&json);
+	{
+		struct tk_err e = TK_ERR_INIT;
+
+		ok(!tk_run_to_json(&a, &json, &e), "1e300 s encodes");
+		tk_run_init(&b);
+		is_int(tk_run_from_json(json.buf, json.len, "r.json", &b, &e), TK_EDATA,
+		       "and is refused as a record");
+		ok(strstr(e.msg, "invalid record 'r.json': walltime_s is 1e+300") != NULL,
+		   "naming the field: %s", e.msg);
+		tk_run_release(&b);
+		tk_run_init(&b);
+		tk_err_clear(&e);
+		is_int(tk_run_from_stored_json(json.buf, json.len, "r.json", &b, &e), 0,
+		       "a stored column of it still decodes");
+		ok(b.walltime_s == 1e300 && b.user_s == DBL_MAX, "exactly");
+		tk_run_release(&b);
+	}
 	tk_run_release(&a);
 
 	/* Nothing known but id and key: NULLs stay NULL, -1 stays -1. */

@@ -237,7 +237,8 @@ int main(void)
 				printf("#   jansson: %s\n#   direct:  %s\n", want.buf, got.buf);
 		} else if (r.key && *r.key) {
 			tk_run_init(&back);
-			if (!tk_run_from_json(got.buf, got.len, "random", &back, &err))
+			/* the codec: random figures are past a record's bounds */
+			if (!tk_run_from_stored_json(got.buf, got.len, "random", &back, &err))
 				parsed++;
 			tk_run_release(&back);
 		}
