@@ -207,7 +207,8 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff
 		d->ropts.render.top_n = (size_t)d->top;
 	if (d->out && !tk_diff_renderer_for_path(d->out))
 		return cmd_usage_error(ctx, "cannot tell the output format of '%s' from its "
-				       "extension (.html, .svg, .png, .pdf, .folded or .txt)", d->out);
+				       "extension (.html, .svg, .png, .pdf, .folded, .txt or .pb.gz)",
+				       d->out);
 	if (d->key) {
 		if (nr_args)
 			return cmd_usage_error(ctx, "two files or --key, not both");
