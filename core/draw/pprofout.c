@@ -125,8 +125,9 @@ static void type_names(enum tk_unit u, const char **type, const char **unit)
 		*unit = "count";
 		break;
 	default:
+		/* as Go writes CPU profiles; tracker reads it back as samples */
 		*type = "samples";
-		*unit = "samples";
+		*unit = "count";
 		break;
 	}
 }
@@ -163,8 +164,9 @@ static int write_tables(struct pw *w, const struct tk_profile *p, struct tk_err 
 		struct tk_buf line = TK_BUF_INIT;
 
 		put_uint(&w->sub, 1, i);
+		/* no system name: pprof takes a name that differs from it as
+		 * demangled already and keeps it whole, C++ templates and all */
 		put_uint(&w->sub, 2, (uint64_t)i + 2);
-		put_uint(&w->sub, 3, (uint64_t)i + 2);
 		ret = emit_sub(w, PROFILE_FUNCTION, err);
 		if (ret)
 			break;

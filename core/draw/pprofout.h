@@ -5,12 +5,14 @@
  * google/pprof's proto/profile.proto, gzip-compressed (what `pprof`,
  * `go tool pprof` and Go's runtime/pprof write).
  *
- * One sample type, from the unit: samples ("samples", "samples"),
+ * One sample type, from the unit: samples ("samples", "count", as Go
+ * writes them),
  * nanoseconds ("cpu", "nanoseconds"), bytes ("alloc_space", "bytes"),
  * count ("alloc_objects", "count"), also the period type (period 1) and
  * the default sample type. One Function and one Location per distinct
  * frame name (the name as tracker shows it: demangled unless the
- * profile was read with --no-demangle; no file, line 0, no mapping), and
+ * profile was read with --no-demangle; no system name, so pprof keeps
+ * it whole; no file, line 0, no mapping), and
  * one Sample per node with weight: its stack leaf first, as pprof wants.
  * pprof's values are integers: each weight is rounded to the nearest
  * one, and a node whose weight rounds to 0 has no sample.
