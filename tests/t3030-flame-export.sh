@@ -126,6 +126,24 @@ test_expect_success SPEEDSCOPE 'round trip through speedscope'"'"'s importer: it
 	test_cmp expect sp.folded
 '
 
+test_expect_success 'hostile names: pprof keeps every byte, speedscope stays valid JSON' '
+	{
+		echo "main;</script><script>alert(1)</script> 3"
+		echo "main;\\x3b semicolon and \\x0a newline 2"
+		printf "main;bad\\377\\376utf8 1\\n"
+		printf "main;line\\342\\200\\250sep 1\\n"
+		printf "main;%s 1\\n" "$(head -c 100000 /dev/zero | tr "\\0" A)"
+	} >hostile.folded &&
+	tracker flame hostile.folded -o hostile-in.folded &&
+	tracker flame hostile.folded -o h.pb.gz &&
+	tracker flame h.pb.gz -o h.folded &&
+	test_cmp hostile-in.folded h.folded &&
+	tracker flame hostile.folded -o h.speedscope.json &&
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1], encoding=\"utf-8\")); names=[f[\"name\"] for f in d[\"shared\"][\"frames\"]]; assert \"</script><script>alert(1)</script>\" in names; assert \"bad\\ufffd\\ufffdutf8\" in names, names[:4]" h.speedscope.json &&
+	tracker flame h.speedscope.json -o hs.folded &&
+	test $(wc -l <hs.folded) = 5
+'
+
 test_expect_success SQLITE3 'a stored profile exports the same way' '
 	tracker run -q --key k --db h.db --artifacts arts --profile-file prof.folded -- true &&
 	tracker flame --key k --db h.db -o k.pb.gz &&
