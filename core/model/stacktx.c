@@ -164,9 +164,11 @@ int tk_stacktx_apply(const struct tk_stacktx *t, const struct tk_profile *in,
 			map[i] = up;
 			continue;
 		}
-		if (!names[n->name])
+		if (!names[n->name]) {
 			names[n->name] = tk_profile_intern(out, in->names[n->name],
 							   in->name_lens[n->name]);
+			tk_profile_copy_category(out, names[n->name], in, n->name);
+		}
 		if (t->collapse_recursion && up != TK_PROFILE_ROOT &&
 		    out->nodes[up].name == names[n->name]) {
 			map[i] = up;

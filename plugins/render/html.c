@@ -59,6 +59,8 @@ static const char page_style[] =
 	".hide { visibility: hidden; }\n"
 	"#wrap { position: relative; background: linear-gradient(#eeeeee, #eeeeb0); }\n"
 	"#flame { position: sticky; top: 0; display: block; }\n"
+	"#legend { text-align: center; margin: 0 0 2px; }\n"
+	"#legend .swatch { display: inline-block; width: 11px; height: 11px; margin: 0 4px 0 14px; vertical-align: -1px; }\n"
 	"#views { display: flex; flex-wrap: wrap; gap: 16px; padding: 10px; }\n"
 	"#views .box { flex: 2 1 480px; min-width: 0; }\n"
 	"#views #top { flex: 3 1 640px; }\n"
@@ -94,6 +96,19 @@ static const char page_style[] =
  * Names go in with textContent and title only.
  */
 static const char page_views[] =
+	"/* The frame categories' legend, under the title (as the SVG's). */\n"
+	"if (legendItems.length) {\n"
+	"\tvar lg = document.createElement('p');\n"
+	"\tlg.id = 'legend';\n"
+	"\tlegendItems.forEach(function (it) {\n"
+	"\t\tvar sw = document.createElement('span');\n"
+	"\t\tsw.className = 'swatch';\n"
+	"\t\tsw.style.background = '#' + (0x1000000 | it[1]).toString(16).slice(1);\n"
+	"\t\tlg.appendChild(sw);\n"
+	"\t\tlg.appendChild(document.createTextNode(it[0]));\n"
+	"\t});\n"
+	"\thead.insertBefore(lg, head.querySelector('.bar'));\n"
+	"}\n"
 	"var views = document.createElement('section');\n"
 	"views.id = 'views';\n"
 	"document.body.appendChild(views);\n"
@@ -333,7 +348,7 @@ static const char *const page_script[] = {
 	"var nidx = new Uint32Array(D.name), depthOf = new Uint32Array(n);\n"
 	"var unit = D.unit, countName = D.count_name, svgW = D.image_width;\n"
 	"var hasSubtitle = D.subtitle !== null;\n"
-	"var fself = D.fself || [], ftotal = D.ftotal || [];\n"
+	"var fself = D.fself || [], ftotal = D.ftotal || [], legendItems = D.legend || [];\n"
 	"var fills = [], matchedName = null, re = null;\n"
 	"var i, d, k, end;\n"
 	"for (d = 0, k = 0; d < nlev; d++) {\n"
@@ -409,7 +424,8 @@ static const char *const page_script[] = {
 	" * search. Other parameters are kept. Reading accepts any X within a\n"
 	" * hundredth of a pixel of a frame's left edge.\n"
 	" */\n"
-	"var svgFh = fh >= 2 ? fh : 16, svgTop = font * 3 + (hasSubtitle ? font * 2 : 0);\n"
+	"var svgFh = fh >= 2 ? fh : 16, svgTop = font * 3 + (hasSubtitle ? font * 2 : 0) +\n"
+	"\t(legendItems.length ? font * 2 : 0);\n"
 	"var svgBottom = svgTop + nlev * svgFh - svgFh + 1;\n"
 	"var svgWpt = total > 0 ? (svgW - 2 * xpad) / total : 0;\n"
 	"function svgX(j) {\n"
@@ -511,7 +527,7 @@ static const char *const page_script[] = {
 	NULL,
 };
 
-#define SCRIPT_SHA256 "U853Kckx5V1Kwv5PcuhMItBIEuL9uesbVopgIZUpbvg="
+#define SCRIPT_SHA256 "MV8K0xeLtJXT00JZstaoI8SR8MGG7MrQuHI4sBBtnOM="
 
 static int cmp_frames(const void *x, const void *y, void *arg)
 {
@@ -575,6 +591,36 @@ static uint32_t name_color(const char *palette, const char *name, size_t len)
 		return 0xa0a0a0;
 	tk_palette_color(palette, name, &r, &g, &b);
 	return (uint32_t)r << 16 | (uint32_t)g << 8 | (uint32_t)b;
+}
+
+/* With frame categories (tk_render_categories): the category's colour or
+ * the pale neutral, as the SVG draws them. */
+static uint32_t category_color(const struct tk_profile *p, uint32_t name,
+			       const struct tk_render_opts *o)
+{
+	int r, g, b;
+
+	tk_render_name_rgb(p, name, o, 1, &r, &g, &b);
+	return (uint32_t)r << 16 | (uint32_t)g << 8 | (uint32_t)b;
+}
+
+/* The legend of the categories drawn: [["GC", rgb], ...]. */
+static void add_legend(struct tk_buf *b, const struct tk_profile *p)
+{
+	enum tk_category cats[TK_CAT_NR];
+	size_t nr = tk_render_legend(p, cats), i;
+	int r, g, bl;
+
+	tk_buf_adds(b, ",\n\"legend\":[");
+	for (i = 0; i < nr; i++) {
+		tk_category_rgb(cats[i], &r, &g, &bl);
+		tk_buf_adds(b, i ? ",[" : "[");
+		tk_html_json_cstr(b, tk_category_name(cats[i]));
+		tk_buf_addch(b, ',');
+		tk_html_json_num(b, (uint32_t)r << 16 | (uint32_t)g << 8 | (uint32_t)bl);
+		tk_buf_addch(b, ']');
+	}
+	tk_buf_addch(b, ']');
 }
 
 /*
@@ -650,6 +696,7 @@ static void add_data(struct tk_htmlout *pg, const struct tk_profile *p, const st
 	struct tk_buf *b = &pg->b;
 	uint32_t *order, *levels, *name_map, nr_names = 1;
 	const char *palette = o->palette ? o->palette : "hot";
+	int cats = tk_render_categories(p, o);
 	size_t nl, i, lv, at;
 	double end;
 
@@ -708,12 +755,16 @@ static void add_data(struct tk_htmlout *pg, const struct tk_profile *p, const st
 
 			if (id)
 				tk_buf_addch(b, ',');
-			if (id)
+			if (cats)
+				tk_html_json_num(b, category_color(p, nm, o));
+			else if (id)
 				tk_html_json_num(b, name_color(palette, p->names[nm], p->name_lens[nm]));
 			else
 				tk_html_json_num(b, name_color(palette, "", 0));
 		}
 		tk_buf_addch(b, ']');
+		if (cats)
+			add_legend(b, p);
 		add_function_totals(pg, p, by_index, nr_names);
 		free(by_index);
 	}
