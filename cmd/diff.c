@@ -42,7 +42,7 @@ static const char usage[] =
 	"                    [--normalize total|walltime|none] [--normalize-names FLAGS]\n"
 	"                    [--min-delta N] [--title T] [--width PX] [--db URL]\n"
 	"                    [--focus RE] [--ignore RE] [--hide RE] [--prune-from RE]\n"
-	"                    [--collapse-recursion] [-o OUT]\n"
+	"                    [--collapse-recursion] [--category C] [-o OUT]\n"
 	"\n"
 	"Renders NEW against BASE: red where NEW grew, blue where it shrank, with\n"
 	"intensity by the change relative to the frame's baseline value; frames\n"
@@ -125,6 +125,16 @@ static int parse_format(void *data, const char *arg, struct tk_err *err)
 	return 0;
 }
 
+static int parse_category(void *data, const char *arg, struct tk_err *err)
+{
+	struct diff_cmd *d = data;
+
+	if (tk_category_parse(arg, &d->dopts.category))
+		return tk_err_set(err, TK_EUSAGE, "unknown category '%s' (use dispatch, gc, "
+				  "compilation, task, kernel or jit)", arg);
+	return 0;
+}
+
 static const struct cmd_choice modes[] = {
 	{ "self", TK_DIFF_SELF }, { "cumulative", TK_DIFF_CUMULATIVE }, { NULL, 0 },
 };
@@ -178,6 +188,9 @@ static const struct cmd_option options[] = {
 	OPT_FLAG(0, "no-demangle", O, io.no_demangle, "keep frame names raw (mangled, "
 		 "name@@GLIBC_2.34)"),
 	OPT_STACKTX(O, tx),
+	OPT_CALLBACK(0, "category", "C", parse_category, "\"What changed\" and .txt list only "
+		     "frames of category C: dispatch, gc, compilation, task (a Julia profile's), "
+		     "kernel (_[k]) or jit (_[j])"),
 	OPT_STRING('o', "output", O, out, "OUT", "the output file"),
 	OPT_END(),
 };
@@ -201,8 +214,12 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff
 	if (tk_stacktx_active(&d->tx)) {
 		d->dopts.tx = &d->tx;
 		tk_stacktx_describe(&d->tx, &d->subtitle);
-		d->ropts.render.subtitle = d->subtitle.buf;
 	}
+	if (d->dopts.category)
+		tk_buf_addf(&d->subtitle, "%schanges of %s frames only", d->subtitle.len ? "; " : "",
+			    tk_category_name(d->dopts.category));
+	if (d->subtitle.len)
+		d->ropts.render.subtitle = d->subtitle.buf;
 	if (d->top)
 		d->ropts.render.top_n = (size_t)d->top;
 	if (d->out && !tk_diff_renderer_for_path(d->out))

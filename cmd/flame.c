@@ -15,6 +15,7 @@
 #include "cmd/cmd.h"
 #include "core/analyze/baseline.h"
 #include "core/base/buf.h"
+#include "core/base/outfmt.h"
 #include "core/draw/flame.h"
 #include "core/model/demangle.h"
 #include "core/model/import.h"
@@ -32,7 +33,7 @@ static const char usage[] =
 	"                     [--minwidth PX|PCT%] [--width PX] [--height PX]\n"
 	"                     [--inverted] [--reverse] [--no-demangle] [--db URL]\n"
 	"                     [--focus RE] [--ignore RE] [--hide RE] [--prune-from RE]\n"
-	"                     [--collapse-recursion] -o OUT\n"
+	"                     [--collapse-recursion] [--no-categories] [--category C] -o OUT\n"
 	"       tracker flame --list-formats\n"
 	"\n"
 	"Renders one profile as a flame graph: the profile in FILE, or one stored\n"
@@ -47,7 +48,8 @@ static const char usage[] =
 	"half written. --focus, --ignore, --hide, --prune-from and\n"
 	"--collapse-recursion rewrite the stacks first, as pprof's options of\n"
 	"those names and FlameGraph's stackcollapse-recursive do; the subtitle\n"
-	"says which were used.\n";
+	"says which were used. Frames a Julia profile flags (runtime dispatch,\n"
+	"GC, compilation, task) are coloured by category, with a legend.\n";
 
 static const char more[] =
 	"\n"
@@ -97,6 +99,16 @@ static int parse_palette(void *data, const char *arg, struct tk_err *err)
 				  "java, js, perl, red, green, blue, aqua, yellow, purple or "
 				  "orange)", arg);
 	o->render.palette = arg;
+	return 0;
+}
+
+static int parse_category(void *data, const char *arg, struct tk_err *err)
+{
+	struct flame_opts *o = data;
+
+	if (tk_category_parse(arg, &o->render.category))
+		return tk_err_set(err, TK_EUSAGE, "unknown category '%s' (use dispatch, gc, "
+				  "compilation, task, kernel or jit)", arg);
 	return 0;
 }
 
@@ -150,6 +162,11 @@ static const struct cmd_option options[] = {
 	OPT_FLAG(0, "no-demangle", O, import.no_demangle, "keep frame names raw: C++/Rust "
 		 "mangled, symbol versions (name@@GLIBC_2.34); see docs/importers.md"),
 	OPT_STACKTX(O, tx),
+	OPT_FLAG(0, "no-categories", O, render.no_categories, "colour by --palette even where "
+		 "the profile has frame categories (Julia's runtime dispatch, GC, compilation, "
+		 "task)"),
+	OPT_CALLBACK(0, "category", "C", parse_category, ".txt: list only frames of category "
+		     "C: dispatch, gc, compilation, task, kernel (_[k]) or jit (_[j])"),
 	OPT_END(),
 };
 
@@ -195,6 +212,9 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flam
 				       "profile");
 	if (!o->out)
 		return cmd_usage_error(ctx, "name the output with -o OUT");
+	if (o->render.category && !tk_path_has_ext(o->out, ".txt"))
+		return cmd_usage_error(ctx, "--category filters the .txt table; '%s' is no .txt",
+				       o->out);
 	if (tk_stacktx_compile(&o->tx, &err))
 		return cmd_usage_error(ctx, "%s", err.msg);
 	o->layout.image_width = o->render.image_width;

@@ -114,6 +114,9 @@ struct tk_diff_opts {
 	 * by the loaders of core/analyze/diffstore.h (tk_diff_build itself
 	 * takes its inputs as they are); NULL: none. Borrowed. */
 	const struct tk_stacktx *tx;
+	/* "What changed" (core/analyze/diffsum.h) lists only frames of this
+	 * category (core/model/profile.h); TK_CAT_NONE: all frames. */
+	enum tk_category category;
 };
 
 struct tk_diff {

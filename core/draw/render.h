@@ -30,6 +30,8 @@ struct tk_render_opts {
 	size_t top_n;          /* .txt: rows, default 30 */
 	int no_categories;     /* colour by the palette even where the profile
 				  has frame categories (tk_render_categories) */
+	enum tk_category category; /* .txt: only frames of this category
+				      (TK_CAT_NONE: all) */
 };
 
 void tk_render_opts_init(struct tk_render_opts *o);
