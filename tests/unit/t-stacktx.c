@@ -141,6 +141,24 @@ int main(void)
 		free(got);
 	}
 
+	/* categories survive the rewrite */
+	{
+		struct tk_profile in, out;
+		struct tk_stacktx c;
+
+		build(&in, "main;jl_gc_collect;jl_gc_collect 4\nmain;x 1\n");
+		tk_profile_set_category(&in, tk_profile_intern(&in, "jl_gc_collect", 13), TK_CAT_GC);
+		tk_stacktx_init(&c);
+		c.collapse_recursion = 1;
+		tk_stacktx_compile(&c, &err);
+		tk_stacktx_apply(&c, &in, &out, &err);
+		is_int(tk_profile_category(&out, tk_profile_intern(&out, "jl_gc_collect", 13)),
+		       TK_CAT_GC, "a frame's category is kept through the transforms");
+		tk_profile_release(&in);
+		tk_profile_release(&out);
+		tk_stacktx_release(&c);
+	}
+
 	tk_stacktx_init(&t);
 	t.regex[TK_STACKTX_FOCUS] = "(";
 	ok(tk_stacktx_compile(&t, &err) == TK_EUSAGE, "a bad regex is a usage error");
