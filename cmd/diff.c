@@ -42,7 +42,8 @@ static const char usage[] =
 	"                    [--normalize total|walltime|none] [--normalize-names FLAGS]\n"
 	"                    [--min-delta N] [--title T] [--width PX] [--db URL]\n"
 	"                    [--focus RE] [--ignore RE] [--hide RE] [--prune-from RE]\n"
-	"                    [--collapse-recursion] [--category C] [-o OUT]\n"
+	"                    [--collapse-recursion] [--category C] [--no-categories]\n"
+	"                    [-o OUT]\n"
 	"\n"
 	"Renders NEW against BASE: red where NEW grew, blue where it shrank, with\n"
 	"intensity by the change relative to the frame's baseline value; frames\n"
@@ -188,6 +189,8 @@ static const struct cmd_option options[] = {
 	OPT_FLAG(0, "no-demangle", O, io.no_demangle, "keep frame names raw (mangled, "
 		 "name@@GLIBC_2.34)"),
 	OPT_STACKTX(O, tx),
+	OPT_FLAG(0, "no-categories", O, ropts.render.no_categories, "no outlines for frame "
+		 "categories (Julia's runtime dispatch, GC, compilation, task)"),
 	OPT_CALLBACK(0, "category", "C", parse_category, "\"What changed\" and .txt list only "
 		     "frames of category C: dispatch, gc, compilation, task (a Julia profile's), "
 		     "kernel (_[k]) or jit (_[j])"),

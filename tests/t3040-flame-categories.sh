@@ -107,4 +107,38 @@ test_expect_success 'diff --category gc: What changed in the collector only' '
 	grep -q "changes of GC frames only" gc-diff.html
 '
 
+test_expect_success 'diff pictures outline the categories in their colours, with the legend' '
+	tracker diff "$PAGE" new.html -o d.svg &&
+	grep "<title>gc_mark_loop (gc.c:2630)" d.svg | grep -q "stroke=\"rgb(247,163,30)\"" &&
+	grep "<title>jl_apply_generic (gf.c:2940)" d.svg | grep -q "stroke=\"rgb(226,64,64)\"" &&
+	! grep "<title>materialize! (broadcast.jl:903)" d.svg | grep -q "stroke=" &&
+	grep -c "<rect class=\"category\"" d.svg >n && test "$(cat n)" = 4 &&
+	tracker diff "$PAGE" new.html -o d.html &&
+	grep -q "\"catcol\":\[" d.html &&
+	test $(grep -o "<span class=\"category\">" d.html | wc -l) = 4 &&
+	tracker diff --no-categories "$PAGE" new.html -o dn.svg &&
+	! grep -q "stroke=\"rgb(247,163,30)\"" dn.svg
+'
+
+test_expect_success PIL 'the diff PNG and the HTML page as drawn show the outlines' '
+	tracker diff "$PAGE" new.html -o d.png &&
+	"$PY" -c "
+from PIL import Image
+px = list(Image.open(\"d.png\").convert(\"RGB\").getdata())
+for want in [(226, 64, 64), (247, 163, 30), (156, 108, 214), (82, 168, 92)]:
+    assert px.count(want) > 50, (want, px.count(want))
+" &&
+	if [ -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
+		"${CHROMIUM:-/usr/bin/chromium}" --headless --no-sandbox --disable-gpu \
+			--screenshot="$TRASH_DIRECTORY/shot.png" --window-size=1280,600 \
+			"file://$TRASH_DIRECTORY/d.html" 2>/dev/null &&
+		"$PY" -c "
+from PIL import Image
+px = list(Image.open(\"shot.png\").convert(\"RGB\").getdata())
+n = sum(1 for p in px if abs(p[0] - 247) < 6 and abs(p[1] - 163) < 6 and abs(p[2] - 30) < 6)
+assert n > 100, n
+"
+	fi
+'
+
 test_done

@@ -236,7 +236,7 @@ static const int category_colors[TK_CAT_NR][3] = {
 	[TK_CAT_TASK] = { 82, 168, 92 },
 };
 
-static int colored(enum tk_category c)
+int tk_category_colored(enum tk_category c)
 {
 	return c == TK_CAT_DISPATCH || c == TK_CAT_GC || c == TK_CAT_COMPILATION ||
 	       c == TK_CAT_TASK;
@@ -244,7 +244,7 @@ static int colored(enum tk_category c)
 
 void tk_category_rgb(enum tk_category c, int *r, int *g, int *b)
 {
-	if (!colored(c))
+	if (!tk_category_colored(c))
 		c = TK_CAT_NONE;
 	*r = category_colors[c][0];
 	*g = category_colors[c][1];
@@ -270,7 +270,7 @@ size_t tk_render_legend(const struct tk_profile *p, enum tk_category *cats)
 		if (p->name_cats[i] < TK_CAT_NR)
 			seen[p->name_cats[i]] = 1;
 	for (c = 1; c < TK_CAT_NR; c++)
-		if (seen[c] && colored((enum tk_category)c))
+		if (seen[c] && tk_category_colored((enum tk_category)c))
 			cats[nr++] = (enum tk_category)c;
 	return nr;
 }
@@ -286,7 +286,7 @@ void tk_render_name_rgb(const struct tk_profile *p, uint32_t name, const struct 
 		return;
 	}
 	c = name ? tk_profile_category(p, name) : TK_CAT_NONE;
-	if (colored(c)) {
+	if (tk_category_colored(c)) {
 		tk_category_rgb(c, r, g, b);
 		return;
 	}

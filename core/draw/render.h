@@ -85,12 +85,18 @@ int tk_palette_known(const char *name);
  * tk_render_legend: the coloured categories p has, in legend order, into
  * cats (TK_CAT_NR entries); returns how many.
  * tk_category_rgb: a category's colour.
+ *
+ * Diff pictures keep their change colours (red, blue, grey) and outline a
+ * frame of a coloured category in the category's colour, with the same
+ * legend.
  */
 int tk_render_categories(const struct tk_profile *p, const struct tk_render_opts *o);
 void tk_render_name_rgb(const struct tk_profile *p, uint32_t name, const struct tk_render_opts *o,
 			int on, int *r, int *g, int *b);
 size_t tk_render_legend(const struct tk_profile *p, enum tk_category *cats);
 void tk_category_rgb(enum tk_category c, int *r, int *g, int *b);
+/* 1 for the categories pictures colour (dispatch, GC, compilation, task). */
+int tk_category_colored(enum tk_category c);
 
 /* Appends the renderers' extensions, ", " between them, in table order. */
 void tk_renderer_list_exts(struct tk_buf *out);

@@ -348,7 +348,7 @@ static const char *const page_script[] = {
 	"var nidx = new Uint32Array(D.name), depthOf = new Uint32Array(n);\n"
 	"var unit = D.unit, countName = D.count_name, svgW = D.image_width;\n"
 	"var hasSubtitle = D.subtitle !== null;\n"
-	"var fself = D.fself || [], ftotal = D.ftotal || [], legendItems = D.legend || [];\n"
+	"var fself = D.fself || [], ftotal = D.ftotal || [], legendItems = D.legend || [];\n"	"var decorate = null;\n"
 	"var fills = [], matchedName = null, re = null;\n"
 	"var i, d, k, end;\n"
 	"for (d = 0, k = 0; d < nlev; d++) {\n"
@@ -527,7 +527,7 @@ static const char *const page_script[] = {
 	NULL,
 };
 
-#define SCRIPT_SHA256 "MV8K0xeLtJXT00JZstaoI8SR8MGG7MrQuHI4sBBtnOM="
+#define SCRIPT_SHA256 "iti1hmPnEi2qkopuGWJApSd7tUJTAHBPFw27JlZOfkU="
 
 static int cmp_frames(const void *x, const void *y, void *arg)
 {
