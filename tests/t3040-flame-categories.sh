@@ -104,7 +104,16 @@ test_expect_success 'diff --category gc: What changed in the collector only' '
 	grep "+80 .*gc_mark_loop (gc.c:2630)" gc-diff.txt &&
 	! grep "materialize!" gc-diff.txt &&
 	tracker diff --category gc "$PAGE" new.html -o gc-diff.html &&
-	grep -q "changes of GC frames only" gc-diff.html
+	grep -q "changes of GC frames only" gc-diff.html &&
+	tracker diff "$PAGE" new.html -o all-diff.html &&
+	"$PY" -c "
+import re, sys
+def changed(f):
+    return re.search(r\"<details.*?</details>\", open(f, encoding=\"utf-8\").read(), re.S).group(0)
+assert \"materialize!\" in changed(\"all-diff.html\")
+assert \"materialize!\" not in changed(\"gc-diff.html\")
+assert \"gc_mark_loop\" in changed(\"gc-diff.html\")
+"
 '
 
 test_expect_success 'diff pictures outline the categories in their colours, with the legend' '
