@@ -29,7 +29,7 @@ test_expect_success LIBFUZZER 'every fuzz target survives a short run' '
 '
 
 test_expect_success LIBFUZZER 'the run covered the importers, the config, the records, pipeline wrap, the Buildkite API and sacct' '
-	for t in import-folded import-pprof import-speedscope import-nsys config records pipewrap bkapi sacct; do
+	for t in import-folded import-pprof import-speedscope import-nsys config records pipewrap bkapi sacct tkprof; do
 		grep -q "^fuzz: $t for" fuzz.log || { echo "$t did not run"; return 1; }
 	done &&
 	ran=$(grep -c "^fuzz: " fuzz.log) &&

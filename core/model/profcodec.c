@@ -276,6 +276,11 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 	if (rawlen < 6 || rawlen > MAX_RAW)
 		return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s': size %llu", name,
 				  (unsigned long long)rawlen);
+	/* deflate shrinks by at most 1032:1: a larger claim is a lie that
+	 * would make us allocate up to MAX_RAW for a few bytes */
+	if (rawlen > (uint64_t)(len - 8) * 1032 + 64)
+		return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s': size %llu from %zu "
+				  "compressed bytes", name, (unsigned long long)rawlen, len - 8);
 	tk_buf_grow(&raw, (size_t)rawlen);
 	got = (uLongf)rawlen;
 	zlen = (uLong)(len - 8);

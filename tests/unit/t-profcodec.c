@@ -237,5 +237,16 @@ int main(void)
 	tk_buf_release(&blob);
 	test_dispersion();
 	categories();
+	{
+		/* a header that claims 1 GiB for 16 compressed bytes (found by
+		 * fuzz/tkprof.c): refused before anything is allocated */
+		unsigned char lie[24] = { 0, 0, 0, 0x40, 0, 0, 0, 0, 0x78, 0x9c };
+		struct tk_profile c;
+
+		tk_profile_init(&c, TK_UNIT_SAMPLES);
+		is_int(tk_profile_decode(lie, sizeof(lie), "lie", &c, &err), TK_EDATA,
+		       "a size no deflate stream can give is corrupt: %s", err.msg);
+		tk_profile_release(&c);
+	}
 	return done_testing();
 }
