@@ -194,7 +194,8 @@ $(addprefix examples/cpumodel-,fp nofp nofp-nog nocfi): examples/cpumodel.c
 
 build-tests: tracker $(PRELOAD_LIB) $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN)
 
-# The browser tests' npm dependencies (playwright-core), installed once
+# The browser tests' npm dependencies (playwright-core; speedscope, whose
+# importer reads back the exports in t3030), installed once
 # before prove starts, never by a test. Without npm or the registry the
 # browser tests skip and say why.
 BROWSER_DEPS := tests/browser/node_modules/.package-lock.json

@@ -18,9 +18,9 @@
 # BENCH_N sets the repetitions of the short jobs (default 31),
 # BENCH_TIMELINE_N the pairs of 3 s jobs of the timeline section (default 9),
 # BENCH_PROFILE_N those of the built-in profiler section (default 3);
-# BENCH_ONLY="SECTION..." runs only those sections: wrapper, flame, diff,
-# history, import, plots, verdicts, metrics, stores, fetch, profiler, unwind,
-# frames, timeline.
+# BENCH_ONLY="SECTION..." runs only those sections: wrapper, flame,
+# transforms, diff, history, import, plots, verdicts, metrics,
+# stores, fetch, profiler, unwind, frames, timeline.
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -122,6 +122,47 @@ if [ -f "$perf_src" ]; then
 	awk -v mb="$mb" -v t="$(secs)" 'BEGIN { printf "  perf script collapse: %.0f MB in %.2f s = %.0f MB/s\n", mb, t, mb / t }'
 else
 	echo "  perf script collapse: skipped (../shared/real-data is not beside the project)"
+fi
+fi
+
+# ---- stack transforms and exports ----
+# The 200k-stack profile drawn as .folded plain and with --hide (its
+# kernel frames, _[k]) and
+# --collapse-recursion (the transforms' cost over the same work), beside
+# FlameGraph's stackcollapse-recursive.pl on the same file when
+# FLAMEGRAPH_PL's folder has it; then exported to pprof and speedscope,
+# beside pprof reading that file and writing it again (pprof -proto;
+# PPROF=path, or the one ci/build-pprof.sh builds).
+if want transforms; then
+echo
+echo "stack transforms and exports, 200k distinct stacks:"
+[ -f "$out/big.folded" ] || bench/gen-folded -n 200000 >"$out/big.folded"
+best3 "$root/tracker" flame "$out/big.folded" -o "$out/plain.folded"
+plain=$best
+echo "  tracker flame -o .folded:                      $best_line (best of 3)"
+best3 "$root/tracker" flame --hide '_\[k\]$' --collapse-recursion "$out/big.folded" -o "$out/tx.folded"
+echo "  ... --hide RE --collapse-recursion:            $best_line (best of 3)"
+awk -v a="$best" -v b="$plain" 'BEGIN { printf "  ratio with transforms / without: %.2fx\n", a / b }'
+fg=${FLAMEGRAPH_PL:-$(command -v flamegraph.pl || true)}
+if [ -n "$fg" ] && [ -f "$(dirname "$fg")/stackcollapse-recursive.pl" ]; then
+	echo "  stackcollapse-recursive.pl:                    $(peak perl "$(dirname "$fg")/stackcollapse-recursive.pl" "$out/big.folded")"
+	awk -v t="$best" -v f="$(secs)" 'BEGIN { printf "  ratio stackcollapse-recursive.pl / tracker (with the graph input written): %.1fx\n", f / t }'
+else
+	echo "  stackcollapse-recursive.pl: not found beside flamegraph.pl (FLAMEGRAPH_PL)"
+fi
+best3 "$root/tracker" flame "$out/big.folded" -o "$out/big.pb.gz"
+export_t=$best
+echo "  tracker flame -o .pb.gz:                       $best_line (best of 3), $(wc -c <"$out/big.pb.gz" | awk '{ printf "%.1f MB", $1 / 1e6 }')"
+best3 "$root/tracker" flame "$out/big.folded" -o "$out/big.speedscope.json"
+echo "  tracker flame -o .speedscope.json:             $best_line (best of 3), $(wc -c <"$out/big.speedscope.json" | awk '{ printf "%.1f MB", $1 / 1e6 }')"
+awk -v a="$export_t" -v b="$plain" 'BEGIN { printf "  ratio .pb.gz / .folded: %.2fx\n", a / b }'
+pprof=${PPROF:-$(ci/build-pprof.sh 2>/dev/null || true)}
+if [ -n "$pprof" ] && [ -x "$pprof" ]; then
+	best3 sh -c "'$pprof' -proto '$out/big.pb.gz' >'$out/again.pb.gz' 2>/dev/null"
+	echo "  pprof -proto big.pb.gz (read, write again):    $best_line (best of 3)"
+	awk -v t="$export_t" -v f="$best" 'BEGIN { printf "  ratio pprof -proto / tracker flame -o .pb.gz: %.1fx\n", f / t }'
+else
+	echo "  pprof: not found (PPROF=path, or ci/build-pprof.sh needs golang-go and golang-github-google-pprof-dev)"
 fi
 fi
 

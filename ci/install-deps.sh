@@ -2,7 +2,8 @@
 # Installs the Debian packages tracker needs, for one or more profiles:
 #
 #   ci/install-deps.sh build     compiler, pkg-config and the -dev libraries
-#   ci/install-deps.sh test      build + what `make check` runs, and the
+#   ci/install-deps.sh test      build + what `make check` runs, pprof
+#                                (ci/build-pprof.sh), and the
 #                                browser tests' npm packages (npm ci in
 #                                tests/browser, as any user)
 #   ci/install-deps.sh bench     build + what `make bench` measures against
@@ -36,8 +37,10 @@ build_pkgs="build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libya
 # poppler-utils: the PNG and PDF pictures read back pixel by pixel (t3003).
 # postgresql, libpq-dev: the PostgreSQL store, tested against a real
 # server (ci/pg-test-server.sh).
+# golang-go, golang-github-google-pprof-dev: pprof built from Debian's
+# sources (ci/build-pprof.sh) reads back the profiles tracker exports (t3030).
 pg_pkgs="postgresql libpq-dev"
-test_pkgs="$pg_pkgs perl sqlite3 libxml2-utils time git procps python3 python3-yaml chromium nodejs npm clang libclang-rt-14-dev linux-perf python3-pil poppler-utils"
+test_pkgs="$pg_pkgs perl sqlite3 libxml2-utils time git procps python3 python3-yaml chromium nodejs npm clang libclang-rt-14-dev linux-perf python3-pil poppler-utils golang-go golang-github-google-pprof-dev"
 # The peers the benchmarks compare against (see DESIGN.md "Numbers to beat").
 # sqlite3: the CLI that tracker history is timed against (bench/history.sh).
 # postgresql: the store benchmarks' server.
@@ -62,7 +65,7 @@ for arg in "$@"; do
 	bench) want="$want $build_pkgs $bench_pkgs" ;;
 	pg) want="$want $pg_pkgs" ;;
 	-h|--help)
-		sed -n '2,21s/^# \{0,1\}//p' "$0"
+		sed -n '2,22s/^# \{0,1\}//p' "$0"
 		exit 0 ;;
 	*) echo "install-deps: unknown profile '$arg'" >&2; usage ;;
 	esac
@@ -96,7 +99,8 @@ missing=${missing# }
 # once, before any test runs (make check does the same when it is missing).
 browser_dir=$(cd "$(dirname "$0")/../tests/browser" && pwd)
 npm_missing() {
-	[ "$npm_deps" = 1 ] && ! [ -f "$browser_dir/node_modules/playwright-core/index.js" ]
+	[ "$npm_deps" = 1 ] && { ! [ -f "$browser_dir/node_modules/playwright-core/index.js" ] ||
+		! [ -f "$browser_dir/node_modules/speedscope/dist/release/index.html" ]; }
 }
 npm_install() {
 	npm_missing || return 0
@@ -107,6 +111,11 @@ npm_install() {
 	echo "install-deps: npm ci in tests/browser"
 	npm ci --prefix "$browser_dir" --no-audit --no-fund --loglevel=error </dev/null
 }
+# pprof, for the export tests: built once from the Debian sources.
+pprof_build() {
+	[ "$npm_deps" = 1 ] || return 0
+	"$(dirname "$0")/build-pprof.sh" >/dev/null
+}
 
 if [ -z "$missing" ]; then
 	if [ "$dry_run" = 1 ] && npm_missing; then
@@ -115,6 +124,7 @@ if [ -z "$missing" ]; then
 	fi
 	echo "install-deps: all packages present"
 	npm_install || exit 1
+	pprof_build || exit 1
 	exit 0
 fi
 
@@ -154,3 +164,4 @@ elif ! apt_install; then
 	apt_install || exit 1
 fi
 npm_install || exit 1
+pprof_build || exit 1

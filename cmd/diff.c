@@ -29,6 +29,7 @@
 #include "core/model/import.h"
 #include "core/analyze/normalize.h"
 #include "core/model/profile.h"
+#include "core/model/stacktx.h"
 #include "core/base/timeutil.h"
 #include "core/store/profstore.h"
 #include "core/base/banned.h"
@@ -39,12 +40,18 @@ static const char usage[] =
 	"                    [--fetch-baseline])\n"
 	"                    [--kind K] [--mode self|cumulative] [--width-by new|base]\n"
 	"                    [--normalize total|walltime|none] [--normalize-names FLAGS]\n"
-	"                    [--min-delta N] [--title T] [--width PX] [--db URL] [-o OUT]\n"
+	"                    [--min-delta N] [--title T] [--width PX] [--db URL]\n"
+	"                    [--focus RE] [--ignore RE] [--hide RE] [--prune-from RE]\n"
+	"                    [--collapse-recursion] [--category C] [--no-categories]\n"
+	"                    [-o OUT]\n"
 	"\n"
 	"Renders NEW against BASE: red where NEW grew, blue where it shrank, with\n"
 	"intensity by the change relative to the frame's baseline value; frames\n"
 	"absent from the baseline are black, changes within the noise floor grey.\n"
-	"Frames are matched by their whole call path, after --normalize-names.\n"
+	"Frames are matched by their whole call path, after --normalize-names\n"
+	"and the stack transforms (--focus, --ignore, --hide, --prune-from,\n"
+	"--collapse-recursion, as in tracker flame), which rewrite both sides\n"
+	"alike and are named in the subtitle.\n"
 	"Values are compared as measured (bytes with bytes, CPU time with CPU\n"
 	"time); every output opens with the totals, e.g. 'allocations 121 MiB ->\n"
 	"182 MiB (+50.4%)', and the HTML page with a table of what changed.\n"
@@ -88,6 +95,8 @@ struct diff_cmd {
 	struct tk_import_opts io;
 	struct tk_diff_opts dopts;
 	struct tk_diff_render_opts ropts;
+	struct tk_stacktx tx;
+	struct tk_buf subtitle;
 };
 
 static int parse_kind(void *data, const char *arg, struct tk_err *err)
@@ -114,6 +123,16 @@ static int parse_format(void *data, const char *arg, struct tk_err *err)
 	if (!tk_importer_find(arg))
 		return tk_err_set(err, TK_EUSAGE, "unknown format '%s'", arg);
 	d->format = arg;
+	return 0;
+}
+
+static int parse_category(void *data, const char *arg, struct tk_err *err)
+{
+	struct diff_cmd *d = data;
+
+	if (tk_category_parse(arg, &d->dopts.category))
+		return tk_err_set(err, TK_EUSAGE, "unknown category '%s' (use dispatch, gc, "
+				  "compilation, task, kernel or jit)", arg);
 	return 0;
 }
 
@@ -169,6 +188,12 @@ static const struct cmd_option options[] = {
 	OPT_DB(O, db),
 	OPT_FLAG(0, "no-demangle", O, io.no_demangle, "keep frame names raw (mangled, "
 		 "name@@GLIBC_2.34)"),
+	OPT_STACKTX(O, tx),
+	OPT_FLAG(0, "no-categories", O, ropts.render.no_categories, "no outlines for frame "
+		 "categories (Julia's runtime dispatch, GC, compilation, task)"),
+	OPT_CALLBACK(0, "category", "C", parse_category, "\"What changed\" and .txt list only "
+		     "frames of category C: dispatch, gc, compilation, task (a Julia profile's), "
+		     "kernel (_[k]) or jit (_[j])"),
 	OPT_STRING('o', "output", O, out, "OUT", "the output file"),
 	OPT_END(),
 };
@@ -177,6 +202,7 @@ const struct cmd_help cmd_diff_help = { usage, options, more };
 
 static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff_cmd *d)
 {
+	struct tk_err err = TK_ERR_INIT;
 	int nr_args;
 
 	d->mode = d->ropts.mode;
@@ -186,11 +212,23 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct diff
 		return EXIT_USAGE;
 	d->ropts.mode = d->mode;
 	d->dopts.norm = d->norm;
+	if (tk_stacktx_compile(&d->tx, &err))
+		return cmd_usage_error(ctx, "%s", err.msg);
+	if (tk_stacktx_active(&d->tx)) {
+		d->dopts.tx = &d->tx;
+		tk_stacktx_describe(&d->tx, &d->subtitle);
+	}
+	if (d->dopts.category)
+		tk_buf_addf(&d->subtitle, "%schanges of %s frames only", d->subtitle.len ? "; " : "",
+			    tk_category_name(d->dopts.category));
+	if (d->subtitle.len)
+		d->ropts.render.subtitle = d->subtitle.buf;
 	if (d->top)
 		d->ropts.render.top_n = (size_t)d->top;
 	if (d->out && !tk_diff_renderer_for_path(d->out))
 		return cmd_usage_error(ctx, "cannot tell the output format of '%s' from its "
-				       "extension (.html, .svg, .png, .pdf, .folded or .txt)", d->out);
+				       "extension (.html, .svg, .png, .pdf, .folded, .txt or .pb.gz)",
+				       d->out);
 	if (d->key) {
 		if (nr_args)
 			return cmd_usage_error(ctx, "two files or --key, not both");
@@ -327,9 +365,11 @@ int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx)
 	tk_diff_opts_init(&d.dopts);
 	tk_diff_render_opts_init(&d.ropts);
 	d.kind = "cpu";
+	tk_stacktx_init(&d.tx);
+	tk_buf_init(&d.subtitle, 0);
 	ret = parse_options(argc, argv, ctx, &d);
 	if (ret)
-		return ret;
+		goto out;
 	if (!d.nr_baselines)
 		d.nr_baselines = d.key && !d.baseline_run ? DEFAULT_BASELINES : 1;
 	if (d.key)
@@ -348,6 +388,9 @@ int cmd_diff(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (ret)
 		ret = cmd_fail(&err);
+out:
 	tk_stored_diff_release(&sd);
+	tk_stacktx_release(&d.tx);
+	tk_buf_release(&d.subtitle);
 	return ret;
 }

@@ -15,10 +15,12 @@
 #include "cmd/cmd.h"
 #include "core/analyze/baseline.h"
 #include "core/base/buf.h"
+#include "core/base/outfmt.h"
 #include "core/draw/flame.h"
 #include "core/model/demangle.h"
 #include "core/model/import.h"
 #include "core/model/profile.h"
+#include "core/model/stacktx.h"
 #include "core/draw/render.h"
 #include "core/store/profstore.h"
 #include "core/analyze/ranks.h"
@@ -29,7 +31,9 @@ static const char usage[] =
 	"                     [--format F] [--event E] [--sample-type T] [--pid] [--tid]\n"
 	"                     [--title T] [--subtitle S] [--palette P] [--count-name N]\n"
 	"                     [--minwidth PX|PCT%] [--width PX] [--height PX]\n"
-	"                     [--inverted] [--reverse] [--no-demangle] [--db URL] -o OUT\n"
+	"                     [--inverted] [--reverse] [--no-demangle] [--db URL]\n"
+	"                     [--focus RE] [--ignore RE] [--hide RE] [--prune-from RE]\n"
+	"                     [--collapse-recursion] [--no-categories] [--category C] -o OUT\n"
 	"       tracker flame --list-formats\n"
 	"\n"
 	"Renders one profile as a flame graph: the profile in FILE, or one stored\n"
@@ -41,7 +45,11 @@ static const char usage[] =
 	"OUT's extension picks the output: .svg is an interactive SVG (click to\n"
 	"zoom, Ctrl-F to search); '-o -' writes SVG to standard output. OUT is\n"
 	"written to a temporary file next to it and renamed, so it is never left\n"
-	"half written.\n";
+	"half written. --focus, --ignore, --hide, --prune-from and\n"
+	"--collapse-recursion rewrite the stacks first, as pprof's options of\n"
+	"those names and FlameGraph's stackcollapse-recursive do; the subtitle\n"
+	"says which were used. Frames a Julia profile flags (runtime dispatch,\n"
+	"GC, compilation, task) are coloured by category, with a legend.\n";
 
 static const char more[] =
 	"\n"
@@ -51,6 +59,7 @@ static const char more[] =
 	"  tracker flame --key amip --kind alloc -o amip-alloc.png\n"
 	"  tracker flame --key amip --ranks --kind alloc -o amip-all-ranks.svg\n"
 	"  tracker flame --reverse --title 'Callers of malloc' heap.folded -o heap.svg\n"
+	"  tracker flame --key amip --hide '^jl_gc' --collapse-recursion -o amip.html\n"
 	"\n"
 	"Exit status: 0 written, 2 usage error, 65 the profile cannot be read\n"
 	"(the message names the file and the line or offset) or no stored run\n"
@@ -77,6 +86,8 @@ struct flame_opts {
 	double minwidth_pct; /* < 0: minwidth is in pixels */
 	int reverse;
 	int ranks; /* --ranks: the sum over the ranks of the run's job */
+	struct tk_stacktx tx;
+	struct tk_buf shown_subtitle; /* the subtitle and what tx does */
 };
 
 static int parse_palette(void *data, const char *arg, struct tk_err *err)
@@ -88,6 +99,16 @@ static int parse_palette(void *data, const char *arg, struct tk_err *err)
 				  "java, js, perl, red, green, blue, aqua, yellow, purple or "
 				  "orange)", arg);
 	o->render.palette = arg;
+	return 0;
+}
+
+static int parse_category(void *data, const char *arg, struct tk_err *err)
+{
+	struct flame_opts *o = data;
+
+	if (tk_category_parse(arg, &o->render.category))
+		return tk_err_set(err, TK_EUSAGE, "unknown category '%s' (use dispatch, gc, "
+				  "compilation, task, kernel or jit)", arg);
 	return 0;
 }
 
@@ -140,6 +161,12 @@ static const struct cmd_option options[] = {
 	OPT_FLAG(0, "reverse", O, reverse, "merge stacks from the leaf: reverse every stack"),
 	OPT_FLAG(0, "no-demangle", O, import.no_demangle, "keep frame names raw: C++/Rust "
 		 "mangled, symbol versions (name@@GLIBC_2.34); see docs/importers.md"),
+	OPT_STACKTX(O, tx),
+	OPT_FLAG(0, "no-categories", O, render.no_categories, "colour by --palette even where "
+		 "the profile has frame categories (Julia's runtime dispatch, GC, compilation, "
+		 "task)"),
+	OPT_CALLBACK(0, "category", "C", parse_category, ".txt: list only frames of category "
+		     "C: dispatch, gc, compilation, task, kernel (_[k]) or jit (_[j])"),
 	OPT_END(),
 };
 
@@ -147,6 +174,7 @@ const struct cmd_help cmd_flame_help = { usage, options, more };
 
 static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flame_opts *o)
 {
+	struct tk_err err = TK_ERR_INIT;
 	int nr_args = cmd_parse_options(ctx, options, o, argc, argv, 0);
 
 	if (nr_args < 0)
@@ -184,6 +212,11 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flam
 				       "profile");
 	if (!o->out)
 		return cmd_usage_error(ctx, "name the output with -o OUT");
+	if (o->render.category && !tk_path_has_ext(o->out, ".txt"))
+		return cmd_usage_error(ctx, "--category filters the .txt table; '%s' is no .txt",
+				       o->out);
+	if (tk_stacktx_compile(&o->tx, &err))
+		return cmd_usage_error(ctx, "%s", err.msg);
 	o->layout.image_width = o->render.image_width;
 	if (o->minwidth_pct >= 0)
 		o->layout.minwidth = o->minwidth_pct / 100 *
@@ -227,6 +260,26 @@ out:
 	return ret ? cmd_fail(&err) : 0;
 }
 
+/* The stack transforms, said in the subtitle. */
+static int transform(struct flame_opts *o, struct tk_profile *p)
+{
+	struct tk_err err = TK_ERR_INIT;
+
+	if (!tk_stacktx_active(&o->tx))
+		return 0;
+	if (tk_stacktx_apply_in_place(&o->tx, p, &err))
+		return cmd_fail(&err);
+	if (o->render.subtitle && *o->render.subtitle)
+		tk_buf_addf(&o->shown_subtitle, "%s; ", o->render.subtitle);
+	tk_stacktx_describe(&o->tx, &o->shown_subtitle);
+	o->render.subtitle = o->shown_subtitle.buf;
+	if (!(tk_profile_total(p) > 0)) {
+		cmd_error("no stack is left after %s", o->shown_subtitle.buf);
+		return EXIT_DATA;
+	}
+	return 0;
+}
+
 static int load_profile(struct cmd_ctx *ctx, struct flame_opts *o, struct tk_profile *p)
 {
 	struct tk_err err = TK_ERR_INIT;
@@ -254,7 +307,7 @@ static int load_profile(struct cmd_ctx *ctx, struct flame_opts *o, struct tk_pro
 			  o->file ? o->file : "the stored profile");
 		return EXIT_DATA;
 	}
-	return 0;
+	return transform(o, p);
 }
 
 struct flame_job {
@@ -291,13 +344,15 @@ int cmd_flame(int argc, char **argv, struct cmd_ctx *ctx)
 
 	memset(&o, 0, sizeof(o));
 	tk_buf_init(&o.subtitle, 0);
+	tk_buf_init(&o.shown_subtitle, 0);
+	tk_stacktx_init(&o.tx);
 	o.source = SOURCE_FILE;
 	o.minwidth_pct = -1;
 	tk_flame_opts_init(&o.layout);
 	tk_render_opts_init(&o.render);
 	ret = parse_options(argc, argv, ctx, &o);
 	if (ret)
-		return ret;
+		goto out_opts;
 	if (o.list_formats) {
 		tk_importer_list(stdout);
 		return 0;
@@ -310,7 +365,7 @@ int cmd_flame(int argc, char **argv, struct cmd_ctx *ctx)
 		ret = cmd_usage_error(ctx, "cannot tell the output format of '%s' from its "
 				      "extension (supported: %s)", o.out, exts.buf);
 		tk_buf_release(&exts);
-		return ret;
+		goto out_opts;
 	}
 
 	ret = load_profile(ctx, &o, &prof);
@@ -329,6 +384,9 @@ int cmd_flame(int argc, char **argv, struct cmd_ctx *ctx)
 	ret = render_to(r, &prof, &o);
 out:
 	tk_profile_release(&prof);
+out_opts:
 	tk_buf_release(&o.subtitle);
+	tk_buf_release(&o.shown_subtitle);
+	tk_stacktx_release(&o.tx);
 	return ret;
 }

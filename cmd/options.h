@@ -159,6 +159,20 @@ void cmd_strlist_release(struct cmd_strlist *l);
 	"$XDG_DATA_HOME/tracker/history.db (~/.local/share/tracker/history.db)"
 #define OPT_DB(T, f) OPT_STRING(0, "db", T, f, "URL", CMD_DB_HELP)
 
+/* The stack transforms (core/model/stacktx.h) of a struct tk_stacktx
+ * field f, the same five options for flame and diff. */
+#define OPT_STACKTX(T, f) \
+	OPT_STRING(0, "focus", T, f.regex[TK_STACKTX_FOCUS], "REGEX", "keep only stacks " \
+		   "through a frame matching REGEX (POSIX extended, searched in the name)"), \
+	OPT_STRING(0, "ignore", T, f.regex[TK_STACKTX_IGNORE], "REGEX", "drop the stacks " \
+		   "through a frame matching REGEX"), \
+	OPT_STRING(0, "hide", T, f.regex[TK_STACKTX_HIDE], "REGEX", "take frames matching " \
+		   "REGEX out of the stacks, their weight going to the parent"), \
+	OPT_STRING(0, "prune-from", T, f.regex[TK_STACKTX_PRUNE_FROM], "REGEX", "cut the " \
+		   "stacks below a frame matching REGEX, their weight going to it"), \
+	OPT_FLAG(0, "collapse-recursion", T, f.collapse_recursion, "fold consecutive " \
+		 "repeats of a frame into one (a deep recursion becomes one frame)")
+
 /* cmd_parse.flags */
 /* The options end at the first argument: what follows is the command's
  * (tracker run's job, tracker config's action). */

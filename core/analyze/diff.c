@@ -82,6 +82,7 @@ static int map_input(struct tk_profile *u, const struct tk_profile *in, unsigned
 	for (i = 1; i < in->nr_names; i++) {
 		if (!flags) {
 			names[i] = tk_profile_intern(u, in->names[i], in->name_lens[i]);
+			tk_profile_copy_category(u, names[i], in, i);
 			continue;
 		}
 		tk_buf_reset(&norm);
@@ -91,6 +92,7 @@ static int map_input(struct tk_profile *u, const struct tk_profile *in, unsigned
 			goto out;
 		}
 		names[i] = tk_profile_intern(u, norm.buf, norm.len);
+		tk_profile_copy_category(u, names[i], in, i);
 	}
 	slot = tk_xcalloc(u->nr_names, sizeof(*slot));
 
@@ -165,9 +167,11 @@ static int clone_profile(struct tk_profile *u, const struct tk_profile *in)
 
 	if (u->nr_names != 1 || u->nr_nodes != 1 || u->alloc_nodes < in->nr_nodes)
 		return 0;
-	for (i = 1; i < in->nr_names; i++)
+	for (i = 1; i < in->nr_names; i++) {
 		if (tk_profile_intern(u, in->names[i], in->name_lens[i]) != i)
 			return 0;
+		tk_profile_copy_category(u, i, in, i);
+	}
 	memcpy(u->nodes, in->nodes, in->nr_nodes * sizeof(*u->nodes));
 	u->nr_nodes = in->nr_nodes;
 	return 1;
@@ -232,15 +236,19 @@ static uint32_t union_name_of(struct tk_profile *u, const struct tk_profile *in,
 
 	if (!n)
 		return 0;
-	if (!flags)
-		return tk_profile_intern(u, in->names[in->nodes[n].name],
-					 in->name_lens[in->nodes[n].name]);
+	if (!flags) {
+		id = tk_profile_intern(u, in->names[in->nodes[n].name],
+				       in->name_lens[in->nodes[n].name]);
+		tk_profile_copy_category(u, id, in, in->nodes[n].name);
+		return id;
+	}
 	if (tk_normalize_name(in->names[in->nodes[n].name], in->name_lens[in->nodes[n].name],
 			      flags, &norm)) {
 		tk_buf_release(&norm);
 		return 0;
 	}
 	id = tk_profile_intern(u, norm.buf, norm.len);
+	tk_profile_copy_category(u, id, in, in->nodes[n].name);
 	tk_buf_release(&norm);
 	return id;
 }

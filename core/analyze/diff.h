@@ -80,6 +80,7 @@
 #include "core/base/err.h"
 #include "core/analyze/normalize.h"
 #include "core/model/profile.h"
+#include "core/model/stacktx.h"
 
 enum tk_diff_norm {
 	TK_DIFF_NORM_TOTAL,
@@ -109,6 +110,13 @@ struct tk_diff_opts {
 	double spread_k;          /* noise band in standard deviations, default 3 */
 	double saturation;        /* fractional change of full colour, default 1 */
 	int match_roots;          /* default 0: see "Top-level frames" above */
+	/* Stack transforms applied to every input before the union is made,
+	 * by the loaders of core/analyze/diffstore.h (tk_diff_build itself
+	 * takes its inputs as they are); NULL: none. Borrowed. */
+	const struct tk_stacktx *tx;
+	/* "What changed" (core/analyze/diffsum.h) lists only frames of this
+	 * category (core/model/profile.h); TK_CAT_NONE: all frames. */
+	enum tk_category category;
 };
 
 struct tk_diff {

@@ -29,10 +29,16 @@ static void init(struct tk_stored_diff *d, size_t nr_base)
 static int build(struct tk_stored_diff *d, const struct tk_diff_opts *dopts,
 		 struct tk_err *err)
 {
-	const struct tk_profile **bases = tk_xcalloc(d->nr_base, sizeof(*bases));
+	const struct tk_profile **bases;
 	size_t i;
-	int ret;
+	int ret = tk_stacktx_apply_in_place(dopts->tx, &d->new, err);
 
+	/* both sides alike, before frames are matched */
+	for (i = 0; !ret && i < d->nr_base; i++)
+		ret = tk_stacktx_apply_in_place(dopts->tx, &d->base[i], err);
+	if (ret)
+		return ret;
+	bases = tk_xcalloc(d->nr_base, sizeof(*bases));
 	for (i = 0; i < d->nr_base; i++)
 		bases[i] = &d->base[i];
 	ret = tk_diff_build(bases, d->nr_base, &d->new, dopts, &d->diff, err);

@@ -18,6 +18,9 @@
  * From two files (tk_diff_files): BASE and NEW imported on two threads
  * (tk_import_pair), labelled by their paths.
  *
+ * Either way, dopts->tx (core/model/stacktx.h) rewrites NEW and every
+ * baseline alike before their frames are matched.
+ *
  * Errors: the store's, the importers' and tk_diff_build's. Nothing here
  * prints. Release with tk_stored_diff_release, also after an error.
  */

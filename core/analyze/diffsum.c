@@ -151,7 +151,12 @@ void tk_diff_summarize(const struct tk_diff *d, const struct tk_diff_opts *o, si
 		s->down[m].rows = tk_xcalloc(top, sizeof(struct tk_diff_change));
 	}
 	for (n = 1; n < d->tree.nr_nodes; n++) {
-		enum tk_diff_class c = tk_diff_classify(d, n, TK_DIFF_CUMULATIVE, o, NULL);
+		enum tk_diff_class c;
+
+		if (o->category && tk_profile_category(&d->tree, d->tree.nodes[n].name) !=
+		    o->category)
+			continue;
+		c = tk_diff_classify(d, n, TK_DIFF_CUMULATIVE, o, NULL);
 
 		if (c == TK_DIFF_NEW)
 			s->nr_new++;

@@ -14,6 +14,8 @@
  * and a caller one of whose children carries all of its cumulative
  * change is left for that child (the chain main <- _start <- ... adds
  * nothing to the deepest frame of it).
+ * With o->category set, only frames of that category are counted and
+ * listed (tracker diff --category gc: what changed in the collector).
  * Rows are ranked by |new - base|, ties by node id, so the lists are
  * the same on every run. A NEW frame counts as an increase, a VANISHED
  * one as a decrease.

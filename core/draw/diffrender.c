@@ -102,6 +102,24 @@ static int render_to(FILE *out, void *data, struct tk_err *err)
 	return tk_diff_render(j->r, j->d, j->dopts, j->o, out, err);
 }
 
+static int render_base_to(FILE *out, void *data, struct tk_err *err)
+{
+	const struct render_job *j = data;
+
+	return j->r->render_base(j->d, out, err);
+}
+
+void tk_diff_base_path(const char *path, const char *ext, struct tk_buf *out)
+{
+	size_t n = strlen(path), e = strlen(ext);
+
+	if (n < e)
+		e = 0;
+	tk_buf_add(out, path, n - e);
+	tk_buf_adds(out, ".base");
+	tk_buf_add(out, path + n - e, e);
+}
+
 int tk_diff_render_path(const struct tk_diff *d, const struct tk_diff_opts *dopts,
 			const struct tk_diff_render_opts *o, const char *path, unsigned flags,
 			struct tk_err *err)
@@ -110,6 +128,17 @@ int tk_diff_render_path(const struct tk_diff *d, const struct tk_diff_opts *dopt
 
 	if (!j.r)
 		return tk_err_set(err, TK_EUSAGE, "cannot tell the output format of '%s' from "
-				  "its extension (.html, .svg, .png, .pdf, .folded or .txt)", path);
+				  "its extension (.html, .svg, .png, .pdf, .folded, .txt or .pb.gz)",
+				  path);
+	if (j.r->render_base) {
+		struct tk_buf base = TK_BUF_INIT;
+		int ret;
+
+		tk_diff_base_path(path, j.r->ext, &base);
+		ret = tk_write_file_stream(base.buf, render_base_to, &j, flags, err);
+		tk_buf_release(&base);
+		if (ret)
+			return ret;
+	}
 	return tk_write_file_stream(path, render_to, &j, flags, err);
 }

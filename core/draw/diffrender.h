@@ -5,6 +5,7 @@
  * file's extension (tk_diff_renderer_for_path): .html, .svg, .png,
  * .folded (three columns "stack base new", flamegraph.pl's differential
  * input; with TK_DIFF_NORM_NONE exactly the union of the two inputs),
+ * .pb.gz (NEW, and the baseline beside it, for pprof -diff_base),
  * .txt (the top self increases and decreases).
  *
  * Colours: red = increased, blue = decreased, intensity from
@@ -70,7 +71,15 @@ struct tk_diff_renderer {
 	int (*render)(const struct tk_diff *d, const struct tk_flame *fl,
 		      const struct tk_diff_opts *dopts, const struct tk_diff_render_opts *o,
 		      FILE *out, struct tk_err *err);
+	/* Optional (NULL: none): a second file, the baseline, that
+	 * tk_diff_render_path writes beside the output (tk_diff_base_path),
+	 * for formats that compare two files (pprof -diff_base). */
+	int (*render_base)(const struct tk_diff *d, FILE *out, struct tk_err *err);
 };
+
+/* Where the baseline of a renderer with render_base goes: path with
+ * ".base" before ext ("d.pb.gz" -> "d.base.pb.gz"). */
+void tk_diff_base_path(const char *path, const char *ext, struct tk_buf *out);
 
 /* Lays d out as r asks, and renders it with r to out. */
 int tk_diff_render(const struct tk_diff_renderer *r, const struct tk_diff *d,
@@ -84,7 +93,7 @@ const struct tk_diff_renderer *tk_diff_renderer_for_path(const char *path);
 /*
  * d rendered by the renderer path's extension picks, written to path as
  * every output is (tk_write_file_stream, core/base/fsutil.h; flags its
- * TK_WRITE_* flags). TK_EUSAGE for an extension no renderer has; the
+ * TK_WRITE_* flags), the baseline first when the renderer writes one. TK_EUSAGE for an extension no renderer has; the
  * renderer's and the writer's errors otherwise.
  */
 int tk_diff_render_path(const struct tk_diff *d, const struct tk_diff_opts *dopts,

@@ -266,9 +266,11 @@ int tk_profile_reverse(const struct tk_profile *in, struct tk_profile *out,
 		for (at = i; at != TK_PROFILE_ROOT; at = in->nodes[at].parent) {
 			uint32_t name = in->nodes[at].name;
 
-			if (!map[name] && name)
+			if (!map[name] && name) {
 				map[name] = tk_profile_intern(out, in->names[name],
 							      in->name_lens[name]);
+				tk_profile_copy_category(out, map[name], in, name);
+			}
 			TK_ALLOC_GROW(names, depth + 1, alloc_names);
 			names[depth++] = map[name];
 		}

@@ -312,6 +312,8 @@ const char tk_html_js_draw_visible[] =
 
 const char tk_html_js_draw_box[] =
 	"\t\t\tctx.fillRect(x, y, fw > 1 ? fw - 0.5 : fw, fh - 1);\n"
+	"\t\t\tif (decorate !== null)\n"
+	"\t\t\t\tdecorate(j, x, y, fw);\n"
 	"\t\t\tif (j === hover) {\n"
 	"\t\t\t\tctx.strokeStyle = 'black';\n"
 	"\t\t\t\tctx.lineWidth = 1;\n"

@@ -156,8 +156,10 @@ extern const char tk_html_js_draw_begin[];
  * clipped to the margins; the page then sets nm (the name index),
  * ctx.globalAlpha and ctx.fillStyle. */
 extern const char tk_html_js_draw_visible[];
-/* Fills the box, outlines the hovered frame, and opens "if (t !== null)"
- * for label t; the page sets the text's ctx.fillStyle. */
+/* Fills the box, calls the page's decorate(j, x, y, fw) unless it is
+ * null (the diff page outlines frame categories with it), outlines the
+ * hovered frame, and opens "if (t !== null)" for label t; the page sets
+ * the text's ctx.fillStyle. */
 extern const char tk_html_js_draw_box[];
 /* Writes the label, ends draw(); redraw() queues a draw. */
 extern const char tk_html_js_draw_end[];

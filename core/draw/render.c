@@ -222,3 +222,77 @@ int tk_render_flame(const struct tk_renderer *r, const struct tk_profile *p,
 	tk_flame_release(&f);
 	return ret;
 }
+
+/* ---- frame categories ---- */
+
+/* ProfileView.jl's and ProfileCanvas's scheme: dispatch red, GC orange,
+ * compilation purple, task green; perf's kernel and JIT frames keep the
+ * palettes' own colours (flamegraph.pl's java palette), so they have
+ * none here. */
+static const int category_colors[TK_CAT_NR][3] = {
+	[TK_CAT_DISPATCH] = { 226, 64, 64 },
+	[TK_CAT_GC] = { 247, 163, 30 },
+	[TK_CAT_COMPILATION] = { 156, 108, 214 },
+	[TK_CAT_TASK] = { 82, 168, 92 },
+};
+
+int tk_category_colored(enum tk_category c)
+{
+	return c == TK_CAT_DISPATCH || c == TK_CAT_GC || c == TK_CAT_COMPILATION ||
+	       c == TK_CAT_TASK;
+}
+
+void tk_category_rgb(enum tk_category c, int *r, int *g, int *b)
+{
+	if (!tk_category_colored(c))
+		c = TK_CAT_NONE;
+	*r = category_colors[c][0];
+	*g = category_colors[c][1];
+	*b = category_colors[c][2];
+}
+
+int tk_render_categories(const struct tk_profile *p, const struct tk_render_opts *o)
+{
+	enum tk_category cats[TK_CAT_NR];
+
+	return !o->no_categories && tk_render_legend(p, cats) > 0;
+}
+
+size_t tk_render_legend(const struct tk_profile *p, enum tk_category *cats)
+{
+	uint8_t seen[TK_CAT_NR];
+	size_t nr = 0;
+	uint32_t i;
+	int c;
+
+	memset(seen, 0, sizeof(seen));
+	for (i = 1; p->name_cats && i < p->nr_cats; i++)
+		if (p->name_cats[i] < TK_CAT_NR)
+			seen[p->name_cats[i]] = 1;
+	for (c = 1; c < TK_CAT_NR; c++)
+		if (seen[c] && tk_category_colored((enum tk_category)c))
+			cats[nr++] = (enum tk_category)c;
+	return nr;
+}
+
+void tk_render_name_rgb(const struct tk_profile *p, uint32_t name, const struct tk_render_opts *o,
+			int on, int *r, int *g, int *b)
+{
+	enum tk_category c;
+	double v;
+
+	if (!on) {
+		tk_palette_color(o->palette, name ? p->names[name] : "", r, g, b);
+		return;
+	}
+	c = name ? tk_profile_category(p, name) : TK_CAT_NONE;
+	if (tk_category_colored(c)) {
+		tk_category_rgb(c, r, g, b);
+		return;
+	}
+	/* a pale blue-grey, varied by the name so neighbours differ */
+	v = name_random(name ? p->names[name] : "");
+	*r = 176 + (int)(40 * v);
+	*g = 190 + (int)(34 * v);
+	*b = 212 + (int)(30 * v);
+}

@@ -28,6 +28,10 @@ struct tk_render_opts {
 	double frame_height;   /* pixels, default 16 */
 	double font_size;      /* default 12 */
 	size_t top_n;          /* .txt: rows, default 30 */
+	int no_categories;     /* colour by the palette even where the profile
+				  has frame categories (tk_render_categories) */
+	enum tk_category category; /* .txt: only frames of this category
+				      (TK_CAT_NONE: all) */
 };
 
 void tk_render_opts_init(struct tk_render_opts *o);
@@ -66,6 +70,34 @@ void tk_palette_color(const char *palette, const char *name, int *r, int *g, int
 /* 1 when name is a palette: hot, mem, io, wakeup, java, js, perl, red,
  * green, blue, aqua, yellow, purple, orange. */
 int tk_palette_known(const char *name);
+/*
+ * Frame categories in pictures (core/model/profile.h). Where a profile
+ * has stored categories (a Julia profile: runtime dispatch, GC,
+ * compilation, task) and o->no_categories is not set, the pictures show
+ * them as ProfileView.jl and ProfileCanvas do: those frames in a colour
+ * per category, every other frame in a pale blue-grey from its name (so
+ * the categories stand out), and a legend naming the colours present.
+ * Profiles without stored categories are drawn exactly as before.
+ *
+ * tk_render_categories: 1 when p's pictures colour by category.
+ * tk_render_name_rgb: the colour of name id `name` of p (the root: 0),
+ * its category's when `on`, else the palette's as tk_palette_color.
+ * tk_render_legend: the coloured categories p has, in legend order, into
+ * cats (TK_CAT_NR entries); returns how many.
+ * tk_category_rgb: a category's colour.
+ *
+ * Diff pictures keep their change colours (red, blue, grey) and outline a
+ * frame of a coloured category in the category's colour, with the same
+ * legend.
+ */
+int tk_render_categories(const struct tk_profile *p, const struct tk_render_opts *o);
+void tk_render_name_rgb(const struct tk_profile *p, uint32_t name, const struct tk_render_opts *o,
+			int on, int *r, int *g, int *b);
+size_t tk_render_legend(const struct tk_profile *p, enum tk_category *cats);
+void tk_category_rgb(enum tk_category c, int *r, int *g, int *b);
+/* 1 for the categories pictures colour (dispatch, GC, compilation, task). */
+int tk_category_colored(enum tk_category c);
+
 /* Appends the renderers' extensions, ", " between them, in table order. */
 void tk_renderer_list_exts(struct tk_buf *out);
 

@@ -166,6 +166,10 @@ static void rename_in_place(struct tk_profile *p, struct tk_profile *q, const ui
 	for (i = 1; i < p->nr_nodes; i++)
 		p->nodes[i].name = map[p->nodes[i].name];
 	tmp = *p;
+	p->name_cats = q->name_cats;
+	p->nr_cats = q->nr_cats;
+	q->name_cats = tmp.name_cats;
+	q->nr_cats = tmp.nr_cats;
 	p->arena = q->arena;
 	p->names = q->names;
 	p->name_lens = q->name_lens;
@@ -217,6 +221,8 @@ size_t tk_profile_demangle(struct tk_profile *p, unsigned flags)
 	tk_buf_release(&nb);
 	if (!map)
 		return 0;
+	for (i = 1; i < p->nr_names; i++)
+		tk_profile_copy_category(&q, map[i], p, i);
 	if (q.nr_names == p->nr_names) {
 		/* every old name has a new one of its own: nothing merges */
 		rename_in_place(p, &q, map);

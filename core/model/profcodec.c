@@ -13,6 +13,8 @@
 /* The trailer after the compressed stream: magic, dispersion, crc32 */
 #define TRAILER_MAGIC "TKD1"
 #define TRAILER_LEN 16
+/* The categories trailer (put_categories), before the dispersion's */
+#define CATS_MAGIC "TKC1"
 /* Decompressed size limit: a stored profile is far smaller than this. */
 #define MAX_RAW (2u << 30)
 
@@ -49,6 +51,38 @@ static void put_weight(struct tk_buf *b, double w)
 		put_varint(b, 1);
 		put_double(b, w);
 	}
+}
+
+static void put_u32(struct tk_buf *b, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		tk_buf_addch(b, (int)((v >> (8 * i)) & 0xff));
+}
+
+/* The categories trailer: "TKC1", the payload's length (4 LE), the
+ * payload (varint count, then per categorized name: varint name id, one
+ * byte category), crc32 of all before it (4 LE). */
+static void put_categories(const struct tk_profile *p, struct tk_buf *out)
+{
+	struct tk_buf pl = TK_BUF_INIT;
+	size_t at = out->len;
+	uint32_t i, nr = 0;
+
+	for (i = 1; i < p->nr_cats; i++)
+		nr += p->name_cats[i] != 0;
+	put_varint(&pl, nr);
+	for (i = 1; i < p->nr_cats; i++)
+		if (p->name_cats[i]) {
+			put_varint(&pl, i);
+			tk_buf_addch(&pl, p->name_cats[i]);
+		}
+	tk_buf_add(out, CATS_MAGIC, 4);
+	put_u32(out, (uint32_t)pl.len);
+	tk_buf_add(out, pl.buf, pl.len);
+	put_u32(out, (uint32_t)crc32(0L, (const Bytef *)out->buf + at, (uInt)(out->len - at)));
+	tk_buf_release(&pl);
 }
 
 int tk_profile_encode(const struct tk_profile *p, struct tk_buf *out, struct tk_err *err)
@@ -88,6 +122,8 @@ int tk_profile_encode(const struct tk_profile *p, struct tk_buf *out, struct tk_
 	if (rc != Z_OK)
 		return tk_err_set(err, TK_EINTERNAL, "cannot compress the profile (zlib %d)", rc);
 	tk_buf_setlen(out, out->len + zlen);
+	if (tk_profile_has_categories(p))
+		put_categories(p, out);
 	if (p->dispersion > 0 && isfinite(p->dispersion)) {
 		size_t at = out->len;
 		uLong crc;
@@ -101,19 +137,41 @@ int tk_profile_encode(const struct tk_profile *p, struct tk_buf *out, struct tk_
 	return 0;
 }
 
+static uint32_t get_u32(const unsigned char *t)
+{
+	return (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24;
+}
+
 /*
- * The trailer of len bytes at t, after the compressed stream: none, or
- * TRAILER_LEN bytes whose magic and crc32 hold, carrying a positive
- * dispersion. Readers before the trailer (zlib's uncompress stops at the
- * stream's end) read the profile without it.
+ * The trailers of len bytes at t, after the compressed stream: none, or
+ * the categories' (its payload's place goes to *cats, *cats_len) and
+ * then the dispersion's (TRAILER_LEN bytes), each with its magic and a
+ * crc32 that holds. Readers before a trailer (zlib's uncompress stops at
+ * the stream's end) read the profile without it; readers before the
+ * categories trailer refuse a profile that has one.
  */
 static int read_trailer(const unsigned char *t, size_t len, size_t at, const char *name,
-			double *dispersion, struct tk_err *err)
+			double *dispersion, const unsigned char **cats, size_t *cats_len,
+			struct tk_err *err)
 {
 	uint64_t bits = 0;
 	uint32_t crc = 0;
 	int k;
 
+	*cats = NULL;
+	*cats_len = 0;
+	if (len >= 12 && !memcmp(t, CATS_MAGIC, 4)) {
+		uint32_t pl = get_u32(t + 4);
+
+		if (pl > len - 12 || get_u32(t + 8 + pl) != (uint32_t)crc32(0L, t, 8 + pl))
+			return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s' at byte "
+					  "%zu: a categories trailer that does not hold", name, at);
+		*cats = t + 8;
+		*cats_len = pl;
+		t += 12 + pl;
+		at += 12 + pl;
+		len -= 12 + pl;
+	}
 	if (!len)
 		return 0;
 	if (len == TRAILER_LEN && !memcmp(t, TRAILER_MAGIC, 4)) {
@@ -175,6 +233,28 @@ static int get_double(struct dec *d, double *w)
 	return 0;
 }
 
+/* The categories trailer's payload, for the names decoded (ids). */
+static int get_categories(struct dec *d, const unsigned char *cats, size_t len,
+			  uint64_t nr_names, const uint32_t *ids, struct tk_profile *out)
+{
+	uint64_t nr = 0, i, id = 0;
+
+	d->start = d->p = cats;
+	d->end = cats + len;
+	if (get_varint(d, &nr))
+		return bad(d, "a categories trailer cut short");
+	if (nr > len)
+		return bad(d, "too many categories");
+	for (i = 0; i < nr; i++) {
+		if (get_varint(d, &id) || d->p >= d->end)
+			return bad(d, "a categories trailer cut short");
+		if (!id || id > nr_names || *d->p >= TK_CAT_NR)
+			return bad(d, "a category out of range");
+		tk_profile_set_category(out, ids[id], (enum tk_category)*d->p++);
+	}
+	return d->p == d->end ? 0 : bad(d, "trailing bytes in the categories trailer");
+}
+
 int tk_profile_decode(const void *data, size_t len, const char *name,
 		      struct tk_profile *out, struct tk_err *err)
 {
@@ -184,6 +264,8 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 	uint64_t rawlen = 0, nr_names, nr_nodes, i, v;
 	uLongf got;
 	uLong zlen;
+	const unsigned char *cats;
+	size_t cats_len;
 	uint32_t *ids = NULL;
 	int ret = 0;
 
@@ -194,6 +276,11 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 	if (rawlen < 6 || rawlen > MAX_RAW)
 		return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s': size %llu", name,
 				  (unsigned long long)rawlen);
+	/* deflate shrinks by at most 1032:1: a larger claim is a lie that
+	 * would make us allocate up to MAX_RAW for a few bytes */
+	if (rawlen > (uint64_t)(len - 8) * 1032 + 64)
+		return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s': size %llu from %zu "
+				  "compressed bytes", name, (unsigned long long)rawlen, len - 8);
 	tk_buf_grow(&raw, (size_t)rawlen);
 	got = (uLongf)rawlen;
 	zlen = (uLong)(len - 8);
@@ -202,7 +289,8 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 		return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s': bad compressed data",
 				  name);
 	}
-	ret = read_trailer(in + 8 + zlen, len - 8 - zlen, 8 + zlen, name, &out->dispersion, err);
+	ret = read_trailer(in + 8 + zlen, len - 8 - zlen, 8 + zlen, name, &out->dispersion,
+			   &cats, &cats_len, err);
 	if (ret) {
 		tk_buf_release(&raw);
 		return ret;
@@ -277,6 +365,8 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 	}
 	if (!ret && d.p != d.end)
 		ret = bad(&d, "trailing bytes");
+	if (!ret && cats)
+		ret = get_categories(&d, cats, cats_len, nr_names, ids, out);
 	if (!ret)
 		tk_profile_finish(out);
 out:

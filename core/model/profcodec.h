@@ -11,7 +11,12 @@
  *             varint (id - parent), varint name,
  *             weight: varint (2 * w) for an integral w in [0, 2^52),
  *                     else varint 1 followed by 8 bytes (IEEE double, LE) )
+ *   [ "TKC1" length (4 LE) payload crc32 of all three (4 LE) ]
  *   [ "TKD1" dispersion (8 bytes, IEEE double, LE) crc32 of those 12 (4 LE) ]
+ *
+ * The categories trailer, only for a profile with frame categories
+ * (core/model/profile.h), holds varint count, then per name: varint name
+ * id (its place in the names above, from 1), one byte category.
  *
  * The trailer, only for a profile whose sampling dispersion is known
  * (core/model/profile.h), follows the stream, where trackers that predate it do

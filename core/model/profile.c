@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/base/buf.h"
 #include "core/base/banned.h"
@@ -91,7 +92,80 @@ void tk_profile_release(struct tk_profile *p)
 	free(p->nodes);
 	free(p->child_slots);
 	free(p->child_indexed);
+	free(p->name_cats);
 	memset(p, 0, sizeof(*p));
+}
+
+static const char *const category_names[TK_CAT_NR] = {
+	"", "runtime dispatch", "GC", "compilation", "task", "kernel", "JIT",
+};
+static const char *const category_keys[TK_CAT_NR] = {
+	"", "dispatch", "gc", "compilation", "task", "kernel", "jit",
+};
+/* Which category wins when a name is flagged twice (higher wins). */
+static const uint8_t category_rank[TK_CAT_NR] = { 0, 3, 4, 2, 1, 1, 1 };
+
+const char *tk_category_name(enum tk_category c)
+{
+	return (unsigned)c < TK_CAT_NR ? category_names[c] : "";
+}
+
+const char *tk_category_key(enum tk_category c)
+{
+	return (unsigned)c < TK_CAT_NR ? category_keys[c] : "";
+}
+
+int tk_category_parse(const char *s, enum tk_category *out)
+{
+	int c;
+
+	for (c = 1; c < TK_CAT_NR; c++)
+		if (!strcasecmp(s, category_keys[c])) {
+			*out = (enum tk_category)c;
+			return 0;
+		}
+	return -1;
+}
+
+void tk_profile_set_category(struct tk_profile *p, uint32_t name, enum tk_category c)
+{
+	if (!c || (unsigned)c >= TK_CAT_NR || name >= p->nr_names)
+		return;
+	if (name >= p->nr_cats) {
+		uint32_t n = p->nr_names > name + 1 ? p->nr_names : name + 1;
+
+		p->name_cats = tk_realloc_array(p->name_cats, n, 1);
+		memset(p->name_cats + p->nr_cats, 0, n - p->nr_cats);
+		p->nr_cats = n;
+	}
+	if (category_rank[c] > category_rank[p->name_cats[name]])
+		p->name_cats[name] = (uint8_t)c;
+}
+
+enum tk_category tk_profile_category(const struct tk_profile *p, uint32_t name)
+{
+	size_t len;
+
+	if (p->name_cats && name < p->nr_cats && p->name_cats[name])
+		return (enum tk_category)p->name_cats[name];
+	if (name >= p->nr_names)
+		return TK_CAT_NONE;
+	len = p->name_lens[name];
+	if (len > 4 && !memcmp(p->names[name] + len - 4, "_[k]", 4))
+		return TK_CAT_KERNEL;
+	if (len > 4 && !memcmp(p->names[name] + len - 4, "_[j]", 4))
+		return TK_CAT_JIT;
+	return TK_CAT_NONE;
+}
+
+int tk_profile_has_categories(const struct tk_profile *p)
+{
+	uint32_t i;
+
+	for (i = 0; p->name_cats && i < p->nr_cats; i++)
+		if (p->name_cats[i])
+			return 1;
+	return 0;
 }
 
 static void grow_names(struct tk_profile *p)

@@ -88,7 +88,56 @@ struct tk_profile {
 	 * allocation profiles, sampled by bytes. 0: unknown (imported
 	 * profiles, CPU profiles, exact ones). */
 	double dispersion;
+	/* Frame categories per name id (tk_profile_set_category): NULL and
+	 * 0 until an importer sets one; nr_cats entries, 0 beyond. */
+	uint8_t *name_cats;
+	uint32_t nr_cats;
 };
+
+/*
+ * Frame categories: what kind of work a frame is, when the profiler says
+ * so. Julia's profiles (ProfileCanvas pages) flag frames as runtime
+ * dispatch, garbage collection, compilation or task switches; an importer
+ * stores that per frame name with tk_profile_set_category, and it is kept
+ * wherever names are copied (merging, reversing, transforms, diffs,
+ * demangling) and stored with the profile (core/model/profcodec.h).
+ * perf's annotations need no storage: a name ending in "_[k]" (kernel)
+ * or "_[j]" (JIT-compiled code), as stackcollapse-perf.pl --all writes
+ * them, is of that category (tk_profile_category says so).
+ */
+enum tk_category {
+	TK_CAT_NONE,
+	TK_CAT_DISPATCH,    /* Julia runtime dispatch (ProfileCanvas flag 0x01) */
+	TK_CAT_GC,          /* garbage collection (0x02) */
+	TK_CAT_COMPILATION, /* compilation (0x08) */
+	TK_CAT_TASK,        /* task switches (0x10) */
+	TK_CAT_KERNEL,      /* perf: "_[k]" */
+	TK_CAT_JIT,         /* perf: "_[j]" */
+	TK_CAT_NR,
+};
+
+/* "runtime dispatch", "GC", "compilation", "task", "kernel", "JIT";
+ * "" for none. */
+const char *tk_category_name(enum tk_category c);
+/* The option word: dispatch, gc, compilation, task, kernel, jit. */
+const char *tk_category_key(enum tk_category c);
+/* 0 and *out for a key (case-insensitive), -1 otherwise. */
+int tk_category_parse(const char *s, enum tk_category *out);
+
+/* Stores name id's category (the stronger one when a name is set twice:
+ * GC, then dispatch, compilation, task). */
+void tk_profile_set_category(struct tk_profile *p, uint32_t name, enum tk_category c);
+/* The stored category of name id, else the perf annotation's, else none. */
+enum tk_category tk_profile_category(const struct tk_profile *p, uint32_t name);
+/* 1 when an importer stored a category for some name. */
+int tk_profile_has_categories(const struct tk_profile *p);
+/* to_name of `to` gets the stored category of from_name of `from`. */
+static inline void tk_profile_copy_category(struct tk_profile *to, uint32_t to_name,
+					    const struct tk_profile *from, uint32_t from_name)
+{
+	if (from->name_cats && from_name < from->nr_cats && from->name_cats[from_name])
+		tk_profile_set_category(to, to_name, (enum tk_category)from->name_cats[from_name]);
+}
 
 void tk_profile_init(struct tk_profile *p, enum tk_unit unit);
 void tk_profile_release(struct tk_profile *p);

@@ -29,8 +29,10 @@ int tk_profile_merge(struct tk_profile *into, const struct tk_profile *from,
 		return 0;
 	names = tk_realloc_array(NULL, from->nr_names, sizeof(*names));
 	names[0] = 0;
-	for (i = 1; i < from->nr_names; i++)
+	for (i = 1; i < from->nr_names; i++) {
 		names[i] = tk_profile_intern(into, from->names[i], from->name_lens[i]);
+		tk_profile_copy_category(into, names[i], from, i);
+	}
 	map = tk_realloc_array(NULL, from->nr_nodes, sizeof(*map));
 	map[TK_PROFILE_ROOT] = TK_PROFILE_ROOT;
 	if (tk_profile_weight_error(into, from->sum))

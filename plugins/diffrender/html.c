@@ -89,7 +89,9 @@ static const char page_style[] =
 static const char *const page_script[] = {
 	tk_html_js_begin,
 	"var names = D.names, fh = D.frame_height, font = D.font_size, xpad = 10, ypad = 4;\n"
-	"var unit = D.unit, countName = D.count_name, bscale = D.base_scale;\n"
+	"var unit = D.unit, countName = D.count_name, bscale = D.base_scale;\n"	"/* Frames of a coloured category (a Julia profile's) are outlined in\n"
+	" * the category's colour: catCol[name index], -1 for none. */\n"
+	"var catCol = D.catcol || null;\n"
 	"var n = D.depth.length, nlev = 0, i, d, k;\n"
 	"for (i = 0; i < n; i++)\n"
 	"\tif (D.depth[i] + 1 > nlev)\n"
@@ -193,6 +195,14 @@ static const char *const page_script[] = {
 	"\n",
 	tk_html_js_first_at,
 	tk_html_js_label,
+	"var decorate = catCol === null ? null : function (j, x, y, fw) {\n"
+	"\tvar col = catCol[nidx[j]];\n"
+	"\tif (col < 0 || fw < 3)\n"
+	"\t\treturn;\n"
+	"\tctx.strokeStyle = '#' + (0x1000000 | col).toString(16).slice(1);\n"
+	"\tctx.lineWidth = 2;\n"
+	"\tctx.strokeRect(x + 1, y + 1, fw - 2.5, fh - 3);\n"
+	"};\n",
 	tk_html_js_draw_begin,
 	"\tvar zd = depthOf[zoom], lo = x0, hi = x0 + vw, cd = code[mode];\n",
 	tk_html_js_draw_visible,
@@ -391,7 +401,7 @@ static const char *const page_script[] = {
 	NULL,
 };
 
-#define SCRIPT_SHA256 "pwJckMgIKzvtqqjr+vi54m/a81jVVKRhxiFjpSgoDPI="
+#define SCRIPT_SHA256 "evHu8Ly/PekufPrAveV9ioS6Tl8Ih0I5iQJNPmQB6x0="
 
 /*
  * A baseline weight divided back by the normalization factor: the raw
@@ -452,6 +462,37 @@ static const char *norm_name(enum tk_diff_norm n)
 	default:
 		return "total";
 	}
+}
+
+/* "catcol": per entry of the names table, its category's colour, -1 for
+ * none (tk_render_categories). */
+static void add_category_colors(struct tk_htmlout *pg, const struct tk_profile *p,
+				const uint32_t *name_map, uint32_t nr_names)
+{
+	int32_t *col = tk_xcalloc(nr_names, sizeof(*col));
+	struct tk_buf *b = &pg->b;
+	uint32_t id, i;
+	int r, g, bl;
+
+	for (i = 0; i < nr_names; i++)
+		col[i] = -1;
+	for (id = 1; id < p->nr_names; id++) {
+		enum tk_category c = tk_profile_category(p, id);
+
+		if (!name_map[id] || !tk_category_colored(c))
+			continue;
+		tk_category_rgb(c, &r, &g, &bl);
+		col[name_map[id]] = r << 16 | g << 8 | bl;
+	}
+	tk_buf_adds(b, ",\n\"catcol\":[");
+	for (i = 0; i < nr_names; i++) {
+		if (i)
+			tk_buf_addch(b, ',');
+		tk_html_json_int(b, col[i]);
+		tk_htmlout_flush(pg);
+	}
+	tk_buf_addch(b, ']');
+	free(col);
 }
 
 static void add_data(struct tk_htmlout *pg, const struct tk_diff *d,
@@ -515,8 +556,11 @@ static void add_data(struct tk_htmlout *pg, const struct tk_diff *d,
 			tk_htmlout_flush(pg);
 		}
 	}
+	tk_buf_addch(b, ']');
+	if (tk_render_categories(p, &o->render))
+		add_category_colors(pg, p, name_map, nr_names);
 	/* One array at a time: runs of small numbers compress and parse well. */
-	tk_buf_adds(b, "],\n\"depth\":[");
+	tk_buf_adds(b, ",\n\"depth\":[");
 	for (i = 0; i < fl->nr; i++) {
 		if (i)
 			tk_buf_addch(b, ',');
@@ -747,7 +791,21 @@ static void add_header(struct tk_buf *b, const struct tk_diff *d, const struct t
 		tk_buf_addf(b, "within %.3g standard deviations of the baseline runs", dopts->spread_k);
 	if (!(dopts->min_delta > 0) && d->nr_base <= 1)
 		tk_buf_adds(b, "no change");
-	tk_buf_adds(b, ")</span></div></div>\n");
+	tk_buf_adds(b, ")</span>");
+	if (tk_render_categories(&d->tree, &o->render)) {
+		enum tk_category cats[TK_CAT_NR];
+		size_t nr = tk_render_legend(&d->tree, cats), i;
+		int r, g, bl;
+
+		for (i = 0; i < nr; i++) {
+			tk_category_rgb(cats[i], &r, &g, &bl);
+			tk_buf_addf(b, "<span class=\"category\"><span class=\"sw\" style=\"background: "
+				    "rgb(200,200,200); outline: 2px solid rgb(%d,%d,%d); "
+				    "outline-offset: -2px\"></span> %s</span>", r, g, bl,
+				    tk_category_name(cats[i]));
+		}
+	}
+	tk_buf_adds(b, "</div></div>\n");
 }
 
 static int render_html(const struct tk_diff *d, const struct tk_flame *fl,

@@ -34,7 +34,22 @@ struct ctx {
 	const struct tk_diff_opts *dopts;
 	const struct tk_diff_render_opts *o;
 	const struct tk_flame *f;
+	int categories; /* tk_render_categories: category outlines, legend */
 };
+
+/* A frame of a coloured category: outlined in its colour. */
+static void outline(struct ctx *c, enum tk_category cat, double x, double y, double w, double h)
+{
+	int r, g, b;
+
+	if (!tk_category_colored(cat))
+		return;
+	tk_category_rgb(cat, &r, &g, &b);
+	cairo_set_source_rgb(c->g.c.cr, r / 255.0, g / 255.0, b / 255.0);
+	cairo_set_line_width(c->g.c.cr, 2);
+	cairo_rectangle(c->g.c.cr, x + 1, y + 1, w > 2 ? w - 2 : w, h - 2);
+	cairo_stroke(c->g.c.cr);
+}
 
 static void parse_hex(const char *s, double *r, double *g, double *b)
 {
@@ -215,6 +230,17 @@ static void headings(struct ctx *c)
 	swatch(c, x, y, TK_DIFF_VANISHED, "vanished");
 	x += 18 + c->g.c.font * 0.59 * 10;
 	swatch(c, x, y, TK_DIFF_NOISE, "noise");
+	x += 18 + c->g.c.font * 0.59 * 8;
+	if (c->categories) {
+		enum tk_category cats[TK_CAT_NR];
+		size_t nr = tk_render_legend(&c->d->tree, cats), k;
+
+		for (k = 0; k < nr; k++) {
+			swatch(c, x, y, TK_DIFF_NOISE, tk_category_name(cats[k]));
+			outline(c, cats[k], x, y - c->g.c.font + 2, 14, c->g.c.font);
+			x += 18 + c->g.c.font * 0.59 * (strlen(tk_category_name(cats[k])) + 2);
+		}
+	}
 	tk_buf_release(&t);
 }
 
@@ -248,6 +274,9 @@ static void draw(void *arg)
 			cairo_rectangle(c->g.c.cr, x, y, fw, c->g.frame_h - 1);
 			cairo_fill(c->g.c.cr);
 		}
+		if (c->categories && fr->node != TK_PROFILE_ROOT)
+			outline(c, tk_profile_category(p, p->nodes[fr->node].name), x, y, fw,
+				c->g.frame_h - 1);
 		cairo_set_source_rgb(c->g.c.cr, white, white, white);
 		tk_cairo_label(&c->g, name, len, x, y, w);
 	}
@@ -270,6 +299,7 @@ static int render(const struct tk_diff *d, const struct tk_flame *fl,
 	c.dopts = dopts;
 	c.o = o;
 	c.f = fl;
+	c.categories = tk_render_categories(&d->tree, &o->render);
 	tk_cairo_graph_init(&c.g, &o->render, tk_diff_image_width(o));
 	font = c.g.c.font;
 	/* the title, totals, top changes, subtitle, comparison and legend lines */

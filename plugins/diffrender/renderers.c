@@ -19,6 +19,7 @@ static const struct tk_diff_renderer *const tk_diff_renderers[] = {
 	&tk_diffrender_svg,
 	&tk_diffrender_png,
 	&tk_diffrender_pdf,
+	&tk_diffrender_pprof,
 };
 
 #define NR (sizeof(tk_diff_renderers) / sizeof(tk_diff_renderers[0]))

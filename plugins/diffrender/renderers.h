@@ -16,5 +16,6 @@ extern const struct tk_diff_renderer tk_diffrender_html;
 extern const struct tk_diff_renderer tk_diffrender_svg;
 extern const struct tk_diff_renderer tk_diffrender_png;
 extern const struct tk_diff_renderer tk_diffrender_pdf;
+extern const struct tk_diff_renderer tk_diffrender_pprof;
 
 #endif

@@ -42,6 +42,7 @@ struct ctx {
 	double wpt; /* pixels per weight unit */
 	const char *totals;  /* the totals line */
 	const char *scaling; /* "baseline scaled x1.29 ...", "" */
+	int categories;      /* tk_render_categories: category outlines, legend */
 };
 
 /* "1,234 samples", "12.50 ms", "3.20 MiB"... (v >= 0); counts that are
@@ -143,6 +144,49 @@ static void out_info(struct ctx *c, uint32_t node, enum tk_diff_class cls)
 	TK_SVGOUT_LIT(&c->w, ")");
 }
 
+/* A frame of a coloured category is outlined in its colour (inside the
+ * rect's fill attribute's quotes: tk_svg_frame_text closes them). */
+static void out_category(struct ctx *c, uint32_t name)
+{
+	enum tk_category cat = tk_profile_category(&c->d->tree, name);
+	int r, g, b;
+
+	if (!tk_category_colored(cat))
+		return;
+	tk_category_rgb(cat, &r, &g, &b);
+	TK_SVGOUT_LIT(&c->w, "\" stroke=\"");
+	tk_svgout_rgb(&c->w, r, g, b);
+	TK_SVGOUT_LIT(&c->w, "\" stroke-width=\"2");
+}
+
+/* The categories' swatches, outlined as their frames are, from x on. */
+static void category_legend(struct ctx *c, double x, double y)
+{
+	enum tk_category cats[TK_CAT_NR];
+	size_t nr = tk_render_legend(&c->d->tree, cats), i;
+	double fs = c->pg.font_size;
+	int r, g, b;
+
+	for (i = 0; i < nr; i++) {
+		const char *name = tk_category_name(cats[i]);
+
+		tk_category_rgb(cats[i], &r, &g, &b);
+		TK_SVGOUT_LIT(&c->w, "<rect class=\"category\" x=\"");
+		tk_svgout_num(&c->w, x, 2);
+		TK_SVGOUT_LIT(&c->w, "\" y=\"");
+		tk_svgout_num(&c->w, y - fs + 2, 2);
+		TK_SVGOUT_LIT(&c->w, "\" width=\"14\" height=\"");
+		tk_svgout_num(&c->w, fs, 2);
+		TK_SVGOUT_LIT(&c->w, "\" fill=\"rgb(200,200,200)\" stroke-width=\"2\" stroke=\"");
+		tk_svgout_rgb(&c->w, r, g, b);
+		TK_SVGOUT_LIT(&c->w, "\"/>");
+		tk_svg_text_open(&c->w, NULL, x + 18, y);
+		tk_svgout_cstr(&c->w, name);
+		TK_SVGOUT_LIT(&c->w, "</text>\n");
+		x += 18 + fs * TK_SVG_FONT_WIDTH * (strlen(name) + 2);
+	}
+}
+
 static void frame(struct ctx *c, const struct tk_flame_frame *fr)
 {
 	const struct tk_svg_page *pg = &c->pg;
@@ -158,6 +202,8 @@ static void frame(struct ctx *c, const struct tk_flame_frame *fr)
 	out_info(c, fr->node, cls);
 	tk_svg_frame_rect(w, pg, x1, y1, x2 - x1);
 	out_fill(c, cls, in);
+	if (c->categories && fr->node != TK_PROFILE_ROOT)
+		out_category(c, c->d->tree.nodes[fr->node].name);
 	tk_svg_frame_text(w, pg, x1, y1);
 	if (dark_fill(c, cls, in))
 		TK_SVGOUT_LIT(w, " fill=\"rgb(255,255,255)\"");
@@ -235,6 +281,8 @@ static void headings(struct ctx *c, double y)
 	swatch(c, x, y, "url(#vanished)", "vanished");
 	x += 18 + fs * TK_SVG_FONT_WIDTH * 10;
 	swatch(c, x, y, "rgb(200,200,200)", "noise");
+	if (c->categories)
+		category_legend(c, x + 18 + fs * TK_SVG_FONT_WIDTH * 8, y);
 	TK_SVGOUT_LIT(w, "</g>\n");
 }
 
@@ -279,6 +327,7 @@ static int svg_render(const struct tk_diff *d, const struct tk_flame *layout,
 	c.d = d;
 	c.dopts = dopts;
 	c.o = o;
+	c.categories = tk_render_categories(&d->tree, &o->render);
 	pg->width = tk_diff_image_width(o);
 	pg->frame_height = o->render.frame_height >= 2 ? o->render.frame_height : 16;
 	pg->font_size = o->render.font_size > 0 ? o->render.font_size : 12;

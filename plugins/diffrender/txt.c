@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/escape.h"
 #include "core/base/buf.h"
 #include "core/draw/diffrender.h"
 #include "core/analyze/diffsum.h"
@@ -96,6 +97,12 @@ static int txt_render(const struct tk_diff *d, const struct tk_flame *fl,
 	if (dopts->norm != TK_DIFF_NORM_NONE) {
 		tk_buf_adds(&b, "values: ");
 		tk_diff_add_scaling(&b, d, dopts);
+		tk_buf_addch(&b, '\n');
+	}
+	/* what the picture's subtitle says: the stack transforms, the category */
+	if (o->render.subtitle && *o->render.subtitle) {
+		tk_buf_adds(&b, "view: ");
+		tk_text_escape(&b, o->render.subtitle, strlen(o->render.subtitle));
 		tk_buf_addch(&b, '\n');
 	}
 	tk_buf_addf(&b, "frames: %u call paths, %zu new, %zu vanished, "

@@ -614,6 +614,10 @@ static int pick_type(struct tk_profile *p, const struct pprof *pp,
 			p->unit = units[i].unit;
 			*scale = units[i].scale;
 		}
+	/* Go's CPU profiles, and tracker's own exports, count samples as
+	 * the sample type "samples" in the unit "count" */
+	if (p->unit == TK_UNIT_COUNT && string_is(pp, pp->types[*index][0], "samples"))
+		p->unit = TK_UNIT_SAMPLES;
 	return 0;
 }
 

@@ -25,7 +25,9 @@
  * thread 1). Units: samples, bytes, count.
  *
  * Frame names are "func (file:line)" (file is the base name ProfileCanvas
- * shows); the synthetic "root" is not a frame.
+ * shows); the synthetic "root" is not a frame. A node's "flags" become
+ * its name's category (core/model/profile.h): runtime dispatch (0x01),
+ * GC (0x02), compilation (0x08), task (0x10); REPL (0x04) is none.
  */
 #include "plugins/import/importers.h"
 
@@ -164,6 +166,30 @@ static double count_of(json_t *node)
 	return v;
 }
 
+/* ProfileCanvas.ProfileFrameFlag: the bits of a node's "flags" and the
+ * category each stands for (REPL, 0x04, is none). */
+static void set_categories(struct tk_profile *p, uint32_t name, json_t *flags)
+{
+	static const struct {
+		unsigned bit;
+		enum tk_category cat;
+	} bits[] = {
+		{ 0x01, TK_CAT_DISPATCH },
+		{ 0x02, TK_CAT_GC },
+		{ 0x08, TK_CAT_COMPILATION },
+		{ 0x10, TK_CAT_TASK },
+	};
+	json_int_t f;
+	size_t i;
+
+	if (!json_is_integer(flags))
+		return;
+	f = json_integer_value(flags);
+	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (f & bits[i].bit)
+			tk_profile_set_category(p, name, bits[i].cat);
+}
+
 /* Adds node's subtree under parent. Depth is bounded by jansson's nesting limit. */
 static int walk(struct pc *c, struct tk_profile *p, json_t *node, uint32_t parent, int top)
 {
@@ -190,6 +216,7 @@ static int walk(struct pc *c, struct tk_profile *p, json_t *node, uint32_t paren
 		me = tk_profile_child(p, parent, name);
 		if (!me)
 			return bad(c, "more than %u distinct stacks", TK_PROFILE_MAX_NODES);
+		set_categories(p, name, json_object_get(node, "flags"));
 	}
 	if (children && !json_is_array(children))
 		return bad(c, "a tree node's children is not an array");

@@ -20,7 +20,38 @@ struct ctx {
 	const struct tk_profile *p;
 	const struct tk_flame *f;
 	const struct tk_render_opts *o;
+	int categories; /* tk_render_categories: colours by category, a legend */
 };
+
+/* The categories' legend centred on the line at y, as the SVG's. */
+static void legend(const struct ctx *c, double y)
+{
+	enum tk_category cats[TK_CAT_NR];
+	size_t nr = tk_render_legend(c->p, cats), i;
+	cairo_t *cr = c->g.c.cr;
+	cairo_text_extents_t te;
+	double fs = c->g.c.font, width = 0, x;
+	int r, g, b;
+
+	cairo_set_font_size(cr, fs);
+	for (i = 0; i < nr; i++) {
+		cairo_text_extents(cr, tk_category_name(cats[i]), &te);
+		width += fs + 4 + te.x_advance + (i + 1 < nr ? 2 * fs : 0);
+	}
+	x = (c->g.c.width - width) / 2;
+	for (i = 0; i < nr; i++) {
+		const char *name = tk_category_name(cats[i]);
+
+		tk_category_rgb(cats[i], &r, &g, &b);
+		cairo_set_source_rgb(cr, r / 255.0, g / 255.0, b / 255.0);
+		cairo_rectangle(cr, x, y - fs + 2, fs, fs);
+		cairo_fill(cr);
+		cairo_set_source_rgb(cr, 0, 0, 0);
+		tk_canvas_text(&c->g.c, name, 40, x + fs + 4, y);
+		cairo_text_extents(cr, name, &te);
+		x += fs + 4 + te.x_advance + 2 * fs;
+	}
+}
 
 static void draw(void *arg)
 {
@@ -34,6 +65,8 @@ static void draw(void *arg)
 		cairo_set_font_size(g->c.cr, g->c.font);
 		tk_canvas_text_centred(&g->c, c->o->subtitle, 300, g->c.font * 3.5);
 	}
+	if (c->categories)
+		legend(c, g->c.font * (c->o->subtitle ? 5.5 : 3.5));
 
 	cairo_set_font_size(g->c.cr, g->c.font);
 	for (i = 0; i < c->f->nr; i++) {
@@ -44,7 +77,11 @@ static void draw(void *arg)
 
 		if (!tk_cairo_frame_box(g, fr, c->o->inverted, &x, &y, &w))
 			continue;
-		tk_palette_color(c->o->palette, name, &r, &gr, &b);
+		if (c->categories)
+			tk_render_name_rgb(c->p, fr->node == TK_PROFILE_ROOT ? 0 :
+					   c->p->nodes[fr->node].name, c->o, 1, &r, &gr, &b);
+		else
+			tk_palette_color(c->o->palette, name, &r, &gr, &b);
 		cairo_set_source_rgb(g->c.cr, r / 255.0, gr / 255.0, b / 255.0);
 		cairo_rectangle(g->c.cr, x, y, w > 1 ? w - 0.5 : w, g->frame_h - 1);
 		cairo_fill(g->c.cr);
@@ -64,7 +101,9 @@ static int render(const struct tk_profile *p, const struct tk_flame *f,
 	c.f = f;
 	c.o = o;
 	tk_cairo_graph_init(&c.g, o, o->image_width > 0 ? o->image_width : 1200);
-	tk_cairo_graph_fit(&c.g, c.g.c.font * 3 + (o->subtitle ? c.g.c.font * 2 : 0), f);
+	c.categories = tk_render_categories(p, o);
+	tk_cairo_graph_fit(&c.g, c.g.c.font * 3 + (o->subtitle ? c.g.c.font * 2 : 0) +
+			   (c.categories ? c.g.c.font * 2 : 0), f);
 	return tk_canvas_render(&c.g.c, fmt, out, draw, &c, err);
 }
 

@@ -59,7 +59,283 @@ static const char page_style[] =
 	".hide { visibility: hidden; }\n"
 	"#wrap { position: relative; background: linear-gradient(#eeeeee, #eeeeb0); }\n"
 	"#flame { position: sticky; top: 0; display: block; }\n"
+	"#legend { text-align: center; margin: 0 0 2px; }\n"
+	"#legend .swatch { display: inline-block; width: 11px; height: 11px; margin: 0 4px 0 14px; vertical-align: -1px; }\n"
+	"#views { display: flex; flex-wrap: wrap; gap: 16px; padding: 10px; }\n"
+	"#views .box { flex: 2 1 480px; min-width: 0; }\n"
+	"#views #top { flex: 3 1 640px; }\n"
+	"#views h2 { font-size: 15px; font-weight: normal; margin: 4px 0; }\n"
+	"#views h3 { font-size: 13px; font-weight: normal; color: #606060; margin: 6px 0 2px; }\n"
+	"#views .note { color: #606060; margin: 2px 0 6px; }\n"
+	"#top table { border-collapse: collapse; width: 100%; table-layout: fixed; }\n"
+	"#top th, #top td { padding: 1px 6px; border-bottom: 1px solid #e4e4e4; }\n"
+	"#top th { cursor: pointer; text-align: right; background: #f4f4f4; user-select: none; white-space: nowrap; }\n"
+	"#top th:first-child, #top td.fn { text-align: left; }\n"
+	"#top th:first-child { width: auto; }\n"
+	"#top th:not(:first-child) { width: 7.5em; }\n"
+	"#top th.sorted { background: #e4e4f4; }\n"
+	"#top td.fn { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }\n"
+	"#top td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }\n"
+	"#top tbody tr { cursor: pointer; }\n"
+	"#top tbody tr:hover { background: #ffffe0; }\n"
+	"#top tbody tr.sel { background: #f0d0f0; }\n"
+	"#sandwich .tree { position: relative; }\n"
+	"#sandwich .row { position: relative; height: 17px; }\n"
+	"#sandwich .frame { position: absolute; top: 0; height: 16px; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; font-size: 12px; line-height: 16px; padding: 0 2px; box-sizing: border-box; border-right: 1px solid #fff; cursor: pointer; }\n"
 	"</style>\n";
+
+/*
+ * The views below the graph: the top table (self and total per function,
+ * from the whole profile: D.fself and D.ftotal per name, a recursive
+ * function's total counted once; sortable by any column; a click on a
+ * row highlights the function in the graph through the search and opens
+ * its sandwich) and the sandwich (the function's callers and callees,
+ * each merged by call path, as two small flame graphs around it: callers
+ * above, the function's own row between, callees below). The sandwich is
+ * made from the frames the graph draws (those wider than --minwidth).
+ * Names go in with textContent and title only.
+ */
+static const char page_views[] =
+	"/* The frame categories' legend, under the title (as the SVG's). */\n"
+	"if (legendItems.length) {\n"
+	"\tvar lg = document.createElement('p');\n"
+	"\tlg.id = 'legend';\n"
+	"\tlegendItems.forEach(function (it) {\n"
+	"\t\tvar sw = document.createElement('span');\n"
+	"\t\tsw.className = 'swatch';\n"
+	"\t\tsw.style.background = '#' + (0x1000000 | it[1]).toString(16).slice(1);\n"
+	"\t\tlg.appendChild(sw);\n"
+	"\t\tlg.appendChild(document.createTextNode(it[0]));\n"
+	"\t});\n"
+	"\thead.insertBefore(lg, head.querySelector('.bar'));\n"
+	"}\n"
+	"var views = document.createElement('section');\n"
+	"views.id = 'views';\n"
+	"document.body.appendChild(views);\n"
+	"function el(tag, cls, text) {\n"
+	"\tvar e = document.createElement(tag);\n"
+	"\tif (cls)\n"
+	"\t\te.className = cls;\n"
+	"\tif (text !== undefined)\n"
+	"\t\te.textContent = text;\n"
+	"\treturn e;\n"
+	"}\n"
+	"var TOP_ROWS = 200, sortKey = 'total', sortDown = true, shownRows = [], selected = 0;\n"
+	"var topBox = el('div', 'box'), sandBox = el('div', 'box');\n"
+	"topBox.id = 'top';\n"
+	"sandBox.id = 'sandwich';\n"
+	"views.appendChild(topBox);\n"
+	"views.appendChild(sandBox);\n"
+	"var cols = [['name', 'Function'], ['self', 'Self'], ['selfpct', 'Self %'],\n"
+	"\t['total', 'Total'], ['totalpct', 'Total %']];\n"
+	"function colValue(key, q) {\n"
+	"\treturn key === 'self' || key === 'selfpct' ? fself[q] : ftotal[q];\n"
+	"}\n"
+	"function renderTable() {\n"
+	"\tvar all = [], q;\n"
+	"\tfor (q = 1; q < names.length; q++)\n"
+	"\t\tall.push(q);\n"
+	"\tall.sort(function (a, b) {\n"
+	"\t\tvar r = sortKey === 'name' ? (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : 0) :\n"
+	"\t\t\tcolValue(sortKey, a) - colValue(sortKey, b);\n"
+	"\t\treturn (sortDown ? -r : r) || a - b;\n"
+	"\t});\n"
+	"\tshownRows = all.slice(0, TOP_ROWS);\n"
+	"\ttopBox.textContent = '';\n"
+	"\tvar h = el('h2', null, 'Top functions');\n"
+	"\ttopBox.appendChild(h);\n"
+	"\tvar table = el('table'), thead = el('thead'), tr = el('tr'), tbody = el('tbody');\n"
+	"\tcols.forEach(function (c) {\n"
+	"\t\tvar th = el('th', c[0] === sortKey ? 'sorted' : null,\n"
+	"\t\t\tc[1] + (c[0] === sortKey ? (sortDown ? ' \\u25bc' : ' \\u25b2') : ''));\n"
+	"\t\tth.dataset.key = c[0];\n"
+	"\t\tth.title = 'Sort by ' + c[1];\n"
+	"\t\ttr.appendChild(th);\n"
+	"\t});\n"
+	"\tthead.appendChild(tr);\n"
+	"\ttable.appendChild(thead);\n"
+	"\tshownRows.forEach(function (q) {\n"
+	"\t\tvar row = el('tr', q === selected ? 'sel' : null);\n"
+	"\t\trow.dataset.q = q;\n"
+	"\t\trow.appendChild(el('td', 'fn', names[q]));\n"
+	"\t\trow.appendChild(el('td', 'num', fmtWeight(fself[q])));\n"
+	"\t\trow.appendChild(el('td', 'num', pct(fself[q], total) + '%'));\n"
+	"\t\trow.appendChild(el('td', 'num', fmtWeight(ftotal[q])));\n"
+	"\t\trow.appendChild(el('td', 'num', pct(ftotal[q], total) + '%'));\n"
+	"\t\trow.title = names[q];\n"
+	"\t\ttbody.appendChild(row);\n"
+	"\t});\n"
+	"\ttable.appendChild(tbody);\n"
+	"\ttopBox.appendChild(table);\n"
+	"\tif (all.length > shownRows.length)\n"
+	"\t\ttopBox.appendChild(el('p', 'note', 'The first ' + shownRows.length + ' of ' +\n"
+	"\t\t\tall.length + ' functions; sort by another column for others.'));\n"
+	"\tthead.addEventListener('click', function (e) {\n"
+	"\t\tvar key = e.target.dataset && e.target.dataset.key;\n"
+	"\t\tif (!key)\n"
+	"\t\t\treturn;\n"
+	"\t\tsortDown = key === sortKey ? !sortDown : key !== 'name';\n"
+	"\t\tsortKey = key;\n"
+	"\t\trenderTable();\n"
+	"\t});\n"
+	"\ttbody.addEventListener('click', function (e) {\n"
+	"\t\tvar row = e.target.closest('tr');\n"
+	"\t\tif (row)\n"
+	"\t\t\tselectFunction(+row.dataset.q);\n"
+	"\t});\n"
+	"}\n"
+	"function reEscape(t) {\n"
+	"\treturn t.replace(/[.*+?^${}()|[\\]\\\\\\/]/g, '\\\\$&');\n"
+	"}\n"
+	"function selectFunction(q) {\n"
+	"\tselected = q;\n"
+	"\tsearchBox.value = '^' + reEscape(names[q]) + '$';\n"
+	"\ticBox.checked = false;\n"
+	"\tapplySearch(searchBox.value);\n"
+	"\tsaveState();\n"
+	"\tredraw();\n"
+	"\trenderTable();\n"
+	"\trenderSandwich();\n"
+	"}\n"
+	"\n"
+	"/* The graph's frames as a tree: each frame's parent is the frame of the\n"
+	" * level below that contains its middle. */\n"
+	"var parentOf = null, kidsOf = null;\n"
+	"function frameTree() {\n"
+	"\tif (parentOf)\n"
+	"\t\treturn;\n"
+	"\tparentOf = new Int32Array(n).fill(-1);\n"
+	"\tkidsOf = [];\n"
+	"\tfor (var j = 0; j < n; j++)\n"
+	"\t\tkidsOf.push([]);\n"
+	"\tfor (var dep = 1; dep < nlev; dep++)\n"
+	"\t\tfor (j = lev[dep]; j < lev[dep + 1]; j++) {\n"
+	"\t\t\tvar up = firstAt(dep - 1, start[j] + width[j] / 2);\n"
+	"\t\t\tif (up < lev[dep]) {\n"
+	"\t\t\t\tparentOf[j] = up;\n"
+	"\t\t\t\tkidsOf[up].push(j);\n"
+	"\t\t\t}\n"
+	"\t\t}\n"
+	"}\n"
+	"function newNode(q) {\n"
+	"\treturn { q: q, w: 0, kids: new Map() };\n"
+	"}\n"
+	"function kid(t, q) {\n"
+	"\tvar c = t.kids.get(q);\n"
+	"\tif (!c) {\n"
+	"\t\tc = newNode(q);\n"
+	"\t\tt.kids.set(q, c);\n"
+	"\t}\n"
+	"\treturn c;\n"
+	"}\n"
+	"/* Callers and callees of name q, each frame of q counted once: the\n"
+	" * outermost (a recursion's inner frames are inside its outer ones). */\n"
+	"function sandwichTrees(q) {\n"
+	"\tframeTree();\n"
+	"\tvar callers = newNode(q), callees = newNode(q);\n"
+	"\tfunction addBelow(t, j) {\n"
+	"\t\tkidsOf[j].forEach(function (c) {\n"
+	"\t\t\tvar k = kid(t, nidx[c]);\n"
+	"\t\t\tk.w += width[c];\n"
+	"\t\t\taddBelow(k, c);\n"
+	"\t\t});\n"
+	"\t}\n"
+	"\tfor (var j = 1; j < n; j++) {\n"
+	"\t\tif (nidx[j] !== q)\n"
+	"\t\t\tcontinue;\n"
+	"\t\tvar up = parentOf[j], inner = false;\n"
+	"\t\tfor (; up > 0; up = parentOf[up])\n"
+	"\t\t\tif (nidx[up] === q)\n"
+	"\t\t\t\tinner = true;\n"
+	"\t\tif (inner)\n"
+	"\t\t\tcontinue;\n"
+	"\t\tcallers.w += width[j];\n"
+	"\t\tcallees.w += width[j];\n"
+	"\t\tvar t = callers;\n"
+	"\t\tfor (up = parentOf[j]; up > 0; up = parentOf[up]) {\n"
+	"\t\t\tt = kid(t, nidx[up]);\n"
+	"\t\t\tt.w += width[j];\n"
+	"\t\t}\n"
+	"\t\taddBelow(callees, j);\n"
+	"\t}\n"
+	"\treturn { callers: callers, callees: callees };\n"
+	"}\n"
+	"function foldedOf(t) {\n"
+	"\tvar out = [];\n"
+	"\tfunction walk(t, path) {\n"
+	"\t\tvar p = path.concat([names[t.q]]), below = 0;\n"
+	"\t\tt.kids.forEach(function (c) { below += c.w; });\n"
+	"\t\tif (t.w - below > 1e-9 * t.w)\n"
+	"\t\t\tout.push(p.join(';') + ' ' + +(t.w - below).toPrecision(12));\n"
+	"\t\tt.kids.forEach(function (c) { walk(c, p); });\n"
+	"\t}\n"
+	"\twalk(t, []);\n"
+	"\treturn out.sort();\n"
+	"}\n"
+	"/* A merged tree as rows of boxes: the root row first (down) or last\n"
+	" * (up, for callers), children left to right by weight. */\n"
+	"var MAX_BOXES = 3000;\n"
+	"function drawTree(box, t, up) {\n"
+	"\tvar rows = [], boxes = 0;\n"
+	"\tfunction place(t, left, dep) {\n"
+	"\t\tif (boxes >= MAX_BOXES || t.w / rootW < 0.002)\n"
+	"\t\t\treturn;\n"
+	"\t\tboxes++;\n"
+	"\t\t(rows[dep] = rows[dep] || []).push([t, left]);\n"
+	"\t\tvar kids = Array.from(t.kids.values()).sort(function (a, b) { return b.w - a.w; });\n"
+	"\t\tkids.forEach(function (c) {\n"
+	"\t\t\tplace(c, left, dep + 1);\n"
+	"\t\t\tleft += c.w;\n"
+	"\t\t});\n"
+	"\t}\n"
+	"\tvar rootW = t.w > 0 ? t.w : 1;\n"
+	"\tplace(t, 0, 0);\n"
+	"\tif (up)\n"
+	"\t\trows.reverse();\n"
+	"\trows.forEach(function (r) {\n"
+	"\t\tvar row = el('div', 'row');\n"
+	"\t\tr.forEach(function (b) {\n"
+	"\t\t\tvar f = el('div', 'frame', names[b[0].q]);\n"
+	"\t\t\tf.style.left = (100 * b[1] / rootW) + '%';\n"
+	"\t\t\tf.style.width = (100 * b[0].w / rootW) + '%';\n"
+	"\t\t\tf.style.background = fills[b[0].q];\n"
+	"\t\t\tf.title = names[b[0].q] + ' (' + fmtWeight(b[0].w) + ', ' + pct(b[0].w, total) + '%)';\n"
+	"\t\t\tf.dataset.q = b[0].q;\n"
+	"\t\t\trow.appendChild(f);\n"
+	"\t\t});\n"
+	"\t\tbox.appendChild(row);\n"
+	"\t});\n"
+	"}\n"
+	"function renderSandwich() {\n"
+	"\tsandBox.textContent = '';\n"
+	"\tif (!selected) {\n"
+	"\t\tsandBox.appendChild(el('h2', null, 'Sandwich'));\n"
+	"\t\tsandBox.appendChild(el('p', 'note', 'Click a function in the table for its callers ' +\n"
+	"\t\t\t'and callees.'));\n"
+	"\t\treturn;\n"
+	"\t}\n"
+	"\tvar t = sandwichTrees(selected);\n"
+	"\tsandBox.appendChild(el('h2', null, 'Sandwich: ' + names[selected]));\n"
+	"\tsandBox.appendChild(el('p', 'note', fmtWeight(t.callees.w) + ' in ' + names[selected] +\n"
+	"\t\t' and below (' + pct(t.callees.w, total) + '%). Callers above it, callees below; ' +\n"
+	"\t\t'click a frame to see its sandwich.'));\n"
+	"\tvar c1 = el('div', 'tree'), c2 = el('div', 'tree');\n"
+	"\tc1.id = 'callers';\n"
+	"\tc2.id = 'callees';\n"
+	"\tsandBox.appendChild(el('h3', null, 'Callers'));\n"
+	"\tsandBox.appendChild(c1);\n"
+	"\tsandBox.appendChild(el('h3', null, 'Callees'));\n"
+	"\tsandBox.appendChild(c2);\n"
+	"\tdrawTree(c1, t.callers, true);\n"
+	"\tdrawTree(c2, t.callees, false);\n"
+	"}\n"
+	"sandBox.addEventListener('click', function (e) {\n"
+	"\tvar q = e.target.dataset && e.target.dataset.q;\n"
+	"\tif (q !== undefined && +q > 0)\n"
+	"\t\tselectFunction(+q);\n"
+	"});\n"
+	"renderTable();\n"
+	"renderSandwich();\n";
 
 /* The page's script: its own parts between the shared pieces. */
 static const char *const page_script[] = {
@@ -72,6 +348,7 @@ static const char *const page_script[] = {
 	"var nidx = new Uint32Array(D.name), depthOf = new Uint32Array(n);\n"
 	"var unit = D.unit, countName = D.count_name, svgW = D.image_width;\n"
 	"var hasSubtitle = D.subtitle !== null;\n"
+	"var fself = D.fself || [], ftotal = D.ftotal || [], legendItems = D.legend || [];\n"	"var decorate = null;\n"
 	"var fills = [], matchedName = null, re = null;\n"
 	"var i, d, k, end;\n"
 	"for (d = 0, k = 0; d < nlev; d++) {\n"
@@ -147,7 +424,8 @@ static const char *const page_script[] = {
 	" * search. Other parameters are kept. Reading accepts any X within a\n"
 	" * hundredth of a pixel of a frame's left edge.\n"
 	" */\n"
-	"var svgFh = fh >= 2 ? fh : 16, svgTop = font * 3 + (hasSubtitle ? font * 2 : 0);\n"
+	"var svgFh = fh >= 2 ? fh : 16, svgTop = font * 3 + (hasSubtitle ? font * 2 : 0) +\n"
+	"\t(legendItems.length ? font * 2 : 0);\n"
 	"var svgBottom = svgTop + nlev * svgFh - svgFh + 1;\n"
 	"var svgWpt = total > 0 ? (svgW - 2 * xpad) / total : 0;\n"
 	"function svgX(j) {\n"
@@ -214,6 +492,7 @@ static const char *const page_script[] = {
 	"\tredraw();\n"
 	"});\n",
 	tk_html_js_search_events,
+	page_views,
 	"loadState();\n"
 	"showDetails(-1);\n"
 	"draw();\n"
@@ -229,13 +508,26 @@ static const char *const page_script[] = {
 	"\t\t}\n"
 	"\t\treturn null;\n"
 	"\t},\n"
-	"\tzoomed: function () { return names[nidx[zoom]]; }\n"
+	"\tzoomed: function () { return names[nidx[zoom]]; },\n"
+	"\t/* The top table's rows as shown: [name, self, total]. */\n"
+	"\ttable: function () {\n"
+	"\t\treturn shownRows.map(function (q) { return [names[q], fself[q], ftotal[q]]; });\n"
+	"\t},\n"
+	"\t/* The sandwich of a name: its callers and callees as folded\n"
+	"\t * lines 'a;b;c weight', the function first in both. */\n"
+	"\tsandwich: function (name) {\n"
+	"\t\tvar q = names.indexOf(name);\n"
+	"\t\tif (q < 1)\n"
+	"\t\t\treturn null;\n"
+	"\t\tvar t = sandwichTrees(q);\n"
+	"\t\treturn { callers: foldedOf(t.callers), callees: foldedOf(t.callees) };\n"
+	"\t}\n"
 	"};\n"
 	"})();\n",
 	NULL,
 };
 
-#define SCRIPT_SHA256 "SPeoOAGRILZoBWg0m2911h092eswF5/QmMnv17/9sL8="
+#define SCRIPT_SHA256 "iti1hmPnEi2qkopuGWJApSd7tUJTAHBPFw27JlZOfkU="
 
 static int cmp_frames(const void *x, const void *y, void *arg)
 {
@@ -301,12 +593,110 @@ static uint32_t name_color(const char *palette, const char *name, size_t len)
 	return (uint32_t)r << 16 | (uint32_t)g << 8 | (uint32_t)b;
 }
 
+/* With frame categories (tk_render_categories): the category's colour or
+ * the pale neutral, as the SVG draws them. */
+static uint32_t category_color(const struct tk_profile *p, uint32_t name,
+			       const struct tk_render_opts *o)
+{
+	int r, g, b;
+
+	tk_render_name_rgb(p, name, o, 1, &r, &g, &b);
+	return (uint32_t)r << 16 | (uint32_t)g << 8 | (uint32_t)b;
+}
+
+/* The legend of the categories drawn: [["GC", rgb], ...]. */
+static void add_legend(struct tk_buf *b, const struct tk_profile *p)
+{
+	enum tk_category cats[TK_CAT_NR];
+	size_t nr = tk_render_legend(p, cats), i;
+	int r, g, bl;
+
+	tk_buf_adds(b, ",\n\"legend\":[");
+	for (i = 0; i < nr; i++) {
+		tk_category_rgb(cats[i], &r, &g, &bl);
+		tk_buf_adds(b, i ? ",[" : "[");
+		tk_html_json_cstr(b, tk_category_name(cats[i]));
+		tk_buf_addch(b, ',');
+		tk_html_json_num(b, (uint32_t)r << 16 | (uint32_t)g << 8 | (uint32_t)bl);
+		tk_buf_addch(b, ']');
+	}
+	tk_buf_addch(b, ']');
+}
+
+/*
+ * Per name id, the self weight of its frames and their total, a frame
+ * inside another frame of the same name left out of the total (a
+ * recursion's time counts once): one depth-first walk that counts how
+ * many frames of each name are open.
+ */
+static void function_totals(const struct tk_profile *p, double *self, double *total)
+{
+	uint32_t *open = tk_xcalloc(p->nr_names ? p->nr_names : 1, sizeof(*open));
+	uint32_t n = p->nr_nodes > 1 ? p->nodes[TK_PROFILE_ROOT].first_child : 0;
+
+	while (n) {
+		const struct tk_profile_node *node = &p->nodes[n];
+
+		self[node->name] += node->self;
+		if (!open[node->name]++)
+			total[node->name] += node->total;
+		if (node->first_child) {
+			n = node->first_child;
+			continue;
+		}
+		/* leave n and its finished ancestors, to the next sibling */
+		while (n != TK_PROFILE_ROOT) {
+			open[p->nodes[n].name]--;
+			if (p->nodes[n].next_sibling) {
+				n = p->nodes[n].next_sibling;
+				break;
+			}
+			n = p->nodes[n].parent;
+		}
+		if (n == TK_PROFILE_ROOT)
+			break;
+	}
+	free(open);
+}
+
+/* The top table's numbers, per entry of the page's names table. */
+static void add_function_totals(struct tk_htmlout *pg, const struct tk_profile *p,
+				const uint32_t *by_index, uint32_t nr_names)
+{
+	struct tk_buf *b = &pg->b;
+	double *self = tk_xcalloc(p->nr_names ? p->nr_names : 1, sizeof(*self));
+	double *total = tk_xcalloc(p->nr_names ? p->nr_names : 1, sizeof(*total));
+	uint32_t i;
+	int pass;
+
+	function_totals(p, self, total);
+	for (pass = 0; pass < 2; pass++) {
+		const double *v = pass ? total : self;
+
+		tk_buf_adds(b, pass ? "],\n\"ftotal\":[" : ",\n\"fself\":[");
+		for (i = 0; i < nr_names; i++) {
+			if (i)
+				tk_buf_addch(b, ',');
+			if (i)
+				tk_html_json_num(b, v[by_index[i]]);
+			else
+				tk_html_json_num(b, pass ? tk_profile_total(p) :
+						 p->nodes[TK_PROFILE_ROOT].self);
+			tk_htmlout_flush(pg);
+		}
+	}
+	tk_buf_addch(b, ']');
+	free(self);
+	free(total);
+}
+
 static void add_data(struct tk_htmlout *pg, const struct tk_profile *p, const struct tk_flame *f,
 		     const struct tk_render_opts *o, const char *title)
 {
 	struct tk_buf *b = &pg->b;
 	uint32_t *order, *levels, *name_map, nr_names = 1;
 	const char *palette = o->palette ? o->palette : "hot";
+	int cats = tk_render_categories(p, o);
 	size_t nl, i, lv, at;
 	double end;
 
@@ -365,14 +755,20 @@ static void add_data(struct tk_htmlout *pg, const struct tk_profile *p, const st
 
 			if (id)
 				tk_buf_addch(b, ',');
-			if (id)
+			if (cats)
+				tk_html_json_num(b, category_color(p, nm, o));
+			else if (id)
 				tk_html_json_num(b, name_color(palette, p->names[nm], p->name_lens[nm]));
 			else
 				tk_html_json_num(b, name_color(palette, "", 0));
 		}
+		tk_buf_addch(b, ']');
+		if (cats)
+			add_legend(b, p);
+		add_function_totals(pg, p, by_index, nr_names);
 		free(by_index);
 	}
-	tk_buf_adds(b, "],\n\"levels\":[");
+	tk_buf_adds(b, ",\n\"levels\":[");
 	for (lv = 0; lv < nl; lv++) {
 		if (lv)
 			tk_buf_addch(b, ',');

@@ -19,6 +19,8 @@ static const struct tk_renderer *const tk_renderers[] = {
 	&tk_render_pdf,
 	&tk_render_folded,
 	&tk_render_txt,
+	&tk_render_pprof,
+	&tk_render_speedscope,
 };
 
 #define NR (sizeof(tk_renderers) / sizeof(tk_renderers[0]))

@@ -16,5 +16,7 @@ extern const struct tk_renderer tk_render_png;
 extern const struct tk_renderer tk_render_pdf;
 extern const struct tk_renderer tk_render_folded;
 extern const struct tk_renderer tk_render_txt;
+extern const struct tk_renderer tk_render_pprof;
+extern const struct tk_renderer tk_render_speedscope;
 
 #endif

@@ -49,9 +49,49 @@ static void background(const char *palette, const char **c1, const char **c2)
 struct geom {
 	struct tk_svg_page pg;
 	double wpt; /* pixels per weight unit */
+	int categories; /* tk_render_categories: colours by category, a legend */
 };
 
-static void header(struct tk_svgout *w, const struct tk_render_opts *o, const struct geom *g)
+/* The categories' legend, centred on the line at y: a swatch and the
+ * category's name for each coloured category the profile has. */
+static void legend(struct tk_svgout *w, const struct tk_profile *p, const struct geom *g,
+		   double y)
+{
+	enum tk_category cats[TK_CAT_NR];
+	size_t nr = tk_render_legend(p, cats), i;
+	double fs = g->pg.font_size, width = 0, x;
+	int r, gr, b;
+
+	for (i = 0; i < nr; i++)
+		width += fs + 4 + strlen(tk_category_name(cats[i])) * fs * 0.6 + 2 * fs;
+	x = floor((g->pg.width - width) / 2);
+	for (i = 0; i < nr; i++) {
+		const char *name = tk_category_name(cats[i]);
+
+		tk_category_rgb(cats[i], &r, &gr, &b);
+		TK_SVGOUT_LIT(w, "<rect class=\"legend\" x=\"");
+		tk_svgout_num(w, x, 2);
+		TK_SVGOUT_LIT(w, "\" y=\"");
+		tk_svgout_num(w, y - fs + 2, 2);
+		TK_SVGOUT_LIT(w, "\" width=\"");
+		tk_svgout_num(w, fs, 2);
+		TK_SVGOUT_LIT(w, "\" height=\"");
+		tk_svgout_num(w, fs, 2);
+		TK_SVGOUT_LIT(w, "\" fill=\"");
+		tk_svgout_rgb(w, r, gr, b);
+		TK_SVGOUT_LIT(w, "\"/>\n<text class=\"legend\" x=\"");
+		tk_svgout_num(w, x + fs + 4, 2);
+		TK_SVGOUT_LIT(w, "\" y=\"");
+		tk_svgout_num(w, y, 2);
+		TK_SVGOUT_LIT(w, "\">");
+		tk_svgout_cstr(w, name);
+		TK_SVGOUT_LIT(w, "</text>\n");
+		x += fs + 4 + strlen(name) * fs * 0.6 + 2 * fs;
+	}
+}
+
+static void header(struct tk_svgout *w, const struct tk_profile *p,
+		   const struct tk_render_opts *o, const struct geom *g)
 {
 	const struct tk_svg_page *pg = &g->pg;
 	const char *bg1, *bg2;
@@ -62,6 +102,8 @@ static void header(struct tk_svgout *w, const struct tk_render_opts *o, const st
 	tk_svg_text(w, "title", floor(pg->width / 2), pg->font_size * 2, o->title);
 	if (o->subtitle && *o->subtitle)
 		tk_svg_text(w, "subtitle", floor(pg->width / 2), pg->font_size * 4, o->subtitle);
+	if (g->categories)
+		legend(w, p, g, pg->font_size * (o->subtitle && *o->subtitle ? 6 : 4));
 	tk_svg_controls(w, pg);
 }
 
@@ -98,6 +140,10 @@ static void frame(struct tk_svgout *w, const struct tk_profile *p, const struct 
 		TK_SVGOUT_LIT(w, "rgb(200,200,200)");
 	} else if (fr->node != TK_PROFILE_ROOT && len == 2 && name[0] == '-' && name[1] == '-') {
 		TK_SVGOUT_LIT(w, "rgb(160,160,160)");
+	} else if (g->categories) {
+		tk_render_name_rgb(p, fr->node == TK_PROFILE_ROOT ? 0 : p->nodes[fr->node].name, o, 1,
+				   &r, &gr, &b);
+		tk_svgout_rgb(w, r, gr, b);
 	} else {
 		tk_palette_color(o->palette, fr->node == TK_PROFILE_ROOT ? "" : name, &r, &gr, &b);
 		tk_svgout_rgb(w, r, gr, b);
@@ -124,6 +170,9 @@ static int svg_render(const struct tk_profile *p, const struct tk_flame *f,
 	ypad1 = pg->font_size * 3;
 	ypad2 = pg->font_size * 2 + 10;
 	ypad3 = o->subtitle && *o->subtitle ? pg->font_size * 2 : 0;
+	g.categories = tk_render_categories(p, o);
+	if (g.categories)
+		ypad3 += pg->font_size * 2;
 	pg->height = (f->max_depth + 1) * pg->frame_height + ypad1 + ypad2 + ypad3;
 	/* top edge of depth 0 when inverted; of depth 0 otherwise */
 	pg->top = ypad1 + ypad3;
@@ -132,7 +181,7 @@ static int svg_render(const struct tk_profile *p, const struct tk_flame *f,
 	g.wpt = f->total > 0 ? (pg->width - 2 * pg->xpad) / f->total : 0;
 
 	tk_svgout_init(&w, outf);
-	header(&w, o, &g);
+	header(&w, p, o, &g);
 	for (i = 0; i < f->nr; i++) {
 		frame(&w, p, f, o, &g, &f->frames[i]);
 		if (w.len >= TK_SVGOUT_FLUSH_AT)

@@ -99,19 +99,22 @@ static void aggregate(const struct tk_profile *p, struct agg *agg)
 }
 
 static void print_top(struct tk_buf *b, const struct tk_profile *p, struct agg *agg,
-		      size_t nr, size_t top, int by_self)
+		      size_t nr, size_t top, int by_self, enum tk_category only)
 {
 	double total = tk_profile_total(p);
-	size_t i;
+	size_t i, shown = 0;
 
 	qsort(agg, nr, sizeof(*agg), by_self ? cmp_self : cmp_total);
 	tk_buf_addf(b, "top %zu by %s weight:\n", top, by_self ? "self" : "total");
 	tk_buf_addf(b, "%14s %7s %14s %7s  %s\n", "self", "self%", "total", "total%", "frame");
-	for (i = 0; i < nr && i < top; i++) {
+	for (i = 0; i < nr && shown < top; i++) {
 		double v = by_self ? agg[i].self : agg[i].total;
 
 		if (v == 0)
 			break;
+		if (only && tk_profile_category(p, agg[i].name) != only)
+			continue;
+		shown++;
 		add_value(b, p, agg[i].self);
 		tk_buf_addf(b, " %6.2f%%", total ? 100 * agg[i].self / total : 0);
 		add_value(b, p, agg[i].total);
@@ -120,6 +123,29 @@ static void print_top(struct tk_buf *b, const struct tk_profile *p, struct agg *
 		tk_text_escape(b, p->names[agg[i].name], p->name_lens[agg[i].name]);
 		tk_buf_addch(b, '\n');
 	}
+}
+
+/*
+ * With a category filter (--category): what the frames of that category
+ * weigh, their selves summed (a frame's self is in one category only, so
+ * nothing counts twice), before the tables that list only them.
+ */
+static void category_line(struct tk_buf *b, const struct tk_profile *p, const struct agg *agg,
+			  enum tk_category only)
+{
+	double self = 0, total = tk_profile_total(p);
+	size_t names = 0;
+	uint32_t i;
+
+	for (i = 1; i < p->nr_names; i++)
+		if (tk_profile_category(p, agg[i].name) == only && (agg[i].self || agg[i].total)) {
+			self += agg[i].self;
+			names++;
+		}
+	tk_buf_addf(b, "only frames of category %s: ", tk_category_name(only));
+	tk_format_weight(b, self);
+	tk_buf_addf(b, " self (%.2f%%) in %zu functions\n\n", total ? 100 * self / total : 0,
+		    names);
 }
 
 static int txt_render(const struct tk_profile *p, const struct tk_flame *f,
@@ -137,10 +163,12 @@ static int txt_render(const struct tk_profile *p, const struct tk_flame *f,
 	tk_buf_addf(&b, " %s in %u frames (%u distinct names)\n\n",
 		    o->count_name ? o->count_name : tk_unit_name(p->unit),
 		    p->nr_nodes - 1, p->nr_names - 1);
+	if (o->category)
+		category_line(&b, p, agg, o->category);
 	/* Skip the root's empty name: it is index 0 with zero weights. */
-	print_top(&b, p, agg, p->nr_names, top, 1);
+	print_top(&b, p, agg, p->nr_names, top, 1, o->category);
 	tk_buf_addch(&b, '\n');
-	print_top(&b, p, agg, p->nr_names, top, 0);
+	print_top(&b, p, agg, p->nr_names, top, 0, o->category);
 	if (fwrite(b.buf, 1, b.len, out) != b.len)
 		ret = tk_err_set(err, TK_EUNAVAIL, "cannot write the text output");
 	tk_buf_release(&b);

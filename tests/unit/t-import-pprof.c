@@ -144,8 +144,8 @@ int main(void)
 	       "main;handle;parse;read_line 3\n"
 	       "main;handle;parse;std::ostream& operator<< <char>(std::ostream&, char const*) 1\n"
 	       "main;server+0x1b2b0 3\n",
-	       "picked by name, unit count");
-	is_int(unit, TK_UNIT_COUNT, "unit count");
+	       "picked by name");
+	is_int(unit, TK_UNIT_SAMPLES, "samples in the unit count are samples");
 	free(s);
 
 	s = import_file("fixtures/pprof/cpu.pb.gz", "pprof", "alloc_space", &unit, &ret, &err);

@@ -73,6 +73,57 @@ static void hostile(void)
 	tk_buf_release(&b);
 }
 
+/* The category of the frame named name in p, or -1 when there is none. */
+static int category_of(const struct tk_profile *p, const char *name)
+{
+	uint32_t i;
+
+	for (i = 1; i < p->nr_names; i++)
+		if (!strcmp(p->names[i], name))
+			return (int)tk_profile_category(p, i);
+	return -1;
+}
+
+/* ProfileCanvas's frame flags become categories (julia.html has each). */
+static void categories(void)
+{
+	static const struct {
+		const char *name;
+		enum tk_category cat;
+	} want[] = {
+		{ "jl_apply_generic (gf.c:2940)", TK_CAT_DISPATCH },
+		{ "jl_gc_collect (gc.c:3378)", TK_CAT_GC },
+		{ "gc_mark_loop (gc.c:2630)", TK_CAT_GC },
+		{ "gc_sweep (gc.c:2630)", TK_CAT_GC },
+		{ "typeinf_ext_toplevel (typeinfer.jl:1078)", TK_CAT_COMPILATION },
+		{ "abstract_call (abstractinterpretation.jl:2100)", TK_CAT_COMPILATION },
+		{ "wait (task.jl:931)", TK_CAT_TASK },
+		/* REPL (flag 4) is no category; unflagged frames have none */
+		{ "eval_user_input (REPL.jl:150)", TK_CAT_NONE },
+		{ "tendency! (tendency.jl:12)", TK_CAT_NONE },
+		{ "materialize! (broadcast.jl:903)", TK_CAT_NONE },
+	};
+	struct tk_import_opts io;
+	struct tk_profile p;
+	struct tk_err err = TK_ERR_INIT;
+	size_t i;
+
+	memset(&io, 0, sizeof(io));
+	tk_profile_init(&p, TK_UNIT_SAMPLES);
+	is_int(tk_import_file("fixtures/profilecanvas/julia.html", NULL, &io, &p, &err), 0,
+	       "julia.html imports (%s)", err.msg);
+	ok(tk_profile_has_categories(&p), "julia.html has categories");
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		is_int(category_of(&p, want[i].name), want[i].cat, "%s is %s", want[i].name,
+		       want[i].cat ? tk_category_name(want[i].cat) : "no category");
+	tk_profile_release(&p);
+	tk_profile_init(&p, TK_UNIT_SAMPLES);
+	tk_import_file("fixtures/profilecanvas/alloc.html", NULL, &io, &p, &err);
+	is_int(category_of(&p, "Vector{Float64}"), TK_CAT_GC,
+	       "allocation pages flag the allocated types as GC, and so does tracker");
+	tk_profile_release(&p);
+}
+
 int main(void)
 {
 	struct tk_err err = TK_ERR_INIT;
@@ -98,5 +149,6 @@ int main(void)
 	ok(strstr(err.msg, "no alloc profile") != NULL, "saying so: %s", err.msg);
 	free(s);
 	hostile();
+	categories();
 	return done_testing();
 }

@@ -114,6 +114,56 @@ static void test_dispersion(void)
 	tk_buf_release(&bad);
 }
 
+/* Categories go through the stored form; a profile without any is
+ * stored as before, with no trailer for them. */
+static void categories(void)
+{
+	struct tk_profile a, b;
+	struct tk_buf blob = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	uint32_t ids[3];
+
+	tk_profile_init(&a, TK_UNIT_SAMPLES);
+	ids[0] = tk_profile_intern(&a, "main", 4);
+	ids[1] = tk_profile_intern(&a, "jl_gc_collect", 13);
+	ids[2] = tk_profile_intern(&a, "sys_read_[k]", 12);
+	tk_profile_add_stack(&a, ids, 2, 5);
+	tk_profile_add_stack(&a, ids, 1, 1);
+	tk_profile_finish(&a);
+	tk_profile_encode(&a, &blob, &err);
+	ok(!memmem(blob.buf, blob.len, "TKC1", 4), "no categories: no categories trailer");
+	tk_buf_reset(&blob);
+	tk_profile_set_category(&a, ids[1], TK_CAT_DISPATCH);
+	tk_profile_set_category(&a, ids[1], TK_CAT_GC);
+	tk_profile_set_category(&a, ids[1], TK_CAT_TASK);
+	is_int(tk_profile_category(&a, ids[1]), TK_CAT_GC, "GC outranks dispatch and task");
+	is_int(tk_profile_category(&a, ids[2]), TK_CAT_KERNEL, "_[k] is kernel, from the name");
+	is_int(tk_profile_category(&a, ids[0]), TK_CAT_NONE, "main has none");
+	a.dispersion = 0.5;
+	is_int(tk_profile_encode(&a, &blob, &err), 0, "a profile with categories encodes");
+	ok(memmem(blob.buf, blob.len, "TKC1", 4) != NULL, "with the categories trailer");
+	tk_profile_init(&b, TK_UNIT_SAMPLES);
+	is_int(tk_profile_decode(blob.buf, blob.len, "blob", &b, &err), 0, "and decodes (%s)",
+	       err.msg);
+	is_int(tk_profile_category(&b, tk_profile_intern(&b, "jl_gc_collect", 13)), TK_CAT_GC,
+	       "the category is back");
+	ok(b.dispersion == 0.5, "and the dispersion trailer after it");
+	ok(tk_profile_has_categories(&b), "decoded: has categories");
+	tk_profile_release(&b);
+	/* a flipped byte in the categories trailer is corruption, not silence */
+	{
+		unsigned char *at = memmem(blob.buf, blob.len, "TKC1", 4);
+
+		at[9] ^= 0x5a;
+		tk_profile_init(&b, TK_UNIT_SAMPLES);
+		is_int(tk_profile_decode(blob.buf, blob.len, "blob", &b, &err), TK_EDATA,
+		       "a corrupt categories trailer is refused: %s", err.msg);
+		tk_profile_release(&b);
+	}
+	tk_profile_release(&a);
+	tk_buf_release(&blob);
+}
+
 int main(void)
 {
 	struct tk_profile a, b;
@@ -186,5 +236,17 @@ int main(void)
 	tk_profile_release(&a);
 	tk_buf_release(&blob);
 	test_dispersion();
+	categories();
+	{
+		/* a header that claims 1 GiB for 16 compressed bytes (found by
+		 * fuzz/tkprof.c): refused before anything is allocated */
+		unsigned char lie[24] = { 0, 0, 0, 0x40, 0, 0, 0, 0, 0x78, 0x9c };
+		struct tk_profile c;
+
+		tk_profile_init(&c, TK_UNIT_SAMPLES);
+		is_int(tk_profile_decode(lie, sizeof(lie), "lie", &c, &err), TK_EDATA,
+		       "a size no deflate stream can give is corrupt: %s", err.msg);
+		tk_profile_release(&c);
+	}
 	return done_testing();
 }
