@@ -90,6 +90,28 @@ void tk_runstep_begin(struct tk_runstep *st, const char *key, char *const *argv,
 	}
 }
 
+/* --per-rank: the rank, in a group named by cluster, job, step and submit time */
+static int rank_setup(struct tk_runstep *st, struct tk_err *err)
+{
+	struct tk_buf submit = TK_BUF_INIT;
+	const char *job = st->run.ci.slurm_job_id;
+	int ret;
+
+	if (job && *job && tk_ranks_in_batch(&tk_env_process)) {
+		say(st->warn, st->data, "--per-rank in a batch script (no srun task: SLURM sets "
+		    "SLURM_PROCID=0 but no SLURM_STEP_ID there): recorded as a run of its own, "
+		    "not a rank; use srun tracker run --per-rank -- CMD");
+		st->per_rank = 0;
+		return 0;
+	}
+	if (job && *job)
+		tk_slurm_submit_time(job, &submit);
+	ret = tk_ranks_setup(&st->run, tk_env_get(&tk_env_process, "SLURM_CLUSTER_NAME"),
+			     submit.buf, err);
+	tk_buf_release(&submit);
+	return ret;
+}
+
 int tk_runstep_context(struct tk_runstep *st, const char *machine_class,
 		       const struct tk_config *cfg, struct tk_err *err)
 {
@@ -99,13 +121,36 @@ int tk_runstep_context(struct tk_runstep *st, const char *machine_class,
 		say(st->warn, st->data, "incomplete CI context: %s", cerr.msg);
 	st->run.machine_class = tk_machine_class_for(machine_class, cfg, st->run.key,
 						     &st->run.ci);
-	return st->per_rank ? tk_ranks_setup(&st->run, err) : 0;
+	return st->per_rank ? rank_setup(st, err) : 0;
+}
+
+/* %r in a batch script is "batch": said once, whatever the number of paths */
+static void warn_batch_rank(struct tk_runstep *st)
+{
+	struct tk_buf out = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	size_t i;
+
+	for (i = 0; i < st->bundle.nr; i++) {
+		const struct tk_bundle_profile *pf = &st->bundle.profiles[i];
+
+		if (pf->builtin || !tk_ranks_path(pf->path, -1, &out, &err))
+			continue;
+		say(st->warn, st->data, "--profile-file '%s': %%r in a batch script (no srun "
+		    "task) is 'batch': SLURM sets SLURM_PROCID=0 there, which is no rank", pf->path);
+		break;
+	}
+	tk_buf_release(&out);
 }
 
 int tk_runstep_run(struct tk_runstep *st, char *const *argv, struct tk_job_result *jr,
 		   int *exec_errno, struct tk_err *err)
 {
-	tk_bundle_expand_paths(&st->bundle, tk_ranks_task_rank(&st->run));
+	int rank = tk_ranks_task_rank(&st->run);
+
+	if (rank == TK_RANK_BATCH)
+		warn_batch_rank(st);
+	tk_bundle_expand_paths(&st->bundle, rank);
 	st->jo.argv = argv;
 	st->jo.timeout_s = st->timeout_s > 0 ? st->timeout_s : 0;
 	st->rec.quiet = st->quiet;
@@ -127,6 +172,24 @@ void tk_runstep_finish_unstarted(struct tk_runstep *st, const struct tk_job_resu
 		tk_recorder_finish(&st->rec, NULL, &st->run);
 }
 
+/*
+ * A job that failed because SLURM ended one of the run's own steps (srun
+ * exits non-zero) ended the way the step's State says.
+ */
+static void status_from_slurm(struct tk_run *run)
+{
+	const char *worst = tk_sacct_worst_state(&run->slurm);
+
+	if (!worst || run->status == TK_RUN_OK)
+		return;
+	if (!strcmp(worst, "OUT_OF_MEMORY"))
+		run->status = TK_RUN_OOM;
+	else if (!strcmp(worst, "TIMEOUT"))
+		run->status = TK_RUN_TIMEOUT;
+	else if (run->status != TK_RUN_TIMEOUT)
+		run->status = TK_RUN_CANCELLED;
+}
+
 void tk_runstep_finish(struct tk_runstep *st, const struct tk_job_result *jr,
 		       const volatile sig_atomic_t *cancel)
 {
@@ -140,9 +203,11 @@ void tk_runstep_finish(struct tk_runstep *st, const struct tk_job_result *jr,
 		tk_buf_release(&why);
 		return;
 	}
-	if ((st->sacct || !st->per_rank) &&
-	    tk_sacct_for_run(&st->run, st->sacct, &tk_env_process, &why) && !st->quiet)
+	if (st->sacct || !st->per_rank)
+		tk_sacct_for_run(&st->run, st->sacct, &tk_env_process, &why);
+	if (why.len && !st->quiet)
 		say(st->note, st->data, "%s", why.buf);
+	status_from_slurm(&st->run);
 	tk_bundle_take(&st->bundle, st->profiler.profiles, st->profiler.have, TK_RAW_NVALUES);
 	tk_bundle_import(&st->bundle, &st->run, st->rec.dir, st->profile_kind,
 			 st->profiler.no_demangle);
