@@ -11,6 +11,7 @@
 #include "core/base/env.h"
 #include "core/ci/ci.h"
 #include "core/ci/sacct.h"
+#include "core/ci/settle.h"
 #include "core/model/machine.h"
 #include "core/model/rank.h"
 #include "core/measure/rawprof.h"
@@ -190,6 +191,34 @@ static void status_from_slurm(struct tk_run *run)
 		run->status = TK_RUN_CANCELLED;
 }
 
+/*
+ * Runs of the key that SLURM killed together with tracker (scancel or the
+ * time limit in a batch script) are finished now, from sacct; one rank of
+ * a job does it for all.
+ */
+static void settle_earlier(struct tk_runstep *st, const volatile sig_atomic_t *cancel)
+{
+	struct tk_settle o;
+	struct tk_err err = TK_ERR_INIT;
+	int n;
+
+	if (!st->run.ci.slurm_job_id || !st->rec.db || (cancel && *cancel) ||
+	    (st->run.rank > 0))
+		return;
+	memset(&o, 0, sizeof(o));
+	o.db = st->rec.db;
+	o.key = st->run.key;
+	o.this_job = st->run.ci.slurm_job_id;
+	o.wait_s = 5;
+	n = tk_settle_slurm_runs(&o, &err);
+	if (n < 0 && !st->quiet)
+		say(st->note, st->data, "earlier runs of '%s' left started were not settled: %s",
+		    st->run.key, err.msg);
+	else if (n > 0 && !st->quiet)
+		say(st->note, st->data, "%d earlier run(s) of '%s' that SLURM ended with tracker "
+		    "are now recorded as SLURM ended them", n, st->run.key);
+}
+
 void tk_runstep_finish(struct tk_runstep *st, const struct tk_job_result *jr,
 		       const volatile sig_atomic_t *cancel)
 {
@@ -212,5 +241,6 @@ void tk_runstep_finish(struct tk_runstep *st, const struct tk_job_result *jr,
 	tk_bundle_import(&st->bundle, &st->run, st->rec.dir, st->profile_kind,
 			 st->profiler.no_demangle);
 	tk_recorder_finish(&st->rec, &st->bundle, &st->run);
+	settle_earlier(st, cancel);
 	tk_buf_release(&why);
 }

@@ -1,6 +1,7 @@
 /* The job's own cgroup v2 (core/measure/jobcg.h). */
 #include "core/measure/jobcg.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -104,6 +105,43 @@ static int write_str(const char *path, const char *s)
 	return n == (ssize_t)len ? 0 : -1;
 }
 
+#define SWEEP_MAX_ENTRIES 4096
+
+/*
+ * Removes the empty job cgroups of trackers that died without removing
+ * theirs: SLURM KILLs tracker and its watchdog together when the batch
+ * shell of a cancelled job dies, and nothing else would. A directory of
+ * a live tracker (its pid exists) is left alone, and rmdir refuses one
+ * that still holds processes.
+ */
+static void sweep(const char *parent)
+{
+	char path[TK_JOBCG_PATH + 300];
+	struct dirent *d;
+	DIR *dir = opendir(parent);
+	int seen = 0;
+
+	if (!dir)
+		return;
+	while (seen++ < SWEEP_MAX_ENTRIES) {
+		long pid;
+		unsigned long rnd;
+		char tail;
+
+		d = readdir(dir);
+		if (!d)
+			break;
+		if (sscanf(d->d_name, "tracker-job-%ld-%6lx%c", &pid, &rnd, &tail) != 2 ||
+		    pid <= 0 || pid == (long)getpid())
+			continue;
+		if (!kill((pid_t)pid, 0) || errno != ESRCH)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", parent, d->d_name) < (int)sizeof(path))
+			rmdir(path);
+	}
+	closedir(dir);
+}
+
 int tk_jobcg_create(struct tk_jobcg *cg)
 {
 	char mnt[TK_JOBCG_PATH], rel[TK_JOBCG_PATH], path[TK_JOBCG_PATH + 32];
@@ -121,6 +159,7 @@ int tk_jobcg_create(struct tk_jobcg *cg)
 	snprintf(path, sizeof(path), "%s/cgroup.procs", cg->parent);
 	if (access(cg->parent, W_OK) || access(path, W_OK))
 		goto fail;
+	sweep(cg->parent);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	rnd = ((unsigned long)ts.tv_nsec ^ ((unsigned long)ts.tv_sec << 20)) & 0xffffffUL;
 	n = snprintf(cg->dir, sizeof(cg->dir), "%s/tracker-job-%ld-%06lx", cg->parent,

@@ -8,7 +8,11 @@
  * hybrid setup) and our cgroup there (the "0::" line of
  * /proc/self/cgroup). When we may create a child there and move
  * processes into it, and the kernel has cgroup.kill (5.14+), it creates
- * the child "tracker-job-<pid>-<random>" and returns 0; otherwise -1 and
+ * the child "tracker-job-<pid>-<random>" and returns 0 (first removing
+ * the empty "tracker-job-*" siblings whose tracker is gone: SLURM KILLs
+ * tracker and its watchdog together when a cancelled batch script's
+ * shell dies, leaving theirs; at most 4096 entries are looked at);
+ * otherwise -1 and
  * cg->dir is empty (the caller falls back to the watchdog alone; nothing
  * is printed).
  *
