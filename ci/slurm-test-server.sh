@@ -18,7 +18,9 @@
 # system to ask: Debian's policy-rc.d keeps the packages' daemons down.
 # Missing packages are installed with `ci/install-deps.sh slurm`.
 #
-# The node has 2 CPUs and 20000 MiB, one partition `debug`;
+# The node has 2 CPUs and 20000 MiB, one partition `debug` whose jobs
+# share the CPUs (OverSubscribe=FORCE:4: jobs that wait for their time
+# limit run beside the others);
 # proctrack/cgroup and task/cgroup (memory limits: --mem kills with
 # OUT_OF_MEMORY), JobAcctGatherFrequency=1, PrologFlags=Contain (the
 # .extern step), MpiDefault=none (srun --mpi=pmix for Open MPI).
@@ -193,7 +195,7 @@ start() {
 	SlurmdTimeout=60
 	DefMemPerCPU=1000
 	NodeName=$host NodeAddr=127.0.0.1 CPUs=2 RealMemory=20000 State=UNKNOWN
-	PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
+	PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
 	EOF
 	cat >"$dir/cgroup.conf" <<-EOF
 	CgroupPlugin=autodetect
