@@ -227,6 +227,10 @@ void tk_runstep_finish(struct tk_runstep *st, const struct tk_job_result *jr,
 	st->rec.cancel = cancel;
 	tk_job_result_to_run(jr, &st->run);
 	st->run.partial = 0;
+	/* SLURM's time limit TERMs the steps as scancel does; squeue tells them apart */
+	if (st->run.status == TK_RUN_CANCELLED && st->run.ci.slurm_job_id &&
+	    tk_slurm_timed_out(st->run.ci.slurm_job_id))
+		st->run.status = TK_RUN_TIMEOUT;
 	tk_profiler_finish(&st->profiler);
 	if (st->no_record) {
 		tk_buf_release(&why);

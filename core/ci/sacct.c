@@ -99,26 +99,43 @@ int tk_sacct_query(const struct tk_sacct_query *q, struct tk_sacct *out, struct 
 
 #define DEFAULT_WAIT_S 5.0
 
-int tk_slurm_submit_time(const char *job_id, struct tk_buf *out)
+/* squeue's FIELD (an -o format) of the job, trimmed, into out; 0 or -1 */
+static int squeue_field(const char *job_id, const char *field, struct tk_buf *out)
 {
-	const char *argv[] = { "squeue", "-h", "-j", job_id, "-o", "%V", NULL };
-	struct tk_buf o = TK_BUF_INIT;
+	const char *argv[] = { "squeue", "-h", "-j", job_id, "-o", field, NULL };
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_subproc p;
-	int64_t t;
-	int status, ret = -1;
+	int status;
 
 	memset(&p, 0, sizeof(p));
 	p.argv = argv;
 	p.out_cap = 4096;
 	p.timeout_s = SACCT_CALL_MIN_S;
-	if (!tk_subproc_run(&p, &o, NULL, &status, &err) && !status) {
-		tk_buf_trim(&o);
-		if (!tk_sacct_parse_time(o.buf, o.len, &t) && t >= 0) {
-			tk_buf_adds(out, o.buf);
-			ret = 0;
-		}
+	if (tk_subproc_run(&p, out, NULL, &status, &err) || status)
+		return -1;
+	tk_buf_trim(out);
+	return 0;
+}
+
+int tk_slurm_submit_time(const char *job_id, struct tk_buf *out)
+{
+	struct tk_buf o = TK_BUF_INIT;
+	int64_t t;
+	int ret = -1;
+
+	if (!squeue_field(job_id, "%V", &o) && !tk_sacct_parse_time(o.buf, o.len, &t) && t >= 0) {
+		tk_buf_adds(out, o.buf);
+		ret = 0;
 	}
+	tk_buf_release(&o);
+	return ret;
+}
+
+int tk_slurm_timed_out(const char *job_id)
+{
+	struct tk_buf o = TK_BUF_INIT;
+	int ret = !squeue_field(job_id, "%r", &o) && !strcmp(o.buf, "TimeLimit");
+
 	tk_buf_release(&o);
 	return ret;
 }

@@ -60,4 +60,11 @@ int tk_sacct_for_run(struct tk_run *run, int forced, const struct tk_env *env,
  */
 int tk_slurm_submit_time(const char *job_id, struct tk_buf *out);
 
+/*
+ * 1 when slurmctld is ending the job for its time limit (squeue's reason
+ * "TimeLimit": while the job is COMPLETING after the limit, its steps
+ * get TERM), 0 otherwise or when squeue cannot say (bounded to 2 s).
+ */
+int tk_slurm_timed_out(const char *job_id);
+
 #endif
