@@ -14,6 +14,7 @@ W="$TRACKER_ROOT/examples/workload"
 T="$TRACKER_ROOT/tracker"
 test -x "$W" && test_set_prereq WORKLOAD
 command -v jq >/dev/null 2>&1 && test_set_prereq JQ
+command -v mpicc >/dev/null 2>&1 && test_set_prereq MPICC
 # the cgroup v2 mount, where tracker makes its job cgroups
 cgmnt=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' \
 	/proc/self/mountinfo | head -n 1)
@@ -205,6 +206,20 @@ test_expect_success SLURM,JQ 'the time limit: tracker run in a script is settled
 	"$T" history --db limit.db --key t-script --format json >limit.json &&
 	test "$(jq -r ".[1].status" limit.json)" = timeout &&
 	! pgrep -f "workload sleep 30[456]"
+'
+
+test_expect_success SLURM,MPICC,JQ 'Open MPI under srun --mpi=pmix: one job of 2 ranks, each its own memory' '
+	mpicc -o mpi-ranks "$TRACKER_ROOT/tests/t1210-slurm-cluster/mpi-ranks.c" &&
+	job mpi "srun --mpi=pmix -n2 $T run -q --per-rank --key mpi --db mpi.db --artifacts art -- ./mpi-ranks" \
+		-n2 --mem=2000 &&
+	grep "rank 1 of 2 sum 1" mpi.out &&
+	"$T" history --db mpi.db --key mpi --ranks --format json >mpi.json &&
+	test "$(jq -r "length" mpi.json)" = 1 &&
+	test "$(jq -r ".[0].ranks" mpi.json)" = 2 &&
+	"$T" history --db mpi.db --key mpi --format json >mpi-runs.json &&
+	r0=$(jq -r "map(select(.rank == 0))[0].maxrss_bytes" mpi-runs.json) &&
+	r1=$(jq -r "map(select(.rank == 1))[0].maxrss_bytes" mpi-runs.json) &&
+	test $r0 -ge $((16 * MiB)) && test $r1 -ge $((32 * MiB)) && test $r1 -gt $r0
 '
 
 # Job ids restart with a new cluster of the same name: the new one's

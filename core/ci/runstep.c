@@ -227,10 +227,6 @@ void tk_runstep_finish(struct tk_runstep *st, const struct tk_job_result *jr,
 	st->rec.cancel = cancel;
 	tk_job_result_to_run(jr, &st->run);
 	st->run.partial = 0;
-	/* SLURM's time limit TERMs the steps as scancel does; squeue tells them apart */
-	if (st->run.status == TK_RUN_CANCELLED && st->run.ci.slurm_job_id &&
-	    tk_slurm_timed_out(st->run.ci.slurm_job_id))
-		st->run.status = TK_RUN_TIMEOUT;
 	tk_profiler_finish(&st->profiler);
 	if (st->no_record) {
 		tk_buf_release(&why);
@@ -241,6 +237,14 @@ void tk_runstep_finish(struct tk_runstep *st, const struct tk_job_result *jr,
 	if (why.len && !st->quiet)
 		say(st->note, st->data, "%s", why.buf);
 	status_from_slurm(&st->run);
+	/*
+	 * SLURM's time limit TERMs the steps as scancel does (under exec
+	 * tracker run -- srun, srun's step first: tracker sees srun die);
+	 * squeue's reason TimeLimit, while the job completes, tells them apart.
+	 */
+	if (st->run.status == TK_RUN_CANCELLED && st->run.ci.slurm_job_id &&
+	    tk_slurm_timed_out(st->run.ci.slurm_job_id))
+		st->run.status = TK_RUN_TIMEOUT;
 	tk_bundle_take(&st->bundle, st->profiler.profiles, st->profiler.have, TK_RAW_NVALUES);
 	tk_bundle_import(&st->bundle, &st->run, st->rec.dir, st->profile_kind,
 			 st->profiler.no_demangle);

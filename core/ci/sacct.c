@@ -193,6 +193,7 @@ int tk_sacct_for_run(struct tk_run *run, int forced, const struct tk_env *env,
 	struct tk_sacct_query q;
 	struct tk_err err = TK_ERR_INIT;
 	const char *wait = tk_env_get(env, "TRACKER_SACCT_WAIT");
+	double shortest;
 	int ret;
 
 	tk_buf_reset(note);
@@ -224,11 +225,9 @@ int tk_sacct_for_run(struct tk_run *run, int forced, const struct tk_env *env,
 				    "SLURM has nothing of its own to say", q.job_id);
 		return 0;
 	}
-	{
-		double shortest = shortest_step(&run->slurm);
-		double freq = shortest >= 0 && shortest < 30 ? gather_frequency() : -1;
-
-		tk_sacct_judge(&run->slurm, run->maxrss_bytes, freq);
-	}
+	/* scontrol is asked only when a step is shorter than SLURM's default interval */
+	shortest = shortest_step(&run->slurm);
+	tk_sacct_judge(&run->slurm, run->maxrss_bytes,
+		       shortest >= 0 && shortest < 30 ? gather_frequency() : -1);
 	return 0;
 }
