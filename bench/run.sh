@@ -10,12 +10,15 @@
 #      (their real noise, bench/metric-noise, and a check with its diffs),
 #      and the built-in profiler;
 #   4. the stores: history over 1M runs in SQLite and PostgreSQL beside
-#      their CLIs, and ingest with 1, 10 and 50 writers (bench/stores.sh).
+#      their CLIs, and ingest with 1, 10 and 50 writers (bench/stores.sh);
+#   5. SLURM: the test cluster's start, and tracker run around srun
+#      steps against bare srun in one job (bench/slurm.sh, root only).
 #
 # BENCH_N sets the repetitions of the short jobs (default 31),
 # BENCH_PROFILE_N those of the built-in profiler section (default 3);
 # BENCH_ONLY="SECTION..." runs only those sections: wrapper, flame, diff,
-# history, import, plots, verdicts, metrics, stores, profiler, unwind.
+# history, import, plots, verdicts, metrics, stores, slurm, profiler,
+# unwind.
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -276,6 +279,13 @@ if want stores; then
 echo
 echo "stores: SQLite and PostgreSQL (bench/stores.sh):"
 sh bench/stores.sh "$root/tracker"
+fi
+
+# ---- SLURM: a real single-node cluster ----
+if want slurm; then
+echo
+echo "slurm: a throwaway cluster (bench/slurm.sh):"
+sh bench/slurm.sh
 fi
 
 # ---- the built-in profiler ----

@@ -41,7 +41,7 @@ int tk_sacct_query(const struct tk_sacct_query *q, struct tk_sacct *out, struct 
 	struct tk_buf fmt = TK_BUF_INIT, o = TK_BUF_INIT, e = TK_BUF_INIT, msg = TK_BUF_INIT;
 	const char *argv[8];
 	struct tk_subproc p;
-	double start = tk_mono_s(), pause = 0.25;
+	double start = tk_mono_s(), pause = 0.1;
 	int ret, status;
 
 	tk_buf_addf(&fmt, "--format=%s", TK_SACCT_FORMAT);

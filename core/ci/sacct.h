@@ -16,7 +16,7 @@
  * parsing its output; retries while the accounting is not settled (empty,
  * or a step of the run's own, started within [from_s, to_s], still
  * running: slurmdbd lags the step's end; other steps are never waited
- * for), sleeping 0.25 s, then 0.5 s, then 1 s between tries, until wait_s
+ * for), sleeping 0.1 s, then 0.2, 0.4 and 0.8 s, then 1 s between tries, until wait_s
  * has passed. Keeps the last answer, all of its rows. Returns 0 with
  * *out filled (possibly unsettled); TK_EUNAVAIL when sacct cannot be run,
  * fails ("sacct exited 1: <its first line of stderr>"), does not answer
