@@ -111,10 +111,19 @@ scancel --signal=KILL \$SLURM_JOB_ID.0
 	test "$(run_of bg.db fg slurm.maxrss_step)" = "$(cat bgstep.id).1"
 '
 
-test_expect_success SLURM,WORKLOAD,JQ 'an OOM kill under --mem: status oom' '
+test_expect_success SLURM,WORKLOAD,JQ 'an OOM kill under --mem: status oom, from sacct'"'"'s State' '
 	job oom "$T run -q --key oom --db oom.db --artifacts art -- srun $W touch 400 2" --mem=150;
 	test "$(run_of oom.db oom status)" = oom &&
 	test "$(sacct -n -P -j "$(cat oom.id).0" -o State)" = OUT_OF_MEMORY
+'
+
+test_expect_success SLURM,WORKLOAD,JQ 'an OOM kill in the batch step: status oom, from the cgroup'"'"'s events' '
+	job oombatch "$T run --key oomb --db oom.db --artifacts art -- $W touch 400 2
+echo rc=\$?" --mem=150 &&
+	grep "rc=137" oombatch.out &&
+	grep "tracker: oomb: oom," oombatch.out &&
+	test "$(run_of oom.db oomb status)" = oom &&
+	test "$(run_of oom.db oomb signal)" = 9
 '
 
 # scancel: TERM to the batch shell only, then KILL to the rest of the

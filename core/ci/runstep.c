@@ -14,6 +14,7 @@
 #include "core/ci/settle.h"
 #include "core/model/machine.h"
 #include "core/model/rank.h"
+#include "core/measure/jobcg.h"
 #include "core/measure/rawprof.h"
 #include "core/base/banned.h"
 
@@ -58,6 +59,7 @@ void tk_runstep_init(struct tk_runstep *st, const char *libdir,
 	st->jo.grace_s = 5;
 	st->jo.orphan_wait_s = 10;
 	st->timeout_s = -1;
+	st->oom_kills = -1;
 }
 
 void tk_runstep_release(struct tk_runstep *st)
@@ -152,6 +154,7 @@ int tk_runstep_run(struct tk_runstep *st, char *const *argv, struct tk_job_resul
 	if (rank == TK_RANK_BATCH)
 		warn_batch_rank(st);
 	tk_bundle_expand_paths(&st->bundle, rank);
+	st->oom_kills = tk_jobcg_oom_kills();
 	st->jo.argv = argv;
 	st->jo.timeout_s = st->timeout_s > 0 ? st->timeout_s : 0;
 	st->rec.quiet = st->quiet;
@@ -227,6 +230,10 @@ void tk_runstep_finish(struct tk_runstep *st, const struct tk_job_result *jr,
 	st->rec.cancel = cancel;
 	tk_job_result_to_run(jr, &st->run);
 	st->run.partial = 0;
+	/* a KILL with an OOM kill more in our memory cgroup was the OOM killer's */
+	if (st->run.status == TK_RUN_SIGNALED && st->run.term_signal == SIGKILL &&
+	    st->oom_kills >= 0 && tk_jobcg_oom_kills() > st->oom_kills)
+		st->run.status = TK_RUN_OOM;
 	tk_profiler_finish(&st->profiler);
 	if (st->no_record) {
 		tk_buf_release(&why);

@@ -52,6 +52,7 @@ struct tk_runstep {
 	void *data;
 	/* state */
 	int no_record;               /* no run id: the job runs, nothing is recorded */
+	int64_t oom_kills;           /* tk_jobcg_oom_kills before the job; -1 unknown */
 	struct tk_watchdog wd;
 };
 

@@ -90,6 +90,73 @@ static int find_self(char *out, size_t size)
 	return found;
 }
 
+/* N of the "oom_kill N" line of a cgroup file; -1 when there is none */
+static int64_t oom_kill_line(const char *path)
+{
+	struct tk_buf b = TK_BUF_INIT;
+	const char *p;
+	int64_t n = -1;
+
+	if (!tk_buf_read_file(&b, path, NULL)) {
+		for (p = b.buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+			if (!strncmp(p, "oom_kill ", 9)) {
+				n = strtoll(p + 9, NULL, 10);
+				break;
+			}
+	}
+	tk_buf_release(&b);
+	return n;
+}
+
+/* Our cgroup v1 memory path, from the "N:memory:PATH" line of /proc/self/cgroup. */
+static int find_self_v1_memory(char *out, size_t size)
+{
+	struct tk_buf cg = TK_BUF_INIT;
+	const char *p;
+	int found = -1;
+
+	if (tk_buf_read_file(&cg, "/proc/self/cgroup", NULL)) {
+		tk_buf_release(&cg);
+		return -1;
+	}
+	for (p = cg.buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		const char *c = strchr(p, ':'), *nl = strchr(p, '\n');
+
+		if (!c || (nl && c > nl) || strncmp(c, ":memory:/", 9))
+			continue;
+		c += 8;
+		if ((size_t)strcspn(c, "\n") < size) {
+			memcpy(out, c, strcspn(c, "\n"));
+			out[strcspn(c, "\n")] = '\0';
+			found = 0;
+		}
+		break;
+	}
+	tk_buf_release(&cg);
+	return found;
+}
+
+int64_t tk_jobcg_oom_kills(void)
+{
+	char mnt[TK_JOBCG_PATH], rel[TK_JOBCG_PATH], path[2 * TK_JOBCG_PATH + 32];
+	int64_t n, sum = -1;
+
+	if (!find_mount(mnt, sizeof(mnt)) && !find_self(rel, sizeof(rel))) {
+		snprintf(path, sizeof(path), "%s%s/memory.events", mnt, strcmp(rel, "/") ? rel : "");
+		n = oom_kill_line(path);
+		if (n >= 0)
+			sum = n;
+	}
+	if (!find_self_v1_memory(rel, sizeof(rel))) {
+		snprintf(path, sizeof(path), "/sys/fs/cgroup/memory%s/memory.oom_control",
+			 strcmp(rel, "/") ? rel : "");
+		n = oom_kill_line(path);
+		if (n >= 0)
+			sum = (sum < 0 ? 0 : sum) + n;
+	}
+	return sum;
+}
+
 static int write_str(const char *path, const char *s)
 {
 	size_t len = strlen(s);
