@@ -178,19 +178,21 @@ void tk_runstep_finish_unstarted(struct tk_runstep *st, const struct tk_job_resu
 
 /*
  * A job that failed because SLURM ended one of the run's own steps (srun
- * exits non-zero) ended the way the step's State says.
+ * exits non-zero) ended the way the step's State says. What tracker knows
+ * better (its own --timeout, an OOM kill it saw) stands.
  */
 static void status_from_slurm(struct tk_run *run)
 {
 	const char *worst = tk_sacct_worst_state(&run->slurm);
 
-	if (!worst || run->status == TK_RUN_OK)
+	if (!worst || (run->status != TK_RUN_FAILED && run->status != TK_RUN_SIGNALED &&
+		       run->status != TK_RUN_CANCELLED))
 		return;
 	if (!strcmp(worst, "OUT_OF_MEMORY"))
 		run->status = TK_RUN_OOM;
 	else if (!strcmp(worst, "TIMEOUT"))
 		run->status = TK_RUN_TIMEOUT;
-	else if (run->status != TK_RUN_TIMEOUT)
+	else
 		run->status = TK_RUN_CANCELLED;
 }
 
