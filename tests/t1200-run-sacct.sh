@@ -20,6 +20,11 @@ n=$(cat sacct.calls 2>/dev/null || echo 0)
 n=$((n + 1))
 echo $n >sacct.calls
 printf '%s\n' "$@" >sacct.argv
+# -X: the jobs' own rows, as core/ci/settle.c asks them
+if [ "$1" = -X ]; then
+	cat "$FAKE_SACCT_X"
+	exit 0
+fi
 if [ -n "$FAKE_SACCT_FAIL" ]; then
 	echo "sacct: error: Problem talking to the database: Connection refused" >&2
 	exit 1
@@ -202,14 +207,56 @@ test_expect_success JQ 'a step that hit the time limit: status timeout' '
 
 test_expect_success JQ 'a hung slurmdbd: sacct that does not answer is named as such' '
 	rm -rf art &&
+	cp bin/sacct sacct.stand-in &&
 	cat >bin/sacct <<-\EOF &&
 	#!/bin/sh
 	exec sleep 30
 	EOF
 	chmod +x bin/sacct &&
-	WAIT=1 in_job tracker run --key climate --artifacts art -- true 2>err &&
+	WAIT=1 in_job tracker run --key climate --artifacts art -- true 2>err;
+	cp sacct.stand-in bin/sacct &&
 	grep "note: no SLURM accounting for job 4471: sacct did not answer within 2.0 s: slurmdbd is not answering (hung or overloaded?)" err &&
 	test "$(field status)" = ok
+'
+
+started_runs() {
+	test "$(sqlite3 lost.db "SELECT count(*) FROM runs WHERE status = 'started'" 2>/dev/null)" = "$1"
+}
+
+# lost N: a tracker run in job $JOB that is KILLed with its job
+# running, as slurmstepd does when a batch script's shell dies
+lost() {
+	rm -f up &&
+	env PATH="$PWD/bin:$PATH" SLURM_JOB_ID=$JOB FAKE_SACCT=empty.txt TRACKER_SACCT_WAIT=0 \
+		tracker run -q --key lost --db lost.db --artifacts lost-art -- \
+		sh -c "touch up; exec sleep 60" &
+	pid=$! &&
+	wait_for test -f up &&
+	wait_for started_runs "$1" &&
+	kill -9 $pid
+	wait $pid
+	return 0
+}
+
+t() { date -d "@$1" +%Y-%m-%dT%H:%M:%S; }
+
+test_expect_success SQLITE3,JQ 'runs SLURM killed with tracker: the next run of the key settles them from sacct' '
+	JOB=4468 lost 1 &&
+	JOB=4470 lost 2 &&
+	now=$(date +%s) &&
+	{
+		echo "4468|CANCELLED by 0|$(t $((now + 30)))|$(t $((now + 60)))" &&
+		echo "4470|TIMEOUT|$(t $((now - 60)))|$(t $((now + 1)))"
+	} >settle.txt &&
+	FAKE_SACCT="$FIX/finished-job.txt" FAKE_SACCT_X=settle.txt in_job \
+		tracker run --key lost --db lost.db --artifacts lost-art -- true 2>err &&
+	grep "note: 1 earlier run(s) of .lost. that SLURM ended with tracker are now recorded" err &&
+	grep -x -- "-j" sacct.argv &&
+	grep -x -- "4468,4470\|4470,4468" sacct.argv &&
+	tracker history --db lost.db --key lost --format json >lost.json &&
+	test "$(jq -r "map(select(.ci.slurm_job_id == \"4470\"))[0].status" lost.json)" = timeout &&
+	test "$(jq -r "map(select(.ci.slurm_job_id == \"4470\"))[0].partial" lost.json)" = true &&
+	test "$(jq -r "map(select(.ci.slurm_job_id == \"4468\"))[0].status" lost.json)" = started
 '
 
 test_done
