@@ -7,7 +7,8 @@
 #                        DIR/slurm.conf, which SLURM_CONF must name for
 #                        sbatch, srun, sacct and scancel to find it
 #   ci/slurm-test-server.sh stop DIR     cancel the cluster's jobs, stop the
-#                                        daemons by PID, remove DIR
+#                                        daemons by PID, remove DIR and
+#                                        slurmd's empty cgroups
 #
 # Root only: slurmd starts jobs as their users, and the daemons run as
 # root here (SlurmUser=root), except munged (as munge) and mariadbd (as
@@ -234,6 +235,12 @@ stop() {
 	for d in slurmd slurmctld slurmdbd mariadbd munged; do
 		stop_pid $d
 	done
+	# slurmd's empty cgroups (slurm_<node>/uid_*/job_*/...), deepest first;
+	# rmdir leaves any that still hold a process
+	find /sys/fs/cgroup -maxdepth 2 -name "slurm_$(hostname -s)" -type d 2>/dev/null |
+		while read -r cg; do
+			find "$cg" -depth -type d -exec rmdir {} \; 2>/dev/null
+		done
 	rm -rf "$dir"
 }
 
