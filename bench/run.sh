@@ -13,14 +13,16 @@
 #      their CLIs, and ingest with 1, 10 and 50 writers (bench/stores.sh);
 #   5. fetch against a hostile API beside curl (bench/fetch.sh);
 #   6. the memory timeline: tracker run on a 3 s job with its timeline (the
-#      default) against the same with --no-timeline, paired runs.
+#      default) against the same with --no-timeline, paired runs;
+#   7. SLURM: the test cluster's start, and tracker run around srun
+#      steps against bare srun in one job (bench/slurm.sh, root only).
 #
 # BENCH_N sets the repetitions of the short jobs (default 31),
 # BENCH_TIMELINE_N the pairs of 3 s jobs of the timeline section (default 9),
 # BENCH_PROFILE_N those of the built-in profiler section (default 3);
 # BENCH_ONLY="SECTION..." runs only those sections: wrapper, flame,
 # transforms, diff, history, import, plots, verdicts, metrics,
-# stores, fetch, profiler, unwind, frames, timeline.
+# stores, fetch, slurm, profiler, unwind, frames, timeline.
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -375,6 +377,13 @@ if want fetch; then
 echo
 echo "fetch's bounds against a hostile API, beside curl (bench/fetch.sh):"
 sh bench/fetch.sh
+fi
+
+# ---- SLURM: a real single-node cluster ----
+if want slurm; then
+echo
+echo "slurm: a throwaway cluster (bench/slurm.sh):"
+sh bench/slurm.sh
 fi
 
 # ---- the built-in profiler ----

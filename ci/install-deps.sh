@@ -9,6 +9,9 @@
 #   ci/install-deps.sh bench     build + what `make bench` measures against
 #   ci/install-deps.sh pg        PostgreSQL's server and libpq-dev (the
 #                                store tests' server, ci/pg-test-server.sh)
+#   ci/install-deps.sh slurm     SLURM with accounting (slurmctld, slurmd,
+#                                slurmdbd on MariaDB, munge) and Open MPI:
+#                                the cluster of ci/slurm-test-server.sh
 #   ci/install-deps.sh -n test   only say what is missing (no install)
 #
 # Packages already installed are left alone; when nothing is missing it
@@ -40,7 +43,11 @@ build_pkgs="build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libya
 # golang-go, golang-github-google-pprof-dev: pprof built from Debian's
 # sources (ci/build-pprof.sh) reads back the profiles tracker exports (t3030).
 pg_pkgs="postgresql libpq-dev"
-test_pkgs="$pg_pkgs perl sqlite3 libxml2-utils time git procps python3 python3-yaml chromium nodejs npm clang libclang-rt-14-dev linux-perf python3-pil poppler-utils golang-go golang-github-google-pprof-dev"
+# slurm-wlm slurmdbd mariadb-server munge: a real single-node cluster for
+# the end-to-end SLURM tests (ci/slurm-test-server.sh, t1210); openmpi-bin
+# libopenmpi-dev: MPI ranks under srun --mpi=pmix.
+slurm_pkgs="slurm-wlm slurmdbd mariadb-server munge openmpi-bin libopenmpi-dev"
+test_pkgs="$pg_pkgs $slurm_pkgs perl sqlite3 libxml2-utils time git procps python3 python3-yaml chromium nodejs npm clang libclang-rt-14-dev linux-perf python3-pil poppler-utils golang-go golang-github-google-pprof-dev"
 # The peers the benchmarks compare against (see DESIGN.md "Numbers to beat").
 # sqlite3: the CLI that tracker history is timed against (bench/history.sh).
 # postgresql: the store benchmarks' server.
@@ -49,7 +56,7 @@ test_pkgs="$pg_pkgs perl sqlite3 libxml2-utils time git procps python3 python3-y
 bench_pkgs="time perl heaptrack valgrind sqlite3 python3-numpy python3-scipy $pg_pkgs"
 
 usage() {
-	echo "usage: ci/install-deps.sh [-n] (build | test | bench | pg)..." >&2
+	echo "usage: ci/install-deps.sh [-n] (build | test | bench | pg | slurm)..." >&2
 	exit 2
 }
 
@@ -64,8 +71,9 @@ for arg in "$@"; do
 	test) want="$want $build_pkgs $test_pkgs"; npm_deps=1 ;;
 	bench) want="$want $build_pkgs $bench_pkgs" ;;
 	pg) want="$want $pg_pkgs" ;;
+	slurm) want="$want $slurm_pkgs" ;;
 	-h|--help)
-		sed -n '2,22s/^# \{0,1\}//p' "$0"
+		sed -n '2,25s/^# \{0,1\}//p' "$0"
 		exit 0 ;;
 	*) echo "install-deps: unknown profile '$arg'" >&2; usage ;;
 	esac

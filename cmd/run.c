@@ -170,11 +170,13 @@ static const struct cmd_option options[] = {
 	OPT_FLAG(0, "profile-lines", O, st.profiler.lines, "name frames \"function "
 		 "file.c:42\""),
 	OPT_FLAG(0, "per-rank", O, st.per_rank, "one rank of an MPI job under srun: record the "
-		 "run as rank $SLURM_PROCID of job $SLURM_JOB_ID.$SLURM_STEP_ID"),
+		 "run as rank $SLURM_PROCID of job $SLURM_JOB_ID.$SLURM_STEP_ID of its cluster "
+		 "(in a batch script: a warning, and a run of its own)"),
 	OPT_CALLBACK(0, "profile-file", "PATH[:FORMAT]", parse_profile_file, "after the job, "
 		     "import the profile it wrote to PATH and store it with the run "
 		     "(repeatable); a missing or unreadable file is a warning, the run is still "
-		     "recorded; in PATH, %r is the rank ($SLURM_PROCID) and %% a %"),
+		     "recorded; in PATH, %r is the rank ($SLURM_PROCID; 'batch' in a batch "
+		     "script) and %% a %"),
 	OPT_CALLBACK(0, "profile-kind", "KIND", parse_profile_kind, "the kind of those "
 		     "profiles (default: from the unit: bytes -> alloc, counts -> alloc_count, "
 		     "else cpu)"),
@@ -182,8 +184,8 @@ static const struct cmd_option options[] = {
 		 "raw (C++/Rust mangled, name@@GLIBC_2.34); see docs/importers.md"),
 	OPT_FLAG(0, "no-timeline", O, st.no_timeline, "keep no memory timeline of the run "
 		 "(sampled every 10 ms at first, at most 2048 points)"),
-	OPT_FLAG(0, "sacct", O, st.sacct, "keep sacct's figures of the job's steps (automatic "
-		 "inside an allocation, except with --per-rank)"),
+	OPT_FLAG(0, "sacct", O, st.sacct, "keep sacct's figures of the srun steps the run "
+		 "launched (automatic inside an allocation, except with --per-rank)"),
 	OPT_END(),
 };
 

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct tk_run run, back;
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_buf json = TK_BUF_INIT, v = TK_BUF_INIT;
-	int64_t bytes;
+	int64_t bytes, start;
 	double secs;
 
 	tk_run_init(&run);
@@ -31,10 +31,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!tk_sacct_parse((const char *)data, size, "fuzz-input", &run.slurm, &err)) {
 		size_t i;
 
-		tk_sacct_settled(&run.slurm, "0");
+		tk_sacct_settled(&run.slurm, 0, INT64_MAX, "0");
 		for (i = 0; i < run.slurm.nr; i++)
 			if (run.slurm.steps[i].tres_in_max)
 				tk_sacct_tres_get(run.slurm.steps[i].tres_in_max, "mem", &v);
+		tk_sacct_worst_state(&run.slurm);
+		/* a run's own steps: every step with a Start, then the judge */
+		tk_sacct_keep_own(&run.slurm, 0, INT64_MAX, "1");
+		tk_sacct_judge(&run.slurm, 1 << 20, -1);
 		if (!tk_run_to_json(&run, &json, &err)) {
 			tk_run_init(&back);
 			tk_run_from_json(json.buf, json.len, "fuzz-record", &back, &err);
@@ -46,6 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the field parsers on the raw bytes too */
 	tk_sacct_parse_size((const char *)data, size, &bytes);
 	tk_sacct_parse_elapsed((const char *)data, size, &secs);
+	tk_sacct_parse_time((const char *)data, size, &start);
 	tk_run_release(&run);
 	tk_buf_release(&json);
 	tk_buf_release(&v);

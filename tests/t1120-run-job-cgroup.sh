@@ -30,6 +30,23 @@ test_expect_success JOBCG 'the probe job ran in a child of tracker'"'"'s cgroup,
 	test ! -d "$mnt$cg"
 '
 
+# A tracker KILLed together with its watchdog (SLURM's batch step ending)
+# leaves its empty cgroup: the next tracker in the same cgroup removes it,
+# and leaves a live tracker's alone.
+test_expect_success JOBCG 'a dead tracker'"'"'s empty job cgroup is removed by the next run' '
+	sleep 300 &
+	live=$! &&
+	cg=$(sed "s/^0:://" probe.out) &&
+	parent=$mnt${cg%/*} &&
+	dead=$(sh -c "echo \$\$") &&
+	mkdir "$parent/tracker-job-$dead-0badc0" "$parent/tracker-job-$live-0badc0" &&
+	tracker run -q --key sweep --db probe.sqlite --artifacts art -- true &&
+	test ! -d "$parent/tracker-job-$dead-0badc0" &&
+	test -d "$parent/tracker-job-$live-0badc0" &&
+	kill $live &&
+	rmdir "$parent/tracker-job-$live-0badc0"
+'
+
 # The job stops tracker before it starts anything, so no tree sample
 # ever sees the daemon; it double-forks out of the job's group and
 # session at once, then waits.

@@ -16,9 +16,10 @@ if ! [ -x /usr/bin/python3 ]; then
 fi
 
 mkdir bin
+# every Start and End is the time of the call: the srun step is the run's own
 cat >bin/sacct <<'EOF'
 #!/bin/sh
-cat "$FAKE_SACCT"
+sed -E "s/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}/$(date +%Y-%m-%dT%H:%M:%S)/g" "$FAKE_SACCT"
 EOF
 chmod +x bin/sacct
 

@@ -180,11 +180,30 @@ test_expect_success 'in an allocation, a missing or bad SLURM_PROCID is a warnin
 		tracker run --per-rank --key u --db h.db -- touch ran 2>err &&
 	grep "SLURM_PROCID is not set" err &&
 	test -e ran && rm ran &&
-	env SLURM_JOB_ID=5 SLURM_PROCID=x \
+	env SLURM_JOB_ID=5 SLURM_STEP_ID=0 SLURM_PROCID=x \
 		tracker run --per-rank --key u --db h.db -- touch ran 2>err &&
 	grep "SLURM_PROCID .x." err &&
 	test -e ran &&
 	test "$(tracker history --db h.db --key u --format csv | wc -l)" = 3
+'
+
+# SLURM sets SLURM_PROCID=0 and no SLURM_STEP_ID in a batch script
+test_expect_success 'in a batch script --per-rank warns once and records a run of its own' '
+	env SLURM_JOB_ID=6 SLURM_PROCID=0 SLURM_NTASKS=2 \
+		tracker run -q --per-rank --key batchrank --db h.db --artifacts batch-art \
+		-- true 2>err &&
+	test "$(grep -c "warning: --per-rank in a batch script" err)" = 1 &&
+	! grep -q "\"rank\"" batch-art/*.json &&
+	test "$(tracker history --db h.db --key batchrank --ranks --format csv | sed -n 2p | cut -d, -f1)" != ""
+'
+
+test_expect_success 'the rank group names the cluster and the job submit time when known' '
+	env SLURM_JOB_ID=9 SLURM_STEP_ID=0 SLURM_PROCID=1 SLURM_CLUSTER_NAME=north \
+		tracker run -q --per-rank --key clusterrank --db h.db --artifacts cl-art -- true &&
+	grep "\"rank_group\": \"north:9.0\"" cl-art/*.json &&
+	env SLURM_JOB_ID=9 SLURM_STEP_ID=0 SLURM_PROCID=1 SLURM_CLUSTER_NAME="no:pe" \
+		tracker run --per-rank --key clusterrank --db h.db --artifacts cl-art -- true 2>err &&
+	grep "SLURM_CLUSTER_NAME .no:pe. is not a cluster name" err
 '
 
 # Profiles come from `tracker import --run`: a small folded profile per

@@ -1610,6 +1610,9 @@ void tk_check_add_outcome(struct tk_buf *b, const struct tk_check_run *run)
 	case TK_RUN_TIMEOUT:
 		tk_buf_adds(b, "timed out");
 		break;
+	case TK_RUN_OOM:
+		tk_buf_adds(b, "killed for memory");
+		break;
 	case TK_RUN_ERROR:
 		tk_buf_adds(b, "could not start");
 		break;

@@ -180,6 +180,7 @@ int tk_run_status_severity(enum tk_run_status s)
 	case TK_RUN_FAILED:
 		return 3;
 	case TK_RUN_SIGNALED:
+	case TK_RUN_OOM:
 		return 4;
 	case TK_RUN_ERROR:
 		return 5;

@@ -53,6 +53,7 @@ struct tk_runstep {
 	void *data;
 	/* state */
 	int no_record;               /* no run id: the job runs, nothing is recorded */
+	int64_t oom_kills;           /* tk_jobcg_oom_kills before the job; -1 unknown */
 	struct tk_watchdog wd;
 };
 
@@ -79,13 +80,17 @@ void tk_runstep_begin(struct tk_runstep *st, const char *key, char *const *argv,
  * Where the run happens: the CI context (an incomplete one is a
  * warning), the machine class (named, else tk_machine_class_for's), and
  * with st->per_rank the rank (tk_ranks_setup: TK_EUSAGE outside srun;
- * the run is then no rank, the rest is done).
+ * the run is then no rank, the rest is done), in a group named by
+ * $SLURM_CLUSTER_NAME and the job's submit time (one squeue call). In a
+ * batch script (tk_ranks_in_batch) per_rank is a warning and is cleared:
+ * the run is a run of its own.
  */
 int tk_runstep_context(struct tk_runstep *st, const char *machine_class,
 		       const struct tk_config *cfg, struct tk_err *err);
 
 /*
- * Runs the job argv: the profile files' paths made for the run's rank,
+ * Runs the job argv: the profile files' paths made for the run's rank
+ * ("batch" for %r in a batch script, with one warning),
  * the recorder (unless no_record) and the profiler hooked to the job,
  * then tk_job_run. Returns 0 when the job ran, with jr filled; else
  * tk_job_run's error, *exec_errno nonzero when the job could not be
@@ -95,11 +100,17 @@ int tk_runstep_run(struct tk_runstep *st, char *const *argv, struct tk_job_resul
 		   int *exec_errno, struct tk_err *err);
 
 /*
- * After the job: its measurements into the run, the profiler's
- * profiles, the SLURM accounting (in an allocation unless per_rank, or
- * with st->sacct), the profile files, and the final record (file and
- * store; tk_recorder_finish). cancel is the caller's cancel flag, set
- * when a TERM arrives meanwhile: the wait for the store then ends.
+ * After the job: its measurements into the run (status oom when the job
+ * was KILLed as the OOM killer's count of our memory cgroup rose), the
+ * profiler's profiles, the SLURM accounting (in an allocation unless
+ * per_rank, or with st->sacct: the srun steps the run launched, whose
+ * OUT_OF_MEMORY, TIMEOUT or CANCELLED become the status of a failed job;
+ * a cancelled run in a job that squeue says is ending for its time limit
+ * is timeout), the profile files, the final record (file and store;
+ * tk_recorder_finish), and then, in a SLURM job, the key's earlier runs
+ * SLURM killed with their tracker (core/ci/settle.h; not by ranks > 0).
+ * cancel is the caller's cancel flag, set when a TERM arrives meanwhile:
+ * the wait for the store then ends, and nothing is settled.
  */
 void tk_runstep_finish(struct tk_runstep *st, const struct tk_job_result *jr,
 		       const volatile sig_atomic_t *cancel);

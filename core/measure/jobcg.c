@@ -1,6 +1,7 @@
 /* The job's own cgroup v2 (core/measure/jobcg.h). */
 #include "core/measure/jobcg.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -89,6 +90,73 @@ static int find_self(char *out, size_t size)
 	return found;
 }
 
+/* N of the "oom_kill N" line of a cgroup file; -1 when there is none */
+static int64_t oom_kill_line(const char *path)
+{
+	struct tk_buf b = TK_BUF_INIT;
+	const char *p;
+	int64_t n = -1;
+
+	if (!tk_buf_read_file(&b, path, NULL)) {
+		for (p = b.buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+			if (!strncmp(p, "oom_kill ", 9)) {
+				n = strtoll(p + 9, NULL, 10);
+				break;
+			}
+	}
+	tk_buf_release(&b);
+	return n;
+}
+
+/* Our cgroup v1 memory path, from the "N:memory:PATH" line of /proc/self/cgroup. */
+static int find_self_v1_memory(char *out, size_t size)
+{
+	struct tk_buf cg = TK_BUF_INIT;
+	const char *p;
+	int found = -1;
+
+	if (tk_buf_read_file(&cg, "/proc/self/cgroup", NULL)) {
+		tk_buf_release(&cg);
+		return -1;
+	}
+	for (p = cg.buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		const char *c = strchr(p, ':'), *nl = strchr(p, '\n');
+
+		if (!c || (nl && c > nl) || strncmp(c, ":memory:/", 9))
+			continue;
+		c += 8;
+		if ((size_t)strcspn(c, "\n") < size) {
+			memcpy(out, c, strcspn(c, "\n"));
+			out[strcspn(c, "\n")] = '\0';
+			found = 0;
+		}
+		break;
+	}
+	tk_buf_release(&cg);
+	return found;
+}
+
+int64_t tk_jobcg_oom_kills(void)
+{
+	char mnt[TK_JOBCG_PATH], rel[TK_JOBCG_PATH], path[2 * TK_JOBCG_PATH + 32];
+	int64_t n, sum = -1;
+
+	if (!find_mount(mnt, sizeof(mnt)) && !find_self(rel, sizeof(rel))) {
+		snprintf(path, sizeof(path), "%s%s/memory.events", mnt, strcmp(rel, "/") ? rel : "");
+		n = oom_kill_line(path);
+		if (n >= 0)
+			sum = n;
+	}
+	if (!find_self_v1_memory(rel, sizeof(rel))) {
+		snprintf(path, sizeof(path), "/sys/fs/cgroup/memory%s/memory.oom_control",
+			 strcmp(rel, "/") ? rel : "");
+		n = oom_kill_line(path);
+		if (n >= 0)
+			sum = (sum < 0 ? 0 : sum) + n;
+	}
+	return sum;
+}
+
 static int write_str(const char *path, const char *s)
 {
 	size_t len = strlen(s);
@@ -102,6 +170,43 @@ static int write_str(const char *path, const char *s)
 	while (n < 0 && errno == EINTR);
 	close(fd);
 	return n == (ssize_t)len ? 0 : -1;
+}
+
+#define SWEEP_MAX_ENTRIES 4096
+
+/*
+ * Removes the empty job cgroups of trackers that died without removing
+ * theirs: SLURM KILLs tracker and its watchdog together when the batch
+ * shell of a cancelled job dies, and nothing else would. A directory of
+ * a live tracker (its pid exists) is left alone, and rmdir refuses one
+ * that still holds processes.
+ */
+static void sweep(const char *parent)
+{
+	char path[TK_JOBCG_PATH + 300];
+	struct dirent *d;
+	DIR *dir = opendir(parent);
+	int seen = 0;
+
+	if (!dir)
+		return;
+	while (seen++ < SWEEP_MAX_ENTRIES) {
+		long pid;
+		unsigned long rnd;
+		char tail;
+
+		d = readdir(dir);
+		if (!d)
+			break;
+		if (sscanf(d->d_name, "tracker-job-%ld-%6lx%c", &pid, &rnd, &tail) != 2 ||
+		    pid <= 0 || pid == (long)getpid())
+			continue;
+		if (!kill((pid_t)pid, 0) || errno != ESRCH)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", parent, d->d_name) < (int)sizeof(path))
+			rmdir(path);
+	}
+	closedir(dir);
 }
 
 int tk_jobcg_create(struct tk_jobcg *cg)
@@ -121,6 +226,7 @@ int tk_jobcg_create(struct tk_jobcg *cg)
 	snprintf(path, sizeof(path), "%s/cgroup.procs", cg->parent);
 	if (access(cg->parent, W_OK) || access(path, W_OK))
 		goto fail;
+	sweep(cg->parent);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	rnd = ((unsigned long)ts.tv_nsec ^ ((unsigned long)ts.tv_sec << 20)) & 0xffffffUL;
 	n = snprintf(cg->dir, sizeof(cg->dir), "%s/tracker-job-%ld-%06lx", cg->parent,

@@ -8,7 +8,11 @@
  * hybrid setup) and our cgroup there (the "0::" line of
  * /proc/self/cgroup). When we may create a child there and move
  * processes into it, and the kernel has cgroup.kill (5.14+), it creates
- * the child "tracker-job-<pid>-<random>" and returns 0; otherwise -1 and
+ * the child "tracker-job-<pid>-<random>" and returns 0 (first removing
+ * the empty "tracker-job-*" siblings whose tracker is gone: SLURM KILLs
+ * tracker and its watchdog together when a cancelled batch script's
+ * shell dies, leaving theirs; at most 4096 entries are looked at);
+ * otherwise -1 and
  * cg->dir is empty (the caller falls back to the watchdog alone; nothing
  * is printed).
  *
@@ -24,6 +28,7 @@
  * retrying for up to wait_s while it is populated (the watchdog uses it
  * after cgroup.kill).
  */
+#include <stdint.h>
 #include <sys/types.h>
 
 /* the longest cgroup directory path, plus one */
@@ -57,5 +62,15 @@ int tk_jobcg_kill(const struct tk_jobcg *cg);
 /* 0 when dir is gone. */
 int tk_jobcg_remove(const char *dir, double wait_s);
 void tk_jobcg_release(struct tk_jobcg *cg);
+
+/*
+ * How many processes the OOM killer has killed in our memory cgroup:
+ * "oom_kill N" of memory.events in our cgroup v2 (hierarchical: our job
+ * cgroup's kills are in it) plus that of memory.oom_control in our cgroup
+ * v1 memory controller under /sys/fs/cgroup/memory (a SLURM step's task
+ * cgroup on a hybrid machine). -1 when neither says. Taken before and
+ * after the job, a difference means the OOM killer killed one of ours.
+ */
+int64_t tk_jobcg_oom_kills(void);
 
 #endif

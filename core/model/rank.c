@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/base/env.h"
 #include "core/model/rank.h"
@@ -40,7 +41,20 @@ static int parse_rank(const char *s, int *out)
 	return 0;
 }
 
-int tk_ranks_setup(struct tk_run *run, struct tk_err *err)
+/* A cluster name or a submit time: printable, no separator of the group's. */
+static int valid_part(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++, n++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') ||
+		      (*s >= 'A' && *s <= 'Z') || *s == '_' || *s == '-' || *s == ':'))
+			return 0;
+	return n > 0 && n <= 64;
+}
+
+int tk_ranks_setup(struct tk_run *run, const char *cluster, const char *submit,
+		   struct tk_err *err)
 {
 	const char *job = run->ci.slurm_job_id, *step = run->ci.slurm_step_id;
 	const char *procid = run->ci.slurm_procid;
@@ -61,13 +75,31 @@ int tk_ranks_setup(struct tk_run *run, struct tk_err *err)
 	if (step && *step && !valid_id(step))
 		return tk_err_set(err, TK_EUSAGE, "--per-rank: SLURM_STEP_ID '%s' is not a "
 				  "step id", step);
+	if (cluster && *cluster && (!valid_part(cluster) || strchr(cluster, ':')))
+		return tk_err_set(err, TK_EUSAGE, "--per-rank: SLURM_CLUSTER_NAME '%s' is not "
+				  "a cluster name", cluster);
+	if (submit && *submit && !valid_part(submit))
+		return tk_err_set(err, TK_EUSAGE, "--per-rank: the job's submit time '%s' is "
+				  "not a time", submit);
+	if (cluster && *cluster)
+		tk_buf_addf(&group, "%s:", cluster);
 	tk_buf_adds(&group, job);
 	if (step && *step)
 		tk_buf_addf(&group, ".%s", step);
+	if (submit && *submit)
+		tk_buf_addf(&group, "@%s", submit);
 	run->rank = rank;
 	free(run->rank_group);
 	run->rank_group = tk_buf_detach(&group, NULL);
 	return 0;
+}
+
+int tk_ranks_in_batch(const struct tk_env *env)
+{
+	const char *job = tk_env_get(env, "SLURM_JOB_ID");
+	const char *step = tk_env_get(env, "SLURM_STEP_ID");
+
+	return job && *job && (!step || !*step);
 }
 
 int tk_ranks_task_rank(const struct tk_run *run)
@@ -77,6 +109,8 @@ int tk_ranks_task_rank(const struct tk_run *run)
 
 	if (run->rank >= 0)
 		return run->rank;
+	if (tk_ranks_in_batch(&tk_env_process))
+		return TK_RANK_BATCH;
 	if (!procid || parse_rank(procid, &rank))
 		return -1;
 	return rank;
@@ -95,6 +129,8 @@ int tk_ranks_path(const char *tmpl, int rank, struct tk_buf *out, struct tk_err 
 		p++;
 		if (*p == '%') {
 			tk_buf_addch(out, '%');
+		} else if (rank == TK_RANK_BATCH) {
+			tk_buf_adds(out, "batch");
 		} else if (rank < 0) {
 			return tk_err_set(err, TK_EUSAGE, "--profile-file '%s': %%r stands for "
 					  "the rank, and SLURM_PROCID is not set or not a rank",

@@ -147,8 +147,12 @@ static json_t *slurm_json(const struct tk_run *r)
 		put_int(e, "averss_bytes", st->averss_bytes);
 		put_str(e, "tres_usage_in_tot", st->tres_in_tot);
 		put_str(e, "tres_usage_in_max", st->tres_in_max);
+		put_int(e, "start_s", st->start_s);
+		put_int(e, "end_s", st->end_s);
 		json_array_append_new(a, e);
 	}
+	if (s->maxrss_lower_bound)
+		json_object_set_new(o, "maxrss_lower_bound", json_true());
 	json_object_set_new(o, "steps", a);
 	return o;
 }
@@ -466,6 +470,10 @@ static void jw_slurm(struct jw *w, const struct tk_run *r)
 	size_t i;
 
 	jw_object(w, r, TK_RF_IN_SLURM);
+	if (s->maxrss_lower_bound) {
+		jw_key(w, "maxrss_lower_bound");
+		tk_buf_adds(w->b, "true");
+	}
 	jw_key(w, "steps");
 	jw_open(w, '[');
 	for (i = 0; i < s->nr; i++) {
@@ -484,6 +492,8 @@ static void jw_slurm(struct jw *w, const struct tk_run *r)
 		jw_int(w, "averss_bytes", st->averss_bytes);
 		jw_str(w, "tres_usage_in_tot", st->tres_in_tot);
 		jw_str(w, "tres_usage_in_max", st->tres_in_max);
+		jw_int(w, "start_s", st->start_s);
+		jw_int(w, "end_s", st->end_s);
 		jw_close(w, '}');
 	}
 	jw_close(w, ']');
@@ -805,6 +815,8 @@ static void read_slurm_step(struct reader *rd, json_t *e, struct tk_sacct *s)
 	st.elapsed_s = -1;
 	st.maxrss_bytes = -1;
 	st.averss_bytes = -1;
+	st.start_s = -1;
+	st.end_s = -1;
 	get_str(rd, e, "job_id", &st.job_id);
 	get_str(rd, e, "name", &st.name);
 	get_str(rd, e, "kind", &kind);
@@ -815,6 +827,8 @@ static void read_slurm_step(struct reader *rd, json_t *e, struct tk_sacct *s)
 	get_int(rd, e, "averss_bytes", &st.averss_bytes);
 	get_str(rd, e, "tres_usage_in_tot", &st.tres_in_tot);
 	get_str(rd, e, "tres_usage_in_max", &st.tres_in_max);
+	get_int(rd, e, "start_s", &st.start_s);
+	get_int(rd, e, "end_s", &st.end_s);
 	if (!rd->failed && (!st.job_id || !*st.job_id || !kind ||
 			    tk_sacct_kind_parse(kind, &st.kind)))
 		bad_field(rd, "slurm", "steps with a job_id and a kind");
@@ -850,6 +864,7 @@ static void read_slurm(struct reader *rd, json_t *o, struct tk_run *r)
 		read_slurm_step(rd, json_array_get(a, i), &r->slurm);
 	}
 	tk_sacct_finish(&r->slurm);
+	r->slurm.maxrss_lower_bound = json_is_true(json_object_get(v, "maxrss_lower_bound"));
 }
 
 /* The points from the compact form; "points" must agree with them. */

@@ -19,6 +19,7 @@ static const char *const status_names[] = {
 	[TK_RUN_TIMEOUT] = "timeout",
 	[TK_RUN_ERROR] = "error",
 	[TK_RUN_STARTED] = "started",
+	[TK_RUN_OOM] = "oom",
 };
 
 const char *tk_run_status_name(enum tk_run_status s)

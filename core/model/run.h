@@ -27,6 +27,7 @@ enum tk_run_status {
 	TK_RUN_TIMEOUT,   /* --timeout expired */
 	TK_RUN_ERROR,     /* could not be started */
 	TK_RUN_STARTED,   /* partial: written as the job started, not ended yet */
+	TK_RUN_OOM,       /* killed for memory: SLURM's OUT_OF_MEMORY, or the cgroup's oom_kill */
 };
 
 const char *tk_run_status_name(enum tk_run_status s);

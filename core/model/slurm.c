@@ -89,6 +89,8 @@ void tk_sacct_add(struct tk_sacct *s, const struct tk_sacct_step *step)
 	d->averss_bytes = step->averss_bytes;
 	d->tres_in_tot = dup_or_null(step->tres_in_tot);
 	d->tres_in_max = dup_or_null(step->tres_in_max);
+	d->start_s = step->start_s;
+	d->end_s = step->end_s;
 }
 
 void tk_sacct_finish(struct tk_sacct *s)
@@ -108,6 +110,72 @@ void tk_sacct_finish(struct tk_sacct *s)
 	free(s->maxrss_step);
 	s->maxrss_step = best ? tk_xstrdup(best->job_id) : NULL;
 	s->maxrss_bytes = best ? best->maxrss_bytes : -1;
+}
+
+/* The step tracker runs in: "<job>.<own_step>". */
+static int is_own_step(const struct tk_sacct_step *st, const char *own_step)
+{
+	const char *dot = strchr(st->job_id, '.');
+
+	return own_step && *own_step && dot && !strcmp(dot + 1, own_step);
+}
+
+/* A step the run launched: an srun step that started while it ran. */
+static int launched(const struct tk_sacct_step *st, int64_t from_s, int64_t to_s,
+		    const char *own_step)
+{
+	return st->kind == TK_SACCT_STEP && st->start_s >= 0 && st->start_s >= from_s &&
+	       st->start_s <= to_s && !is_own_step(st, own_step);
+}
+
+void tk_sacct_keep_own(struct tk_sacct *s, int64_t from_s, int64_t to_s, const char *own_step)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nr; i++) {
+		if (launched(&s->steps[i], from_s, to_s, own_step))
+			s->steps[n++] = s->steps[i];
+		else
+			step_release(&s->steps[i]);
+	}
+	s->nr = n;
+	tk_sacct_finish(s);
+}
+
+#define SLURM_DEFAULT_SAMPLE_S 30.0
+
+void tk_sacct_judge(struct tk_sacct *s, int64_t tracker_rss, double sample_s)
+{
+	size_t i;
+
+	s->maxrss_lower_bound = 0;
+	if (s->maxrss_bytes < 0)
+		return;
+	if (sample_s <= 0)
+		sample_s = SLURM_DEFAULT_SAMPLE_S;
+	if (tracker_rss > s->maxrss_bytes)
+		s->maxrss_lower_bound = 1;
+	for (i = 0; i < s->nr; i++) {
+		const struct tk_sacct_step *st = &s->steps[i];
+
+		if (s->maxrss_step && !strcmp(st->job_id, s->maxrss_step) &&
+		    st->elapsed_s >= 0 && st->elapsed_s < sample_s)
+			s->maxrss_lower_bound = 1;
+	}
+}
+
+const char *tk_sacct_worst_state(const struct tk_sacct *s)
+{
+	static const char *const worst[] = { "OUT_OF_MEMORY", "TIMEOUT", "CANCELLED", NULL };
+	const char *const *w;
+	size_t i;
+
+	for (w = worst; *w; w++)
+		for (i = 0; i < s->nr; i++)
+			if (s->steps[i].state &&
+			    !strncmp(s->steps[i].state, *w, strlen(*w)))
+				return *w;
+	return NULL;
 }
 
 /* ---- fields ---- */
@@ -142,6 +210,42 @@ int tk_sacct_parse_size(const char *s, size_t len, int64_t *out)
 	if (!(v < 9.0e18))
 		return -1;
 	*out = (int64_t)(v + 0.5);
+	return 0;
+}
+
+int tk_sacct_parse_time(const char *s, size_t len, int64_t *out)
+{
+	struct tm tm;
+	char buf[32];
+	time_t t;
+	size_t i;
+
+	*out = -1;
+	if (!len || (len == 7 && !memcmp(s, "Unknown", 7)) || (len == 4 && !memcmp(s, "None", 4)))
+		return 0;
+	/* YYYY-MM-DDTHH:MM:SS, nothing else */
+	if (len != 19)
+		return -1;
+	for (i = 0; i < len; i++) {
+		char want = i == 4 || i == 7 ? '-' : i == 10 ? 'T' : i == 13 || i == 16 ? ':' : '0';
+
+		if (want == '0' ? !isdigit((unsigned char)s[i]) : s[i] != want)
+			return -1;
+	}
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = (int)strtol(buf, NULL, 10) - 1900;
+	tm.tm_mon = (int)strtol(buf + 5, NULL, 10) - 1;
+	tm.tm_mday = (int)strtol(buf + 8, NULL, 10);
+	tm.tm_hour = (int)strtol(buf + 11, NULL, 10);
+	tm.tm_min = (int)strtol(buf + 14, NULL, 10);
+	tm.tm_sec = (int)strtol(buf + 17, NULL, 10);
+	tm.tm_isdst = -1;
+	t = mktime(&tm);
+	if (t == (time_t)-1)
+		return -1;
+	*out = (int64_t)t;
 	return 0;
 }
 
@@ -326,7 +430,7 @@ static int line_error(struct tk_err *err, const char *name, size_t line, const c
 	return tk_err_set(err, TK_EDATA, "cannot parse %s line %zu: %s", name, line, what);
 }
 
-/* One row: JobID|JobName...|MaxRSS|AveRSS|TotTRES|MaxTRES|Elapsed|State|ExitCode */
+/* One row: JobID|JobName...|MaxRSS|AveRSS|TotTRES|MaxTRES|Elapsed|State|ExitCode|Start|End */
 static int parse_line(const char *s, size_t len, const char *name, size_t lineno,
 		      struct tk_sacct *out, struct tk_err *err)
 {
@@ -343,10 +447,10 @@ static int parse_line(const char *s, size_t len, const char *name, size_t lineno
 			return line_error(err, name, lineno, "a NUL byte");
 	}
 	if (pipes < TK_SACCT_NFIELDS - 1)
-		return line_error(err, name, lineno, "fewer than 9 '|'-separated fields");
+		return line_error(err, name, lineno, "fewer than 11 '|'-separated fields");
 	p = memchr(s, '|', len);
 	f[0] = (struct field){ s, (size_t)(p - s) };
-	/* the last seven, from the right; the name is what is left between */
+	/* the last nine, from the right; the name is what is left between */
 	for (i = TK_SACCT_NFIELDS - 1; i >= 2; i--) {
 		const char *q = end;
 
@@ -371,6 +475,9 @@ static int parse_line(const char *s, size_t len, const char *name, size_t lineno
 		return line_error(err, name, lineno, "State is not a job state");
 	if (!exit_code_valid(f[8].s, f[8].len))
 		return line_error(err, name, lineno, "ExitCode is not CODE:SIGNAL");
+	if (tk_sacct_parse_time(f[9].s, f[9].len, &st.start_s) ||
+	    tk_sacct_parse_time(f[10].s, f[10].len, &st.end_s))
+		return line_error(err, name, lineno, "Start or End is not a time");
 	if (out->nr >= TK_SACCT_STEPS_MAX)
 		return line_error(err, name, lineno, "more than 4096 steps");
 	st.job_id = field_dup(&f[0]);
@@ -428,7 +535,8 @@ static int finished_state(const char *state)
 	return 1;
 }
 
-int tk_sacct_settled(const struct tk_sacct *s, const char *own_step)
+int tk_sacct_settled(const struct tk_sacct *s, int64_t from_s, int64_t to_s,
+		      const char *own_step)
 {
 	size_t i;
 
@@ -436,11 +544,8 @@ int tk_sacct_settled(const struct tk_sacct *s, const char *own_step)
 		return 0;
 	for (i = 0; i < s->nr; i++) {
 		const struct tk_sacct_step *st = &s->steps[i];
-		const char *dot = strchr(st->job_id, '.');
 
-		if (st->kind != TK_SACCT_STEP)
-			continue;
-		if (own_step && *own_step && dot && !strcmp(dot + 1, own_step))
+		if (!launched(st, from_s, to_s, own_step))
 			continue;
 		if (!finished_state(st->state) || st->maxrss_bytes < 0)
 			return 0;

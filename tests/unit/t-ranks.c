@@ -209,25 +209,25 @@ static void test_setup(void)
 	struct tk_run r;
 
 	tk_run_init(&r);
-	is_int(tk_ranks_setup(&r, &err), TK_EUSAGE, "--per-rank outside SLURM is refused");
+	is_int(tk_ranks_setup(&r, NULL, NULL, &err), TK_EUSAGE, "--per-rank outside SLURM is refused");
 	ok(strstr(err.msg, "SLURM_JOB_ID is not set") != NULL, "naming what is missing: %s",
 	   err.msg);
 	r.ci.slurm_job_id = tk_xstrdup("4242");
 	r.ci.slurm_procid = tk_xstrdup("x1");
-	is_int(tk_ranks_setup(&r, &err), TK_EUSAGE, "a PROCID that is no number is refused");
+	is_int(tk_ranks_setup(&r, NULL, NULL, &err), TK_EUSAGE, "a PROCID that is no number is refused");
 	ok(strstr(err.msg, "'x1'") != NULL, "quoting it: %s", err.msg);
 	free(r.ci.slurm_procid);
 	r.ci.slurm_procid = tk_xstrdup("3");
-	is_int(tk_ranks_setup(&r, &err), 0, "a task of a job");
+	is_int(tk_ranks_setup(&r, NULL, NULL, &err), 0, "a task of a job");
 	is_int(r.rank, 3, "its rank is SLURM_PROCID");
 	is_str(r.rank_group, "4242", "outside a step the group is the job");
 	is_int(tk_ranks_task_rank(&r), 3, "the task's rank is the run's");
 	r.ci.slurm_step_id = tk_xstrdup("7");
-	is_int(tk_ranks_setup(&r, &err), 0, "a task of a job step");
+	is_int(tk_ranks_setup(&r, NULL, NULL, &err), 0, "a task of a job step");
 	is_str(r.rank_group, "4242.7", "the group is job.step");
 	free(r.ci.slurm_step_id);
 	r.ci.slurm_step_id = tk_xstrdup("a b");
-	is_int(tk_ranks_setup(&r, &err), TK_EUSAGE, "a step id with a space is refused");
+	is_int(tk_ranks_setup(&r, NULL, NULL, &err), TK_EUSAGE, "a step id with a space is refused");
 	tk_run_release(&r);
 }
 
