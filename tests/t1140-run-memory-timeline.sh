@@ -186,15 +186,18 @@ test_expect_success 'a run kept with --no-timeline has none, and says so' '
 	! grep -q "\"timeline\"" art2/*.json
 '
 
-# sacct: a stand-in that prints the job's steps; one hostile step name
+# sacct: a stand-in that prints the job's steps; one hostile step name.
+# The run keeps the srun steps it launched (4471.0), not the batch step
 mkdir bin
+# (Start and End now: a step the run launched starts within the run)
 cat >bin/sacct <<'EOF'
 #!/bin/sh
+now=$(date +%Y-%m-%dT%H:%M:%S)
 printf '%s\n' \
-	'4471|climate|||||00:00:05|COMPLETED|0:0' \
-	'4471.batch|batch|10702848|10702848|cpu=00:00:01,mem=10702848|cpu=00:00:01,mem=10702848|00:00:05|COMPLETED|0:0' \
-	'4471.extern|extern|86016|86016|cpu=00:00:00,mem=86016|cpu=00:00:00,mem=86016|00:00:05|COMPLETED|0:0' \
-	'4471.0|<script>alert(1)</script>&"x|440401920|320000000|cpu=00:00:02,mem=440401920|cpu=00:00:02,mem=440401920|00:00:03|COMPLETED|0:0'
+	"4471|climate|||||00:00:05|COMPLETED|0:0|$now|$now" \
+	"4471.batch|batch|10702848|10702848|cpu=00:00:01,mem=10702848|cpu=00:00:01,mem=10702848|00:00:05|COMPLETED|0:0|$now|$now" \
+	"4471.extern|extern|86016|86016|cpu=00:00:00,mem=86016|cpu=00:00:00,mem=86016|00:00:05|COMPLETED|0:0|$now|$now" \
+	"4471.0|<script>alert(1)</script>&\"x|440401920|320000000|cpu=00:00:02,mem=440401920|cpu=00:00:02,mem=440401920|00:00:03|COMPLETED|0:0|$now|$now"
 EOF
 chmod +x bin/sacct
 
@@ -205,12 +208,12 @@ test_expect_success JQ 'with --sacct, each step'"'"'s MaxRSS until its Elapsed i
 		"$WORKLOAD" ramp 100 4 1 0.2 &&
 	id=$(tracker history --db h.db --key slurmjob --format csv | sed -n "2s/,.*//p") &&
 	tracker history --db h.db --run "$id" --timeline --format json >s.json &&
-	test "$(jq -r "[.sacct_marks[].job_id] | join(\",\")" s.json)" = "4471.batch,4471.0" &&
-	test "$(jq ".sacct_marks[1].maxrss_bytes" s.json)" = 440401920 &&
-	test "$(jq ".sacct_marks[1].elapsed_s" s.json)" = 3 &&
-	test "$(jq -r ".sacct_marks[1].name" s.json)" = "<script>alert(1)</script>&\"x" &&
+	test "$(jq -r "[.sacct_marks[].job_id] | join(\",\")" s.json)" = "4471.0" &&
+	test "$(jq ".sacct_marks[0].maxrss_bytes" s.json)" = 440401920 &&
+	test "$(jq ".sacct_marks[0].elapsed_s" s.json)" = 3 &&
+	test "$(jq -r ".sacct_marks[0].name" s.json)" = "<script>alert(1)</script>&\"x" &&
 	tracker history --db h.db --run "$id" --timeline -o s.svg &&
-	test $(grep -c "stroke-dasharray" s.svg) = 3 &&
+	test $(grep -c "stroke-dasharray" s.svg) = 2 &&
 	grep -q ">step 4471.0 (&lt;script&gt;alert(1)&lt;/script&gt;&amp;\"x): MaxRSS 420 MiB, elapsed 3.00 s<" s.svg &&
 	! grep -q "<script" s.svg &&
 	tracker history --db h.db --run "$id" --timeline -o s.html &&

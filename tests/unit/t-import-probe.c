@@ -29,7 +29,7 @@ static const struct {
 	{ "pprof", 3 },
 	{ "speedscope", 3 },
 	{ "cpuprofile", 1 },
-	{ "profilecanvas", 3 },
+	{ "profilecanvas", 4 },
 	{ "nsys", 1 },
 	{ "gperftools-heap", 2 },
 	{ "gperftools-cpu", 2 },
