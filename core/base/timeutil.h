@@ -39,8 +39,9 @@ void tk_format_bytes(struct tk_buf *out, int64_t bytes);
 void tk_format_count(struct tk_buf *out, double n);
 /* A profile weight: an integer when it is one, else up to 6 significant digits. */
 void tk_format_weight(struct tk_buf *out, double w);
-/* The same for data files: an integer when it is one, else the fewest
- * digits that read back as the same double. */
+/* The same for data files: an integer when it is one (or rounds to one at
+ * 15 significant digits), else 15 significant digits, the most a double
+ * keeps of a decimal: exact for what a profile wrote, without float noise. */
 void tk_format_weight_exact(struct tk_buf *out, double w);
 
 /* Strict number parsing: the whole string must be the number. */
