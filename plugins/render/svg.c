@@ -59,7 +59,8 @@ static void header(struct tk_svgout *w, const struct tk_render_opts *o, const st
 	background(o->palette ? o->palette : "hot", &bg1, &bg2);
 	tk_svg_open(w, pg, "Flame graph", bg1, bg2);
 	tk_svg_prologue(w, pg, "\t#subtitle { text-anchor:middle; fill:rgb(160,160,160); }\n");
-	tk_svg_text(w, "title", floor(pg->width / 2), pg->font_size * 2, o->title);
+	tk_svg_text(w, "title", floor(pg->width / 2), pg->font_size * 2,
+		    o->title ? o->title : "Flame Graph");
 	if (o->subtitle && *o->subtitle)
 		tk_svg_text(w, "subtitle", floor(pg->width / 2), pg->font_size * 4, o->subtitle);
 	tk_svg_controls(w, pg);
