@@ -88,14 +88,14 @@ static int cmp_rows(const void *a, const void *b)
 }
 
 /*
- * Whether n only passes a child's change on: one child changed the same
- * way by at least 90% of n's cumulative change (it may be more, when a
- * sibling moved the other way: main +960 is solve's +1150 less io's
- * -190, both listed on their own). Then n is a caller on the way to the
- * change and the cumulative list names the child instead (a chain
- * main <- _start <- ... would otherwise fill it with the same number).
- * A frame every stack passes through (the program's root, main) holds
- * the whole change, which the totals line says.
+ * Whether n only passes a child's change on: one child's change is n's
+ * within 10% (solve +1150 is dgemm's +1200 and asm's -50). Then n is a
+ * caller on the way to the change and the cumulative list names the
+ * child instead (a chain main <- _start <- ... would otherwise fill it
+ * with the same number). A caller whose change is the net of several
+ * (compute +5: kernel_a +20, kernel_b -15) says something of its own and
+ * stays. A frame every stack passes through (the program's root, main)
+ * holds the whole change, which the totals line says.
  */
 static int passes_on(const struct tk_diff *d, uint32_t n, double delta)
 {
@@ -108,7 +108,7 @@ static int passes_on(const struct tk_diff *d, uint32_t n, double delta)
 	for (c = d->tree.nodes[n].first_child; c; c = d->tree.nodes[c].next_sibling) {
 		double dc = d->new_total[c] - d->base_total[c];
 
-		if ((dc > 0) == (delta > 0) && fabs(dc) >= 0.9 * fabs(delta))
+		if (fabs(dc - delta) <= 0.1 * fabs(delta))
 			return 1;
 	}
 	return 0;

@@ -12,9 +12,9 @@
  * Self changes rank every node but the root; cumulative changes too,
  * but the root's cumulative change is the total, said on its own line
  * (and so is that of a frame every stack passes through: main), and a
- * caller one of whose children changed the same way by at least 90% of
- * its cumulative change is left for that child (the chain
- * main <- _start <- ... adds nothing to the deepest frame of it).
+ * caller one of whose children's change is its own within 10% is left
+ * for that child (the chain main <- _start <- ... adds nothing to the
+ * deepest frame of it).
  * Rows are ranked by |new - base|, ties by node id, so the lists are
  * the same on every run. A NEW frame counts as an increase, a VANISHED
  * one as a decrease.
