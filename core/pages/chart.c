@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/analyze/verdict.h"
 #include "core/base/buf.h"
 #include "core/base/escape.h"
 #include "core/draw/canvas.h"
@@ -27,6 +28,9 @@
 #define C_GRID 0xdddddd
 #define C_TEXT 0x000000
 #define C_NOTE 0x777777
+#define C_THRESHOLD 0x8a8a8a
+#define C_REGRESSION 0xc00000
+#define C_IMPROVEMENT 0x1a7f1a
 
 #define TITLE_SIZE 15
 #define LEGEND_SIZE 11
@@ -308,6 +312,7 @@ static void axes(struct walk *w)
 	const struct tk_chart_painter *p = w->p;
 	const struct tk_plot_chart *c = w->c;
 	struct tk_chart_paint grid = stroke(NULL, C_GRID, 1, 1), tick = stroke(NULL, C_TEXT, 1, 1);
+	double right = -INFINITY;
 	size_t i;
 
 	group(w, "yt", NULL, 0, NULL);
@@ -322,15 +327,24 @@ static void axes(struct walk *w)
 	p->group_end(p->ctx);
 	group(w, "xt", NULL, 0, NULL);
 	for (i = 0; i < c->nxt; i++) {
-		double x = floor(c->xt[i].pos) + 0.5;
+		double x = floor(c->xt[i].pos) + 0.5, tw;
 
 		p->line(p->ctx, x, c->y1, x, c->y1 + 5, &tick);
 		tk_buf_reset(&w->text);
 		add_cut(&w->text, c->xt[i].label, 40);
+		/* a label that would touch the one before keeps its tick only:
+		 * decided by the estimate, so every format draws the same labels */
+		tw = tk_chart_text_estimate(w->text.buf, TEXT_SIZE);
+		if (label_centre(x, tw, w->l->width) - tw / 2 < right + 10)
+			continue;
+		right = label_centre(x, tw, w->l->width) + tw / 2;
 		x = label_centre(x, p->measure(p->ctx, w->text.buf, TEXT_SIZE), w->l->width);
 		text(w, w->text.buf, NULL, x, c->y1 + 19, TEXT_SIZE, TK_CHART_MIDDLE, C_TEXT);
 	}
 	p->group_end(p->ctx);
+	if (c->axis_note)
+		text(w, c->axis_note, "axis-note", c->x0, c->y1 + 34, LEGEND_SIZE, TK_CHART_START,
+		     C_NOTE);
 }
 
 /* ---- the plot area ---- */
@@ -491,6 +505,47 @@ static void change_labels(struct walk *w)
 	}
 }
 
+/* The verdict's threshold: the values a change must leave to be
+ * flagged, over the baseline runs the current one was judged against. */
+static void threshold(struct walk *w)
+{
+	const struct tk_plot_chart *c = w->c;
+	struct tk_chart_rect r;
+	struct tk_chart_paint pt;
+
+	if (!(c->thr_x1 > c->thr_x0))
+		return;
+	r = (struct tk_chart_rect){ c->thr_x0, c->thr_hi, c->thr_x1 - c->thr_x0,
+				    c->thr_lo - c->thr_hi };
+	pt = fill("s-threshold", C_THRESHOLD, 0.16);
+	pt.stroke = C_THRESHOLD;
+	pt.stroke_opacity = 0.8;
+	pt.width = 1;
+	pt.dash[0] = 3;
+	pt.dash[1] = 3;
+	w->p->rect(w->p->ctx, &r, &pt);
+}
+
+/* The current run's verdict and change where the layout placed it
+ * (beside the point when there is room), in the verdict's colour. */
+static void verdict(struct walk *w)
+{
+	const struct tk_plot_chart *c = w->c;
+	struct tk_chart_text t;
+	uint32_t colour = c->verdict == TK_VERDICT_REGRESSION ? C_REGRESSION
+			  : c->verdict == TK_VERDICT_IMPROVEMENT ? C_IMPROVEMENT : C_NOTE;
+	int under = c->vty > c->y1;
+
+	if (!c->verdict_label)
+		return;
+	/* under the axis it stays put; in the plot area it follows the
+	 * point as the page zooms */
+	t = (struct tk_chart_text){ c->verdict_label, under ? "verdict" : "zx verdict", c->vtx,
+		c->vty, TEXT_SIZE, c->vend ? TK_CHART_END : TK_CHART_START, colour,
+		under ? NAN : c->vx };
+	w->p->text(w->p->ctx, &t);
+}
+
 static void chart(struct walk *w, size_t ci)
 {
 	const struct tk_chart_painter *p = w->p;
@@ -513,15 +568,14 @@ static void chart(struct walk *w, size_t ci)
 	axes(w);
 	snprintf(id, sizeof(id), "clip%zu", ci);
 	group(w, "zoom", id, 0, &area);
+	threshold(w);
 	series(w);
 	dots(w);
 	change_lines(w);
 	p->group_end(p->ctx);
 	change_labels(w);
+	verdict(w);
 	p->rect(p->ctx, &frame, &pt);
-	if (!c->npts)
-		text(w, "no values", NULL, (c->x0 + c->x1) / 2, (c->y0 + c->y1) / 2, TEXT_SIZE,
-		     TK_CHART_MIDDLE, C_NOTE);
 	p->group_end(p->ctx);
 }
 
@@ -541,6 +595,12 @@ void tk_chart_draw(const struct tk_plot_layout *l, const struct tk_chart_painter
 	for (i = 0; i < l->nr; i++) {
 		w.c = &l->charts[i];
 		chart(&w, i);
+	}
+	if (l->omitted) {
+		/* the charts left out for want of values, named in one line */
+		tk_buf_reset(&w.text);
+		add_cut(&w.text, l->omitted, p->fit(p->ctx, l->omitted, TEXT_SIZE, l->width - 16));
+		text(&w, w.text.buf, "omitted", 8, l->height - 8, TEXT_SIZE, TK_CHART_START, C_NOTE);
 	}
 	p->end(p->ctx);
 	free(w.xy);
