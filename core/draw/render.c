@@ -189,6 +189,29 @@ size_t tk_render_shown_len(const char *name, size_t len)
 	return len;
 }
 
+void tk_palette_background(const char *palette, uint32_t *top, uint32_t *bottom)
+{
+	static const char *const grey[] = { "red", "green", "blue", "aqua", "yellow",
+					    "purple", "orange" };
+	size_t i;
+
+	*top = 0xeeeeee;
+	*bottom = 0xeeeeb0;
+	if (!palette)
+		return;
+	if (!strcmp(palette, "mem")) {
+		*top = 0xeef2ee;
+		*bottom = 0xe0ffe0;
+	} else if (!strcmp(palette, "io") || !strcmp(palette, "wakeup")) {
+		*bottom = 0xe0e0ff;
+	}
+	for (i = 0; i < sizeof(grey) / sizeof(grey[0]); i++)
+		if (!strcmp(palette, grey[i])) {
+			*top = 0xf8f8f8;
+			*bottom = 0xe8e8e8;
+		}
+}
+
 int tk_palette_known(const char *name)
 {
 	static const char *const palettes[] = {

@@ -9,6 +9,7 @@
  *
  * To add a renderer, see the checklist in plugins/README.md.
  */
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core/base/buf.h"
@@ -100,6 +101,10 @@ int tk_render_flame(const struct tk_renderer *r, const struct tk_profile *p,
  * range. r, g, b in 0..255.
  */
 void tk_palette_color(const char *palette, const char *name, int *r, int *g, int *b);
+/* The background gradient a palette is drawn on, top and bottom colour
+ * (0xRRGGBB), as flamegraph.pl's: yellow for hot, green for mem, blue
+ * for io and wakeup, grey for the flat palettes. */
+void tk_palette_background(const char *palette, uint32_t *top, uint32_t *bottom);
 /* 1 when name is a palette: hot, mem, io, wakeup, java, js, perl, red,
  * green, blue, aqua, yellow, purple, orange. */
 int tk_palette_known(const char *name);
