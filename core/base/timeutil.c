@@ -352,6 +352,10 @@ void tk_format_weight(struct tk_buf *out, double w)
 {
 	if (w == (double)(long long)w && w < 9e15 && w > -9e15)
 		tk_buf_addf(out, "%lld", (long long)w);
+	else if (fabs(w) >= 1e5 && fabs(w) < 9e15)
+		/* a sum of sampled weights: its fraction is noise, and
+		 * "1.90841e+08" is no number for people */
+		tk_buf_addf(out, "%.0f", w);
 	else
 		tk_buf_addf(out, "%.6g", w);
 }

@@ -309,9 +309,31 @@ static void test_weight_exact(void)
 	}
 }
 
+/* Weights for people: never an exponent below 9e15. */
+static void test_weight(void)
+{
+	static const struct { double w; const char *want; } cases[] = {
+		{ 190840830.00000003, "190840830" },
+		{ 4.5, "4.5" },
+		{ 12345.678, "12345.7" },
+		{ 123456.7, "123457" },
+		{ 7, "7" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tk_buf b = TK_BUF_INIT;
+
+		tk_format_weight(&b, cases[i].w);
+		is_str(b.buf, cases[i].want, "weight %.17g", cases[i].w);
+		tk_buf_release(&b);
+	}
+}
+
 int main(void)
 {
 	test_weight_exact();
+	test_weight();
 	test_duration();
 	test_since();
 	test_format_iso();
