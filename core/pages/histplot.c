@@ -29,6 +29,9 @@
 #define MIN_SPAN_OF_MEDIAN 0.5
 /* y tick labels at least this far apart, pixels */
 #define YTICK_MIN_GAP 18
+/* the runs before the window a verdict also reads, as tracker check
+ * reads them (its OLDER_RUNS, core/analyze/check.c) */
+#define JUDGE_OLDER_RUNS 20
 /* how a baseline series of runs with no machine class recorded is named,
  * beside others that have one */
 #define NO_CLASS "no class"
@@ -1100,7 +1103,7 @@ static void judge_current(struct tk_plot_chart *c, const struct tk_plot_key *k, 
 	baseline_series(k, m, x, (unsigned)se, &vals, &runs, &n);
 	/* before the current run, newest first */
 	newest = tk_xmalloc((n ? n : 1) * sizeof(*newest));
-	for (i = n; i-- > 0;)
+	for (i = n; i-- > 0 && nb < TK_CHECK_WINDOW_DEFAULT + JUDGE_OLDER_RUNS;)
 		if (runs[i] < (uint32_t)(cur - k->runs))
 			newest[nb++] = vals[i];
 	nw = nb < TK_CHECK_WINDOW_DEFAULT ? nb : TK_CHECK_WINDOW_DEFAULT;
