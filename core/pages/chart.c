@@ -105,6 +105,10 @@ struct walk {
 	/* the legend so far */
 	double lx;
 	int row;
+	/* the first row's width by the estimate (the same in every format),
+	 * and its entries left out for want of room */
+	double elx;
+	size_t hidden;
 };
 
 /* At most max characters of s, then an ellipsis when some were left. */
@@ -168,6 +172,8 @@ static void group(const struct walk *w, const char *cls, const char *id, double 
 enum swatch { SW_DOT, SW_BIG, SW_HALO, SW_BAND, SW_DASH, SW_NONE };
 
 #define LEGEND_MAX 24
+/* the legend may run into the right margin by this much, pixels */
+#define MARGIN_R_ROOM 16
 
 /* One entry, after those before it in its row: its swatch, then its
  * text. css: the page's class of what it explains (s-<css>); "": none. */
@@ -214,6 +220,20 @@ static void legend_item(struct walk *w, const char *css, enum swatch sw, uint32_
 	text(w, s, NULL, w->lx + 18, y, LEGEND_SIZE, TK_CHART_START, C_TEXT);
 	p->group_end(p->ctx);
 	w->lx += 18 + p->measure(p->ctx, s, LEGEND_SIZE) + 14;
+	if (!row)
+		w->elx += 18 + tk_chart_text_estimate(s, LEGEND_SIZE) + 14;
+}
+
+/* Whether an entry s fits the first row of the legend (by the
+ * estimate); one that does not, and every one after it, is counted. */
+static int fits(struct walk *w, const char *s)
+{
+	if (w->hidden || w->elx + 18 + tk_chart_text_estimate(s, LEGEND_SIZE) >
+			       w->c->x1 - w->c->x0 + MARGIN_R_ROOM) {
+		w->hidden++;
+		return 0;
+	}
+	return 1;
 }
 
 /* With several baseline series, a second row holds one entry per series,
@@ -255,6 +275,8 @@ static size_t counted(struct walk *w, const char *css, enum swatch sw, uint32_t 
 		return 0;
 	tk_buf_reset(&w->text);
 	tk_buf_addf(&w->text, "%s (%zu)", what, n);
+	if (!fits(w, w->text.buf))
+		return 0;
 	legend_item(w, css, sw, colour, w->text.buf, 0);
 	return 1;
 }
@@ -266,6 +288,8 @@ static void legend(struct walk *w)
 
 	w->lx = c->x0;
 	w->row = 0;
+	w->elx = 0;
+	w->hidden = 0;
 	if (c->nseries > 1 || c->count[TK_PLOT_BASELINE] || c->baseline[0]) {
 		if (c->nseries <= 1) {
 			tk_buf_reset(&w->text);
@@ -282,12 +306,25 @@ static void legend(struct walk *w)
 	if (c->count[TK_PLOT_CURRENT]) {
 		tk_buf_reset(&w->text);
 		add_cut(&w->text, w->l->current, 40);
-		legend_item(w, "current", SW_BIG, C_CURRENT, w->text.buf, 0);
-		n++;
+		if (fits(w, w->text.buf)) {
+			legend_item(w, "current", SW_BIG, C_CURRENT, w->text.buf, 0);
+			n++;
+		}
 	}
 	n += counted(w, "failed", SW_HALO, C_FAILED, "failed", c->nfailed);
 	n += counted(w, "partial", SW_HALO, C_PARTIAL, "partial", c->npartial);
 	n += counted(w, "change", SW_DASH, C_CHANGE, "change points", c->nchanges);
+	/* a narrow chart: what did not fit, counted rather than cut (when
+	 * even that does not fit, the page's toggles still name them) */
+	if (w->hidden) {
+		tk_buf_reset(&w->text);
+		tk_buf_addf(&w->text, "and %zu more", w->hidden);
+		if (w->elx + tk_chart_text_estimate(w->text.buf, LEGEND_SIZE) <=
+		    c->x1 - c->x0 + MARGIN_R_ROOM) {
+			legend_item(w, "", SW_NONE, 0, w->text.buf, 0);
+			n++;
+		}
+	}
 	if (c->nseries > 1)
 		legend_series(w, n);
 }
