@@ -1040,8 +1040,9 @@ static int lay_out_series(struct tk_plot_chart *c, const struct tk_plot_key *k, 
  * The edge of the verdict's threshold on one side of the baseline median
  * med: the value nearest med that tk_check_judge flags as want (a
  * regression above, an improvement below), found by bisection on the
- * log scale, so the band says exactly what the verdict does; the far
- * end (4x or a quarter of med) when nothing up to it is flagged.
+ * log scale, so the band says exactly what the verdict does; NaN when
+ * nothing up to 4x (down to a quarter) of med is flagged: a baseline
+ * that noisy has no threshold worth drawing.
  */
 static double threshold_edge(const double *b, size_t nw, size_t nb, double med,
 			     const struct tk_verdict_opts *vo, enum tk_verdict want)
@@ -1052,7 +1053,7 @@ static double threshold_edge(const double *b, size_t nw, size_t nb, double med,
 	int i;
 
 	if (tk_check_judge(b, nw, nb, &far, 1, vo, &r, NULL, &err) || r.verdict != want)
-		return far;
+		return NAN;
 	for (i = 0; i < 40; i++) {
 		mid = sqrt(near * far);
 		if (!tk_check_judge(b, nw, nb, &mid, 1, vo, &r, NULL, &err) && r.verdict == want)
@@ -1072,7 +1073,7 @@ static double threshold_edge(const double *b, size_t nw, size_t nb, double med,
  * when there is no band.
  */
 static void judge_current(struct tk_plot_chart *c, const struct tk_plot_key *k, enum tk_metric m,
-			  enum tk_plot_x x)
+			  enum tk_plot_x x, int checked)
 {
 	struct tk_verdict_opts vo = tk_verdict_opts_default();
 	struct tk_verdict_result r;
@@ -1110,7 +1111,7 @@ static void judge_current(struct tk_plot_chart *c, const struct tk_plot_key *k, 
 	c->vx = run_x(cur, x);
 	c->vy = cur->v[m];
 	c->verdict = TK_VERDICT_INSUFFICIENT;
-	if (!tk_check_judge(newest, nw, nb, &cur->v[m], 1, &vo, &r, &keep, &err)) {
+	if (checked && !tk_check_judge(newest, nw, nb, &cur->v[m], 1, &vo, &r, &keep, &err)) {
 		c->verdict = (int)r.verdict;
 		if (r.verdict != TK_VERDICT_INSUFFICIENT && r.base_median > 0) {
 			size_t oldest = 0, seen = 0;
@@ -1123,16 +1124,21 @@ static void judge_current(struct tk_plot_chart *c, const struct tk_plot_key *k, 
 						   TK_VERDICT_REGRESSION);
 			/* the oldest run judged against: the window (r.n values),
 			 * counted back from the newest before the current run */
-			for (i = n; i-- > 0 && seen < r.n;)
+			for (i = n; i-- > 0 && seen < r.n && isfinite(c->thr_lo) &&
+				    isfinite(c->thr_hi);)
 				if (runs[i] < (uint32_t)(cur - k->runs)) {
 					oldest = i;
 					seen++;
 				}
-			c->thr_x0 = run_x(&k->runs[runs[oldest]], x);
-			c->thr_x1 = c->vx;
+			if (seen) {
+				c->thr_x0 = run_x(&k->runs[runs[oldest]], x);
+				c->thr_x1 = c->vx;
+			}
 		}
 	}
-	if (c->verdict == TK_VERDICT_INSUFFICIENT)
+	if (!checked)
+		tk_buf_adds(&b, "no verdict: no baseline branch (--baseline-branch)");
+	else if (c->verdict == TK_VERDICT_INSUFFICIENT)
 		tk_buf_addf(&b, "no verdict: fewer than %zu baseline runs", vo.min_baseline);
 	else if (c->thr_x1 > c->thr_x0)
 		tk_buf_addf(&b, "%+.1f%% %s (threshold %+.1f%% / %+.1f%%)", c->delta_pct,
@@ -1221,7 +1227,9 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 		ret = lay_out_series(c, k, m, o, (unsigned)i, &vmin, &vmax, err);
 	if (ret)
 		return ret;
-	judge_current(c, k, m, o->x);
+	/* judged only against the baseline tracker check would use: the
+	 * busiest branch is the chart's guess, not a verdict's */
+	judge_current(c, k, m, o->x, o->baseline_branch || k->baseline);
 	if (c->thr_x1 > c->thr_x0) {
 		if (c->thr_lo < vmin)
 			vmin = c->thr_lo;

@@ -261,7 +261,8 @@ struct tk_plot_chart {
 	 * cut at their last level). verdict_label is NULL when the chart has
 	 * no current run; "+12.0% regression (threshold +2.4% / -2.3%)",
 	 * "+0.8% no change (threshold +2.0% / -2.0%)", "no verdict: fewer
-	 * than 5 baseline runs".
+	 * than 5 baseline runs"; "no verdict: no baseline branch" when the
+	 * baseline is the chart's guess (the busiest branch), not check's.
 	 */
 	int verdict;                  /* enum tk_verdict */
 	double delta_pct;             /* NaN: none */

@@ -327,6 +327,13 @@ static void test_verdict_and_ticks(void)
 	size_t i;
 
 	plot_history(&d, &(struct plot_history){ 0 });
+	/* a chart of the busiest branch, which check would not judge with */
+	lay_out(&d, &l, TK_METRIC_WALLTIME, 0);
+	ok(l.charts[0].verdict_label &&
+	   !strcmp(l.charts[0].verdict_label, "no verdict: no baseline branch (--baseline-branch)") &&
+	   !(l.charts[0].thr_x1 > l.charts[0].thr_x0), "no baseline branch: no verdict, no band");
+	tk_plot_layout_release(&l);
+	d.keys[0].baseline = "staging"; /* as tk_plot_data_baselines sets it */
 	for (i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
 		lay_out(&d, &l, TK_METRIC_WALLTIME, widths[i]);
 		record(&l, &r, 1, 0);
