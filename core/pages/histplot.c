@@ -1044,7 +1044,7 @@ static int lay_out_series(struct tk_plot_chart *c, const struct tk_plot_key *k, 
  * nothing up to 4x (down to a quarter) of med is flagged: a baseline
  * that noisy has no threshold worth drawing.
  */
-static double threshold_edge(const double *b, size_t nw, size_t nb, double med,
+static double threshold_edge(const double *b, size_t nw, size_t keep, size_t nb, double med,
 			     const struct tk_verdict_opts *vo, enum tk_verdict want)
 {
 	double near = med, far = want == TK_VERDICT_REGRESSION ? med * 4 : med / 4, mid;
@@ -1052,11 +1052,12 @@ static double threshold_edge(const double *b, size_t nw, size_t nb, double med,
 	struct tk_err err = TK_ERR_INIT;
 	int i;
 
-	if (tk_check_judge(b, nw, nb, &far, 1, vo, &r, NULL, &err) || r.verdict != want)
+	if (tk_check_judge_kept(b, nw, keep, nb, &far, 1, vo, &r, &err) || r.verdict != want)
 		return NAN;
 	for (i = 0; i < 40; i++) {
 		mid = sqrt(near * far);
-		if (!tk_check_judge(b, nw, nb, &mid, 1, vo, &r, NULL, &err) && r.verdict == want)
+		if (!tk_check_judge_kept(b, nw, keep, nb, &mid, 1, vo, &r, &err) &&
+		    r.verdict == want)
 			far = mid;
 		else
 			near = mid;
@@ -1118,9 +1119,9 @@ static void judge_current(struct tk_plot_chart *c, const struct tk_plot_key *k, 
 
 			c->delta_pct = r.delta_pct;
 			base_median = r.base_median;
-			c->thr_lo = threshold_edge(newest, nw, nb, r.base_median, &vo,
+			c->thr_lo = threshold_edge(newest, nw, keep, nb, r.base_median, &vo,
 						   TK_VERDICT_IMPROVEMENT);
-			c->thr_hi = threshold_edge(newest, nw, nb, r.base_median, &vo,
+			c->thr_hi = threshold_edge(newest, nw, keep, nb, r.base_median, &vo,
 						   TK_VERDICT_REGRESSION);
 			/* the oldest run judged against: the window (r.n values),
 			 * counted back from the newest before the current run */
@@ -1148,7 +1149,6 @@ static void judge_current(struct tk_plot_chart *c, const struct tk_plot_key *k, 
 		tk_buf_addf(&b, "%+.1f%% %s", c->delta_pct,
 			    tk_verdict_name((enum tk_verdict)c->verdict));
 	c->verdict_label = tk_buf_detach(&b, NULL);
-	(void)keep;
 	free(newest);
 	free(vals);
 	free(runs);
@@ -1239,11 +1239,14 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 	/* Noise must not look like a step: an axis that does not start at
 	 * zero spans at least MIN_SPAN_OF_MEDIAN of the values' median. */
 	if (c->npts) {
-		double *v = tk_xmalloc(c->npts * sizeof(*v)), med;
+		/* of at most 1024 evenly spaced points: enough for an axis, and
+		 * a year of runs is not sorted for it */
+		size_t ns = c->npts < 1024 ? c->npts : 1024;
+		double *v = tk_xmalloc(ns * sizeof(*v)), med;
 
-		for (i = 0; i < c->npts; i++)
-			v[i] = c->pts[i].v;
-		med = median_of(v, c->npts);
+		for (i = 0; i < ns; i++)
+			v[i] = c->pts[i * c->npts / ns].v;
+		med = median_of(v, ns);
 		free(v);
 		if (med > 0 && vmax - vmin < MIN_SPAN_OF_MEDIAN * med) {
 			double mid = (vmax + vmin) / 2;
