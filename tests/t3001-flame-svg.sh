@@ -101,7 +101,7 @@ test_expect_success 'palettes change colours and background; unknown ones are re
 	grep "unknown palette" err
 '
 
-test_expect_success '--inverted puts the root at the top and says Icicle Graph' '
+test_expect_success '--inverted puts the root at the top and says (icicle)' '
 	tracker flame "$FOLDED/simple.folded" -o flame.svg &&
 	tracker flame --inverted "$FOLDED/simple.folded" -o icicle.svg &&
 	grep -q ">Profile — 4.5 samples (icicle)</text>" icicle.svg &&
