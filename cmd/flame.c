@@ -144,10 +144,12 @@ static const struct cmd_option options[] = {
 		   "the first)"),
 	OPT_STRING(0, "sample-type", O, import.sample_type, "T", "pprof: the sample type "
 		   "(default: the last)"),
-	OPT_STRING(0, "title", O, render.title, "T", "the title (default \"Flame Graph\", "
-		   "\"Icicle Graph\")"),
+	OPT_STRING(0, "title", O, render.title, "T", "the title (default: what the graph "
+		   "shows and its total, \"CPU time \xe2\x80\x94 341 ms\"; with T, that leads the "
+		   "subtitle)"),
 	OPT_STRING(0, "subtitle", O, render.subtitle, "S", "a second line under the title"),
-	OPT_CALLBACK(0, "palette", "P", parse_palette, "hot (default), mem, io, wakeup, java, "
+	OPT_CALLBACK(0, "palette", "P", parse_palette, "hot (default for time and samples), "
+		     "mem (default for bytes and counts), io, wakeup, java, "
 		     "js, perl, red, green, blue, aqua, yellow, purple, orange"),
 	OPT_STRING(0, "count-name", O, render.count_name, "N", "what the weights count "
 		   "(default from the profile's unit: samples, or time and bytes shown scaled)"),
@@ -221,8 +223,10 @@ static int parse_options(int argc, char **argv, struct cmd_ctx *ctx, struct flam
 	if (o->minwidth_pct >= 0)
 		o->layout.minwidth = o->minwidth_pct / 100 *
 				     (o->layout.image_width - 2 * TK_FLAME_XPAD);
-	if (o->render.inverted && !strcmp(o->render.title, "Flame Graph"))
-		o->render.title = "Icicle Graph";
+	/* what the weights measure, for the headline: the stored kind, or
+	 * the variant or sample type a file's importer takes */
+	o->render.kind = o->import.kind ? o->import.kind
+			 : o->source == SOURCE_STORED ? "cpu" : o->import.sample_type;
 	return 0;
 }
 

@@ -69,4 +69,13 @@ test_expect_success PYTHON3 'the checker sees a command that does not exist' '
 	grep "tracker run --bogus-option.: no such option" out
 '
 
+command -v groff >/dev/null 2>&1 && test_set_prereq GROFF
+
+# A line starting with a dot is a macro call to troff: ".svg, or" lost the
+# whole line from the rendered page.
+test_expect_success GROFF 'tracker(1) renders without a troff warning' '
+	groff -man -ww -z "$TRACKER_ROOT/docs/tracker.1" 2>warnings &&
+	! test -s warnings
+'
+
 test_done

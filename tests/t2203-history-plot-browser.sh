@@ -23,7 +23,9 @@ test_expect_success 'the pages: a history with a step, and a hostile one' '
 	tracker history --db h.db --key amip --plot amip.html &&
 	python3 "$TEST_DIRECTORY/helpers/gen-history.py" hrec --hostile --step-at 140 &&
 	tracker push --db hh.db hrec 2>/dev/null &&
-	tracker history --db hh.db --key amip --plot hostile.html
+	tracker history --db hh.db --key amip --plot hostile.html &&
+	tracker history --db h.db --key amip --width 640 --metric walltime,maxrss,heap_peak \
+		--plot narrow.html
 '
 
 test_expect_success 'the CSP names the hash of the page'"'"'s script' '
@@ -34,7 +36,8 @@ test_expect_success 'the CSP names the hash of the page'"'"'s script' '
 rm -rf "$ARTIFACTS"
 test_expect_success 'run the checks in headless chromium' "
 	node '$BROWSER_DIR/plot.test.mjs' --artifacts '$ARTIFACTS' tooltip,amip.html \\
-		toggle,amip.html zoom,amip.html hostile,hostile.html >browser.out 2>&1
+		toggle,amip.html zoom,amip.html hostile,hostile.html readable,narrow.html \
+		>browser.out 2>&1
 	cat browser.out &&
 	grep -q '^ok - ' browser.out
 "
@@ -50,6 +53,9 @@ test_expect_success 'dragging zooms the time axis; Reset zoom restores it' '
 '
 test_expect_success 'hostile names are shown verbatim and never run' '
 	result "hostile hostile.html"
+'
+test_expect_success 'at 640 px: tick labels apart, the verdict and its band, no empty chart' '
+	result "readable narrow.html"
 '
 
 test_done

@@ -31,10 +31,20 @@ test_expect_success 'the CSP names the hash of the page'"'"'s script' '
 	csp_hash_matches dash/index.html
 '
 
+test_expect_success 'a dashboard of four metrics and five keys, one of a long name' '
+	python3 "$TEST_DIRECTORY/helpers/gen-history.py" rec4 --step-at 159 --step-factor 1 \
+		--key k-slow:1.5 --key k-fast:0.7 --key k-same:1 --key k-other:1 \
+		--key climacoupler-amip-longrun-with-a-very-long-configuration-name:1 &&
+	tracker push --db h4.db rec4 2>/dev/null &&
+	tracker dashboard --db h4.db --metric walltime,cpu,maxrss,tree_rss -o dash4 &&
+	test -s dash4/index.html
+'
+
 rm -rf "$ARTIFACTS"
 test_expect_success 'run the checks in headless chromium' "
 	node '$BROWSER_DIR/dashboard.test.mjs' --artifacts '$ARTIFACTS' sort,dash/index.html \\
-		filter,dash/index.html link,dash/index.html hostile,dash/index.html >browser.out 2>&1
+		filter,dash/index.html link,dash/index.html hostile,dash/index.html \
+		wide,dash4/index.html >browser.out 2>&1
 	cat browser.out &&
 	grep -q '^ok - ' browser.out
 "
@@ -50,6 +60,9 @@ test_expect_success 'a key links to its chart page' '
 '
 test_expect_success 'a hostile key is shown verbatim and never run' '
 	result "hostile index.html"
+'
+test_expect_success 'at 1280 px: keys on one line, metric columns scroll, colour by verdict' '
+	result "wide index.html"
 '
 
 test_done

@@ -101,10 +101,10 @@ test_expect_success 'palettes change colours and background; unknown ones are re
 	grep "unknown palette" err
 '
 
-test_expect_success '--inverted puts the root at the top and says Icicle Graph' '
+test_expect_success '--inverted puts the root at the top and says (icicle)' '
 	tracker flame "$FOLDED/simple.folded" -o flame.svg &&
 	tracker flame --inverted "$FOLDED/simple.folded" -o icicle.svg &&
-	grep -q ">Icicle Graph</text>" icicle.svg &&
+	grep -q ">Profile — 4.5 samples (icicle)</text>" icicle.svg &&
 	test_within "$(y_of flame.svg all)" 80 200 &&
 	test_within "$(y_of icicle.svg all)" 0 50 &&
 	awk -v a="$(y_of icicle.svg all)" -v b="$(y_of icicle.svg b)" "BEGIN { exit !(a < b) }" &&
@@ -136,7 +136,7 @@ test_expect_success 'title, subtitle and --count-name are escaped into the SVG' 
 		"$FOLDED/simple.folded" -o t.svg &&
 	grep -F ">A &lt;b&gt; &amp; B</text>" t.svg &&
 	grep -F "id=\"subtitle\"" t.svg &&
-	grep -F ">sub &lt;i&gt;</text>" t.svg &&
+	grep -F ">Profile — 4.5 events · sub &lt;i&gt;</text>" t.svg &&
 	grep -F "<title>main (4.50 events, 100.00%)" t.svg
 '
 

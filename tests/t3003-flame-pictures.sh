@@ -123,4 +123,22 @@ test_expect_success PICTURES 'diff .pdf renders' '
 	test $(grep -vc "^size" spans) = 2
 '
 
+# A memory profile is told from a CPU one: its headline names the kind and
+# the total (read back from the PDF's text), and it is drawn in the mem
+# palette (green, no red) where a CPU profile is warm.
+test_expect_success PICTURES 'flame of bytes: the headline names kind and total, mem colours' '
+	tracker flame "$FIXTURES/profilecanvas/alloc.html" --width 800 -o m.pdf &&
+	pdftotext m.pdf - >m.txt &&
+	grep "^Bytes — 4.00 KiB$" m.txt &&
+	tracker flame --kind alloc "$FIXTURES/profilecanvas/alloc.html" --width 800 -o m.png &&
+	tracker flame --kind alloc "$FIXTURES/profilecanvas/alloc.html" -o m.txt &&
+	grep "^Allocated bytes — 4.00 KiB$" m.txt &&
+	"$PY" spans.py m.png 1 >spans &&
+	cat spans &&
+	awk "/^size/ { next } { n++; split(\$3, c, \",\"); if (c[1] > 40 || c[2] < 150) bad = 1 }
+	     END { exit !(n >= 1 && !bad) }" spans &&
+	tracker flame base.folded --width 800 -o cpu.pdf &&
+	pdftotext cpu.pdf - | grep "^Profile — 100 samples$"
+'
+
 test_done

@@ -33,7 +33,8 @@ test_expect_success 'folded: counts that add up past the limit are refused' '
 test_expect_success 'folded: ordinary counts, default flags: the known total' '
 	printf "main;a 3\nmain;b 2.5\nmain 1\n" >ok.folded &&
 	tracker flame ok.folded -o ok.txt &&
-	grep "^Flame Graph: 6.5 samples in 3 frames" ok.txt &&
+	grep "^Profile — 6.5 samples$" ok.txt &&
+	grep "^3 frames" ok.txt &&
 	tracker flame ok.folded -o ok.svg &&
 	! grep "=\"-\{0,1\}nan\"\|=\"-\{0,1\}inf\"" ok.svg &&
 	grep -c "<rect" ok.svg

@@ -110,7 +110,8 @@ test_expect_success 'flame .txt: names with controls, default flags' '
 	tracker flame n.folded -o n.txt &&
 	no_controls n.txt &&
 	grep -F "e\\x1b[1mx" n.txt &&
-	grep "^Flame Graph: 3 samples in 3 frames" n.txt
+	grep "^Profile — 3 samples$" n.txt &&
+	grep "^3 frames" n.txt
 '
 
 test_done

@@ -536,22 +536,30 @@ size_t tk_check_recent(const double *newest_first, size_t n)
 	return keep;
 }
 
-int tk_check_judge(const double *b, size_t nw, size_t nb, const double *c, size_t nc,
-		   const struct tk_verdict_opts *o, struct tk_verdict_result *r, size_t *keep,
-		   struct tk_err *err)
+int tk_check_judge_kept(const double *b, size_t nw, size_t k, size_t nb, const double *c,
+			size_t nc, const struct tk_verdict_opts *o, struct tk_verdict_result *r,
+			struct tk_err *err)
 {
 	struct tk_verdict_opts ko = *o;
-	size_t k = tk_check_recent(b, nb);
 
 	if (nw > k)
 		nw = k;
-	if (keep)
-		*keep = k;
 	/* a level a few builds old: judged on those few, whose wide
 	 * interval (t at k - 1 degrees of freedom) says what they can */
 	if (k < nb && ko.min_baseline > k)
 		ko.min_baseline = k;
 	return tk_verdict_judge_history(b, nw, b + nw, k - nw, c, nc, &ko, r, err);
+}
+
+int tk_check_judge(const double *b, size_t nw, size_t nb, const double *c, size_t nc,
+		   const struct tk_verdict_opts *o, struct tk_verdict_result *r, size_t *keep,
+		   struct tk_err *err)
+{
+	size_t k = tk_check_recent(b, nb);
+
+	if (keep)
+		*keep = k;
+	return tk_check_judge_kept(b, nw, k, nb, c, nc, o, r, err);
 }
 
 static int judge_metric(const struct points *cur, const struct points *base,

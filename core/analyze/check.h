@@ -359,6 +359,13 @@ int tk_check_judge(const double *b, size_t nw, size_t nb, const double *c, size_
 		   const struct tk_verdict_opts *o, struct tk_verdict_result *r, size_t *keep,
 		   struct tk_err *err);
 
+/* tk_check_judge with the level already cut: k of b's nb values kept
+ * (what tk_check_judge's *keep said, which the current values do not
+ * change): for judging many values against one baseline. */
+int tk_check_judge_kept(const double *b, size_t nw, size_t k, size_t nb, const double *c,
+			size_t nc, const struct tk_verdict_opts *o, struct tk_verdict_result *r,
+			struct tk_err *err);
+
 /* The metric of r that judges k's totals (alloc for "alloc", cpu_profile
  * for "cpu"), or NULL when r does not judge it. */
 const struct tk_check_metric *tk_check_kind_metric(const struct tk_check_result *r,

@@ -10,10 +10,11 @@
  * A change is a node of the union (core/analyze/diff.h) that tk_diff_classify
  * calls UP, DOWN, NEW or VANISHED in a mode; NOISE is never listed.
  * Self changes rank every node but the root; cumulative changes too,
- * but the root's cumulative change is the total, said on its own line,
- * and a caller one of whose children carries all of its cumulative
- * change is left for that child (the chain main <- _start <- ... adds
- * nothing to the deepest frame of it).
+ * but the root's cumulative change is the total, said on its own line
+ * (and so is that of a frame every stack passes through: main), and a
+ * caller one of whose children's change is its own within 10% is left
+ * for that child (the chain main <- _start <- ... adds nothing to the
+ * deepest frame of it).
  * With o->category set, only frames of that category are counted and
  * listed (tracker diff --category gc: what changed in the collector).
  * Rows are ranked by |new - base|, ties by node id, so the lists are

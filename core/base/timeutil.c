@@ -352,6 +352,10 @@ void tk_format_weight(struct tk_buf *out, double w)
 {
 	if (w == (double)(long long)w && w < 9e15 && w > -9e15)
 		tk_buf_addf(out, "%lld", (long long)w);
+	else if (fabs(w) >= 1e5 && fabs(w) < 9e15)
+		/* a sum of sampled weights: its fraction is noise, and
+		 * "1.90841e+08" is no number for people */
+		tk_buf_addf(out, "%.0f", w);
 	else
 		tk_buf_addf(out, "%.6g", w);
 }
@@ -359,16 +363,16 @@ void tk_format_weight(struct tk_buf *out, double w)
 void tk_format_weight_exact(struct tk_buf *out, double w)
 {
 	char tmp[64];
-	int prec;
 
 	if (w == (double)(long long)w && w < 9e15 && w > -9e15) {
 		tk_buf_addf(out, "%lld", (long long)w);
 		return;
 	}
-	for (prec = 15; prec < 17; prec++) {
-		snprintf(tmp, sizeof(tmp), "%.*g", prec, w);
-		if (strtod(tmp, NULL) == w)
-			break;
-	}
-	tk_buf_addf(out, "%.*g", prec, w);
+	/*
+	 * DBL_DIG (15) significant digits: every decimal of up to 15 digits
+	 * a profile wrote reads back as itself, and the sums of sampled
+	 * weights lose their float noise (190840830.00000003 is 190840830).
+	 */
+	snprintf(tmp, sizeof(tmp), "%.15g", w);
+	tk_buf_adds(out, tmp);
 }

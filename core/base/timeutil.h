@@ -37,10 +37,13 @@ void tk_format_duration(struct tk_buf *out, double seconds);
 void tk_format_bytes(struct tk_buf *out, int64_t bytes);
 /* A count for people: "5,612" below a million, then "1.23 M", "45.6 G". */
 void tk_format_count(struct tk_buf *out, double n);
-/* A profile weight: an integer when it is one, else up to 6 significant digits. */
+/* A profile weight: an integer when it is one or is 100,000 or more (its
+ * fraction is then noise: "190840830", never "1.90841e+08"), else up to
+ * 6 significant digits. */
 void tk_format_weight(struct tk_buf *out, double w);
-/* The same for data files: an integer when it is one, else the fewest
- * digits that read back as the same double. */
+/* The same for data files: an integer when it is one (or rounds to one at
+ * 15 significant digits), else 15 significant digits, the most a double
+ * keeps of a decimal: exact for what a profile wrote, without float noise. */
 void tk_format_weight_exact(struct tk_buf *out, double w);
 
 /* Strict number parsing: the whole string must be the number. */

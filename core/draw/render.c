@@ -9,17 +9,20 @@
  */
 #include "core/draw/render.h"
 
+#include <math.h>
 #include <string.h>
 #include <strings.h>
 
+#include "core/base/timeutil.h"
 #include "core/base/banned.h"
 
 void tk_render_opts_init(struct tk_render_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->title = "Flame Graph";
+	o->title = NULL;
 	o->subtitle = NULL;
-	o->palette = "hot";
+	o->kind = NULL;
+	o->palette = NULL;
 	o->count_name = NULL;
 	o->inverted = 0;
 	o->image_width = 1200;
@@ -186,6 +189,29 @@ size_t tk_render_shown_len(const char *name, size_t len)
 	return len;
 }
 
+void tk_palette_background(const char *palette, uint32_t *top, uint32_t *bottom)
+{
+	static const char *const grey[] = { "red", "green", "blue", "aqua", "yellow",
+					    "purple", "orange" };
+	size_t i;
+
+	*top = 0xeeeeee;
+	*bottom = 0xeeeeb0;
+	if (!palette)
+		return;
+	if (!strcmp(palette, "mem")) {
+		*top = 0xeef2ee;
+		*bottom = 0xe0ffe0;
+	} else if (!strcmp(palette, "io") || !strcmp(palette, "wakeup")) {
+		*bottom = 0xe0e0ff;
+	}
+	for (i = 0; i < sizeof(grey) / sizeof(grey[0]); i++)
+		if (!strcmp(palette, grey[i])) {
+			*top = 0xf8f8f8;
+			*bottom = 0xe8e8e8;
+		}
+}
+
 int tk_palette_known(const char *name)
 {
 	static const char *const palettes[] = {
@@ -208,18 +234,97 @@ void tk_renderer_list_exts(struct tk_buf *b)
 		tk_buf_addf(b, "%s%s", i ? ", " : "", tk_renderer_at(i)->ext);
 }
 
+const char *tk_render_kind_label(enum tk_unit unit, const char *kind)
+{
+	switch (unit) {
+	case TK_UNIT_NANOSECONDS:
+		return kind && strstr(kind, "wall") ? "Wall time" : "CPU time";
+	case TK_UNIT_BYTES:
+		/* tracker's heap_peak; pprof's inuse_space */
+		if (kind && strstr(kind, "peak"))
+			return "Peak heap";
+		if (kind && (strstr(kind, "heap") || strstr(kind, "inuse")))
+			return "Heap in use";
+		/* a file's bytes may be allocated or in use: only a kind says */
+		return kind && strstr(kind, "alloc") ? "Allocated bytes" : "Bytes";
+	case TK_UNIT_COUNT:
+		if (kind && strstr(kind, "inuse"))
+			return "Live objects";
+		return "Allocations";
+	case TK_UNIT_SAMPLES:
+		break;
+	}
+	/* the unit says they are samples: the label says of what, if known */
+	return kind && !strcmp(kind, "cpu") ? "CPU" : "Profile";
+}
+
+const char *tk_render_default_palette(enum tk_unit unit)
+{
+	return unit == TK_UNIT_BYTES || unit == TK_UNIT_COUNT ? "mem" : "hot";
+}
+
+void tk_render_headline(struct tk_buf *out, enum tk_unit unit, const char *kind,
+			const char *count_name, double total)
+{
+	tk_buf_adds(out, tk_render_kind_label(unit, kind));
+	tk_buf_adds(out, " \xe2\x80\x94 ");
+	if (!count_name && unit == TK_UNIT_NANOSECONDS) {
+		tk_format_duration(out, total / 1e9);
+		return;
+	}
+	if (!count_name && unit == TK_UNIT_BYTES) {
+		tk_format_bytes(out, total < 9e18 ? (int64_t)total : INT64_MAX);
+		return;
+	}
+	/* sampled and scaled profiles have fractional weights */
+	if (total == floor(total) || total >= 1e6)
+		tk_format_count(out, total);
+	else
+		tk_format_weight(out, total);
+	tk_buf_addch(out, ' ');
+	tk_buf_adds(out, count_name ? count_name
+			: unit == TK_UNIT_COUNT ? (total == 1 ? "allocation" : "allocations")
+			: (total == 1 ? "sample" : "samples"));
+}
+
+void tk_render_opts_resolve(const struct tk_render_opts *o, const struct tk_profile *p,
+			    struct tk_render_opts *res, struct tk_buf *buf)
+{
+	*res = *o;
+	if (!res->palette)
+		res->palette = tk_render_default_palette(p->unit);
+	tk_buf_reset(buf);
+	tk_render_headline(buf, p->unit, o->kind, o->count_name, tk_profile_total(p));
+	if (!o->title) {
+		if (o->inverted)
+			tk_buf_adds(buf, " (icicle)");
+		res->title = buf->buf;
+		return;
+	}
+	/* the user's title; what is shown and its total lead the subtitle */
+	if (o->subtitle && *o->subtitle) {
+		tk_buf_adds(buf, " \xc2\xb7 ");
+		tk_buf_adds(buf, o->subtitle);
+	}
+	res->subtitle = buf->buf;
+}
+
 int tk_render_flame(const struct tk_renderer *r, const struct tk_profile *p,
 		    const struct tk_flame_opts *lo, const struct tk_render_opts *ro,
 		    FILE *out, struct tk_err *err)
 {
+	struct tk_render_opts o;
+	struct tk_buf buf = TK_BUF_INIT;
 	struct tk_flame f;
 	int ret;
 
+	tk_render_opts_resolve(ro, p, &o, &buf);
 	memset(&f, 0, sizeof(f));
 	ret = tk_flame_layout(p, lo, &f, err);
 	if (!ret)
-		ret = r->render(p, &f, ro, out, err);
+		ret = r->render(p, &f, &o, out, err);
 	tk_flame_release(&f);
+	tk_buf_release(&buf);
 	return ret;
 }
 

@@ -9,6 +9,7 @@
  *
  * To add a renderer, see the checklist in plugins/README.md.
  */
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core/base/buf.h"
@@ -18,10 +19,17 @@
 #include "core/model/profile.h"
 
 struct tk_render_opts {
-	const char *title;     /* default "Flame Graph" */
+	const char *title;     /* NULL (default): the headline, what the graph
+				  shows and its total (tk_render_headline) */
 	const char *subtitle;  /* NULL: none */
-	const char *palette;   /* hot (default), mem, io, java, js, perl, red,
-				  green, blue, aqua, yellow, purple, orange */
+	const char *kind;      /* what the weights measure: a stored profile's
+				  kind ("cpu", "alloc", "alloc_count",
+				  "heap_peak") or an import variant; NULL: the
+				  unit says */
+	const char *palette;   /* NULL (default): by kind, hot for time and
+				  samples, mem for bytes and counts; or hot,
+				  mem, io, java, js, perl, red, green, blue,
+				  aqua, yellow, purple, orange */
 	const char *count_name; /* "samples" (default from the unit) */
 	int inverted;          /* icicle: root at the top */
 	double image_width;    /* pixels, default 1200 */
@@ -46,6 +54,35 @@ struct tk_renderer {
 		      const struct tk_render_opts *o, FILE *out, struct tk_err *err);
 };
 
+/*
+ * What a profile's weights measure, for people: "CPU time" (nanoseconds),
+ * "CPU" (samples), "Allocated bytes", "Peak heap", "Heap in use", "Bytes"
+ * (of an unknown kind), "Allocations", "Profile" (samples of something
+ * unknown), from the
+ * unit and, when known, the kind (NULL: the unit alone says).
+ */
+const char *tk_render_kind_label(enum tk_unit unit, const char *kind);
+/*
+ * Appends the headline of a picture of weights in unit summing to total:
+ * the kind and the total in human units, "CPU time — 341 ms",
+ * "Allocated bytes — 203 MiB", "Allocations — 5,612 allocations",
+ * "CPU — 1,234 samples" (count_name, when set, names what a sample
+ * counts instead).
+ */
+void tk_render_headline(struct tk_buf *out, enum tk_unit unit, const char *kind,
+			const char *count_name, double total);
+/* The palette a kind is drawn in unless one is asked for: "mem" for bytes
+ * and counts (as flamegraph.pl's --colors=mem), "hot" for time and samples. */
+const char *tk_render_default_palette(enum tk_unit unit);
+/*
+ * o with its defaults resolved for p into *res: the title (the headline
+ * when o->title is NULL; else o->title, the headline then leading the
+ * subtitle so the kind and total are always shown) and the palette.
+ * The strings live in buf, which the caller releases after rendering.
+ */
+void tk_render_opts_resolve(const struct tk_render_opts *o, const struct tk_profile *p,
+			    struct tk_render_opts *res, struct tk_buf *buf);
+
 /* The renderer for path's extension, or NULL. */
 /* The lookups of the renderers' table (plugins/render/renderers.c): the renderer for path's
  * extension (case-insensitive), the i-th renderer; NULL when none. */
@@ -54,7 +91,8 @@ const struct tk_renderer *tk_renderer_at(size_t i);
 
 /*
  * A flame graph of p, whole: laid out with lo (tk_flame_layout) and
- * rendered by r to out with ro. The layout lives for the call only.
+ * rendered by r to out with ro, its defaults resolved
+ * (tk_render_opts_resolve). The layout lives for the call only.
  * Returns 0, or the layout's or the renderer's error.
  */
 int tk_render_flame(const struct tk_renderer *r, const struct tk_profile *p,
@@ -67,6 +105,10 @@ int tk_render_flame(const struct tk_renderer *r, const struct tk_profile *p,
  * range. r, g, b in 0..255.
  */
 void tk_palette_color(const char *palette, const char *name, int *r, int *g, int *b);
+/* The background gradient a palette is drawn on, top and bottom colour
+ * (0xRRGGBB), as flamegraph.pl's: yellow for hot, green for mem, blue
+ * for io and wakeup, grey for the flat palettes. */
+void tk_palette_background(const char *palette, uint32_t *top, uint32_t *bottom);
 /* 1 when name is a palette: hot, mem, io, wakeup, java, js, perl, red,
  * green, blue, aqua, yellow, purple, orange. */
 int tk_palette_known(const char *name);

@@ -654,7 +654,11 @@ int tk_run_to_json_flags(const struct tk_run *r, unsigned flags, struct tk_buf *
 		json_object_set_new(doc, "version", json_integer(1));
 		json_object_set_new(doc, "run", o);
 	}
-	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	/* A record is read back, so it keeps every bit; what history lists is
+	 * read by people and scripts, so 15 digits: exact for the microseconds
+	 * a run measured, without float noise (200.801, not 200.80099999999999). */
+	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+			  JSON_REAL_PRECISION(flags & TK_RUN_JSON_RUN ? 15 : 17));
 	json_decref(doc);
 	if (!text)
 		return tk_err_set(err, TK_EINTERNAL, "cannot encode run record as JSON");

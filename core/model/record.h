@@ -37,7 +37,8 @@ int tk_run_to_json(const struct tk_run *r, struct tk_buf *out, struct tk_err *er
  *   re-dumping the pretty form compactly gives;
  * - TK_RUN_JSON_RUN writes only the "run" object, pretty-printed as in
  *   the document but from the left margin and without a final newline
- *   (what `tracker history --format json` lists);
+ *   (what `tracker history --format json` lists), its reals with 15
+ *   significant digits (exact for measured seconds, without float noise).
  * - TK_RUN_JSON_NO_TIMELINE leaves the memory timeline out (the stores
  *   keep it in a table of its own).
  *

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/analyze/verdict.h"
 #include "core/base/buf.h"
 #include "core/base/escape.h"
 #include "core/draw/canvas.h"
@@ -27,6 +28,9 @@
 #define C_GRID 0xdddddd
 #define C_TEXT 0x000000
 #define C_NOTE 0x777777
+#define C_THRESHOLD 0x8a8a8a
+#define C_REGRESSION 0xc00000
+#define C_IMPROVEMENT 0x1a7f1a
 
 #define TITLE_SIZE 15
 #define LEGEND_SIZE 11
@@ -101,6 +105,10 @@ struct walk {
 	/* the legend so far */
 	double lx;
 	int row;
+	/* the first row's width by the estimate (the same in every format),
+	 * and its entries left out for want of room */
+	double elx;
+	size_t hidden;
 };
 
 /* At most max characters of s, then an ellipsis when some were left. */
@@ -164,6 +172,8 @@ static void group(const struct walk *w, const char *cls, const char *id, double 
 enum swatch { SW_DOT, SW_BIG, SW_HALO, SW_BAND, SW_DASH, SW_NONE };
 
 #define LEGEND_MAX 24
+/* the legend may run into the right margin by this much, pixels */
+#define MARGIN_R_ROOM 16
 
 /* One entry, after those before it in its row: its swatch, then its
  * text. css: the page's class of what it explains (s-<css>); "": none. */
@@ -210,6 +220,20 @@ static void legend_item(struct walk *w, const char *css, enum swatch sw, uint32_
 	text(w, s, NULL, w->lx + 18, y, LEGEND_SIZE, TK_CHART_START, C_TEXT);
 	p->group_end(p->ctx);
 	w->lx += 18 + p->measure(p->ctx, s, LEGEND_SIZE) + 14;
+	if (!row)
+		w->elx += 18 + tk_chart_text_estimate(s, LEGEND_SIZE) + 14;
+}
+
+/* Whether an entry s fits the first row of the legend (by the
+ * estimate); one that does not, and every one after it, is counted. */
+static int fits(struct walk *w, const char *s)
+{
+	if (w->hidden || w->elx + 18 + tk_chart_text_estimate(s, LEGEND_SIZE) >
+			       w->c->x1 - w->c->x0 + MARGIN_R_ROOM) {
+		w->hidden++;
+		return 0;
+	}
+	return 1;
 }
 
 /* With several baseline series, a second row holds one entry per series,
@@ -251,6 +275,8 @@ static size_t counted(struct walk *w, const char *css, enum swatch sw, uint32_t 
 		return 0;
 	tk_buf_reset(&w->text);
 	tk_buf_addf(&w->text, "%s (%zu)", what, n);
+	if (!fits(w, w->text.buf))
+		return 0;
 	legend_item(w, css, sw, colour, w->text.buf, 0);
 	return 1;
 }
@@ -262,6 +288,8 @@ static void legend(struct walk *w)
 
 	w->lx = c->x0;
 	w->row = 0;
+	w->elx = 0;
+	w->hidden = 0;
 	if (c->nseries > 1 || c->count[TK_PLOT_BASELINE] || c->baseline[0]) {
 		if (c->nseries <= 1) {
 			tk_buf_reset(&w->text);
@@ -278,12 +306,25 @@ static void legend(struct walk *w)
 	if (c->count[TK_PLOT_CURRENT]) {
 		tk_buf_reset(&w->text);
 		add_cut(&w->text, w->l->current, 40);
-		legend_item(w, "current", SW_BIG, C_CURRENT, w->text.buf, 0);
-		n++;
+		if (fits(w, w->text.buf)) {
+			legend_item(w, "current", SW_BIG, C_CURRENT, w->text.buf, 0);
+			n++;
+		}
 	}
 	n += counted(w, "failed", SW_HALO, C_FAILED, "failed", c->nfailed);
 	n += counted(w, "partial", SW_HALO, C_PARTIAL, "partial", c->npartial);
 	n += counted(w, "change", SW_DASH, C_CHANGE, "change points", c->nchanges);
+	/* a narrow chart: what did not fit, counted rather than cut (when
+	 * even that does not fit, the page's toggles still name them) */
+	if (w->hidden) {
+		tk_buf_reset(&w->text);
+		tk_buf_addf(&w->text, "and %zu more", w->hidden);
+		if (w->elx + tk_chart_text_estimate(w->text.buf, LEGEND_SIZE) <=
+		    c->x1 - c->x0 + MARGIN_R_ROOM) {
+			legend_item(w, "", SW_NONE, 0, w->text.buf, 0);
+			n++;
+		}
+	}
 	if (c->nseries > 1)
 		legend_series(w, n);
 }
@@ -308,6 +349,7 @@ static void axes(struct walk *w)
 	const struct tk_chart_painter *p = w->p;
 	const struct tk_plot_chart *c = w->c;
 	struct tk_chart_paint grid = stroke(NULL, C_GRID, 1, 1), tick = stroke(NULL, C_TEXT, 1, 1);
+	double right = -INFINITY;
 	size_t i;
 
 	group(w, "yt", NULL, 0, NULL);
@@ -322,15 +364,24 @@ static void axes(struct walk *w)
 	p->group_end(p->ctx);
 	group(w, "xt", NULL, 0, NULL);
 	for (i = 0; i < c->nxt; i++) {
-		double x = floor(c->xt[i].pos) + 0.5;
+		double x = floor(c->xt[i].pos) + 0.5, tw;
 
 		p->line(p->ctx, x, c->y1, x, c->y1 + 5, &tick);
 		tk_buf_reset(&w->text);
 		add_cut(&w->text, c->xt[i].label, 40);
+		/* a label that would touch the one before keeps its tick only:
+		 * decided by the estimate, so every format draws the same labels */
+		tw = tk_chart_text_estimate(w->text.buf, TEXT_SIZE);
+		if (label_centre(x, tw, w->l->width) - tw / 2 < right + 10)
+			continue;
+		right = label_centre(x, tw, w->l->width) + tw / 2;
 		x = label_centre(x, p->measure(p->ctx, w->text.buf, TEXT_SIZE), w->l->width);
 		text(w, w->text.buf, NULL, x, c->y1 + 19, TEXT_SIZE, TK_CHART_MIDDLE, C_TEXT);
 	}
 	p->group_end(p->ctx);
+	if (c->axis_note)
+		text(w, c->axis_note, "axis-note", c->x0, c->y1 + 34, LEGEND_SIZE, TK_CHART_START,
+		     C_NOTE);
 }
 
 /* ---- the plot area ---- */
@@ -491,6 +542,47 @@ static void change_labels(struct walk *w)
 	}
 }
 
+/* The verdict's threshold: the values a change must leave to be
+ * flagged, over the baseline runs the current one was judged against. */
+static void threshold(struct walk *w)
+{
+	const struct tk_plot_chart *c = w->c;
+	struct tk_chart_rect r;
+	struct tk_chart_paint pt;
+
+	if (!(c->thr_x1 > c->thr_x0))
+		return;
+	r = (struct tk_chart_rect){ c->thr_x0, c->thr_hi, c->thr_x1 - c->thr_x0,
+				    c->thr_lo - c->thr_hi };
+	pt = fill("s-threshold", C_THRESHOLD, 0.16);
+	pt.stroke = C_THRESHOLD;
+	pt.stroke_opacity = 0.8;
+	pt.width = 1;
+	pt.dash[0] = 3;
+	pt.dash[1] = 3;
+	w->p->rect(w->p->ctx, &r, &pt);
+}
+
+/* The current run's verdict and change where the layout placed it
+ * (beside the point when there is room), in the verdict's colour. */
+static void verdict(struct walk *w)
+{
+	const struct tk_plot_chart *c = w->c;
+	struct tk_chart_text t;
+	uint32_t colour = c->verdict == TK_VERDICT_REGRESSION ? C_REGRESSION
+			  : c->verdict == TK_VERDICT_IMPROVEMENT ? C_IMPROVEMENT : C_NOTE;
+	int under = c->vty > c->y1;
+
+	if (!c->verdict_label)
+		return;
+	/* under the axis it stays put; in the plot area it follows the
+	 * point as the page zooms */
+	t = (struct tk_chart_text){ c->verdict_label, under ? "verdict" : "zx verdict", c->vtx,
+		c->vty, TEXT_SIZE, c->vend ? TK_CHART_END : TK_CHART_START, colour,
+		under ? NAN : c->vx };
+	w->p->text(w->p->ctx, &t);
+}
+
 static void chart(struct walk *w, size_t ci)
 {
 	const struct tk_chart_painter *p = w->p;
@@ -513,15 +605,14 @@ static void chart(struct walk *w, size_t ci)
 	axes(w);
 	snprintf(id, sizeof(id), "clip%zu", ci);
 	group(w, "zoom", id, 0, &area);
+	threshold(w);
 	series(w);
 	dots(w);
 	change_lines(w);
 	p->group_end(p->ctx);
 	change_labels(w);
+	verdict(w);
 	p->rect(p->ctx, &frame, &pt);
-	if (!c->npts)
-		text(w, "no values", NULL, (c->x0 + c->x1) / 2, (c->y0 + c->y1) / 2, TEXT_SIZE,
-		     TK_CHART_MIDDLE, C_NOTE);
 	p->group_end(p->ctx);
 }
 
@@ -541,6 +632,12 @@ void tk_chart_draw(const struct tk_plot_layout *l, const struct tk_chart_painter
 	for (i = 0; i < l->nr; i++) {
 		w.c = &l->charts[i];
 		chart(&w, i);
+	}
+	if (l->omitted) {
+		/* the charts left out for want of values, named in one line */
+		tk_buf_reset(&w.text);
+		add_cut(&w.text, l->omitted, p->fit(p->ctx, l->omitted, TEXT_SIZE, l->width - 16));
+		text(&w, w.text.buf, "omitted", 8, l->height - 8, TEXT_SIZE, TK_CHART_START, C_NOTE);
 	}
 	p->end(p->ctx);
 	free(w.xy);

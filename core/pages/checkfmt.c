@@ -639,6 +639,19 @@ static json_t *num_or_null(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* A statistic (a percentage, a spread, a test statistic) is an estimate:
+ * six significant digits say all it knows ("-0.210709", not
+ * "-0.2107094049"). */
+static json_t *stat_or_null(double v)
+{
+	char tmp[32];
+
+	if (!isfinite(v))
+		return json_null();
+	snprintf(tmp, sizeof(tmp), "%.6g", v);
+	return json_real(strtod(tmp, NULL));
+}
+
 static json_t *run_json(const struct tk_check_run *run)
 {
 	json_t *o = json_object();
@@ -665,7 +678,7 @@ static json_t *change_json(const char *key, const struct tk_check_change *c)
 	json_object_set_new(o, "commit_before", str_or_null(c->last_before.commit));
 	json_object_set_new(o, "before", num_or_null(c->cp.before));
 	json_object_set_new(o, "after", num_or_null(c->cp.after));
-	json_object_set_new(o, "change_pct", num_or_null(c->cp.before ?
+	json_object_set_new(o, "change_pct", stat_or_null(c->cp.before ?
 				    (c->cp.after / c->cp.before - 1) * 100 : NAN));
 	/* the functions that moved: null when the runs have no frame totals */
 	json_object_set_new(o, "frames_kind", str_or_null(c->frames_kind));
@@ -708,11 +721,11 @@ static json_t *metric_json(const struct tk_check_result *r, const struct tk_chec
 	json_object_set_new(o, "method", str_or_null(v->method));
 	json_object_set_new(o, "baseline_runs", json_integer((json_int_t)v->n));
 	json_object_set_new(o, "baseline_median", v->n ? num_or_null(v->base_median) : json_null());
-	json_object_set_new(o, "baseline_spread", judged ? num_or_null(v->base_spread) : json_null());
+	json_object_set_new(o, "baseline_spread", judged ? stat_or_null(v->base_spread) : json_null());
 	json_object_set_new(o, "current", m->nr_values ? num_or_null(v->current) : json_null());
-	json_object_set_new(o, "delta_pct", judged ? num_or_null(v->delta_pct) : json_null());
-	json_object_set_new(o, "statistic", judged ? num_or_null(v->statistic) : json_null());
-	json_object_set_new(o, "threshold", judged ? num_or_null(v->threshold) : json_null());
+	json_object_set_new(o, "delta_pct", judged ? stat_or_null(v->delta_pct) : json_null());
+	json_object_set_new(o, "statistic", judged ? stat_or_null(v->statistic) : json_null());
+	json_object_set_new(o, "threshold", judged ? stat_or_null(v->threshold) : json_null());
 	tk_buf_reset(&note);
 	add_note(&note, r, m, RAW);
 	json_object_set_new(o, "note", note.len ? str_or_null(note.buf) : json_null());
@@ -752,7 +765,7 @@ static json_t *kind_json(const struct tk_check_result *r, const struct tk_check_
 		json_object_set_new(fo, "baseline", num_or_null(fr->base));
 		json_object_set_new(fo, "current", num_or_null(fr->now));
 		json_object_set_new(fo, "change_pct", fr->base > 0
-				    ? num_or_null((fr->now / fr->base - 1) * 100) : json_null());
+				    ? stat_or_null((fr->now / fr->base - 1) * 100) : json_null());
 		json_object_set_new(fo, "new", json_boolean(fr->is_new));
 		json_array_append_new(a, fo);
 	}
@@ -833,7 +846,7 @@ static int write_json(FILE *f, const struct tk_check_result *r, size_t nr, int h
 	json_object_set_new(doc, "version", json_integer(1));
 	json_object_set_new(doc, "verdict", json_string(tk_verdict_name(worst)));
 	json_object_set_new(doc, "results", results);
-	if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)))
+	if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)))
 		ret = tk_err_set(err, TK_EUNAVAIL, "cannot write the check's JSON");
 	else
 		fputc('\n', f);

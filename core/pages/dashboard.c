@@ -33,6 +33,9 @@
 
 #define SPARK_W 140
 #define SPARK_H 30
+/* a sparkline spans at least this share of its baseline median, so that
+ * noise of a few percent looks like noise, not like the whole range */
+#define SPARK_MIN_SPAN 0.2
 
 static const char dash_style[] =
 	"<style>\n"
@@ -42,13 +45,21 @@ static const char dash_style[] =
 	"#subtitle { margin: 2px 0; color: #555; overflow-wrap: anywhere; }\n"
 	".bar { display: flex; gap: 12px; align-items: center; margin-top: 6px; }\n"
 	"main { padding: 10px; }\n"
-	"table { border-collapse: collapse; background: #fff; box-shadow: 0 1px 3px #0002; }\n"
+	/* the metric columns scroll sideways under a key column that stays */
+	"#scroll { max-width: 100%; overflow-x: auto; }\n"
+	"table { border-collapse: separate; border-spacing: 0; background: #fff;"
+	" box-shadow: 0 1px 3px #0002; }\n"
 	"th, td { padding: 4px 8px; border-bottom: 1px solid #eee; text-align: left;"
 	" vertical-align: middle; }\n"
-	"th { background: #fafafa; position: sticky; top: 0; }\n"
+	"th { background: #fafafa; position: sticky; top: 0; white-space: nowrap; }\n"
+	"th:first-child, td.key { position: sticky; left: 0; z-index: 1; }\n"
+	"th:first-child { z-index: 2; }\n"
 	"th button { font: inherit; font-weight: bold; border: 0; background: none;"
 	" cursor: pointer; padding: 0; }\n"
-	"td.key { max-width: 360px; overflow-wrap: anywhere; }\n"
+	/* a key never wraps inside a word: a long one ends in an ellipsis,
+	 * whole on hover */
+	"td.key { background: #fff; white-space: nowrap; max-width: 16em; overflow: hidden;"
+	" text-overflow: ellipsis; }\n"
 	"td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }\n"
 	".up { color: #b00; } .down { color: #070; }\n"
 	".v-regression { color: #fff; background: #c62828; border-radius: 3px; padding: 1px 5px; }\n"
@@ -201,6 +212,7 @@ struct row_metric {
 	double spark[1024];
 	size_t nspark;
 	double current, delta; /* NaN: none */
+	double median, spread; /* the baseline's, as check judged it; 0: none */
 };
 
 /* The baseline's successful runs of machine class mc (NULL: any; a run
@@ -251,9 +263,15 @@ static void sparkline(const struct tk_plot_key *k, enum tk_metric m, const char 
 	free(v);
 }
 
+/*
+ * The sparkline: the baseline's band (median x exp(+-spread), as check
+ * judged it) shaded, the baseline's runs, the current run's dot. The
+ * scale holds them all and spans at least SPARK_MIN_SPAN of the median,
+ * so a +0.1% run sits in the band, not at the top.
+ */
 static void spark_svg(struct tk_buf *b, const struct row_metric *rm, const char *verdict_css)
 {
-	double lo = INFINITY, hi = -INFINITY, xs, y;
+	double lo = INFINITY, hi = -INFINITY, xs, y, blo = 0, bhi = 0, mid;
 	size_t i;
 
 	for (i = 0; i < rm->nspark; i++) {
@@ -263,6 +281,17 @@ static void spark_svg(struct tk_buf *b, const struct row_metric *rm, const char 
 	if (isfinite(rm->current)) {
 		lo = fmin(lo, rm->current);
 		hi = fmax(hi, rm->current);
+	}
+	if (rm->median > 0 && isfinite(lo)) {
+		blo = rm->median * exp(-rm->spread);
+		bhi = rm->median * exp(rm->spread);
+		lo = fmin(lo, blo);
+		hi = fmax(hi, bhi);
+		if (hi - lo < SPARK_MIN_SPAN * rm->median) {
+			mid = (hi + lo) / 2;
+			lo = mid - SPARK_MIN_SPAN * rm->median / 2;
+			hi = mid + SPARK_MIN_SPAN * rm->median / 2;
+		}
 	}
 	tk_buf_addf(b, "<svg class=\"spark\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">",
 		    SPARK_W, SPARK_H, SPARK_W, SPARK_H);
@@ -275,6 +304,16 @@ static void spark_svg(struct tk_buf *b, const struct row_metric *rm, const char 
 		lo -= 1;
 	}
 	xs = rm->nspark > 1 ? (SPARK_W - 8.0) / (double)(rm->nspark - 1) : 0;
+	if (bhi > blo) {
+		double top = SPARK_H - 3 - (bhi - lo) / (hi - lo) * (SPARK_H - 6);
+		double bottom = SPARK_H - 3 - (blo - lo) / (hi - lo) * (SPARK_H - 6);
+
+		tk_buf_adds(b, "<rect class=\"band\" x=\"0\" y=\"");
+		tk_chartsvg_num(b, top);
+		tk_buf_addf(b, "\" width=\"%d\" height=\"", SPARK_W);
+		tk_chartsvg_num(b, bottom - top > 1 ? bottom - top : 1);
+		tk_buf_adds(b, "\" fill=\"#1f77b4\" fill-opacity=\"0.15\"/>");
+	}
 	if (rm->nspark) {
 		tk_buf_adds(b, "<path fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.2\" d=\"");
 		for (i = 0; i < rm->nspark; i++) {
@@ -531,6 +570,9 @@ static int dash_key(struct dash *d, struct tk_store *s, size_t slot, struct tk_b
 					? vr->current : NAN;
 			rm[i].delta = vr->n && isfinite(vr->delta_pct) && vr->base_median > 0
 				      ? vr->delta_pct : NAN;
+			rm[i].median = vr->n && vr->base_median > 0 ? vr->base_median : 0;
+			rm[i].spread = isfinite(vr->base_spread) && vr->base_spread > 0
+				       ? vr->base_spread : 0;
 			tk_buf_addf(b, " data-d%zu=\"", i);
 			if (isfinite(rm[i].delta))
 				tk_buf_addf(b, "%.3f", rm[i].delta);
@@ -540,7 +582,9 @@ static int dash_key(struct dash *d, struct tk_store *s, size_t slot, struct tk_b
 			sparkline(k, d->metrics[i], cr.machine_class,
 				  o->spark_points ? o->spark_points : 200, &rm[i]);
 		}
-		tk_buf_adds(b, ">\n<td class=\"key\"><a href=\"");
+		tk_buf_adds(b, ">\n<td class=\"key\" title=\"");
+		tk_xml_text(b, key, TK_XML_QUOTES | TK_XML_ONE_LINE, 300);
+		tk_buf_adds(b, "\"><a href=\"");
 		tk_xml_text(b, name.buf, TK_XML_QUOTES, 200);
 		tk_buf_adds(b, "\">");
 		tk_xml_text(b, key, TK_XML_QUOTES, 300);
@@ -555,10 +599,13 @@ static int dash_key(struct dash *d, struct tk_store *s, size_t slot, struct tk_b
 			spark_svg(b, &rm[i], css.buf);
 			tk_buf_adds(b, "</td><td class=\"num\">");
 			tk_plot_format_value(b, d->metrics[i], rm[i].current);
+			/* coloured only when the verdict says the change is one:
+			 * a +1.2% that is no change is plain */
 			if (isfinite(rm[i].delta))
-				tk_buf_addf(b, "</td><td class=\"num %s\">%+.1f%%</td>",
-					    rm[i].delta > 0 ? "up" : rm[i].delta < 0 ? "down" : "",
-					    rm[i].delta);
+				tk_buf_addf(b, "</td><td class=\"num%s\">%+.1f%%</td>",
+					    !cm ? "" : cm->result.verdict == TK_VERDICT_REGRESSION
+					    ? " up" : cm->result.verdict == TK_VERDICT_IMPROVEMENT
+					    ? " down" : "", rm[i].delta);
 			else
 				tk_buf_adds(b, "</td><td class=\"num\">-</td>");
 		}
@@ -606,7 +653,8 @@ static int write_index(struct dash *d, size_t nrows, FILE *out, struct tk_err *e
 	tk_buf_release(&sub);
 	tk_buf_adds(&w.b, "<div class=\"bar\"><input id=\"filter\" type=\"search\" "
 		    "placeholder=\"Filter keys\" autocomplete=\"off\" spellcheck=\"false\">"
-		    "<span id=\"shown\"></span></div>\n</header>\n<main>\n<table>\n<thead><tr>"
+		    "<span id=\"shown\"></span></div>\n</header>\n<main>\n<div id=\"scroll\">"
+		    "<table>\n<thead><tr>"
 		    "<th data-col=\"key\" aria-sort=\"ascending\"><button type=\"button\">key</button></th>"
 		    "<th data-col=\"runs\"><button type=\"button\">runs</button></th>");
 	for (i = 0; i < d->nm; i++) {
@@ -618,7 +666,7 @@ static int write_index(struct dash *d, size_t nrows, FILE *out, struct tk_err *e
 		    "<th>baseline</th></tr></thead>\n<tbody id=\"rows\">\n");
 	for (i = 0; i < d->nkeys; i++)
 		tk_buf_add(&w.b, d->rows[i].buf, d->rows[i].len);
-	tk_buf_adds(&w.b, "</tbody>\n</table>\n</main>\n<script type=\"application/json\" "
+	tk_buf_adds(&w.b, "</tbody>\n</table>\n</div>\n</main>\n<script type=\"application/json\" "
 		    "id=\"tk-data\">{}");
 	return tk_htmlout_end(&w, script, err);
 }

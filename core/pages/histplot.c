@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "core/analyze/baseline.h"
+#include "core/analyze/check.h"
 #include "core/store/keyhist.h"
 #include "core/store/profstore.h"
 #include "core/base/buf.h"
@@ -21,6 +22,16 @@
 #include "core/base/banned.h"
 
 #define MAX_TICKS 32
+/* a rolling band needs this many runs: fewer say nothing of the spread
+ * (and drew a triangle fanning out from the first run) */
+#define BAND_MIN_RUNS 5
+/* an axis not from zero spans at least this share of the median */
+#define MIN_SPAN_OF_MEDIAN 0.5
+/* y tick labels at least this far apart, pixels */
+#define YTICK_MIN_GAP 18
+/* the runs before the window a verdict also reads, as tracker check
+ * reads them (its OLDER_RUNS, core/analyze/check.c) */
+#define JUDGE_OLDER_RUNS 20
 /* how a baseline series of runs with no machine class recorded is named,
  * beside others that have one */
 #define NO_CLASS "no class"
@@ -827,6 +838,61 @@ static void place_labels(struct tk_plot_chart *c)
 	}
 }
 
+/* Where the verdict's label goes: beside the current point (left of it
+ * in the right half), above it or under it, when that stays in the plot
+ * area and overlaps no change point's label; else the first row of
+ * those labels it overlaps none in; else under the axis, at its right
+ * end. */
+static void place_verdict(struct tk_plot_chart *c)
+{
+	double w = 7 * (double)strlen(c->verdict_label), a, b, y;
+	int right = c->vx > (c->x0 + c->x1) / 2, r, tries;
+	size_t i;
+
+	c->vend = right;
+	c->vtx = c->vx + (right ? -8 : 8);
+	a = right ? c->vtx - w : c->vtx;
+	b = right ? c->vtx : c->vtx + w;
+	for (tries = 0; tries < 2 + 3; tries++) {
+		int ok = 1;
+
+		if (tries < 2) {
+			/* a short plot area has no room beside the point */
+			if (c->y1 - c->y0 < 120)
+				continue;
+			y = tries == 0 ? c->vy - 12 : c->vy + 22;
+			if (y - 12 < c->y0 || y + 4 > c->y1)
+				continue;
+		} else {
+			/* the rows of the change labels: at the line's x, whole */
+			r = tries - 2;
+			y = c->y0 + 16 + 14 * (double)r;
+			if (y + 4 > c->y1)
+				break;
+		}
+		for (i = 0; i < c->nchanges && ok; i++) {
+			const struct tk_plot_change *ch = &c->changes[i];
+			double cw = 7 * (double)(strlen(ch->label) + 10) + 8, ca, cb, cy;
+			int cright = ch->px > (c->x0 + c->x1) / 2;
+
+			if (ch->row < 0)
+				continue;
+			ca = cright ? ch->px - cw : ch->px;
+			cb = cright ? ch->px : ch->px + cw;
+			cy = c->y0 + 16 + 14 * (double)ch->row;
+			if (a < cb && b > ca && fabs(y - cy) < 14)
+				ok = 0;
+		}
+		if (ok) {
+			c->vty = y;
+			return;
+		}
+	}
+	c->vend = 1;
+	c->vtx = c->x1;
+	c->vty = c->y1 + 34;
+}
+
 static int is_change(const struct tk_plot_chart *c, uint32_t run)
 {
 	size_t i;
@@ -907,20 +973,21 @@ static int lay_out_series(struct tk_plot_chart *c, const struct tk_plot_key *k, 
 			  const struct tk_plot_opts *o, unsigned series, double *vmin, double *vmax,
 			  struct tk_err *err)
 {
-	size_t window = o->window ? o->window : 10, i, nb;
+	size_t window = o->window ? o->window : 10, i, nb, first;
 	double *vals, *tmp;
 	uint32_t *bruns;
 	int ret = 0;
 
 	baseline_series(k, m, o->x, series, &vals, &bruns, &nb);
+	first = nb >= BAND_MIN_RUNS ? BAND_MIN_RUNS - 1 : nb;
 	c->series[series].band0 = c->nband;
-	c->series[series].nband = nb;
+	c->series[series].nband = nb - first;
 	tmp = tk_xmalloc((window + 1) * sizeof(*tmp));
-	if (nb)
-		c->band = tk_realloc_array(c->band, c->nband + nb, sizeof(*c->band));
-	for (i = 0; i < nb; i++) {
+	if (nb > first)
+		c->band = tk_realloc_array(c->band, c->nband + nb - first, sizeof(*c->band));
+	for (i = first; i < nb; i++) {
 		size_t lo = i + 1 > window ? i + 1 - window : 0, n = i + 1 - lo, j;
-		struct tk_plot_band *bd = &c->band[c->nband + i];
+		struct tk_plot_band *bd = &c->band[c->nband + i - first];
 		double med, mad;
 
 		memcpy(tmp, vals + lo, n * sizeof(*tmp));
@@ -938,7 +1005,7 @@ static int lay_out_series(struct tk_plot_chart *c, const struct tk_plot_key *k, 
 		if (bd->lo < *vmin)
 			*vmin = bd->lo;
 	}
-	c->nband += nb;
+	c->nband += nb - first;
 	free(tmp);
 
 	if (nb) {
@@ -969,13 +1036,131 @@ static int lay_out_series(struct tk_plot_chart *c, const struct tk_plot_key *k, 
 	return ret;
 }
 
+/*
+ * The edge of the verdict's threshold on one side of the baseline median
+ * med: the value nearest med that tk_check_judge flags as want (a
+ * regression above, an improvement below), found by bisection on the
+ * log scale, so the band says exactly what the verdict does; NaN when
+ * nothing up to 4x (down to a quarter) of med is flagged: a baseline
+ * that noisy has no threshold worth drawing.
+ */
+static double threshold_edge(const double *b, size_t nw, size_t keep, size_t nb, double med,
+			     const struct tk_verdict_opts *vo, enum tk_verdict want)
+{
+	double near = med, far = want == TK_VERDICT_REGRESSION ? med * 4 : med / 4, mid;
+	struct tk_verdict_result r;
+	struct tk_err err = TK_ERR_INIT;
+	int i;
+
+	if (tk_check_judge_kept(b, nw, keep, nb, &far, 1, vo, &r, &err) || r.verdict != want)
+		return NAN;
+	for (i = 0; i < 40; i++) {
+		mid = sqrt(near * far);
+		if (!tk_check_judge_kept(b, nw, keep, nb, &mid, 1, vo, &r, &err) &&
+		    r.verdict == want)
+			far = mid;
+		else
+			near = mid;
+	}
+	return far;
+}
+
+/*
+ * The verdict on the chart's current run (the newest run of the current
+ * class with a value) against the successful baseline runs of its series
+ * (its machine class's, else the first) that ran before it, as tracker
+ * check judges with its default options. Fills the chart's verdict
+ * fields in base units (x: run_x, y: the metric's); thr_x1 <= thr_x0
+ * when there is no band.
+ */
+static void judge_current(struct tk_plot_chart *c, const struct tk_plot_key *k, enum tk_metric m,
+			  enum tk_plot_x x, int checked)
+{
+	struct tk_verdict_opts vo = tk_verdict_opts_default();
+	struct tk_verdict_result r;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_buf b = TK_BUF_INIT;
+	const struct tk_plot_run *cur = NULL;
+	double *vals, *newest;
+	uint32_t *runs;
+	size_t i, n, nb = 0, keep = 0, se = 0, nw;
+	double base_median = 0;
+
+	c->delta_pct = NAN;
+	c->thr_x0 = c->thr_x1 = 0;
+	for (i = k->nr; i-- > 0;)
+		if (k->runs[i].cls == TK_PLOT_CURRENT && isfinite(k->runs[i].v[m]) &&
+		    isfinite(run_x(&k->runs[i], x))) {
+			cur = &k->runs[i];
+			break;
+		}
+	if (!cur || !c->nseries)
+		return;
+	for (se = 0; se < c->nseries; se++)
+		if (cur->machine_class && c->series[se].machine_class &&
+		    !strcmp(cur->machine_class, c->series[se].machine_class))
+			break;
+	if (se == c->nseries)
+		se = 0;
+	baseline_series(k, m, x, (unsigned)se, &vals, &runs, &n);
+	/* before the current run, newest first */
+	newest = tk_xmalloc((n ? n : 1) * sizeof(*newest));
+	for (i = n; i-- > 0 && nb < TK_CHECK_WINDOW_DEFAULT + JUDGE_OLDER_RUNS;)
+		if (runs[i] < (uint32_t)(cur - k->runs))
+			newest[nb++] = vals[i];
+	nw = nb < TK_CHECK_WINDOW_DEFAULT ? nb : TK_CHECK_WINDOW_DEFAULT;
+	c->vx = run_x(cur, x);
+	c->vy = cur->v[m];
+	c->verdict = TK_VERDICT_INSUFFICIENT;
+	if (checked && !tk_check_judge(newest, nw, nb, &cur->v[m], 1, &vo, &r, &keep, &err)) {
+		c->verdict = (int)r.verdict;
+		if (r.verdict != TK_VERDICT_INSUFFICIENT && r.base_median > 0) {
+			size_t oldest = 0, seen = 0;
+
+			c->delta_pct = r.delta_pct;
+			base_median = r.base_median;
+			c->thr_lo = threshold_edge(newest, nw, keep, nb, r.base_median, &vo,
+						   TK_VERDICT_IMPROVEMENT);
+			c->thr_hi = threshold_edge(newest, nw, keep, nb, r.base_median, &vo,
+						   TK_VERDICT_REGRESSION);
+			/* the oldest run judged against: the window (r.n values),
+			 * counted back from the newest before the current run */
+			for (i = n; i-- > 0 && seen < r.n && isfinite(c->thr_lo) &&
+				    isfinite(c->thr_hi);)
+				if (runs[i] < (uint32_t)(cur - k->runs)) {
+					oldest = i;
+					seen++;
+				}
+			if (seen) {
+				c->thr_x0 = run_x(&k->runs[runs[oldest]], x);
+				c->thr_x1 = c->vx;
+			}
+		}
+	}
+	if (!checked)
+		tk_buf_adds(&b, "no verdict: no baseline branch (--baseline-branch)");
+	else if (c->verdict == TK_VERDICT_INSUFFICIENT)
+		tk_buf_addf(&b, "no verdict: fewer than %zu baseline runs", vo.min_baseline);
+	else if (c->thr_x1 > c->thr_x0)
+		tk_buf_addf(&b, "%+.1f%% %s (threshold %+.1f%% / %+.1f%%)", c->delta_pct,
+			    tk_verdict_name((enum tk_verdict)c->verdict),
+			    (c->thr_hi / base_median - 1) * 100, (c->thr_lo / base_median - 1) * 100);
+	else
+		tk_buf_addf(&b, "%+.1f%% %s", c->delta_pct,
+			    tk_verdict_name((enum tk_verdict)c->verdict));
+	c->verdict_label = tk_buf_detach(&b, NULL);
+	free(newest);
+	free(vals);
+	free(runs);
+}
+
 static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, enum tk_metric m,
 			 const struct tk_plot_opts *o, const char *base, const struct key_series *ks,
 			 double width, double h, double top, struct tk_err *err)
 {
 	size_t i, nxt, nyt, alloc = 0;
 	double ticks[MAX_TICKS], vmin = INFINITY, vmax = -INFINITY;
-	double xmin = INFINITY, xmax = -INFINITY, span, step;
+	double xmin = INFINITY, xmax = -INFINITY, span, step, median = 0;
 	char *labels[MAX_TICKS];
 	struct scale s;
 	struct tk_buf b = TK_BUF_INIT;
@@ -1042,6 +1227,39 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 		ret = lay_out_series(c, k, m, o, (unsigned)i, &vmin, &vmax, err);
 	if (ret)
 		return ret;
+	/* judged only against the baseline tracker check would use: the
+	 * busiest branch is the chart's guess, not a verdict's */
+	judge_current(c, k, m, o->x, o->baseline_branch || k->baseline);
+	if (c->thr_x1 > c->thr_x0) {
+		if (c->thr_lo < vmin)
+			vmin = c->thr_lo;
+		if (c->thr_hi > vmax)
+			vmax = c->thr_hi;
+	}
+	/* Noise must not look like a step: an axis that does not start at
+	 * zero spans at least MIN_SPAN_OF_MEDIAN of the values' median. */
+	if (c->npts) {
+		/* of at most 1024 evenly spaced points: enough for an axis, and
+		 * a year of runs is not sorted for it */
+		size_t ns = c->npts < 1024 ? c->npts : 1024;
+		double *v = tk_xmalloc(ns * sizeof(*v)), med;
+
+		for (i = 0; i < ns; i++)
+			v[i] = c->pts[i * c->npts / ns].v;
+		med = median_of(v, ns);
+		free(v);
+		if (med > 0 && vmax - vmin < MIN_SPAN_OF_MEDIAN * med) {
+			double mid = (vmax + vmin) / 2;
+
+			vmin = mid - MIN_SPAN_OF_MEDIAN * med / 2;
+			vmax = mid + MIN_SPAN_OF_MEDIAN * med / 2;
+			if (vmin < 0) {
+				vmax -= vmin;
+				vmin = 0;
+			}
+		}
+		median = med;
+	}
 
 	/* scales */
 	if (!c->npts) {
@@ -1070,9 +1288,27 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 	c->xhi = s.xhi;
 	c->ylo = s.ylo;
 	c->yhi = s.yhi;
+	if (s.ylo > 0 && median > 0) {
+		tk_buf_reset(&b);
+		tk_buf_adds(&b, "axis from ");
+		tk_plot_format_value(&b, m, s.ylo);
+		tk_buf_addf(&b, ": spans %.0f%% of the median",
+			    (s.yhi - s.ylo) / median * 100);
+		c->axis_note = tk_buf_detach(&b, NULL);
+	}
 
-	nyt = tk_canvas_ticks(s.ylo / c->ydiv, s.yhi / c->ydiv, 8, ticks);
-	step = nyt > 1 ? ticks[1] - ticks[0] : 1;
+	/* as many y ticks as fit with room between their labels */
+	{
+		size_t max = (size_t)((s.y1 - s.y0) / YTICK_MIN_GAP) + 1;
+
+		max = max < 2 ? 2 : max > 8 ? 8 : max;
+		nyt = tk_canvas_ticks(s.ylo / c->ydiv, s.yhi / c->ydiv, max, ticks);
+		/* a nice step can leave one tick in a short axis: a finer one */
+		if (nyt < 2)
+			nyt = tk_canvas_ticks(s.ylo / c->ydiv, s.yhi / c->ydiv, max + 2, ticks);
+	}
+	/* the labels' decimals follow the step (one tick: its own) */
+	step = nyt > 1 ? ticks[1] - ticks[0] : nyt && ticks[0] != floor(ticks[0]) ? 0.1 : 1;
 	c->yt = tk_xcalloc(nyt ? nyt : 1, sizeof(*c->yt));
 	for (i = 0; i < nyt; i++) {
 		c->yt[i].pos = sy(&s, ticks[i] * c->ydiv);
@@ -1080,7 +1316,8 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 	}
 	c->nyt = nyt;
 	{
-		size_t max = (size_t)((s.x1 - s.x0) / 100);
+		/* at least three: a label that would touch another is not drawn */
+		size_t max = (size_t)((s.x1 - s.x0) / 100) < 3 ? 3 : (size_t)((s.x1 - s.x0) / 100);
 
 		if (o->x == TK_PLOT_X_BUILD) {
 			nxt = tk_canvas_ticks(s.xlo, s.xhi, max, ticks);
@@ -1120,16 +1357,47 @@ static int lay_out_chart(struct tk_plot_chart *c, const struct tk_plot_key *k, e
 	}
 	for (i = 0; i < c->nchanges; i++)
 		c->changes[i].px = sx(&s, c->changes[i].px);
+	if (c->verdict_label) {
+		c->vx = sx(&s, c->vx);
+		c->vy = sy(&s, c->vy);
+	}
+	if (c->thr_x1 > c->thr_x0) {
+		c->thr_x0 = sx(&s, c->thr_x0);
+		c->thr_x1 = sx(&s, c->thr_x1);
+		c->thr_lo = sy(&s, c->thr_lo);
+		c->thr_hi = sy(&s, c->thr_hi);
+	}
 	c->nall = c->npts;
 	if (o->max_points && c->npts > o->max_points)
 		thin_chart(c);
 	place_labels(c);
+	if (c->verdict_label)
+		place_verdict(c);
 	return 0;
+}
+
+static void chart_release(struct tk_plot_chart *c);
+
+/* The line naming the charts left out: "no values: heap peak for amip,
+ * ocean; alloc for amip". */
+static char *omitted_line(struct tk_buf *per_metric, const enum tk_metric *metrics, size_t nm)
+{
+	struct tk_buf b = TK_BUF_INIT;
+	size_t j;
+
+	for (j = 0; j < nm; j++) {
+		if (!per_metric[j].len)
+			continue;
+		tk_buf_adds(&b, b.len ? "; " : "no values: ");
+		tk_buf_addf(&b, "%s for %s", tk_plot_metric_title(metrics[j]), per_metric[j].buf);
+	}
+	return b.len ? tk_buf_detach(&b, NULL) : (tk_buf_release(&b), NULL);
 }
 
 int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 		   struct tk_plot_layout *out, struct tk_err *err)
 {
+	struct tk_buf empty[TK_PLOT_MAX_METRICS];
 	static const enum tk_metric defaults[] = { TK_METRIC_WALLTIME, TK_METRIC_MAXRSS };
 	const enum tk_metric *metrics = o->nr_metrics ? o->metrics : defaults;
 	size_t nm = o->nr_metrics ? o->nr_metrics : 2, i, j, runs = 0, nfallback = 0;
@@ -1151,6 +1419,8 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 	out->x = o->x;
 	out->data = d;
 	out->charts = tk_xcalloc(d->nr * nm, sizeof(*out->charts));
+	for (j = 0; j < nm; j++)
+		tk_buf_init(&empty[j], 0);
 	for (i = 0; i < d->nr; i++) {
 		struct tk_plot_key *k = &d->keys[i];
 		const char *base = o->baseline_branch ? o->baseline_branch
@@ -1166,6 +1436,14 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 				continue;
 			ret = lay_out_chart(&out->charts[out->nr], k, metrics[j], o, base, &ks, width, h,
 					    out->nr * h, err);
+			if (!ret && !out->charts[out->nr].npts) {
+				/* an empty frame with an epoch date axis says nothing:
+				 * one line names what has no values */
+				chart_release(&out->charts[out->nr]);
+				tk_buf_adds(&empty[j], empty[j].len ? ", " : "");
+				tk_buf_adds(&empty[j], k->key);
+				continue;
+			}
 			out->nr++;
 			if (!ret && out->charts[out->nr - 1].npts < out->charts[out->nr - 1].nall)
 				out->thinned = 1;
@@ -1174,12 +1452,17 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 			if (ret) {
 				key_series_release(&ks);
 				tk_plot_layout_release(out);
+				for (j = 0; j < nm; j++)
+					tk_buf_release(&empty[j]);
 				return ret;
 			}
 		}
 		key_series_release(&ks);
 	}
-	out->height = out->nr * h;
+	out->omitted = omitted_line(empty, metrics, nm);
+	for (j = 0; j < nm; j++)
+		tk_buf_release(&empty[j]);
+	out->height = out->nr * h + (out->omitted ? TK_PLOT_NOTE_H : 0);
 	{
 		int64_t newest = 0;
 		struct tk_buf b = TK_BUF_INIT;
@@ -1203,33 +1486,41 @@ int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,
 	return 0;
 }
 
+static void chart_release(struct tk_plot_chart *c)
+{
+	size_t j;
+
+	free(c->title);
+	free(c->unit);
+	free(c->baseline);
+	for (j = 0; j < c->nxt; j++)
+		free(c->xt[j].label);
+	for (j = 0; j < c->nyt; j++)
+		free(c->yt[j].label);
+	for (j = 0; j < c->nchanges; j++)
+		free(c->changes[j].label);
+	free(c->xt);
+	free(c->yt);
+	free(c->pts);
+	free(c->band);
+	free(c->changes);
+	for (j = 0; j < c->nseries; j++)
+		free(c->series[j].label);
+	free(c->series);
+	free(c->verdict_label);
+	free(c->axis_note);
+	memset(c, 0, sizeof(*c));
+}
+
 void tk_plot_layout_release(struct tk_plot_layout *l)
 {
-	size_t i, j;
+	size_t i;
 
-	for (i = 0; i < l->nr; i++) {
-		struct tk_plot_chart *c = &l->charts[i];
-
-		free(c->title);
-		free(c->unit);
-		free(c->baseline);
-		for (j = 0; j < c->nxt; j++)
-			free(c->xt[j].label);
-		for (j = 0; j < c->nyt; j++)
-			free(c->yt[j].label);
-		for (j = 0; j < c->nchanges; j++)
-			free(c->changes[j].label);
-		free(c->xt);
-		free(c->yt);
-		free(c->pts);
-		free(c->band);
-		free(c->changes);
-		for (j = 0; j < c->nseries; j++)
-			free(c->series[j].label);
-		free(c->series);
-	}
+	for (i = 0; i < l->nr; i++)
+		chart_release(&l->charts[i]);
 	free(l->charts);
 	free(l->current);
 	free(l->date);
+	free(l->omitted);
 	memset(l, 0, sizeof(*l));
 }

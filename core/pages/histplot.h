@@ -40,7 +40,15 @@
  *   - failed (status not ok) and partial runs get a red or amber halo;
  *   - change points of each baseline series' successful runs
  *     (core/analyze/changepoint.h) as dashed vertical lines labelled with their
- *     build and commit (and, with several series, "on CLASS").
+ *     build and commit (and, with several series, "on CLASS");
+ *   - the current run's verdict and change against its baseline, beside
+ *     it, and the verdict's threshold as a band over the runs it was
+ *     judged against.
+ * The band of a rolling median starts at the series' 5th run (fewer say
+ * nothing of the spread). The y axis is honest: it starts at zero, or,
+ * when the values stay far from zero, spans at least half their median
+ * (so that noise of a few percent never fills the chart) and says so in
+ * axis_note.
  *
  * Everything is deterministic: the same runs and options give the same
  * bytes in every format (no clock is read; cairo's PDF carries no date).
@@ -60,6 +68,8 @@
 #include "core/store/store.h"
 
 #define TK_PLOT_MAX_METRICS TK_METRIC_COUNT
+/* the height of the line under the charts naming those left out */
+#define TK_PLOT_NOTE_H 24
 
 /* What one run is in a chart. */
 enum tk_plot_class { TK_PLOT_BASELINE, TK_PLOT_OTHER, TK_PLOT_CURRENT, TK_PLOT_NCLASSES };
@@ -248,6 +258,34 @@ struct tk_plot_chart {
 	struct tk_plot_series *series;
 	size_t nseries;
 	size_t nall;                  /* points before thinning (max_points) */
+	/*
+	 * The current run judged against its baseline series as tracker
+	 * check judges it with its default options (tk_check_judge: the
+	 * series' newest TK_CHECK_WINDOW_DEFAULT successful runs before it,
+	 * cut at their last level). verdict_label is NULL when the chart has
+	 * no current run; "+12.0% regression (threshold +2.4% / -2.3%)",
+	 * "+0.8% no change (threshold +2.0% / -2.0%)", "no verdict: fewer
+	 * than 5 baseline runs"; "no verdict: no baseline branch" when the
+	 * baseline is the chart's guess (the busiest branch), not check's.
+	 */
+	int verdict;                  /* enum tk_verdict */
+	double delta_pct;             /* NaN: none */
+	char *verdict_label;
+	double vx, vy;                /* the judged current point, pixels */
+	/* where the label stands (its baseline): beside the point when that
+	 * overlaps no change point's label, else in a free row of theirs,
+	 * else under the axis; vend: it ends at vtx (else starts there) */
+	double vtx, vty;
+	int vend;
+	/* The verdict's threshold as a band over the baseline runs judged
+	 * against, pixels: its edges the values nearest the baseline median
+	 * that the same judgement flags (bisection); thr_x1 <= thr_x0 when
+	 * there is none. */
+	double thr_x0, thr_x1, thr_lo, thr_hi;
+	/* The y axis does not start at zero: where it starts and what it
+	 * spans, "axis from 1.13 GiB: spans 58% of the median"; NULL when it
+	 * starts at zero. */
+	char *axis_note;
 };
 
 struct tk_plot_layout {
@@ -264,6 +302,9 @@ struct tk_plot_layout {
 	char *date;                    /* the newest run's start, ISO 8601 UTC: the
 					  PDF's date */
 	int thinned;                   /* some chart shows fewer points than runs */
+	/* The charts left out for want of values, in one line: "no values
+	 * of heap peak for amip, ocean"; NULL when none was. */
+	char *omitted;
 	size_t drawn;                  /* runs drawn over all charts (before thinning);
 					  0: every chart is empty */
 	/* HTML (escaped by whoever made it) the HTML page shows below the
@@ -275,7 +316,9 @@ struct tk_plot_layout {
 /*
  * Lays out a chart for each key of d and each metric of o (d finished).
  * Sets each run's class. TK_EDATA "no runs to plot" when d has no run;
- * a key without values of a metric still gets its (empty) chart.
+ * a key without values of a metric gets no chart, its name in
+ * out->omitted (when no chart at all has values, the picture is that
+ * line alone).
  * d must outlive the layout.
  */
 int tk_plot_layout(struct tk_plot_data *d, const struct tk_plot_opts *o,

@@ -561,7 +561,7 @@ static int job_json_row(struct tk_histsink *h, const struct tk_rank_row *row)
 	for (i = 0; i < row->nr; i++)
 		json_array_append_new(runs, job_json_entry(&row->e[i]));
 	json_object_set_new(o, "runs", runs);
-	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 	json_decref(o);
 	if (!text)
 		return tk_err_set(&h->err, TK_EINTERNAL, "cannot encode the job of run %s as JSON",

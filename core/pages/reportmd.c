@@ -576,7 +576,8 @@ static void metric_line(struct tk_buf *out, const char *name, const struct tk_re
 		tk_buf_adds(out, "\",machine_class=\"");
 		label_value(out, k->machine_class);
 	}
-	tk_buf_addf(out, "\"} %.17g\n", v);
+	/* 15 significant digits: the seconds a run measured, without float noise */
+	tk_buf_addf(out, "\"} %.15g\n", v);
 }
 
 void tk_report_metrics(const struct tk_report *r, struct tk_buf *out)

@@ -71,10 +71,15 @@ static const char page_style[] =
 	"#totals { text-align: center; font-size: 15px; font-weight: bold; margin: 2px 0; }\n"
 	"#changes { margin: 2px 0; font-size: 12px; }\n"
 	"#changes summary { cursor: pointer; }\n"
-	"#changes .lists { display: flex; flex-wrap: wrap; gap: 4px 18px; max-height: 11em; overflow: auto; }\n"
-	"#changes table { border-collapse: collapse; align-self: flex-start; }\n"
+	/* Self beside cumulative, increases above decreases, each half the
+	 * width (one column on a narrow window): a list never shrinks to
+	 * the width of its caption; a long path ends in an ellipsis. */
+	"#changes .lists { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); grid-auto-flow: column; grid-template-rows: auto auto; gap: 4px 18px; max-height: 16em; overflow: auto; }\n"
+	"@media (max-width: 760px) { #changes .lists { grid-template-columns: minmax(0, 1fr); grid-auto-flow: row; } }\n"
+	"#changes table { border-collapse: collapse; width: 100%; table-layout: fixed; align-self: start; }\n"
+	"#changes col.v { width: 5.5em; }\n"
 	"#changes caption { text-align: left; font-weight: bold; }\n"
-	"#changes td { padding: 0 6px 0 0; white-space: nowrap; }\n"
+	"#changes td { padding: 0 6px 0 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }\n"
 	"#changes td.v { text-align: right; }\n"
 	"#changes td.up { color: #b00000; }\n"
 	"#changes td.down { color: #0000b0; }\n"
@@ -647,18 +652,25 @@ static void add_change_list(struct tk_buf *b, const struct tk_diff *d,
 	struct tk_buf t = TK_BUF_INIT;
 	size_t i;
 
-	tk_buf_addf(b, "<table id=\"%s\"><caption>%s</caption>", id, caption);
+	tk_buf_addf(b, "<table id=\"%s\"><caption>%s</caption>"
+		    "<colgroup><col><col class=\"v\"><col class=\"v\"></colgroup>", id, caption);
 	if (!l->nr)
-		tk_buf_adds(b, "<tr><td>(none)</td></tr>");
+		tk_buf_adds(b, "<tr><td colspan=\"3\">(none)</td></tr>");
 	for (i = 0; i < l->nr && i < CHANGES_SHOWN; i++) {
 		const struct tk_diff_change *c = &l->rows[i];
 		uint32_t n = c->node;
 
 		while (n != TK_PROFILE_ROOT && !page_index[n])
 			n = d->tree.nodes[n].parent;
+		/* the whole path on hover, the cell showing what fits */
+		tk_buf_reset(&t);
+		tk_diff_add_path(&t, &d->tree, c->node, 12);
+		tk_buf_adds(b, "<tr><td title=\"");
+		tk_xml_text(b, t.buf, TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
+		tk_buf_adds(b, "\">");
 		tk_buf_reset(&t);
 		tk_diff_add_path(&t, &d->tree, c->node, 3);
-		tk_buf_addf(b, "<tr><td><a href=\"?z=%u\" data-z=\"%u\" data-mode=\"%s\"%s>",
+		tk_buf_addf(b, "<a href=\"?z=%u\" data-z=\"%u\" data-mode=\"%s\"%s>",
 			    page_index[n] ? page_index[n] - 1 : 0, page_index[n] ? page_index[n] - 1 : 0,
 			    mode == TK_DIFF_CUMULATIVE ? "cumulative" : "self",
 			    c->cls == TK_DIFF_VANISHED ? " data-vanished" : "");

@@ -57,9 +57,12 @@ static void draw(void *arg)
 {
 	struct ctx *c = arg;
 	const struct tk_cairo_graph *g = &c->g;
+	uint32_t top, bottom;
 	size_t i;
 
-	tk_canvas_background(&g->c, 0xeeeeee, 0xeeeeb0);
+	/* the palette's gradient, as the SVG's */
+	tk_palette_background(c->o->palette, &top, &bottom);
+	tk_canvas_background(&g->c, top, bottom);
 	tk_canvas_title(&g->c, c->o->title ? c->o->title : "Flame Graph", 200);
 	if (c->o->subtitle) {
 		cairo_set_font_size(g->c.cr, g->c.font);

@@ -25,25 +25,14 @@
 #include "core/draw/svgout.h"
 #include "core/base/banned.h"
 
-static void background(const char *palette, const char **c1, const char **c2)
+/* The palette's gradient (tk_palette_background) as "#rrggbb". */
+static void background(const char *palette, char c1[8], char c2[8])
 {
-	static const char *const grey[] = { "red", "green", "blue", "aqua", "yellow",
-					    "purple", "orange" };
-	size_t i;
+	uint32_t top, bottom;
 
-	*c1 = "#eeeeee";
-	*c2 = "#eeeeb0";
-	if (!strcmp(palette, "mem")) {
-		*c1 = "#eef2ee";
-		*c2 = "#e0ffe0";
-	} else if (!strcmp(palette, "io") || !strcmp(palette, "wakeup")) {
-		*c2 = "#e0e0ff";
-	}
-	for (i = 0; i < sizeof(grey) / sizeof(grey[0]); i++)
-		if (!strcmp(palette, grey[i])) {
-			*c1 = "#f8f8f8";
-			*c2 = "#e8e8e8";
-		}
+	tk_palette_background(palette, &top, &bottom);
+	snprintf(c1, 8, "#%06x", (unsigned)top);
+	snprintf(c2, 8, "#%06x", (unsigned)bottom);
 }
 
 struct geom {
@@ -94,12 +83,13 @@ static void header(struct tk_svgout *w, const struct tk_profile *p,
 		   const struct tk_render_opts *o, const struct geom *g)
 {
 	const struct tk_svg_page *pg = &g->pg;
-	const char *bg1, *bg2;
+	char bg1[8], bg2[8];
 
-	background(o->palette ? o->palette : "hot", &bg1, &bg2);
+	background(o->palette, bg1, bg2);
 	tk_svg_open(w, pg, "Flame graph", bg1, bg2);
 	tk_svg_prologue(w, pg, "\t#subtitle { text-anchor:middle; fill:rgb(160,160,160); }\n");
-	tk_svg_text(w, "title", floor(pg->width / 2), pg->font_size * 2, o->title);
+	tk_svg_text(w, "title", floor(pg->width / 2), pg->font_size * 2,
+		    o->title ? o->title : "Flame Graph");
 	if (o->subtitle && *o->subtitle)
 		tk_svg_text(w, "subtitle", floor(pg->width / 2), pg->font_size * 4, o->subtitle);
 	if (g->categories)

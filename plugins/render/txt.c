@@ -157,12 +157,21 @@ static int txt_render(const struct tk_profile *p, const struct tk_flame *f,
 	int ret = 0;
 
 	aggregate(p, agg);
-	tk_text_escape(&b, o->title ? o->title : "profile", strlen(o->title ? o->title : "profile"));
-	tk_buf_adds(&b, ": ");
-	tk_format_weight(&b, tk_profile_total(p));
-	tk_buf_addf(&b, " %s in %u frames (%u distinct names)\n\n",
-		    o->count_name ? o->count_name : tk_unit_name(p->unit),
-		    p->nr_nodes - 1, p->nr_names - 1);
+	if (o->title) {
+		tk_text_escape(&b, o->title, strlen(o->title));
+	} else {
+		struct tk_buf h = TK_BUF_INIT;
+
+		tk_render_headline(&h, p->unit, o->kind, o->count_name, tk_profile_total(p));
+		tk_buf_add(&b, h.buf, h.len);
+		tk_buf_release(&h);
+	}
+	tk_buf_addch(&b, '\n');
+	if (o->subtitle && *o->subtitle) {
+		tk_text_escape(&b, o->subtitle, strlen(o->subtitle));
+		tk_buf_addch(&b, '\n');
+	}
+	tk_buf_addf(&b, "%u frames (%u distinct names)\n\n", p->nr_nodes - 1, p->nr_names - 1);
 	if (o->category)
 		category_line(&b, p, agg, o->category);
 	/* Skip the root's empty name: it is index 0 with zero weights. */

@@ -14,6 +14,12 @@
 //   filter   typing in the filter leaves the matching keys only
 //   link     a key's link opens its chart page, which works
 //   hostile  the hostile key is shown verbatim and no injected script runs
+//   wide     a page of four metrics and a long key at 1280 px: no key
+//            wraps (the long one ends in an ellipsis, whole on hover),
+//            the page does not overflow the window, the metric columns
+//            scroll under a key column that stays; a change is coloured
+//            only when its verdict says it is one; each sparkline shades
+//            its baseline band, and a run of no change is inside it
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
@@ -91,6 +97,54 @@ async function hostile(page, file) {
 	check(await page.evaluate(() => window.tkPlot && window.__pwned === undefined), 'its page is safe too');
 }
 
+const LONG = 'climacoupler-amip-longrun-with-a-very-long-configuration-name';
+
+async function wide(page, file) {
+	const m = await page.evaluate(() => {
+		const keys = Array.from(document.querySelectorAll('#rows td.key'));
+		const scroll = document.getElementById('scroll');
+		/* one line of 13 px text is under 20 px high */
+		const lines = keys.map((td) => Math.round(td.querySelector('a').getBoundingClientRect().height));
+		const before = keys.map((td) => td.getBoundingClientRect().left);
+		scroll.scrollLeft = 10000;
+		const after = keys.map((td) => td.getBoundingClientRect().left);
+		const row = (k) => Array.from(document.querySelectorAll('#rows tr'))
+			.find((r) => r.cells[0].textContent === k);
+		const deltas = (k) => Array.from(row(k).querySelectorAll('td.num'))
+			.filter((td) => /%$/.test(td.textContent)).map((td) => td.className);
+		const inBand = Array.from(row('k-same').querySelectorAll('svg.spark')).map((svg) => {
+			const band = svg.querySelector('rect.band'), dot = svg.querySelector('circle');
+			if (!band || !dot)
+				return false;
+			const y = +dot.getAttribute('cy'), top = +band.getAttribute('y');
+			return y >= top - 3 && y <= top + +band.getAttribute('height') + 3;
+		});
+		const long = keys.find((td) => td.title.startsWith('climacoupler-'));
+		return {
+			lines, before, after, inBand,
+			pageWidth: document.documentElement.scrollWidth,
+			scrolls: scroll.scrollWidth > scroll.clientWidth,
+			slow: deltas('k-slow'), same: deltas('k-same'),
+			bands: document.querySelectorAll('#rows svg.spark rect.band').length,
+			sparks: document.querySelectorAll('#rows svg.spark').length,
+			longTitle: long ? long.title : null,
+			longCut: long ? long.scrollWidth > long.clientWidth : false,
+			keyWidth: long ? long.getBoundingClientRect().width : 0,
+		};
+	});
+	check(m.lines.every((h) => h > 0 && h < 20), `every key on one line (heights ${m.lines})`);
+	check(m.longTitle === LONG && m.longCut, `the long key cut, whole on hover: ${m.longTitle} ${m.longCut}`);
+	check(m.keyWidth > 100 && m.keyWidth < 320, `the key column's width: ${m.keyWidth}`);
+	check(m.pageWidth <= 1280, `the page fits the window: ${m.pageWidth}`);
+	check(m.scrolls, 'the metric columns scroll');
+	check(m.before.every((x, i) => Math.abs(x - m.after[i]) < 1), `the key column stays: ${m.before} ${m.after}`);
+	check(m.slow[0] === 'num up', `k-slow's walltime change is red: ${m.slow}`);
+	check(m.same.every((c) => c === 'num'), `k-same's changes are plain: ${m.same}`);
+	check(m.bands === m.sparks && m.sparks === 20, `every sparkline shades its band: ${m.bands} of ${m.sparks}`);
+	check(m.inBand.every((b) => b), `k-same's runs of no change are in their band: ${m.inBand}`);
+	await shot(page, file, 'wide');
+}
+
 function runJob(browser, [scenario, file]) {
 	return pageJob(browser, `${scenario} ${path.basename(file)}`, async (page) => {
 		await page.goto(pathToFileURL(path.resolve(file)).href);
@@ -99,6 +153,7 @@ function runJob(browser, [scenario, file]) {
 		case 'filter': await filter(page, file); break;
 		case 'link': await link(page, file); break;
 		case 'hostile': await hostile(page, file); break;
+		case 'wide': await wide(page, file); break;
 		default: throw new CheckFailed(`unknown scenario '${scenario}'`);
 		}
 	});

@@ -25,6 +25,12 @@
 //            median, change points) and its tooltips, not the other
 //            class's; a class ticked again stays hidden while the
 //            baseline toggle is off
+//   readable (a page 640 px wide, as the report's, of walltime, maxrss
+//            and a metric without values) as drawn by Chromium: no two
+//            tick labels of an axis overlap; each chart's current run
+//            carries its verdict, its change and its threshold band; no
+//            legend entry runs off the picture; the metric without
+//            values has no chart, one line names it
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
@@ -187,6 +193,38 @@ async function classes(page, file) {
 	check(back.every((d) => d !== 'none'), `both ticked: shown again: ${back}`);
 }
 
+async function readable(page, file) {
+	const m = await page.evaluate(() => {
+		const overlaps = (boxes, horizontal) => boxes.some((b, i) => i && (horizontal
+			? b.left < boxes[i - 1].right : b.top < boxes[i - 1].bottom));
+		const charts = Array.from(document.querySelectorAll('svg g.chart'));
+		return {
+			charts: charts.length,
+			xt: charts.map((c) => overlaps(Array.from(c.querySelectorAll('g.xt text'),
+				(t) => t.getBoundingClientRect()).sort((a, b) => a.left - b.left), true)),
+			yt: charts.map((c) => overlaps(Array.from(c.querySelectorAll('g.yt text'),
+				(t) => t.getBoundingClientRect()).sort((a, b) => a.top - b.top), false)),
+			nxt: charts.map((c) => c.querySelectorAll('g.xt text').length),
+			nyt: charts.map((c) => c.querySelectorAll('g.yt text').length),
+			verdicts: charts.map((c) => { const t = c.querySelector('text.verdict'); return t ? t.textContent : ''; }),
+			bands: charts.map((c) => c.querySelectorAll('.s-threshold').length),
+			omitted: (document.querySelector('svg text.omitted') || {}).textContent || '',
+			legendOut: Array.from(document.querySelectorAll('svg g.li')).filter((g) =>
+				g.getBoundingClientRect().right >
+				g.ownerSVGElement.getBoundingClientRect().right + 0.5).length,
+		};
+	});
+	check(m.charts === 2, `two charts, none for the metric without values: ${m.charts}`);
+	check(/^no values: .* for amip$/.test(m.omitted), `one line names it: '${m.omitted}'`);
+	check(m.xt.every((o) => !o) && m.nxt.every((n) => n >= 2), `x tick labels apart: ${m.xt} (${m.nxt})`);
+	check(m.yt.every((o) => !o) && m.nyt.every((n) => n >= 2), `y tick labels apart: ${m.yt} (${m.nyt})`);
+	check(m.verdicts.every((v) => /^[+-][0-9.]+% (no change|regression|improvement) \(threshold /.test(v)),
+		`each current run's verdict: ${JSON.stringify(m.verdicts)}`);
+	check(m.bands.every((n) => n === 1), `each verdict's threshold band: ${m.bands}`);
+	check(m.legendOut === 0, `no legend entry runs off the picture: ${m.legendOut}`);
+	await shot(page, file, 'readable');
+}
+
 function runJob(browser, [scenario, file]) {
 	return pageJob(browser, `${scenario} ${path.basename(file)}`, async (page) => {
 		await page.goto(pathToFileURL(path.resolve(file)).href);
@@ -197,6 +235,7 @@ function runJob(browser, [scenario, file]) {
 		case 'zoom': await zoom(page, file); break;
 		case 'hostile': await hostile(page, file); break;
 		case 'classes': await classes(page, file); break;
+		case 'readable': await readable(page, file); break;
 		default: throw new CheckFailed(`unknown scenario '${scenario}'`);
 		}
 	});

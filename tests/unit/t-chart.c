@@ -29,8 +29,10 @@ struct rec {
 	size_t fit;           /* fit's answer; 0: all of it */
 	int depth, max_depth, unbalanced, bad_utf8;
 	size_t clips, dots_failed, dots_partial;
-	double no_values_x, no_values_y;
-	enum tk_chart_anchor no_values_anchor;
+	double omitted_y;     /* the line naming charts left out; 0: none */
+	int in_xt, xt_overlap; /* in the x ticks' group; two of its labels overlap */
+	double xt_right;      /* the right end of the last x tick label */
+	size_t xt_labels, thresholds, verdicts;
 };
 
 static const char *cls_of(const char *c)
@@ -76,6 +78,10 @@ static void rec_group(void *ctx, const struct tk_chart_group *g)
 	if (++r->depth > r->max_depth)
 		r->max_depth = r->depth;
 	r->clips += g->clip != NULL;
+	if (g->cls && !strcmp(g->cls, "xt")) {
+		r->in_xt = r->depth;
+		r->xt_right = -1e9;
+	}
 	tk_buf_addf(&r->log, "group %s %s%s\n", cls_of(g->cls), g->id ? g->id : "-",
 		    g->clip ? " clip" : "");
 }
@@ -84,6 +90,8 @@ static void rec_group_end(void *ctx)
 {
 	struct rec *r = ctx;
 
+	if (r->in_xt == r->depth)
+		r->in_xt = 0;
 	r->unbalanced |= --r->depth < 0;
 	tk_buf_adds(&r->log, "group_end\n");
 }
@@ -93,6 +101,7 @@ static void rec_rect(void *ctx, const struct tk_chart_rect *rc, const struct tk_
 	struct rec *r = ctx;
 
 	(void)rc;
+	r->thresholds += p->cls && !strcmp(p->cls, "s-threshold");
 	tk_buf_addf(&r->log, "rect %s\n", cls_of(p->cls));
 }
 
@@ -146,10 +155,17 @@ static void rec_text(void *ctx, const struct tk_chart_text *t)
 	struct rec *r = ctx;
 
 	r->bad_utf8 |= !tk_utf8_valid(t->s, strlen(t->s));
-	if (!strcmp(t->s, "no values")) {
-		r->no_values_x = t->x;
-		r->no_values_y = t->y;
-		r->no_values_anchor = t->anchor;
+	if (t->cls && !strcmp(t->cls, "omitted"))
+		r->omitted_y = t->y;
+	if (t->cls && strstr(t->cls, "verdict"))
+		r->verdicts++;
+	if (r->in_xt) {
+		/* x tick labels are centred on their x */
+		double w = rec_measure(r, t->s, t->size);
+
+		r->xt_overlap |= t->x - w / 2 < r->xt_right;
+		r->xt_right = t->x + w / 2;
+		r->xt_labels++;
 	}
 	tk_buf_addf(&r->log, "text %s%s\n", cls_of(t->cls), isnan(t->follow) ? "" : " follows");
 	tk_buf_addf(&r->texts, "%s\n", t->s);
@@ -286,13 +302,55 @@ static void test_hostile(void)
 	rec_release(&r);
 	tk_plot_layout_release(&l);
 
-	/* no run has a slurm MaxRSS */
+	/* no run has a slurm MaxRSS: no empty frame with an epoch axis, one
+	 * line saying what has no values */
 	lay_out(&d, &l, TK_METRIC_SLURM_MAXRSS, 0);
-	c = &l.charts[0];
 	record(&l, &r, 1, 0);
-	ok(r.no_values_anchor == TK_CHART_MIDDLE && r.no_values_x == (c->x0 + c->x1) / 2 &&
-	   r.no_values_y == (c->y0 + c->y1) / 2, "no values: said in the middle of the area");
+	ok(l.nr == 0 && l.omitted && strstr(l.omitted, "no values: ") &&
+	   strstr(r.texts.buf, l.omitted) && r.omitted_y == l.height - 8,
+	   "no values: no chart, one line saying so");
+	(void)c;
 	rec_release(&r);
+	tk_plot_layout_release(&l);
+	tk_plot_data_release(&d);
+}
+
+/* The current run carries its verdict, its threshold is a band, and the
+ * x tick labels never overlap, at every width the report and the
+ * command use. */
+static void test_verdict_and_ticks(void)
+{
+	static const double widths[] = { 300, 640, 1000, 1600 };
+	struct tk_plot_data d;
+	struct tk_plot_layout l;
+	struct rec r;
+	size_t i;
+
+	plot_history(&d, &(struct plot_history){ 0 });
+	/* a chart of the busiest branch, which check would not judge with */
+	lay_out(&d, &l, TK_METRIC_WALLTIME, 0);
+	ok(l.charts[0].verdict_label &&
+	   !strcmp(l.charts[0].verdict_label, "no verdict: no baseline branch (--baseline-branch)") &&
+	   !(l.charts[0].thr_x1 > l.charts[0].thr_x0), "no baseline branch: no verdict, no band");
+	tk_plot_layout_release(&l);
+	d.keys[0].baseline = "staging"; /* as tk_plot_data_baselines sets it */
+	for (i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
+		lay_out(&d, &l, TK_METRIC_WALLTIME, widths[i]);
+		record(&l, &r, 1, 0);
+		ok(!r.xt_overlap && r.xt_labels >= 2, "%.0f px: %zu x tick labels, none overlapping",
+		   widths[i], r.xt_labels);
+		ok(r.verdicts == 1 && r.thresholds == 1 && l.charts[0].verdict_label &&
+		   strstr(l.charts[0].verdict_label, "% no change (threshold +"),
+		   "%.0f px: the current run's verdict, its threshold as a band: %s", widths[i],
+		   l.charts[0].verdict_label ? l.charts[0].verdict_label : "none");
+		rec_release(&r);
+		tk_plot_layout_release(&l);
+	}
+	/* the baseline's first runs have no band: it starts at the 5th */
+	lay_out(&d, &l, TK_METRIC_WALLTIME, 0);
+	ok(l.charts[0].nband + 4 == l.charts[0].series[0].count - 1,
+	   "the band starts at the baseline's 5th successful run (%zu of %zu)",
+	   l.charts[0].nband, l.charts[0].series[0].count);
 	tk_plot_layout_release(&l);
 	tk_plot_data_release(&d);
 }
@@ -300,6 +358,7 @@ static void test_hostile(void)
 int main(void)
 {
 	test_shapes();
+	test_verdict_and_ticks();
 	test_legend_same();
 	test_hostile();
 	return done_testing();

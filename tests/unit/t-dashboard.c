@@ -34,7 +34,8 @@ static int no_keys_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *er
 	return real_ops->ctrl(s, op, arg, err);
 }
 
-static void put_class(struct tk_store *s, int n, const char *key, const char *mclass)
+static void put_walltime(struct tk_store *s, int n, const char *key, const char *mclass,
+			 double walltime)
 {
 	struct tk_run r;
 	struct tk_err err = TK_ERR_INIT;
@@ -47,7 +48,7 @@ static void put_class(struct tk_store *s, int n, const char *key, const char *mc
 	r.ci.default_branch = tk_xstrdup("main");
 	r.ci.build_number = tk_xstrdup("7");
 	r.started_at_us = (int64_t)(1767225600 + n * 3600) * 1000000;
-	r.walltime_s = 10 + n % 3;
+	r.walltime_s = walltime;
 	r.maxrss_bytes = 1000000;
 	r.tree_rss_bytes = 2000000;
 	r.exit_code = 0;
@@ -56,6 +57,11 @@ static void put_class(struct tk_store *s, int n, const char *key, const char *mc
 	if (tk_store_put_run(s, &r, &inserted, &err))
 		diag(err.msg);
 	tk_run_release(&r);
+}
+
+static void put_class(struct tk_store *s, int n, const char *key, const char *mclass)
+{
+	put_walltime(s, n, key, mclass, 10 + n % 3);
 }
 
 static void put(struct tk_store *s, int n, const char *key)
@@ -283,6 +289,54 @@ static void test_first_run(void)
 	tk_buf_release(&path);
 }
 
+/* A change is coloured only when its verdict is one; every sparkline
+ * shades its baseline band; the key's whole name is on hover. */
+static void test_delta_colour(void)
+{
+	char dir[] = "/tmp/t-dashboard.XXXXXX";
+	struct tk_buf path = TK_BUF_INIT, page = TK_BUF_INIT;
+	struct tk_dashboard_opts o;
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_store *s = NULL;
+	const char *slow, *steady;
+	int i;
+
+	if (!mkdtemp(dir)) {
+		skip(4, "no temporary directory");
+		return;
+	}
+	tk_buf_addf(&path, "%s/h.db", dir);
+	if (tk_store_open(path.buf, &s, &err)) {
+		skip(4, "cannot open a store");
+		return;
+	}
+	for (i = 0; i < 20; i++) {
+		put_walltime(s, i, "slow", NULL, 100 + i % 3);
+		put_walltime(s, 100 + i, "steady", NULL, 100 + i % 3);
+	}
+	put_walltime(s, 20, "slow", NULL, 150);    /* +49%: a regression */
+	put_walltime(s, 120, "steady", NULL, 102); /* +1%: no change */
+	tk_dashboard_opts_init(&o);
+	tk_buf_reset(&path);
+	tk_buf_addf(&path, "%s/d", dir);
+	is_int(tk_dashboard_write(s, path.buf, &o, &err), 0, "the dashboard of two keys");
+	tk_buf_addf(&path, "/index.html");
+	tk_buf_read_file(&page, path.buf, &err);
+	slow = page.len ? strstr(page.buf, "<td class=\"key\" title=\"slow\">") : NULL;
+	steady = page.len ? strstr(page.buf, "<td class=\"key\" title=\"steady\">") : NULL;
+	ok(slow && steady, "each key's cell has its whole name as its title");
+	ok(slow && strstr(slow, "<td class=\"num up\">+4") &&
+	   (!steady || strstr(slow, "<td class=\"num up\">") < steady),
+	   "the regression's change is coloured");
+	ok(steady && strstr(steady, "<td class=\"num\">+1") && !strstr(steady, "num up"),
+	   "a change of no change is plain");
+	ok(page.len && strstr(page.buf, "<rect class=\"band\""), "a sparkline shades its band");
+	tk_store_close(s);
+	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	tk_buf_release(&page);
+	tk_buf_release(&path);
+}
+
 int main(void)
 {
 	static const char *const keys[] = {
@@ -323,5 +377,6 @@ int main(void)
 	test_thinned();
 	test_spark_class();
 	test_first_run();
+	test_delta_colour();
 	return done_testing();
 }

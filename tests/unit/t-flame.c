@@ -397,6 +397,46 @@ static void check_svg_escaping(void)
 	tk_profile_release(&p);
 }
 
+/* Every picture names what it shows and its total, in human units; the
+ * palette follows the kind. */
+static void check_headline(void)
+{
+	static const struct {
+		enum tk_unit unit;
+		const char *kind, *count_name;
+		double total;
+		const char *want;
+	} cases[] = {
+		{ TK_UNIT_NANOSECONDS, NULL, NULL, 341708500, "CPU time \xe2\x80\x94 342 ms" },
+		{ TK_UNIT_NANOSECONDS, "cpu", NULL, 75.5e9, "CPU time \xe2\x80\x94 1m 16s" },
+		{ TK_UNIT_BYTES, "alloc", NULL, 203.0 * 1024 * 1024,
+		  "Allocated bytes \xe2\x80\x94 203 MiB" },
+		{ TK_UNIT_BYTES, "heap_peak", NULL, 1.71486e+08, "Peak heap \xe2\x80\x94 164 MiB" },
+		{ TK_UNIT_BYTES, "inuse_space", NULL, 1536, "Heap in use \xe2\x80\x94 1.50 KiB" },
+		{ TK_UNIT_BYTES, NULL, NULL, 300, "Bytes \xe2\x80\x94 300 B" },
+		{ TK_UNIT_COUNT, "alloc_count", NULL, 5612, "Allocations \xe2\x80\x94 5,612 allocations" },
+		{ TK_UNIT_SAMPLES, "cpu", NULL, 12345, "CPU \xe2\x80\x94 12,345 samples" },
+		{ TK_UNIT_SAMPLES, NULL, NULL, 4.5, "Profile \xe2\x80\x94 4.5 samples" },
+		{ TK_UNIT_SAMPLES, NULL, "events", 1, "Profile \xe2\x80\x94 1 events" },
+		{ TK_UNIT_SAMPLES, NULL, NULL, 190840830.00000003,
+		  "Profile \xe2\x80\x94 191 M samples" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tk_buf b = TK_BUF_INIT;
+
+		tk_render_headline(&b, cases[i].unit, cases[i].kind, cases[i].count_name,
+				   cases[i].total);
+		is_str(b.buf, cases[i].want, "headline %s", cases[i].want);
+		tk_buf_release(&b);
+	}
+	is_str(tk_render_default_palette(TK_UNIT_BYTES), "mem", "bytes are drawn in mem");
+	is_str(tk_render_default_palette(TK_UNIT_COUNT), "mem", "counts are drawn in mem");
+	is_str(tk_render_default_palette(TK_UNIT_NANOSECONDS), "hot", "time is drawn in hot");
+	is_str(tk_render_default_palette(TK_UNIT_SAMPLES), "hot", "samples are drawn in hot");
+}
+
 /* tk_render_flame: the layout and the renderer in one call, the same
  * bytes as the two steps. */
 static void check_render_flame(void)
@@ -405,7 +445,8 @@ static void check_render_flame(void)
 	struct tk_profile p;
 	struct tk_flame fl;
 	struct tk_flame_opts lo;
-	struct tk_render_opts ro;
+	struct tk_render_opts ro, resolved;
+	struct tk_buf strings = TK_BUF_INIT;
 	struct tk_err err = TK_ERR_INIT;
 	const struct tk_renderer *r = tk_renderer_for_path("x.svg");
 	char *two = NULL, *one = NULL;
@@ -421,9 +462,13 @@ static void check_render_flame(void)
 	ro.inverted = 1;
 	f = open_memstream(&two, &len);
 	tk_flame_layout(&p, &lo, &fl, &err);
-	r->render(&p, &fl, &ro, f, &err);
+	tk_render_opts_resolve(&ro, &p, &resolved, &strings);
+	ok(!strcmp(resolved.title, "Profile \xe2\x80\x94 10 samples (icicle)") &&
+	   !strcmp(resolved.palette, "hot"), "the default title is the headline, the palette hot");
+	r->render(&p, &fl, &resolved, f, &err);
 	fclose(f);
 	tk_flame_release(&fl);
+	tk_buf_release(&strings);
 	f = open_memstream(&one, &len);
 	is_int(tk_render_flame(r, &p, &lo, &ro, f, &err), 0, "render a flame graph in one call");
 	fclose(f);
@@ -540,6 +585,7 @@ int main(void)
 	check_renderers();
 	check_svg_escaping();
 	check_render_flame();
+	check_headline();
 	check_units();
 	return done_testing();
 }

@@ -120,7 +120,7 @@ static void test_layout(void)
 	is_int(c->count[TK_PLOT_CURRENT], 1, "the newest is current");
 	is_int(c->count[TK_PLOT_OTHER], 1, "one run on another branch");
 	is_int(c->nfailed, 1, "one failed run");
-	is_int(c->nband, 38, "the band over the successful baseline runs");
+	is_int(c->nband, 34, "the band over the successful baseline runs from the 5th on");
 	is_int(c->nchanges, 1, "one change point");
 	if (c->nchanges) {
 		is_int(d.keys[0].runs[c->changes[0].run].build, 130, "at build 130");

@@ -286,8 +286,54 @@ static void test_numbers(void)
 	ok(tk_parse_double("1e999", &d) == TK_EUSAGE, "parse_double overflow fails");
 }
 
+/* Data files print what a profile wrote, without the noise of summing
+ * sampled weights in binary floating point. */
+static void test_weight_exact(void)
+{
+	static const struct { double w; const char *want; } cases[] = {
+		{ 190840830.00000003, "190840830" },
+		{ 0.1 + 0.2, "0.3" },
+		{ 2.5, "2.5" },
+		{ 1234567, "1234567" },
+		{ 0.000123456789012345, "0.000123456789012345" },
+		{ 1e300, "1e+300" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tk_buf b = TK_BUF_INIT;
+
+		tk_format_weight_exact(&b, cases[i].w);
+		is_str(b.buf, cases[i].want, "weight_exact %.17g", cases[i].w);
+		tk_buf_release(&b);
+	}
+}
+
+/* Weights for people: never an exponent below 9e15. */
+static void test_weight(void)
+{
+	static const struct { double w; const char *want; } cases[] = {
+		{ 190840830.00000003, "190840830" },
+		{ 4.5, "4.5" },
+		{ 12345.678, "12345.7" },
+		{ 123456.7, "123457" },
+		{ 7, "7" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tk_buf b = TK_BUF_INIT;
+
+		tk_format_weight(&b, cases[i].w);
+		is_str(b.buf, cases[i].want, "weight %.17g", cases[i].w);
+		tk_buf_release(&b);
+	}
+}
+
 int main(void)
 {
+	test_weight_exact();
+	test_weight();
 	test_duration();
 	test_since();
 	test_format_iso();
