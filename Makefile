@@ -213,15 +213,17 @@ browser-deps: $(BROWSER_DEPS)
 # sanitized tracker.
 # The two builds run two compilers at once even under a plain `make
 # check` (a -j of the caller's own is kept: no -j2 is added to it).
-# prove runs CHECK_JOBS test files at once: two more than the two cores
+# prove runs CHECK_JOBS test files at once: three more than the two cores
 # this suite is sized for, as many tests spend much of their time
 # waiting (on servers, signals, sleeps, the disk), and one slot is the
 # SLURM cluster's (t1210: about 160 s, most of it waiting for its jobs'
 # time limit, a minute at least). The longest start first (CHECK_FIRST,
 # those that exist), so none is left running alone at the end.
-CHECK_JOBS ?= 4
+CHECK_JOBS ?= 5
 CHECK_FIRST := tests/t1210-slurm-cluster.sh tests/t0008-optional-deps.sh tests/t9005-preload-fork.sh \
 	tests/t5003-fuzz-smoke.sh tests/t0005-clang-build.sh tests/t9011-cpu-callpaths.sh \
+	tests/t8111-pg-lock-timeout.sh tests/t8113-fetch-bounds.sh tests/t1140-run-memory-timeline.sh \
+	tests/t3030-flame-export.sh \
 	tests/t7200-report.sh tests/t0100-sanitized.sh tests/t0004-docs-commands.sh \
 	tests/t4003-diff-known-answer.sh tests/t7100-pipeline-wrap.sh tests/t7104-pipeline-matrix.sh \
 	tests/unit/t-perfrec tests/t6102-pg-concurrent.sh tests/t3002-flame-browser.sh \
