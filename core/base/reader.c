@@ -249,3 +249,56 @@ int tk_reader_slurp(struct tk_reader *r, struct tk_buf *out, size_t cap,
 			return ret;
 	}
 }
+
+int tk_reader_read(struct tk_reader *r, char *dst, size_t n, size_t *got,
+		   struct tk_err *err)
+{
+	size_t have = 0;
+
+	*got = 0;
+	if (r->mem) {
+		have = r->mem_len - r->mem_pos < n ? r->mem_len - r->mem_pos : n;
+		memcpy(dst, r->mem + r->mem_pos, have);
+		r->mem_pos += have;
+		r->offset += have;
+		*got = have;
+		return 0;
+	}
+	if (r->buf_pos < r->buf_len) {
+		have = r->buf_len - r->buf_pos < n ? r->buf_len - r->buf_pos : n;
+		memcpy(dst, r->buf + r->buf_pos, have);
+		r->buf_pos += have;
+		r->offset += have;
+	}
+	/* Straight into dst: no copy through the reader's buffer. */
+	while (have < n && !r->eof) {
+		size_t want = n - have < (1u << 30) ? n - have : (1u << 30);
+		int k = gzread(r->gz, dst + have, (unsigned)want);
+
+		if (k < 0) {
+			int zerr;
+			const char *msg = gzerror(r->gz, &zerr);
+
+			*got = have;
+			return tk_err_set(err, TK_EDATA, "cannot read '%s' at byte %llu: %s", r->name,
+					  (unsigned long long)r->offset,
+					  zerr == Z_ERRNO ? strerror(errno) : msg);
+		}
+		if (k == 0) {
+			int zerr;
+
+			gzerror(r->gz, &zerr);
+			*got = have;
+			if (zerr == Z_BUF_ERROR || (r->compressed && !gzeof(r->gz)))
+				return tk_err_set(err, TK_EDATA,
+						  "cannot read '%s': truncated gzip data after %llu bytes",
+						  r->name, (unsigned long long)r->offset);
+			r->eof = 1;
+			break;
+		}
+		have += (size_t)k;
+		r->offset += (size_t)k;
+	}
+	*got = have;
+	return 0;
+}

@@ -56,6 +56,16 @@ int tk_reader_peek(struct tk_reader *r, size_t n, const char **head, size_t *len
 int tk_reader_line(struct tk_reader *r, const char **line, size_t *len,
 		   struct tk_err *err);
 
+/*
+ * Raw bytes for a reader that splits the input itself (an importer that
+ * parses on several threads): up to n bytes of the input (after any the
+ * last peek made visible) into dst; *got is 0 only at the end of input.
+ * Lines are not counted. Returns 0 or a negative code (a read error, or
+ * gzip data cut short).
+ */
+int tk_reader_read(struct tk_reader *r, char *dst, size_t n, size_t *got,
+		   struct tk_err *err);
+
 /* Appends the rest of the input to out; TK_EDATA past cap bytes. */
 int tk_reader_slurp(struct tk_reader *r, struct tk_buf *out, size_t cap,
 		    struct tk_err *err);

@@ -37,6 +37,8 @@
  */
 #include "plugins/import/importers.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,12 +47,83 @@
 #include "core/model/import.h"
 #include "core/base/banned.h"
 
-struct perf_state {
+/*
+ * The input is read in segments of about SEGMENT_BYTES, each cut where a
+ * sample begins (before a blank line or a header line: both end the
+ * sample before them), so a segment parses alone: two threads take them
+ * in turn, each into its own tree, and the trees are added up at the
+ * end. What crosses a cut is settled while the segments are handed out
+ * (under the lock): the event kept, when it is the first one seen, and
+ * the lines before a segment, added to its line numbers at the end, so
+ * that warnings and errors name the same lines as a one-pass reading
+ * and the first error in the file is the one reported. A segment with
+ * no place to cut within SEGMENT_MAX bytes (a giant sample, or no
+ * samples at all) makes the thread that read it finish the input alone,
+ * line by line as the reader does, under the reader's line limit.
+ *
+ * Most of the work is tidying frame names: each thread keeps the names
+ * a stack line gave (after its address: the symbol, offset and dso,
+ * which recur in every sample) in a cache of at most CACHE_BYTES of
+ * line text, emptied when full.
+ */
+#define SEGMENT_BYTES (4u << 20)
+#define SEGMENT_MAX (64u << 20)
+#define MAX_THREADS 2
+#define CACHE_BYTES (16u << 20)
+#define CACHE_MAX_KEY 4096
+#define CACHE_MAX_IDS 255
+
+struct cache_slot {
+	uint64_t hash;          /* 0: empty */
+	uint32_t key_off, key_len;
+	uint32_t ids_off;
+	uint16_t nr_ids;
+	uint8_t java;
+};
+
+struct line_cache {
+	struct cache_slot *slots;
+	size_t mask, used;
+	struct tk_buf keys;
+	uint32_t *ids;
+	size_t nr_ids, alloc_ids;
+};
+
+struct perf_seg {
+	uint64_t lines;              /* lines in the segment */
+	uint64_t first_unrecognized; /* its line number in the segment; 0: none */
+	uint64_t dropped;            /* the header of a sample cut by the end of input */
+	int ret;
+	uint64_t err_line;           /* 0: msg is the whole message */
+	char *msg;                   /* after "'name' line N" */
+};
+
+/* After segment seq, a thread's tree had this many names and nodes. */
+struct perf_mark {
+	size_t seq;
+	uint32_t names, nodes;
+};
+
+struct perf_shared {
+	pthread_mutex_t lock;
+	struct tk_reader *in;
 	const struct tk_import_opts *opts;
 	int annotate;           /* _[k] and _[j] */
 	int count_samples;      /* weight 1, not the period */
 	char *event;            /* the event kept; NULL until known */
 	int event_given;        /* from opts: matches name:modifiers too */
+	char *carry;            /* read past the last cut */
+	size_t carry_len, carry_alloc;
+	int done;               /* the last segment is handed out */
+	int stop;               /* a segment failed: hand out no more */
+	struct perf_seg *segs;  /* by sequence number */
+	size_t nr_segs, alloc_segs;
+};
+
+struct perf_state {
+	struct perf_shared *sh;
+	struct tk_profile *p;   /* the output, or own */
+	struct tk_profile own;
 	int in_sample;          /* a header of the kept event was seen */
 	int is_java;            /* comm starts with "java" */
 	uint32_t root;          /* name id of the comm frame */
@@ -60,9 +133,18 @@ struct perf_state {
 	uint32_t *path;         /* root first, for tk_profile_add_stack */
 	size_t alloc_path;
 	struct tk_buf name;     /* scratch */
-	unsigned long long samples, other_events, unrecognized, first_unrecognized;
+	struct line_cache cache;
+	unsigned long long samples, other_events, unrecognized;
 	int any_period;
-	unsigned long long header_line, dropped_line;
+	/* the segment being parsed */
+	uint64_t line, header_line, first_unrecognized;
+	uint64_t err_line;
+	struct tk_err err;
+	char *buf;
+	size_t buf_alloc;
+	struct perf_mark *marks;
+	size_t nr_marks, alloc_marks;
+	pthread_t thread;
 };
 
 static int is_space(char c)
@@ -197,44 +279,52 @@ static void parse_event(const char *s, size_t len, struct header *h)
 	h->event_len = end - 1 - k;
 }
 
-static int event_matches(const struct perf_state *st, const char *ev, size_t len)
+static int event_matches(const struct perf_shared *sh, const char *ev, size_t len)
 {
-	size_t n = strlen(st->event);
+	size_t n = strlen(sh->event);
 
-	if (len == n && !memcmp(ev, st->event, n))
+	if (len == n && !memcmp(ev, sh->event, n))
 		return 1;
-	return st->event_given && len > n && ev[n] == ':' && !memcmp(ev, st->event, n);
+	return sh->event_given && len > n && ev[n] == ':' && !memcmp(ev, sh->event, n);
 }
 
-static int frame_error(struct tk_reader *in, struct tk_err *err, const char *what)
+/*
+ * Errors name the line in the segment (st->err_line) and say the rest;
+ * "'name' line N" goes in front once the lines before the segment are
+ * counted (perf_parse).
+ */
+static int frame_error(struct perf_state *st, const char *what)
 {
-	return tk_err_set(err, TK_EDATA, "'%s' line %llu: %s", in->name,
-			  (unsigned long long)in->line_no, what);
+	st->err_line = st->line;
+	return tk_err_set(&st->err, TK_EDATA, ": %s", what);
 }
 
-static int start_sample(struct perf_state *st, struct tk_reader *in, struct tk_profile *p,
-			const struct header *h)
+static int start_sample(struct perf_state *st, const struct header *h)
 {
+	struct perf_shared *sh = st->sh;
 	struct tk_buf *b = &st->name;
 	size_t i;
 
 	if (h->event) {
-		if (!st->event) {
-			st->event = tk_xstrndup(h->event, h->event_len);
-		} else if (!event_matches(st, h->event, h->event_len)) {
+		/* Only the thread reading alone gets here with no event known
+		 * (the cuts are scanned for it before a segment is handed out),
+		 * and it holds the lock. */
+		if (!sh->event) {
+			sh->event = tk_xstrndup(h->event, h->event_len);
+		} else if (!event_matches(sh, h->event, h->event_len)) {
 			st->other_events++;
 			return 0;
 		}
 	}
 	tk_buf_reset(b);
 	tk_buf_add(b, h->comm, h->comm_len);
-	if (st->opts->tid_frames || st->opts->pid_frames) {
+	if (sh->opts->tid_frames || sh->opts->pid_frames) {
 		tk_buf_addch(b, '-');
 		if (h->pid)
 			tk_buf_add(b, h->pid, h->pid_len);
 		else
 			tk_buf_addch(b, '?');
-		if (st->opts->tid_frames) {
+		if (sh->opts->tid_frames) {
 			tk_buf_addch(b, '/');
 			tk_buf_add(b, h->tid, h->tid_len);
 		}
@@ -242,20 +332,21 @@ static int start_sample(struct perf_state *st, struct tk_reader *in, struct tk_p
 	for (i = 0; i < b->len; i++)
 		if (b->buf[i] == ' ')
 			b->buf[i] = '_';
-	st->root = tk_profile_intern(p, b->buf, b->len);
+	st->root = tk_profile_intern(st->p, b->buf, b->len);
 	st->is_java = h->comm_len >= 4 && !memcmp(h->comm, "java", 4);
 	st->in_sample = 1;
-	st->header_line = in->line_no;
+	st->header_line = st->line;
 	st->nr_frames = 0;
 	if (h->period)
 		st->any_period = 1;
-	st->weight = st->count_samples || !h->period ? 1 : h->period;
+	st->weight = sh->count_samples || !h->period ? 1 : h->period;
 	return 0;
 }
 
-static int end_sample(struct perf_state *st, struct tk_reader *in, struct tk_profile *p,
-		      struct tk_err *err)
+/* Ends the sample on line `line` (the blank or header line after it). */
+static int end_sample(struct perf_state *st, uint64_t line)
 {
+	struct tk_profile *p = st->p;
 	size_t i, n = st->nr_frames;
 
 	if (!st->in_sample)
@@ -266,13 +357,16 @@ static int end_sample(struct perf_state *st, struct tk_reader *in, struct tk_pro
 	for (i = 0; i < n; i++)
 		st->path[i + 1] = st->frames[n - 1 - i];
 	st->samples++;
-	if (tk_profile_weight_error(p, st->weight))
-		return tk_err_set(err, TK_EDATA, "'%s' line %llu: the sample's period %g %s",
-				  in->name, (unsigned long long)in->line_no, st->weight,
+	if (tk_profile_weight_error(p, st->weight)) {
+		st->err_line = line;
+		return tk_err_set(&st->err, TK_EDATA, ": the sample's period %g %s", st->weight,
 				  tk_profile_weight_error(p, st->weight));
-	if (tk_profile_add_stack(p, st->path, n + 1, st->weight))
-		return tk_err_set(err, TK_EDATA, "'%s' line %llu: more than %u distinct stacks",
-				  in->name, (unsigned long long)in->line_no, TK_PROFILE_MAX_NODES);
+	}
+	if (tk_profile_add_stack(p, st->path, n + 1, st->weight)) {
+		st->err_line = line;
+		return tk_err_set(&st->err, TK_EDATA, ": more than %u distinct stacks",
+				  TK_PROFILE_MAX_NODES);
+	}
 	return 0;
 }
 
@@ -335,7 +429,7 @@ static void tidy(struct perf_state *st, const char *f, size_t len, const char *m
 			tk_buf_adds(b, "_[i]");
 		return;
 	}
-	if (!st->annotate)
+	if (!st->sh->annotate)
 		return;
 	kernel = mod_len && (mod[0] == '[' ||
 			     (mod_len >= 7 && !memcmp(mod + mod_len - 7, "vmlinux", 7))) &&
@@ -361,24 +455,111 @@ static void tidy(struct perf_state *st, const char *f, size_t len, const char *m
 		tk_buf_adds(b, "_[j]");
 }
 
-static int push_frame(struct perf_state *st, struct tk_reader *in, struct tk_profile *p,
-		      struct tk_err *err)
+static int push_frame(struct perf_state *st)
 {
 	if (st->nr_frames + 1 >= TK_PROFILE_MAX_DEPTH)
-		return frame_error(in, err, "stack deeper than 65536 frames");
+		return frame_error(st, "stack deeper than 65536 frames");
 	if (st->name.len > TK_PROFILE_MAX_NAME)
-		return frame_error(in, err, "frame name longer than 1048576 bytes");
+		return frame_error(st, "frame name longer than 1048576 bytes");
 	TK_ALLOC_GROW(st->frames, st->nr_frames + 1, st->alloc_frames);
-	st->frames[st->nr_frames++] = tk_profile_intern(p, st->name.buf, st->name.len);
+	st->frames[st->nr_frames++] = tk_profile_intern(st->p, st->name.buf, st->name.len);
 	return 0;
+}
+
+static void cache_clear(struct line_cache *c)
+{
+	if (c->slots)
+		memset(c->slots, 0, (c->mask + 1) * sizeof(*c->slots));
+	c->used = 0;
+	tk_buf_reset(&c->keys);
+	c->nr_ids = 0;
+}
+
+static void cache_release(struct line_cache *c)
+{
+	free(c->slots);
+	free(c->ids);
+	tk_buf_release(&c->keys);
+}
+
+static uint64_t cache_hash(const char *key, size_t len, int java)
+{
+	return (tk_hash_bytes(key, len) ^ (uint64_t)java) | 1;
+}
+
+/* The slot of key: its entry, or the empty slot where it goes. */
+static struct cache_slot *cache_find(struct line_cache *c, const char *key, size_t len,
+				     int java, uint64_t h)
+{
+	size_t i = h & c->mask;
+
+	for (;;) {
+		struct cache_slot *s = &c->slots[i];
+
+		if (!s->hash || (s->hash == h && s->key_len == len && s->java == java &&
+				 !memcmp(c->keys.buf + s->key_off, key, len)))
+			return s;
+		i = (i + 1) & c->mask;
+	}
+}
+
+static void cache_grow(struct line_cache *c)
+{
+	size_t n = c->slots ? (c->mask + 1) * 2 : 1024, i;
+	struct cache_slot *old = c->slots;
+	size_t old_n = old ? c->mask + 1 : 0;
+
+	c->slots = tk_xcalloc(n, sizeof(*c->slots));
+	c->mask = n - 1;
+	for (i = 0; i < old_n; i++) {
+		size_t j;
+
+		if (!old[i].hash)
+			continue;
+		j = old[i].hash & c->mask;
+		while (c->slots[j].hash)
+			j = (j + 1) & c->mask;
+		c->slots[j] = old[i];
+	}
+	free(old);
+}
+
+/* Remembers that key gave the frames st->frames[first..]. */
+static void cache_put(struct perf_state *st, const char *key, size_t len, size_t first)
+{
+	struct line_cache *c = &st->cache;
+	size_t n = st->nr_frames - first;
+	struct cache_slot *s;
+	uint64_t h;
+
+	if (len > CACHE_MAX_KEY || n > CACHE_MAX_IDS)
+		return;
+	if (c->keys.len + len > CACHE_BYTES)
+		cache_clear(c);
+	if (!c->slots || (c->used + 1) * 2 > c->mask + 1)
+		cache_grow(c);
+	h = cache_hash(key, len, st->is_java);
+	s = cache_find(c, key, len, st->is_java, h);
+	if (s->hash)
+		return;
+	s->hash = h;
+	s->key_off = (uint32_t)c->keys.len;
+	s->key_len = (uint32_t)len;
+	s->java = (uint8_t)st->is_java;
+	s->ids_off = (uint32_t)c->nr_ids;
+	s->nr_ids = (uint16_t)n;
+	tk_buf_add(&c->keys, key, len);
+	TK_ALLOC_GROW(c->ids, c->nr_ids + n, c->alloc_ids);
+	memcpy(c->ids + c->nr_ids, st->frames + first, n * sizeof(*c->ids));
+	c->nr_ids += n;
+	c->used++;
 }
 
 /*
  * "<ws>addr sym+0xoff (dso)". Returns 1 when it is a stack line (frames
  * pushed), 0 when not, or a negative code.
  */
-static int stack_line(struct perf_state *st, struct tk_reader *in, struct tk_profile *p,
-		      const char *s, size_t len, struct tk_err *err)
+static int stack_line(struct perf_state *st, const char *s, size_t len)
 {
 	size_t i = 0, q, m, c, fend, pc_end;
 	const char *f, *mod;
@@ -395,6 +576,23 @@ static int stack_line(struct perf_state *st, struct tk_reader *in, struct tk_pro
 	if (i == q)
 		return 0;
 	pc_end = i;
+	/* What follows the address decides everything below (with the
+	 * sample's being Java): seen before, its frames are known. */
+	if (st->cache.used && st->in_sample) {
+		uint64_t h = cache_hash(s + pc_end, len - pc_end, st->is_java);
+		const struct cache_slot *hit = cache_find(&st->cache, s + pc_end, len - pc_end,
+							  st->is_java, h);
+
+		if (hit->hash) {
+			if (st->nr_frames + hit->nr_ids >= TK_PROFILE_MAX_DEPTH)
+				return frame_error(st, "stack deeper than 65536 frames");
+			TK_ALLOC_GROW(st->frames, st->nr_frames + hit->nr_ids, st->alloc_frames);
+			memcpy(st->frames + st->nr_frames, st->cache.ids + hit->ids_off,
+			       hit->nr_ids * sizeof(*st->frames));
+			st->nr_frames += hit->nr_ids;
+			return 1;
+		}
+	}
 	while (i < len && is_space(s[i]))
 		i++;
 	q = i;
@@ -436,10 +634,12 @@ static int stack_line(struct perf_state *st, struct tk_reader *in, struct tk_pro
 	flen = fend;
 	if (!st->in_sample)
 		return 1;
-	if (flen && f[0] == '(')
-		return 1;
-	/* Split on "->"; pieces are pushed leaf first, so in reverse. */
 	first = st->nr_frames;
+	if (flen && f[0] == '(') {
+		cache_put(st, s + pc_end, len - pc_end, first);
+		return 1;
+	}
+	/* Split on "->"; pieces are pushed leaf first, so in reverse. */
 	a = 0;
 	piece = 0;
 	for (;;) {
@@ -447,7 +647,7 @@ static int stack_line(struct perf_state *st, struct tk_reader *in, struct tk_pro
 
 		b = arrow ? (size_t)(arrow - f) : flen;
 		tidy(st, f + a, b - a, mod, mod_len, piece > 0);
-		ret = push_frame(st, in, p, err);
+		ret = push_frame(st);
 		if (ret)
 			return ret;
 		piece++;
@@ -463,10 +663,11 @@ static int stack_line(struct perf_state *st, struct tk_reader *in, struct tk_pro
 		st->frames[a] = st->frames[b];
 		st->frames[b] = t;
 	}
+	cache_put(st, s + pc_end, len - pc_end, first);
 	return 1;
 }
 
-static int parse_kind(struct perf_state *st, const char *kind, struct tk_err *err)
+static int parse_kind(struct perf_shared *sh, const char *kind, struct tk_err *err)
 {
 	const char *s = kind;
 
@@ -474,13 +675,13 @@ static int parse_kind(struct perf_state *st, const char *kind, struct tk_err *er
 		size_t n = strcspn(s, ",");
 
 		if (n == 5 && !memcmp(s, "plain", 5))
-			st->annotate = 0;
+			sh->annotate = 0;
 		else if (n == 7 && !memcmp(s, "samples", 7))
-			st->count_samples = 1;
+			sh->count_samples = 1;
 		else if (n == 6 && !memcmp(s, "period", 6))
-			st->count_samples = 0;
+			sh->count_samples = 0;
 		else if (n == 8 && !memcmp(s, "annotate", 8))
-			st->annotate = 1;
+			sh->annotate = 1;
 		else if (n)
 			return tk_err_set(err, TK_EUSAGE,
 					  "unknown perf kind '%.*s' (use plain, annotate, samples or period)",
@@ -492,104 +693,529 @@ static int parse_kind(struct perf_state *st, const char *kind, struct tk_err *er
 	return 0;
 }
 
-static void set_warning(const struct perf_state *st, struct tk_reader *in,
-			struct tk_profile *p)
+enum seg_mode {
+	SEG_CUT,   /* ends where a sample begins: the last sample is complete */
+	SEG_MORE,  /* the input goes on: parse whole lines, keep the sample open */
+	SEG_LAST,  /* ends the input */
+};
+
+/*
+ * Parses the lines of s[0..len) as the reader would hand them out
+ * (without "\n" and a "\r" before it). SEG_MORE stops before a line the
+ * buffer does not end; *used says where.
+ */
+static int parse_lines(struct perf_state *st, const char *s, size_t len, enum seg_mode mode,
+		       size_t *used)
+{
+	const char *p = s, *end = s + len;
+	size_t max_line = st->sh->in->max_line;
+	int ret = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *line = p;
+		size_t n;
+		struct header h;
+
+		if (!nl && mode == SEG_MORE)
+			break;
+		n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		st->line++;
+		if (n > max_line) {
+			st->err_line = st->line;
+			ret = tk_err_set(&st->err, TK_EDATA, " is longer than %zu bytes", max_line);
+			break;
+		}
+		p = nl ? nl + 1 : end;
+		if (n && line[n - 1] == '\r')
+			n--;
+		if (n && line[0] == '#')
+			continue;
+		if (!n) {
+			ret = end_sample(st, st->line);
+			if (ret)
+				break;
+			continue;
+		}
+		if (!is_space(line[0]) && parse_comm(line, n, &h)) {
+			/* A header without the blank line before it. */
+			ret = end_sample(st, st->line);
+			if (ret)
+				break;
+			parse_event(line, n, &h);
+			ret = start_sample(st, &h);
+			if (ret)
+				break;
+			continue;
+		}
+		ret = stack_line(st, line, n);
+		if (ret < 0)
+			break;
+		if (!ret) {
+			st->unrecognized++;
+			if (!st->first_unrecognized)
+				st->first_unrecognized = st->line;
+		}
+		ret = 0;
+	}
+	*used = (size_t)(p - s);
+	if (ret)
+		return ret;
+	if (mode == SEG_CUT)
+		return end_sample(st, st->line + 1);
+	return 0;
+}
+
+/*
+ * Where the segment s[0..len) may end: the start of its last whole line
+ * that is blank or a sample header (never 0: a segment is not empty).
+ * 0 when there is none.
+ */
+static size_t find_cut(const char *s, size_t len)
+{
+	const char *e = memrchr(s, '\n', len);
+
+	while (e && e > s) {
+		const char *nl = memrchr(s, '\n', (size_t)(e - s));
+		size_t start = nl ? (size_t)(nl + 1 - s) : 0;
+		size_t n = (size_t)(e - s) - start;
+		struct header h;
+
+		if (!start)
+			return 0;
+		if (n && s[start + n - 1] == '\r')
+			n--;
+		if (!n || (s[start] != '#' && !is_space(s[start]) && parse_comm(s + start, n, &h)))
+			return start;
+		e = nl;
+	}
+	return 0;
+}
+
+/* The event of the first header in s[0..len) that names one. */
+static void scan_event(struct perf_shared *sh, const char *s, size_t len)
+{
+	const char *p = s, *end = s + len;
+
+	while (p < end && !sh->event) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		struct header h;
+
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (n && p[0] != '#' && !is_space(p[0]) && parse_comm(p, n, &h)) {
+			parse_event(p, n, &h);
+			if (h.event)
+				sh->event = tk_xstrndup(h.event, h.event_len);
+		}
+		p = nl ? nl + 1 : end;
+	}
+}
+
+/* Makes st->buf at least n bytes, keeping its first `keep`. */
+static void buf_need(struct perf_state *st, size_t n, size_t keep)
+{
+	char *b;
+
+	if (n <= st->buf_alloc)
+		return;
+	b = tk_xmalloc(n);
+	memcpy(b, st->buf, keep);
+	free(st->buf);
+	st->buf = b;
+	st->buf_alloc = n;
+}
+
+/* Reads until st->buf holds want bytes or the input ends; *len grows. */
+static int fill(struct perf_state *st, size_t *len, size_t want, int *eof)
+{
+	size_t got;
+	int ret;
+
+	buf_need(st, want, *len);
+	while (*len < want) {
+		ret = tk_reader_read(st->sh->in, st->buf + *len, want - *len, &got, &st->err);
+		*len += got;
+		if (ret)
+			return ret;
+		if (!got) {
+			*eof = 1;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Notes the outcome of the segment st parsed (the lock held). */
+static void record(struct perf_state *st, size_t seq, int ret)
+{
+	struct perf_shared *sh = st->sh;
+	struct perf_seg *g;
+
+	if (seq >= sh->alloc_segs) {
+		size_t old = sh->alloc_segs;
+
+		TK_ALLOC_GROW(sh->segs, seq + 1, sh->alloc_segs);
+		memset(sh->segs + old, 0, (sh->alloc_segs - old) * sizeof(*sh->segs));
+	}
+	if (seq >= sh->nr_segs)
+		sh->nr_segs = seq + 1;
+	TK_ALLOC_GROW(st->marks, st->nr_marks + 1, st->alloc_marks);
+	st->marks[st->nr_marks].seq = seq;
+	st->marks[st->nr_marks].names = st->p->nr_names;
+	st->marks[st->nr_marks].nodes = st->p->nr_nodes;
+	st->nr_marks++;
+	g = &sh->segs[seq];
+	g->lines = st->line;
+	g->first_unrecognized = st->first_unrecognized;
+	g->dropped = !ret && st->in_sample ? st->header_line : 0;
+	g->ret = ret;
+	if (ret) {
+		g->err_line = st->err_line;
+		g->msg = tk_xstrdup(st->err.msg);
+		sh->stop = 1;
+	}
+}
+
+/*
+ * Reading alone to the end (the lock held): whole lines as they come,
+ * with at most one line and one segment in memory.
+ */
+static int parse_rest(struct perf_state *st, size_t len)
+{
+	size_t used;
+	int eof = 0, ret;
+
+	for (;;) {
+		ret = parse_lines(st, st->buf, len, SEG_MORE, &used);
+		if (ret)
+			return ret;
+		memmove(st->buf, st->buf + used, len - used);
+		len -= used;
+		if (len > st->sh->in->max_line) {
+			st->err_line = st->line + 1;
+			return tk_err_set(&st->err, TK_EDATA, " is longer than %zu bytes",
+					  st->sh->in->max_line);
+		}
+		ret = fill(st, &len, len + SEGMENT_BYTES, &eof);
+		if (ret) {
+			/* Whole lines before a read error count first, as
+			 * they would reading line by line. */
+			int r2 = parse_lines(st, st->buf, len, SEG_MORE, &used);
+
+			if (r2)
+				return r2;
+			st->err_line = 0;
+			return ret;
+		}
+		if (eof)
+			return parse_lines(st, st->buf, len, SEG_LAST, &used);
+	}
+}
+
+/*
+ * Takes the next segment into st->buf and parses it; 0 when there is
+ * none left. The lock is held while reading and released while parsing.
+ */
+static int next_segment(struct perf_state *st)
+{
+	struct perf_shared *sh = st->sh;
+	size_t len, want = SEGMENT_BYTES, used, cut = 0, seq;
+	int eof = 0, ret = 0;
+	enum seg_mode mode = SEG_CUT;
+
+	pthread_mutex_lock(&sh->lock);
+	if (sh->done || sh->stop) {
+		pthread_mutex_unlock(&sh->lock);
+		return 0;
+	}
+	seq = sh->nr_segs++;
+	buf_need(st, want > sh->carry_len ? want : sh->carry_len, 0);
+	memcpy(st->buf, sh->carry, sh->carry_len);
+	len = sh->carry_len;
+	sh->carry_len = 0;
+	st->line = st->first_unrecognized = st->err_line = 0;
+	st->in_sample = 0;
+	for (;;) {
+		ret = fill(st, &len, want, &eof);
+		if (ret || eof)
+			break;
+		cut = find_cut(st->buf, len);
+		if (cut)
+			break;
+		if (want >= SEGMENT_MAX) {
+			/* Nowhere to cut: the rest is this thread's alone. */
+			ret = parse_rest(st, len);
+			sh->done = 1;
+			record(st, seq, ret);
+			pthread_mutex_unlock(&sh->lock);
+			return 1;
+		}
+		want *= 2;
+	}
+	if (ret) {
+		int r2 = parse_lines(st, st->buf, len, SEG_MORE, &used);
+
+		if (!r2)
+			st->err_line = 0;
+		sh->done = 1;
+		record(st, seq, r2 ? r2 : ret);
+		pthread_mutex_unlock(&sh->lock);
+		return 1;
+	}
+	if (eof) {
+		mode = SEG_LAST;
+		sh->done = 1;
+	} else {
+		TK_ALLOC_GROW(sh->carry, len - cut, sh->carry_alloc);
+		memcpy(sh->carry, st->buf + cut, len - cut);
+		sh->carry_len = len - cut;
+		len = cut;
+	}
+	if (!sh->event)
+		scan_event(sh, st->buf, len);
+	pthread_mutex_unlock(&sh->lock);
+
+	ret = parse_lines(st, st->buf, len, mode, &used);
+
+	pthread_mutex_lock(&sh->lock);
+	record(st, seq, ret);
+	pthread_mutex_unlock(&sh->lock);
+	return 1;
+}
+
+static void *worker(void *arg)
+{
+	struct perf_state *st = arg;
+
+	while (next_segment(st))
+		;
+	return NULL;
+}
+
+static void state_init(struct perf_state *st, struct perf_shared *sh, struct tk_profile *p)
+{
+	memset(st, 0, sizeof(*st));
+	st->sh = sh;
+	st->p = p;
+	tk_buf_init(&st->name, 0);
+	tk_buf_init(&st->cache.keys, 0);
+}
+
+static void state_release(struct perf_state *st)
+{
+	free(st->frames);
+	free(st->path);
+	free(st->buf);
+	free(st->marks);
+	tk_buf_release(&st->name);
+	cache_release(&st->cache);
+	if (st->p == &st->own)
+		tk_profile_release(&st->own);
+}
+
+/* The CPUs this process may run on, at most MAX_THREADS. */
+static int nr_threads(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	n = CPU_COUNT(&set);
+	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : n;
+}
+
+static void set_warning(const struct perf_shared *sh, unsigned long long samples,
+			unsigned long long other_events, unsigned long long unrecognized,
+			uint64_t first_unrecognized, uint64_t dropped, struct tk_profile *p)
 {
 	struct tk_buf b = TK_BUF_INIT;
 
-	if (st->other_events)
+	if (other_events)
 		tk_buf_addf(&b, "; kept the %llu sample(s) of event '%s', skipped %llu of other events",
-			    st->samples, st->event, st->other_events);
-	if (st->unrecognized)
+			    samples, sh->event, other_events);
+	if (unrecognized)
 		tk_buf_addf(&b, "; skipped %llu unrecognized line(s) (first: line %llu)",
-			    st->unrecognized, st->first_unrecognized);
-	if (st->dropped_line)
+			    unrecognized, (unsigned long long)first_unrecognized);
+	if (dropped)
 		tk_buf_addf(&b, "; dropped the last sample (line %llu): no blank line ends it, "
-			    "the file may be cut short", st->dropped_line);
+			    "the file may be cut short", (unsigned long long)dropped);
 	if (b.len)
-		snprintf(p->warning, sizeof(p->warning), "'%s':%s", in->name, b.buf + 1);
+		snprintf(p->warning, sizeof(p->warning), "'%s':%s", sh->in->name, b.buf + 1);
 	tk_buf_release(&b);
+}
+
+/*
+ * The threads' trees added into out in the order a one-pass reading
+ * creates names and nodes: by first sight in the file. A thread creates
+ * them in its segments' order, so taking the threads' segments by
+ * sequence number gives the file's order, and every output (and the
+ * stored form) is the same whatever thread read what.
+ */
+static int add_in_order(struct tk_profile *out, struct perf_state *st, int nr,
+			struct tk_err *err)
+{
+	uint32_t *names[MAX_THREADS] = { NULL }, *nodes[MAX_THREADS] = { NULL };
+	size_t at[MAX_THREADS] = { 0 };
+	uint32_t done_names[MAX_THREADS], done_nodes[MAX_THREADS];
+	int t, ret = 0;
+
+	for (t = 0; t < nr; t++) {
+		names[t] = tk_realloc_array(NULL, st[t].p->nr_names, sizeof(uint32_t));
+		nodes[t] = tk_realloc_array(NULL, st[t].p->nr_nodes, sizeof(uint32_t));
+		names[t][0] = 0;
+		nodes[t][TK_PROFILE_ROOT] = TK_PROFILE_ROOT;
+		done_names[t] = done_nodes[t] = 1;
+	}
+	for (;;) {
+		const struct tk_profile *from;
+		const struct perf_mark *m;
+		uint32_t i;
+		int pick = -1;
+
+		for (t = 0; t < nr; t++)
+			if (at[t] < st[t].nr_marks &&
+			    (pick < 0 || st[t].marks[at[t]].seq < st[pick].marks[at[pick]].seq))
+				pick = t;
+		if (pick < 0)
+			break;
+		from = st[pick].p;
+		m = &st[pick].marks[at[pick]++];
+		for (i = done_names[pick]; i < m->names; i++)
+			names[pick][i] = tk_profile_intern(out, from->names[i], from->name_lens[i]);
+		done_names[pick] = m->names > done_names[pick] ? m->names : done_names[pick];
+		for (i = done_nodes[pick]; i < m->nodes; i++) {
+			const struct tk_profile_node *n = &from->nodes[i];
+			uint32_t to = tk_profile_child(out, nodes[pick][n->parent], names[pick][n->name]);
+
+			if (!to) {
+				ret = tk_err_set(err, TK_EDATA, "more than %u distinct stacks",
+						 TK_PROFILE_MAX_NODES);
+				goto out;
+			}
+			nodes[pick][i] = to;
+			if (n->self != 0 && tk_profile_add_self(out, to, n->self)) {
+				ret = tk_err_set(err, TK_EDATA, "the periods add up to more than %g",
+						 TK_PROFILE_MAX_WEIGHT);
+				goto out;
+			}
+		}
+		done_nodes[pick] = m->nodes > done_nodes[pick] ? m->nodes : done_nodes[pick];
+	}
+out:
+	for (t = 0; t < nr; t++) {
+		free(names[t]);
+		free(nodes[t]);
+	}
+	return ret;
 }
 
 static int perf_parse(struct tk_reader *in, struct tk_profile *p,
 		      const struct tk_import_opts *opts, struct tk_err *err)
 {
-	struct perf_state st;
-	const char *line;
-	size_t len;
-	int ret;
+	struct perf_shared sh;
+	struct perf_state st[MAX_THREADS];
+	int nr = 1, threads = nr_threads(), i, ret;
+	unsigned long long samples = 0, other_events = 0, unrecognized = 0;
+	uint64_t base = 0, first_unrecognized = 0, dropped = 0;
+	int any_period = 0;
+	size_t k;
 
-	memset(&st, 0, sizeof(st));
-	st.opts = opts;
-	st.annotate = 1;
-	tk_buf_init(&st.name, 0);
-	ret = parse_kind(&st, opts->kind, err);
+	memset(&sh, 0, sizeof(sh));
+	pthread_mutex_init(&sh.lock, NULL);
+	sh.in = in;
+	sh.opts = opts;
+	sh.annotate = 1;
+	for (i = 0; i < MAX_THREADS; i++)
+		state_init(&st[i], &sh, p);
+	ret = parse_kind(&sh, opts->kind, err);
 	if (ret)
 		goto out;
 	if (opts->event && *opts->event) {
-		st.event = tk_xstrdup(opts->event);
-		st.event_given = 1;
+		sh.event = tk_xstrdup(opts->event);
+		sh.event_given = 1;
 	}
-	while ((ret = tk_reader_line(in, &line, &len, err)) > 0) {
-		struct header h;
+	/* With two threads each has a tree of its own, added up in order
+	 * at the end; the second thread starts when there is a second
+	 * segment. */
+	if (threads > 1)
+		for (i = 0; i < MAX_THREADS; i++) {
+			st[i].p = &st[i].own;
+			tk_profile_init(&st[i].own, p->unit);
+		}
+	if (next_segment(&st[0]) && threads > 1 && !sh.done && !sh.stop &&
+	    !pthread_create(&st[1].thread, NULL, worker, &st[1]))
+		nr = 2;
+	worker(&st[0]);
+	if (nr > 1)
+		pthread_join(st[1].thread, NULL);
 
-		if (len && line[0] == '#')
-			continue;
-		if (!len) {
-			ret = end_sample(&st, in, p, err);
-			if (ret)
-				break;
-			continue;
-		}
-		if (parse_comm(line, len, &h)) {
-			/* A header without the blank line before it. */
-			ret = end_sample(&st, in, p, err);
-			if (ret)
-				break;
-			parse_event(line, len, &h);
-			ret = start_sample(&st, in, p, &h);
-			if (ret)
-				break;
-			continue;
-		}
-		ret = stack_line(&st, in, p, line, len, err);
-		if (ret < 0)
-			break;
-		if (!ret && !st.unrecognized++)
-			st.first_unrecognized = in->line_no;
-		ret = 0;
-	}
-	if (ret)
-		goto out;
-	if (st.in_sample)
-		st.dropped_line = st.header_line;
-	if (!st.samples) {
-		if (st.dropped_line && !st.other_events) {
-			ret = tk_err_set(err, TK_EDATA,
-					 "'%s' line %llu: the only sample is cut short (no blank line ends it)",
-					 in->name, st.dropped_line);
+	/* In file order: the first error, and line numbers made whole. */
+	for (k = 0; k < sh.nr_segs; k++) {
+		const struct perf_seg *g = &sh.segs[k];
+
+		if (g->ret) {
+			if (g->err_line)
+				ret = tk_err_set(err, g->ret, "'%s' line %llu%s", in->name,
+						 (unsigned long long)(base + g->err_line), g->msg);
+			else
+				ret = tk_err_set(err, g->ret, "%s", g->msg);
 			goto out;
 		}
-		if (st.other_events)
+		if (g->first_unrecognized && !first_unrecognized)
+			first_unrecognized = base + g->first_unrecognized;
+		if (g->dropped)
+			dropped = base + g->dropped;
+		base += g->lines;
+	}
+	for (i = 0; i < nr; i++) {
+		samples += st[i].samples;
+		other_events += st[i].other_events;
+		unrecognized += st[i].unrecognized;
+		any_period |= st[i].any_period;
+	}
+	if (threads > 1) {
+		struct tk_err merr = TK_ERR_INIT;
+
+		ret = add_in_order(p, st, nr, &merr);
+		if (ret) {
+			ret = tk_err_set(err, TK_EDATA, "'%s': %s", in->name, merr.msg);
+			goto out;
+		}
+	}
+	if (!samples) {
+		if (dropped && !other_events) {
+			ret = tk_err_set(err, TK_EDATA,
+					 "'%s' line %llu: the only sample is cut short (no blank line ends it)",
+					 in->name, (unsigned long long)dropped);
+			goto out;
+		}
+		if (other_events)
 			ret = tk_err_set(err, TK_EDATA, "'%s': no samples of event '%s'", in->name,
-					 st.event);
+					 sh.event);
 		else
 			ret = tk_err_set(err, TK_ENOTMINE, "no perf script samples in it");
 		goto out;
 	}
-	if (st.count_samples || !st.any_period)
+	if (sh.count_samples || !any_period)
 		p->unit = TK_UNIT_SAMPLES;
-	else if (st.event && (!strncmp(st.event, "cpu-clock", 9) ||
-			      !strncmp(st.event, "task-clock", 10)))
+	else if (sh.event && (!strncmp(sh.event, "cpu-clock", 9) ||
+			      !strncmp(sh.event, "task-clock", 10)))
 		p->unit = TK_UNIT_NANOSECONDS; /* software clocks count ns */
 	else
 		p->unit = TK_UNIT_COUNT;
-	set_warning(&st, in, p);
+	set_warning(&sh, samples, other_events, unrecognized, first_unrecognized, dropped, p);
 out:
-	free(st.event);
-	free(st.frames);
-	free(st.path);
-	tk_buf_release(&st.name);
+	for (i = 0; i < MAX_THREADS; i++)
+		state_release(&st[i]);
+	for (k = 0; k < sh.nr_segs; k++)
+		free(sh.segs[k].msg);
+	free(sh.segs);
+	free(sh.carry);
+	free(sh.event);
+	pthread_mutex_destroy(&sh.lock);
 	return ret;
 }
 
