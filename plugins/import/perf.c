@@ -114,6 +114,8 @@ struct perf_shared {
 	int event_given;        /* from opts: matches name:modifiers too */
 	char *carry;            /* read past the last cut */
 	size_t carry_len, carry_alloc;
+	size_t segment_bytes;   /* SEGMENT_BYTES; tests make them small */
+	size_t segment_max;     /* SEGMENT_MAX */
 	int done;               /* the last segment is handed out */
 	int stop;               /* a segment failed: hand out no more */
 	struct perf_seg *segs;  /* by sequence number */
@@ -124,6 +126,7 @@ struct perf_state {
 	struct perf_shared *sh;
 	struct tk_profile *p;   /* the output, or own */
 	struct tk_profile own;
+	int alone;              /* reading the rest alone, the lock held */
 	int in_sample;          /* a header of the kept event was seen */
 	int is_java;            /* comm starts with "java" */
 	uint32_t root;          /* name id of the comm frame */
@@ -306,12 +309,11 @@ static int start_sample(struct perf_state *st, const struct header *h)
 	size_t i;
 
 	if (h->event) {
-		/* Only the thread reading alone gets here with no event known
-		 * (the cuts are scanned for it before a segment is handed out),
-		 * and it holds the lock. */
-		if (!sh->event) {
+		/* A segment handed out is scanned for the event first (under
+		 * the lock); the thread reading the rest alone holds it. */
+		if (!sh->event && st->alone) {
 			sh->event = tk_xstrndup(h->event, h->event_len);
-		} else if (!event_matches(sh, h->event, h->event_len)) {
+		} else if (sh->event && !event_matches(sh, h->event, h->event_len)) {
 			st->other_events++;
 			return 0;
 		}
@@ -887,6 +889,7 @@ static int parse_rest(struct perf_state *st, size_t len)
 	size_t used;
 	int eof = 0, ret;
 
+	st->alone = 1;
 	for (;;) {
 		ret = parse_lines(st, st->buf, len, SEG_MORE, &used);
 		if (ret)
@@ -898,7 +901,7 @@ static int parse_rest(struct perf_state *st, size_t len)
 			return tk_err_set(&st->err, TK_EDATA, " is longer than %zu bytes",
 					  st->sh->in->max_line);
 		}
-		ret = fill(st, &len, len + SEGMENT_BYTES, &eof);
+		ret = fill(st, &len, len + st->sh->segment_bytes, &eof);
 		if (ret) {
 			/* Whole lines before a read error count first, as
 			 * they would reading line by line. */
@@ -921,7 +924,7 @@ static int parse_rest(struct perf_state *st, size_t len)
 static int next_segment(struct perf_state *st)
 {
 	struct perf_shared *sh = st->sh;
-	size_t len, want = SEGMENT_BYTES, used, cut = 0, seq;
+	size_t len, want = sh->segment_bytes, used, cut = 0, seq;
 	int eof = 0, ret = 0;
 	enum seg_mode mode = SEG_CUT;
 
@@ -944,7 +947,7 @@ static int next_segment(struct perf_state *st)
 		cut = find_cut(st->buf, len);
 		if (cut)
 			break;
-		if (want >= SEGMENT_MAX) {
+		if (want >= sh->segment_max) {
 			/* Nowhere to cut: the rest is this thread's alone. */
 			ret = parse_rest(st, len);
 			sh->done = 1;
@@ -955,7 +958,12 @@ static int next_segment(struct perf_state *st)
 		want *= 2;
 	}
 	if (ret) {
-		int r2 = parse_lines(st, st->buf, len, SEG_MORE, &used);
+		int r2;
+
+		/* The lines before a read error count first, as they would
+		 * reading line by line. */
+		st->alone = 1;
+		r2 = parse_lines(st, st->buf, len, SEG_MORE, &used);
 
 		if (!r2)
 			st->err_line = 0;
@@ -1112,12 +1120,15 @@ out:
 	return ret;
 }
 
-static int perf_parse(struct tk_reader *in, struct tk_profile *p,
-		      const struct tk_import_opts *opts, struct tk_err *err)
+/* perf_parse with segments of segment_bytes (at most segment_max when
+ * no cut is found) on at most `threads` threads. */
+static int parse_split(struct tk_reader *in, struct tk_profile *p,
+		       const struct tk_import_opts *opts, struct tk_err *err,
+		       size_t segment_bytes, size_t segment_max, int threads)
 {
 	struct perf_shared sh;
 	struct perf_state st[MAX_THREADS];
-	int nr = 1, threads = nr_threads(), i, ret;
+	int nr = 1, i, ret;
 	unsigned long long samples = 0, other_events = 0, unrecognized = 0;
 	uint64_t base = 0, first_unrecognized = 0, dropped = 0;
 	int any_period = 0;
@@ -1128,6 +1139,10 @@ static int perf_parse(struct tk_reader *in, struct tk_profile *p,
 	sh.in = in;
 	sh.opts = opts;
 	sh.annotate = 1;
+	sh.segment_bytes = segment_bytes ? segment_bytes : 1;
+	sh.segment_max = segment_max;
+	if (threads > MAX_THREADS)
+		threads = MAX_THREADS;
 	for (i = 0; i < MAX_THREADS; i++)
 		state_init(&st[i], &sh, p);
 	ret = parse_kind(&sh, opts->kind, err);
@@ -1217,6 +1232,12 @@ out:
 	free(sh.event);
 	pthread_mutex_destroy(&sh.lock);
 	return ret;
+}
+
+static int perf_parse(struct tk_reader *in, struct tk_profile *p,
+		      const struct tk_import_opts *opts, struct tk_err *err)
+{
+	return parse_split(in, p, opts, err, SEGMENT_BYTES, SEGMENT_MAX, nr_threads());
 }
 
 /* A stack line: whitespace, a hex address, whitespace. */
