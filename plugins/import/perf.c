@@ -587,9 +587,11 @@ static void cache_put(struct perf_state *st, const char *key, size_t len, size_t
 	s->ids_off = (uint32_t)c->nr_ids;
 	s->nr_ids = (uint16_t)n;
 	tk_buf_add(&c->keys, key, len);
-	TK_ALLOC_GROW(c->ids, c->nr_ids + n, c->alloc_ids);
-	memcpy(c->ids + c->nr_ids, st->frames + first, n * sizeof(*c->ids));
-	c->nr_ids += n;
+	if (n) {
+		TK_ALLOC_GROW(c->ids, c->nr_ids + n, c->alloc_ids);
+		memcpy(c->ids + c->nr_ids, st->frames + first, n * sizeof(*c->ids));
+		c->nr_ids += n;
+	}
 	c->used++;
 }
 
@@ -624,6 +626,8 @@ static int stack_line(struct perf_state *st, const char *s, size_t len)
 		if (hit->hash) {
 			if (st->nr_frames + hit->nr_ids >= TK_PROFILE_MAX_DEPTH)
 				return frame_error(st, "stack deeper than 65536 frames");
+			if (!hit->nr_ids)
+				return 1;
 			TK_ALLOC_GROW(st->frames, st->nr_frames + hit->nr_ids, st->alloc_frames);
 			memcpy(st->frames + st->nr_frames, st->cache.ids + hit->ids_off,
 			       hit->nr_ids * sizeof(*st->frames));
@@ -859,7 +863,8 @@ static void buf_need(struct perf_state *st, size_t n, size_t keep)
 	if (n <= st->buf_alloc)
 		return;
 	b = tk_xmalloc(n);
-	memcpy(b, st->buf, keep);
+	if (keep)
+		memcpy(b, st->buf, keep);
 	free(st->buf);
 	st->buf = b;
 	st->buf_alloc = n;
@@ -971,7 +976,8 @@ static int next_segment(struct perf_state *st)
 	}
 	seq = sh->nr_segs++;
 	buf_need(st, want > sh->carry_len ? want : sh->carry_len, 0);
-	memcpy(st->buf, sh->carry, sh->carry_len);
+	if (sh->carry_len)
+		memcpy(st->buf, sh->carry, sh->carry_len);
 	len = sh->carry_len;
 	sh->carry_len = 0;
 	st->line = st->first_unrecognized = st->err_line = 0;
