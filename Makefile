@@ -327,7 +327,7 @@ FUZZ_SAYS := $(if $(FUZZ_RUNS),$(FUZZ_RUNS) runs,$(FUZZ_SECONDS) s)
 fuzz: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
 		s=$${t#import-}; mkdir -p $(FUZZ_OUT)/$$t; \
-		case $$t in pipewrap) s=pipelines ;; bkapi) s=buildkite-api ;; esac; \
+		case $$t in pipewrap) s=pipelines ;; bkapi) s=buildkite-api ;; perf-split) s=perf ;; esac; \
 		seeds=$$(for d in fixtures/$$s fuzz/seeds/$$t; do [ -d $$d ] && echo $$d; done); \
 		[ -f fuzz/$$t.dict ] && seeds="-dict=fuzz/$$t.dict $$seeds"; \
 		echo "fuzz: $$t for $(FUZZ_SAYS)"; \

@@ -111,6 +111,7 @@ struct perf_shared {
 	int annotate;           /* _[k] and _[j] */
 	int count_samples;      /* weight 1, not the period */
 	char *event;            /* the event kept; NULL until known */
+	size_t event_len;
 	int event_given;        /* from opts: matches name:modifiers too */
 	char *carry;            /* read past the last cut */
 	size_t carry_len, carry_alloc;
@@ -282,9 +283,10 @@ static void parse_event(const char *s, size_t len, struct header *h)
 	h->event_len = end - 1 - k;
 }
 
+/* By length, not strlen: an event name with a NUL byte matches itself. */
 static int event_matches(const struct perf_shared *sh, const char *ev, size_t len)
 {
-	size_t n = strlen(sh->event);
+	size_t n = sh->event_len;
 
 	if (len == n && !memcmp(ev, sh->event, n))
 		return 1;
@@ -313,6 +315,7 @@ static int start_sample(struct perf_state *st, const struct header *h)
 		 * the lock); the thread reading the rest alone holds it. */
 		if (!sh->event && st->alone) {
 			sh->event = tk_xstrndup(h->event, h->event_len);
+			sh->event_len = h->event_len;
 		} else if (sh->event && !event_matches(sh, h->event, h->event_len)) {
 			st->other_events++;
 			return 0;
@@ -848,8 +851,10 @@ static void scan_event(struct perf_shared *sh, const char *s, size_t len)
 			n--;
 		if (n && p[0] != '#' && !is_space(p[0]) && parse_comm(p, n, &h)) {
 			parse_event(p, n, &h);
-			if (h.event)
+			if (h.event) {
 				sh->event = tk_xstrndup(h.event, h.event_len);
+				sh->event_len = h.event_len;
+			}
 		}
 		p = nl ? nl + 1 : end;
 	}
@@ -1192,6 +1197,7 @@ static int parse_split(struct tk_reader *in, struct tk_profile *p,
 		goto out;
 	if (opts->event && *opts->event) {
 		sh.event = tk_xstrdup(opts->event);
+		sh.event_len = strlen(sh.event);
 		sh.event_given = 1;
 	}
 	/* With two threads each has a tree of its own, added up in order

@@ -242,6 +242,19 @@ static void made(void)
 	result_release(&one);
 	result_release(&cut);
 
+	/* An event named with a NUL byte matches itself (the fuzzer found
+	 * one pass keeping the first such sample, cut input none). */
+	tk_buf_reset(&b);
+	for (i = 0; i < 60; i++) {
+		tk_buf_adds(&b, "app 1 1.0: 1 cpu-");
+		tk_buf_add(&b, "\0k:\n\tff f (x)\n\n", 15);
+	}
+	check_splits("an event name with a NUL byte", b.buf, b.len, &o, 0);
+	run(&cut, b.buf, b.len, &o, 64, 256, 2, 0);
+	ok(!cut.ret && !strstr(cut.warning, "skipped"), "all of its samples are kept: %s",
+	   cut.warning);
+	result_release(&cut);
+
 	/* No samples at all, in many segments. */
 	tk_buf_reset(&b);
 	for (i = 0; i < 2000; i++)
