@@ -28,8 +28,8 @@ test_expect_success LIBFUZZER 'every fuzz target survives a short run' '
 	{ cat fuzz.log; false; }
 '
 
-test_expect_success LIBFUZZER 'the run covered the importers, the config, the records, pipeline wrap, the Buildkite API, sacct, the memory timeline and stored profiles' '
-	for t in import-folded import-pprof import-speedscope import-nsys config records pipewrap bkapi sacct timeline tkprof; do
+test_expect_success LIBFUZZER 'the run covered the importers, the config, the records, pipeline wrap, the Buildkite API, sacct, the memory timeline, stored profiles and perf script cut in segments' '
+	for t in import-folded import-pprof import-speedscope import-nsys config records pipewrap bkapi sacct timeline tkprof perf-split; do
 		grep -q "^fuzz: $t for" fuzz.log || { echo "$t did not run"; return 1; }
 	done &&
 	ran=$(grep -c "^fuzz: " fuzz.log) &&
