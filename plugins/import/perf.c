@@ -1239,7 +1239,14 @@ static int parse_split(struct tk_reader *in, struct tk_profile *p,
 		unrecognized += st[i].unrecognized;
 		any_period |= st[i].any_period;
 	}
-	if (threads > 1) {
+	if (threads > 1 && nr == 1 && p->nr_nodes <= 1 && p->nr_names <= 1) {
+		/* One segment, or no second thread: its tree is the result. */
+		enum tk_unit unit = p->unit;
+
+		tk_profile_release(p);
+		*p = st[0].own;
+		tk_profile_init(&st[0].own, unit);
+	} else if (threads > 1) {
 		struct tk_err merr = TK_ERR_INIT;
 
 		ret = add_in_order(p, st, nr, &merr);
