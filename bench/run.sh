@@ -147,8 +147,8 @@ if [ -f "$perf_src" ]; then
 				mb / two, cpu, rss, mb / one
 			printf "  inferno collapse-perf (yardstick): %.0f MB/s on 2 threads, %.0f MB/s on one core\n",
 				mb / 0.20, mb / 0.39
-			printf "  ratio inferno / tracker: %.2fx on 2 threads (target >= 2), %.2fx on one core (target >= 1)\n",
-				0.20 / two, 0.39 / one
+			printf "  tracker / inferno throughput: %.2fx on 2 threads (target >= 2), %.2fx on one core (target >= 1); CPU %.2fx less\n",
+				0.20 / two, 0.39 / one, 0.39 / cpu
 		}' "$out/perf.txt"
 else
 	echo "  perf script collapse: skipped (../shared/real-data is not beside the project)"
