@@ -69,8 +69,9 @@
 #define SEGMENT_BYTES (4u << 20)
 #define SEGMENT_MAX (64u << 20)
 #define MAX_THREADS 2
-#define CACHE_BYTES (16u << 20)
+#define CACHE_BYTES (8u << 20)
 #define CACHE_MAX_KEY 4096
+#define CACHE_TRIAL 65536       /* lookups before judging the hit rate */
 #define CACHE_MAX_IDS 255
 
 struct cache_slot {
@@ -84,6 +85,10 @@ struct cache_slot {
 struct line_cache {
 	struct cache_slot *slots;
 	size_t mask, used;
+	/* Lines looked up and found since the cache was last emptied: one
+	 * that finds fewer than half of CACHE_TRIAL or more is given up. */
+	uint64_t lookups, hits;
+	int off;
 	struct tk_buf keys;
 	uint32_t *ids;
 	size_t nr_ids, alloc_ids;
@@ -478,6 +483,7 @@ static void cache_clear(struct line_cache *c)
 	c->used = 0;
 	tk_buf_reset(&c->keys);
 	c->nr_ids = 0;
+	c->lookups = c->hits = 0;
 }
 
 static void cache_release(struct line_cache *c)
@@ -525,7 +531,8 @@ static uint64_t cache_hash(const char *key, size_t len, int java)
 		memcpy(&w, key + i, len - i);
 		b = mix(b ^ w, 0x589965cc75374cc3ull);
 	}
-	return mix(a ^ 0x1d8e4e27c47d124full, b ^ 0x8ebc6af09c88c6e3ull) | 1;
+	/* The top bit, not the bottom one: slots are picked by the low bits. */
+	return mix(a ^ 0x1d8e4e27c47d124full, b ^ 0x8ebc6af09c88c6e3ull) | 1ull << 63;
 }
 
 /* The slot of key: its entry, or the empty slot where it goes. */
@@ -575,6 +582,17 @@ static void cache_put(struct perf_state *st, const char *key, size_t len, size_t
 
 	if (len > CACHE_MAX_KEY || n > CACHE_MAX_IDS)
 		return;
+	if (c->off)
+		return;
+	if (c->lookups >= CACHE_TRIAL && c->hits < c->lookups / 2) {
+		/* Lines that rarely repeat (every address its own offset):
+		 * the cache only costs. */
+		cache_release(c);
+		memset(c, 0, sizeof(*c));
+		tk_buf_init(&c->keys, 0);
+		c->off = 1;
+		return;
+	}
 	if (c->keys.len + len > CACHE_BYTES)
 		cache_clear(c);
 	if (!c->slots || (c->used + 1) * 2 > c->mask + 1)
@@ -626,7 +644,9 @@ static int stack_line(struct perf_state *st, const char *s, size_t len)
 		const struct cache_slot *hit = cache_find(&st->cache, s + pc_end, len - pc_end,
 							  st->is_java, h);
 
+		st->cache.lookups++;
 		if (hit->hash) {
+			st->cache.hits++;
 			if (st->nr_frames + hit->nr_ids >= TK_PROFILE_MAX_DEPTH)
 				return frame_error(st, "stack deeper than 65536 frames");
 			if (!hit->nr_ids)

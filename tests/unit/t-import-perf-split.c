@@ -297,6 +297,41 @@ static void cache(void)
 	ok(same_ids, "a name cached, dropped and seen again has the same id");
 	state_release(&st);
 	tk_profile_release(&p);
+
+	/* Lines that never repeat turn the cache off; repeating ones keep it. */
+	tk_profile_init(&p, TK_UNIT_SAMPLES);
+	state_init(&st, &sh, &p);
+	st.in_sample = 1;
+	for (i = 0; !ret && i < 2 * CACHE_TRIAL + 10; i++) {
+		tk_buf_reset(&line);
+		tk_buf_addf(&line, "\tff f%d+0x%x (/lib/x.so)", i % 7, i);
+		st.nr_frames = 0;
+		ret = stack_line(&st, line.buf, line.len) != 1;
+	}
+	ok(!ret && st.cache.off && !st.cache.used, "a cache that finds nothing is given up");
+	{
+		char want[16];
+
+		snprintf(want, sizeof(want), "f%d", (i - 1) % 7);
+		ok(st.nr_frames == 1 && !strcmp(p.names[st.frames[0]], want),
+		   "frames still come right (%s)", want);
+	}
+	state_release(&st);
+	tk_profile_release(&p);
+	tk_profile_init(&p, TK_UNIT_SAMPLES);
+	state_init(&st, &sh, &p);
+	st.in_sample = 1;
+	for (i = 0; !ret && i < 2 * CACHE_TRIAL + 10; i++) {
+		tk_buf_reset(&line);
+		tk_buf_addf(&line, "\tff f%d+0x%x (/lib/x.so)", i % 7, i % 1000);
+		st.nr_frames = 0;
+		ret = stack_line(&st, line.buf, line.len) != 1;
+	}
+	ok(!ret && !st.cache.off && st.cache.hits > st.cache.lookups / 2,
+	   "one that finds most lines is kept (%llu of %llu)", (unsigned long long)st.cache.hits,
+	   (unsigned long long)st.cache.lookups);
+	state_release(&st);
+	tk_profile_release(&p);
 	tk_buf_release(&line);
 }
 
