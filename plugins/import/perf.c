@@ -32,8 +32,9 @@
  * does: perf script always ends a sample with one, so the file was cut
  * and the stack may be incomplete (the profile's warning says so).
  * Differences: a header line straight after a stack ends the previous
- * sample (the Perl script would glue the stacks), and a one-character
- * comm is accepted.
+ * sample (the Perl script would glue the stacks), a one-character comm
+ * is accepted, and event names are compared by length, so one holding a
+ * NUL byte matches itself.
  */
 #include "plugins/import/importers.h"
 
