@@ -51,9 +51,10 @@
 /*
  * The input is read in segments of about SEGMENT_BYTES, each cut where a
  * sample begins (before a blank line or a header line: both end the
- * sample before them), so a segment parses alone: two threads take them
- * in turn, each into its own tree, and the trees are added up at the
- * end. What crosses a cut is settled while the segments are handed out
+ * sample before them), so a segment parses alone: two threads (one when
+ * the process may run on one CPU) take them in turn, each into its own
+ * tree, and the trees are added up at the end in the file's order
+ * (add_in_order), so the result does not depend on who read what. What crosses a cut is settled while the segments are handed out
  * (under the lock): the event kept, when it is the first one seen, and
  * the lines before a segment, added to its line numbers at the end, so
  * that warnings and errors name the same lines as a one-pass reading
@@ -65,7 +66,7 @@
  * Most of the work is tidying frame names: each thread keeps the names
  * a stack line gave (after its address: the symbol, offset and dso,
  * which recur in every sample) in a cache of at most CACHE_BYTES of
- * line text, emptied when full.
+ * line text, emptied when full and given up when it rarely finds a line.
  */
 #define SEGMENT_BYTES (4u << 20)
 #define SEGMENT_MAX (64u << 20)
