@@ -131,12 +131,17 @@ static void json_str(struct tk_buf *b, const char *s, size_t len, int shown)
 			p++;
 			continue;
 		}
+		if (c == '<' || c == '>' || c == '&') { /* C++ templates: common */
+			tk_buf_adds(b, c == '<' ? "\\u003c" : c == '>' ? "\\u003e" : "\\u0026");
+			p++;
+			continue;
+		}
 		n = tk_escape_char((const char *)p, e - p, &hex);
 		if (hex && shown) {
 			for (k = 0; k < n; k++)
 				tk_buf_addf(b, "\\\\x%02x", p[k]);
 		} else if (c < 0x80) {
-			tk_buf_addf(b, "\\u%04x", c); /* < > &, and controls as data */
+			tk_buf_addf(b, "\\u%04x", c); /* controls, as data */
 		} else if (hex && !tk_utf8_seqlen(p, e - p)) {
 			tk_buf_adds(b, "\\ufffd");
 		} else if (n == 3 && c == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
