@@ -19,6 +19,11 @@ attack:
   drip              the record is sent at 2 bytes a second
   steady            the record is sent at 8 KiB a second, 10 MB long
   gzip-bomb         the profile is DIR/bomb.gz, Content-Encoding: gzip
+  gzip-honest       the profile as it is, gzip'd, Content-Encoding: gzip
+  big-profile       the profile is DIR/big-size bytes of "x", sent in 1 MiB
+                    pieces as they are made (junk, no stored profile)
+  big-gzip          the profile is DIR/big.gz, Content-Encoding: gzip, sent
+                    in 1 MiB pieces
   record-first      one artifact a page, the record before its profile
   (anything else)   an honest API
 
@@ -27,6 +32,7 @@ the same), so a test can point --api at a name that is not loopback.
 Every request is logged to DIR/requests.log as one JSON line:
 {"path": ..., "auth": true|false}.
 """
+import gzip
 import json
 import os
 import sys
@@ -78,6 +84,19 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def stream(self, total, pieces, headers=None):
+        """total bytes from the iterator pieces, never all in memory"""
+        self.send_response(200)
+        self.send_header("Content-Length", str(total))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        try:
+            for piece in pieces:
+                self.wfile.write(piece)
+        except OSError:
+            pass
+
     def drip(self, total, chunk, every):
         self.send_response(200)
         self.send_header("Content-Length", str(total))
@@ -107,6 +126,25 @@ class Handler(BaseHTTPRequestHandler):
                 return self.drip(100000, 2, 1)
             if mode == "steady" and name.endswith(".json"):
                 return self.drip(10 << 20, 1024, 0.125)
+            if mode == "big-profile" and not name.endswith(".json"):
+                total = int(read("big-size"))
+                piece = b"x" * (1 << 20)
+                return self.stream(total, (piece[:min(len(piece), total - at)]
+                                           for at in range(0, total, len(piece))))
+            if mode == "big-gzip" and not name.endswith(".json"):
+                path = os.path.join(DIR, "big.gz")
+
+                def pieces():
+                    with open(path, "rb") as f:
+                        while True:
+                            piece = f.read(1 << 20)
+                            if not piece:
+                                return
+                            yield piece
+                return self.stream(os.path.getsize(path), pieces(), {"Content-Encoding": "gzip"})
+            if mode == "gzip-honest" and not name.endswith(".json"):
+                with open(os.path.join(DIR, "files", name), "rb") as f:
+                    return self.send(200, gzip.compress(f.read()), {"Content-Encoding": "gzip"})
             if mode == "gzip-bomb" and not name.endswith(".json"):
                 with open(os.path.join(DIR, "bomb.gz"), "rb") as f:
                     return self.send(200, f.read(), {"Content-Encoding": "gzip"})

@@ -59,11 +59,17 @@ test_expect_success XMLLINT 'hostile names are escaped and the SVG stays well-fo
 	grep -F "say \"hi\" '"'"'there'"'"'" h.svg
 '
 
-test_expect_success 'invalid UTF-8 and control bytes become U+FFFD' '
+test_expect_success 'invalid UTF-8 and control bytes as \\xNN, as the terminal shows them' '
 	tracker flame "$FOLDED/hostile.folded" -o h.svg &&
+	tracker flame "$FOLDED/hostile.folded" -o h.txt &&
 	iconv -f UTF-8 -t UTF-8 h.svg >/dev/null &&
 	! LC_ALL=C grep -q "$(printf "\001")" h.svg &&
-	grep -q "bad$(printf "\357\277\275\357\277\275")utf8" h.svg
+	! LC_ALL=C grep -q "$(printf "\357\277\275")" h.svg &&
+	for shown in "bad\\xff\\xfeutf8" "ov\\xc0\\xaferlong" "sur\\xed\\xa0\\x80rogate" \
+		"ctrl\\x01\\x1bchar"; do
+		grep -qF "<title>$shown (" h.svg &&
+		grep -qF "$shown" h.txt || return 1
+	done
 '
 
 test_expect_success XMLLINT 'a 100 KB name is drawn whole in its title and cut in its label' '

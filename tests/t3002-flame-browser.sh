@@ -41,6 +41,8 @@ EOF
 	echo 'main;<svg onload=window.__pwned=1> 1'
 	echo "main;\"quoted\" & 'single' &amp &lt 1"
 	printf 'main;bad\377\376utf8 1\n'
+	printf 'main;ctrl\001\033x 1\n'
+	printf 'main;rtl\342\200\256x 1\n'
 	printf 'main;line\342\200\250sep\342\200\251x 1\n'
 	printf 'main;%s 1\n' "$(head -c 100000 /dev/zero | tr '\0' A)"
 } >hostile.folded

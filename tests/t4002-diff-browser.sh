@@ -53,6 +53,7 @@ EOF
 	echo 'main;<img src=x onerror=window.__pwned=1> 5'
 	echo "main;\"quoted\" & 'single' &amp &lt 1"
 	printf 'main;bad\377\376utf8 2\n'
+	printf 'main;ctrl\001\033x 1\n'
 	echo 'main;]]><script>window.__pwned=1</script><![CDATA[ 2'
 } >hostile-new.folded
 

@@ -13,8 +13,6 @@
 #include "core/base/utf8.h"
 #include "core/base/banned.h"
 
-#define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
-
 /* 1 when the valid sequence at p (n bytes) is a C1 control, U+0080-U+009F. */
 static int is_c1(const unsigned char *p, size_t n)
 {
@@ -38,6 +36,36 @@ static int is_bidi(const unsigned char *p, size_t n)
 	return p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9;
 }
 
+/* 1 when the valid sequence at p (n bytes) is U+FFFE or U+FFFF, which
+ * XML forbids. */
+static int is_nonchar(const unsigned char *p, size_t n)
+{
+	return n == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe;
+}
+
+/*
+ * The one rule of every language: 1 when the character at p (n bytes of
+ * a valid sequence; 0: a byte that starts none) is written as "\xNN" per
+ * byte. C0 controls, DEL and the C1 controls would move the cursor or
+ * end a line, stray bytes are an 8-bit CSI to some terminals and no
+ * character to XML, JSON or cairo, bidirectional controls reorder the
+ * text around them: every output shows the same visible bytes for them.
+ */
+static int hidden(const unsigned char *p, size_t n)
+{
+	return !n || p[0] < 0x20 || p[0] == 0x7f || is_c1(p, n) || is_bidi(p, n) ||
+	       is_nonchar(p, n);
+}
+
+size_t tk_escape_char(const char *s, size_t left, int *hex)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = tk_utf8_seqlen(u, left);
+
+	*hex = hidden(u, n);
+	return n ? n : 1;
+}
+
 static size_t put_hex(char *d, const unsigned char *u, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -57,18 +85,20 @@ static size_t put_hex(char *d, const unsigned char *u, size_t n)
 void tk_text_escape(struct tk_buf *out, const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, plain = 0, n, k;
+	size_t i = 0, plain = 0, n;
 
 	while (i < len) {
 		n = tk_utf8_seqlen(u + i, len - i);
-		if (n && u[i] >= 0x20 && u[i] != 0x7f && !is_c1(u + i, n) && !is_bidi(u + i, n)) {
+		if (!hidden(u + i, n)) {
 			i += n;
 			continue;
 		}
+		n = n ? n : 1;
 		tk_buf_add(out, s + plain, i - plain);
-		for (k = 0; k < (n ? n : 1); k++)
-			tk_buf_addf(out, "\\x%02x", u[i + k]);
-		i += n ? n : 1;
+		if (tk_buf_grow(out, 4 * n))
+			return; /* a capped buffer: nothing half-written */
+		tk_buf_setlen(out, out->len + put_hex(out->buf + out->len, u + i, n));
+		i += n;
 		plain = i;
 	}
 	tk_buf_add(out, s + plain, len - plain);
@@ -161,26 +191,12 @@ static size_t xml_char(char *d, const unsigned char *u, size_t left, unsigned fl
 		return flags & TK_XML_QUOTES ? put(d, "&quot;", 6) : put(d, "\"", 1);
 	case '\'':
 		return flags & TK_XML_QUOTES ? put(d, "&#39;", 5) : put(d, "'", 1);
-	case '\t':
-		return put(d, flags & TK_XML_ONE_LINE ? " " : "\t", 1);
-	case '\n':
-	case '\r':
-		if (flags & TK_XML_ONE_LINE)
-			return put(d, " ", 1);
-		if (flags & TK_XML_LINES_KEEP)
-			return put(d, (const char *)u, 1);
-		return put(d, REPLACEMENT, 3);
 	}
+	/* the rest of ASCII here is C0 and DEL */
 	n = *u < 0x80 ? 0 : tk_utf8_seqlen(u, left);
-	if (!n) /* C0, DEL, or a byte that starts no valid sequence */
-		return put(d, REPLACEMENT, 3);
-	*took = n;
-	if (is_c1(u, n))
-		return put(d, REPLACEMENT, 3);
-	if (n == 3 && u[0] == 0xef && u[1] == 0xbf && u[2] >= 0xbe)
-		return put(d, REPLACEMENT, 3); /* U+FFFE, U+FFFF */
-	if (is_bidi(u, n))
-		return put_hex(d, u, n);
+	*took = n ? n : 1;
+	if (hidden(u, n))
+		return put_hex(d, u, *took);
 	return put(d, (const char *)u, n);
 }
 
@@ -253,10 +269,8 @@ void tk_md_escape(struct tk_buf *out, const char *s, size_t max)
 	cut = max ? cut_at(s, len, max) : len;
 	while (i < cut) {
 		n = tk_utf8_seqlen(p + i, cut - i);
-		if (!n) {
-			tk_buf_adds(out, REPLACEMENT);
-			n = 1;
-		} else if (p[i] < 0x20 || p[i] == 0x7f || is_c1(p + i, n) || is_bidi(p + i, n)) {
+		if (hidden(p + i, n)) {
+			n = n ? n : 1;
 			tk_text_escape(out, s + i, n);
 		} else if (n > 1) {
 			tk_buf_add(out, s + i, n);
@@ -289,7 +303,7 @@ void tk_escape(struct tk_buf *out, enum tk_esc_lang lang, const char *s)
 		s = "-";
 	switch (lang) {
 	case TK_ESC_XML:
-		tk_xml_text(out, s, TK_XML_ONE_LINE, 0);
+		tk_xml_text(out, s, 0, 0);
 		break;
 	case TK_ESC_MARKDOWN:
 		tk_md_escape(out, s, 0);

@@ -10,29 +10,27 @@
  * functions; every renderer, page and message that shows them calls the
  * one for its language, so the rules that keep them inert exist once.
  *
- *   text      a terminal or a text file: C0 controls (TAB, CR and LF
- *             included), DEL, C1 controls (U+0080-U+009F) and every byte
- *             that starts no valid UTF-8 sequence (a lone 0x9b is an 8-bit
- *             CSI to some terminals) as "\xNN", one per byte; valid UTF-8
- *             as it is, but for the bidirectional controls (U+061C,
- *             U+200E, U+200F, U+202A-U+202E, U+2066-U+2069), which every
- *             rule writes as "\xNN" per byte: shown, they would reorder
- *             the text around them. Nothing written moves the cursor or
- *             ends a line.
+ * One rule decides which characters no output shows as they are: C0
+ * controls (TAB, LF and CR included), DEL, C1 controls (U+0080-U+009F),
+ * the bidirectional controls (U+061C, U+200E, U+200F, U+202A-U+202E,
+ * U+2066-U+2069: shown, they would reorder the text around them), the
+ * noncharacters U+FFFE and U+FFFF (which XML forbids), and every byte
+ * that starts no valid UTF-8 sequence (a lone 0x9b is an 8-bit CSI to
+ * some terminals). Each of their bytes is written as the four characters
+ * "\xNN" (lower-case hex), in every language below and in the pages'
+ * JSON and cairo's text (tk_escape_char): a name reads the same, byte for
+ * byte, in a terminal, a markdown summary, an SVG, an HTML page, a PNG and
+ * a PDF. Nothing written moves the cursor, ends a line or reorders text.
+ *
+ *   text      a terminal or a text file: the rule above; everything else
+ *             as it is.
  *   xml       XML text and HTML text or quoted attributes (SVG, the pages):
- *             & < > as entities, " and ' too with TK_XML_QUOTES; bytes of
- *             no valid UTF-8 sequence, C0 controls, DEL, C1 controls and the
- *             noncharacters U+FFFE and U+FFFF (which XML forbids) as
- *             U+FFFD, one per character; bidirectional controls as
- *             "\xNN" per byte; TAB as it is, LF and CR as U+FFFD
- *             unless a flag says otherwise. The result is well-formed
- *             whatever the input.
- *   markdown  a cell or line of GitHub or Buildkite markdown: & < > " ' as
- *             entities and | as &#124; (tables), markdown's punctuation
- *             backslash-escaped so that nothing becomes a link, emphasis, a
- *             heading or code, controls and bidirectional controls as
- *             in text ("\xNN"), bytes of no
- *             valid UTF-8 sequence as U+FFFD.
+ *             the rule above; & < > as entities, " and ' too with
+ *             TK_XML_QUOTES. The result is well-formed whatever the input.
+ *   markdown  a cell or line of GitHub or Buildkite markdown: the rule
+ *             above; & < > " ' as entities and | as &#124; (tables),
+ *             markdown's punctuation backslash-escaped so that nothing
+ *             becomes a link, emphasis, a heading or code.
  *   shell     one word of a POSIX shell's command line: as it is when it
  *             is made only of [A-Za-z0-9_./:=+@%,-] and not empty, else in
  *             single quotes, each ' written '\''. Every byte is kept: the
@@ -62,12 +60,11 @@ void tk_text_escape_cut(struct tk_buf *out, const char *s, size_t len, size_t ma
 /* ---- xml (SVG, HTML) ---- */
 
 enum tk_xml_flags {
-	TK_XML_QUOTES = 1 << 0,     /* " and ' as &quot; and &#39;: attributes */
-	TK_XML_LINES_KEEP = 1 << 1, /* LF and CR as they are */
-	TK_XML_ONE_LINE = 1 << 2,   /* TAB, LF and CR as a space: a heading */
+	TK_XML_QUOTES = 1 << 0, /* " and ' as &quot; and &#39;: attributes */
 };
 
-/* The most bytes tk_xml_escape_raw writes for len input bytes. */
+/* The most bytes tk_xml_escape_raw writes for len input bytes ("&quot;"
+ * for '"'; "\xNN" is 4 per byte). */
 #define TK_XML_ESCAPED_MAX(len) ((len) * 6)
 
 /*
@@ -110,10 +107,18 @@ enum tk_esc_lang {
 };
 
 /* The C string s (NULL: "-") by lang's rule: tk_text_escape, tk_xml_text
- * (TK_XML_ONE_LINE) or tk_md_escape, whole. XML text only: quotes are
+ * or tk_md_escape, whole. XML text only: quotes are
  * not escaped, so never inside an attribute (tk_xml_text with
  * TK_XML_QUOTES is for those). */
 void tk_escape(struct tk_buf *out, enum tk_esc_lang lang, const char *s);
+/*
+ * The rule above for a writer of another language (the pages' JSON,
+ * cairo's text): the length in bytes of the character at s (left > 0
+ * bytes available; 1 for a byte that starts no valid UTF-8 sequence),
+ * with *hex set when its bytes are to be shown as "\xNN" each.
+ */
+size_t tk_escape_char(const char *s, size_t left, int *hex);
+
 /* ---- shell ---- */
 
 /* Appends s[0..len) as one shell word (the rule above). */

@@ -6,15 +6,18 @@
 #include "core/ci/bkfetch.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/ci/bkapi.h"
 #include "core/store/bundle.h"
 #include "core/base/fsutil.h"
 #include "core/ci/http.h"
+#include "core/model/profcodec.h"
 #include "core/model/run.h"
 #include "core/model/record.h"
 #include "core/base/timeutil.h"
@@ -198,7 +201,7 @@ static int over_budget(struct walk *w, struct tk_err *err)
 static int get_page(struct walk *w, const char *url, struct tk_buf *body,
 		    struct tk_buf *next, struct tk_err *err)
 {
-	struct tk_http_result res = { 0, TK_BUF_INIT, 0 };
+	struct tk_http_result res = { 0, TK_BUF_INIT, 0, 0 };
 	int ret;
 
 	tk_buf_reset(body);
@@ -320,7 +323,7 @@ static const struct tk_bk_artifact *find_artifact(const struct tk_bk_artifacts *
 static int download(struct walk *w, const struct tk_bk_artifact *a, struct tk_buf *body,
 		    size_t cap, struct tk_err *err)
 {
-	struct tk_http_result res = { 0, TK_BUF_INIT, 0 };
+	struct tk_http_result res = { 0, TK_BUF_INIT, 0, 0 };
 	int ret;
 
 	tk_buf_reset(body);
@@ -338,6 +341,73 @@ static int download(struct walk *w, const struct tk_bk_artifact *a, struct tk_bu
 	w->build_bytes += body->len;
 	if (ret)
 		ret = api_error(w, ret, &res, 0, err);
+	tk_buf_release(&res.link);
+	return ret;
+}
+
+/*
+ * Whether the file at path (a profile just downloaded) can be a stored
+ * profile by its first bytes (tk_profile_check_head): junk is refused
+ * here, before the store would read all of it. 0, or TK_EDATA; a file
+ * that cannot be read is TK_EUNAVAIL.
+ */
+static int check_profile_file(const char *path, const char *name, struct tk_err *err)
+{
+	unsigned char head[8];
+	struct stat st;
+	ssize_t n = -1;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), ret;
+
+	if (fd >= 0 && !fstat(fd, &st)) {
+		do
+			n = read(fd, head, sizeof(head));
+		while (n < 0 && errno == EINTR);
+	}
+	if (n < 0) {
+		ret = tk_err_set(err, TK_EUNAVAIL, "cannot read '%s': %s", path, strerror(errno));
+	} else {
+		ret = tk_profile_check_head(head, (size_t)n, (uint64_t)st.st_size, name, err);
+	}
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/*
+ * Downloads artifact a, a profile, to path (capped), streamed to the
+ * disk (tk_http_get_file): memory does not grow with its size. Returns
+ * 0; 1 when this artifact cannot be had or is no stored profile (err
+ * says why, path is not there); a negative error that stops the walk (a
+ * file that cannot be written among them: the disk is full).
+ */
+static int download_file(struct walk *w, const struct tk_bk_artifact *a, const char *path,
+			 uint64_t cap, struct tk_err *err)
+{
+	struct tk_http_result res = { 0, TK_BUF_INIT, 0, 0 };
+	uint64_t size = 0;
+	int ret;
+
+	ret = over_budget(w, err);
+	if (ret)
+		return ret;
+	if (w->build_bytes >= TK_BKFETCH_BUILD_BYTES) {
+		tk_err_set(err, TK_EDATA, "the build's downloads passed %llu bytes",
+			   (unsigned long long)TK_BKFETCH_BUILD_BYTES);
+		return 1;
+	}
+	ret = tk_http_get_file(w->h, a->download_url, path, cap, &size, &res, err);
+	w->bytes += size;
+	w->build_bytes += size;
+	if (ret && res.local)
+		ret = TK_EUNAVAIL;
+	else if (ret)
+		ret = api_error(w, ret, &res, 0, err);
+	else
+		ret = check_profile_file(path, a->path, err);
+	if (ret == TK_EDATA) {
+		unlink(path);
+		ret = 1;
+	}
 	tk_buf_release(&res.link);
 	return ret;
 }
@@ -377,7 +447,7 @@ static int fetch_profiles(struct walk *w, const struct tk_bk_build *b,
 {
 	const char *slash = strrchr(rec->path, '/');
 	size_t dlen = slash ? (size_t)(slash - rec->path + 1) : 0;
-	struct tk_buf body = TK_BUF_INIT, path = TK_BUF_INIT;
+	struct tk_buf path = TK_BUF_INIT;
 	size_t i = 0;
 	int ret = 0;
 
@@ -395,16 +465,10 @@ static int fetch_profiles(struct walk *w, const struct tk_bk_build *b,
 			drop_profile(run, i);
 			continue;
 		}
-		ret = download(w, a, &body, TK_BUNDLE_PROFILE_MAX, &perr);
-		if (ret < 0) {
-			*err = perr;
-			break;
-		}
 		tk_buf_reset(&path);
 		tk_buf_addf(&path, "%s/%s", w->dir.buf, rp->file);
-		if (!ret)
-			ret = tk_write_file_atomic(path.buf, body.buf, body.len, &perr);
-		if (ret == TK_EUNAVAIL) {
+		ret = download_file(w, a, path.buf, TK_BUNDLE_PROFILE_MAX, &perr);
+		if (ret < 0) {
 			*err = perr;
 			break;
 		}
@@ -419,7 +483,6 @@ static int fetch_profiles(struct walk *w, const struct tk_bk_build *b,
 		tk_buf_addf(files, "%s\n", path.buf);
 		i++;
 	}
-	tk_buf_release(&body);
 	tk_buf_release(&path);
 	return ret;
 }

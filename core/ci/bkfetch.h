@@ -19,8 +19,11 @@
  *      directory: artifacts of the same build, the same job preferred).
  *      A listed profile that is not among the build's artifacts is
  *      dropped from the run, with a warning.
- *   4. The files land in a private temporary directory under o->tmpdir
- *      and are stored with the calls tracker push makes
+ *   4. The files land in a private temporary directory under o->tmpdir,
+ *      a profile streamed to the disk as it arrives (never whole in
+ *      memory) and dropped, with a warning, when its first bytes show it
+ *      is no stored profile; they are stored with the calls tracker push
+ *      makes
  *      (tk_bundle_read_record, tk_run_check_key, tk_bundle_store): the
  *      same validation, idempotent by run id. The directory is removed.
  *

@@ -10,13 +10,16 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "core/base/fsutil.h"
 #include "core/base/lazy-curl.h"
 #include "core/base/timeutil.h"
 #include "core/base/banned.h"
@@ -26,6 +29,21 @@
 #endif
 
 #define HEADER_MAX (64 * 1024)
+#define CHUNK (64 * 1024)
+#define DEADLINE_SLACK_S 0.25
+
+/*
+ * Where a response's body goes: appended to buf (from start on), or
+ * written to the file fd (tk_http_get_file) from its start. cap bounds
+ * the bytes kept; got counts them in a file.
+ */
+struct sink {
+	struct tk_buf *buf;
+	size_t start;
+	int fd;
+	uint64_t cap, got;
+	int write_errno; /* the file could not be written */
+};
 
 struct tk_http {
 	CURL *curl;
@@ -35,10 +53,11 @@ struct tk_http {
 	size_t auth_header_len;
 	char *origin; /* "scheme://host:port", lower-case; NULL: no auth */
 	/* the response being received */
-	struct tk_buf *body;
+	struct sink *sink;
 	int over_cap;
 	struct tk_buf link, reset, retry_after, encoding;
 	double end; /* the deadline of the tk_http_get under way */
+	int local_error; /* its error is the file's, not the server's */
 	char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -93,15 +112,62 @@ void tk_http_display_url(const struct tk_http *h, const char *url, struct tk_buf
 	tk_buf_release(&origin);
 }
 
+/* All of data[0..len) to fd; 0, or -1 with errno set. */
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 static size_t on_body(char *data, size_t size, size_t n, void *arg)
 {
 	struct tk_http *h = arg;
+	struct sink *s = h->sink;
+	size_t len = size * n;
 
-	if (tk_buf_add(h->body, data, size * n)) {
+	if (s->fd < 0) {
+		if (tk_buf_add(s->buf, data, len)) {
+			h->over_cap = 1;
+			return 0;
+		}
+		return len;
+	}
+	if (s->cap && len > s->cap - s->got) {
 		h->over_cap = 1;
 		return 0;
 	}
-	return size * n;
+	if (write_all(s->fd, data, len)) {
+		s->write_errno = errno;
+		return 0;
+	}
+	s->got += len;
+	return len;
+}
+
+/* Empties the sink for another try: nothing of an earlier one is kept. */
+static int sink_reset(struct sink *s)
+{
+	if (s->fd < 0) {
+		tk_buf_setlen(s->buf, s->start);
+		return 0;
+	}
+	s->got = 0;
+	if (ftruncate(s->fd, 0) || lseek(s->fd, 0, SEEK_SET) < 0) {
+		s->write_errno = errno;
+		return -1;
+	}
+	return 0;
 }
 
 /* The value of "Name: value" when name matches, trimmed; NULL else. */
@@ -350,9 +416,24 @@ static int wait_within(struct tk_http *h, double s)
 	return wait_for(h, s) ? -1 : 0;
 }
 
+/* The file a body goes to cannot be written (a full disk): TK_EUNAVAIL. */
+static int cannot_write(struct tk_http *h, const char *url, const struct sink *s,
+			struct tk_err *err)
+{
+	struct tk_buf shown = TK_BUF_INIT;
+	int ret;
+
+	h->local_error = 1;
+	tk_http_display_url(h, url, &shown);
+	ret = tk_err_set(err, TK_EUNAVAIL, "cannot keep the response of '%s': %s", shown.buf,
+			 strerror(s->write_errno ? s->write_errno : EIO));
+	tk_buf_release(&shown);
+	return ret;
+}
+
 /* One hop: GET url with retries. Returns 0 with *status set, or an error. */
-static int get_one(struct tk_http *h, const char *url, struct tk_buf *body, size_t start,
-		   long *status, int *authed, struct tk_err *err)
+static int get_one(struct tk_http *h, const char *url, struct sink *sink, long *status,
+		   int *authed, struct tk_err *err)
 {
 	struct tk_buf shown = TK_BUF_INIT;
 	struct tk_buf origin = TK_BUF_INIT;
@@ -377,12 +458,15 @@ static int get_one(struct tk_http *h, const char *url, struct tk_buf *body, size
 			ret = interrupted(err);
 			goto out;
 		}
-		tk_buf_setlen(body, start);
+		if (sink_reset(sink)) {
+			ret = cannot_write(h, url, sink, err);
+			goto out;
+		}
 		tk_buf_reset(&h->link);
 		tk_buf_reset(&h->reset);
 		tk_buf_reset(&h->retry_after);
 		tk_buf_reset(&h->encoding);
-		h->body = body;
+		h->sink = sink;
 		h->over_cap = 0;
 		h->errbuf[0] = '\0';
 		*status = 0;
@@ -394,17 +478,25 @@ static int get_one(struct tk_http *h, const char *url, struct tk_buf *body, size
 		curl_easy_setopt(h->curl, CURLOPT_TIMEOUT_MS, (long)(left * 1000) + 1);
 		rc = curl_easy_perform(h->curl);
 		if (h->over_cap) {
-			tk_buf_setlen(body, start);
+			sink_reset(sink);
 			tk_http_display_url(h, url, &shown);
-			ret = tk_err_set(err, TK_EDATA, "the response of '%s' is over %zu bytes",
-					 shown.buf, body->cap);
+			ret = tk_err_set(err, TK_EDATA, "the response of '%s' is over %llu bytes",
+					 shown.buf, (unsigned long long)sink->cap);
+			goto out;
+		}
+		if (sink->write_errno) {
+			ret = cannot_write(h, url, sink, err);
 			goto out;
 		}
 		if (stopped(h) || rc == CURLE_ABORTED_BY_CALLBACK) {
 			ret = interrupted(err);
 			goto out;
 		}
-		if (rc == CURLE_OPERATION_TIMEDOUT && tk_mono_s() >= h->end) {
+		/* libcurl's whole-transfer timeout was seen to end a transfer
+		 * before our clock reached the deadline (after 2957 ms of a
+		 * 3 s deadline, on a loaded machine): a timeout that close to
+		 * it is the deadline's, not a slow server's */
+		if (rc == CURLE_OPERATION_TIMEDOUT && tk_mono_s() >= h->end - DEADLINE_SLACK_S) {
 			ret = too_long(h, url, err);
 			goto out;
 		}
@@ -446,21 +538,40 @@ out:
 	return ret;
 }
 
-/* gzip's ISIZE: the inflated size mod 2^32, in the last four bytes */
-static uint32_t gzip_isize(const unsigned char *in, size_t len)
+/* gzip's ISIZE: the inflated size mod 2^32, the four bytes at t (a
+ * body's last four) */
+static uint32_t gzip_isize(const unsigned char *t)
 {
-	return (uint32_t)in[len - 4] | (uint32_t)in[len - 3] << 8 | (uint32_t)in[len - 2] << 16 |
-	       (uint32_t)in[len - 1] << 24;
+	return (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24;
 }
 
 /*
- * Inflates the gzip body at body[start..] in place, refusing before a
- * byte is inflated a body whose trailer declares more than the cap, or
- * fewer bytes than its compressed length can hold (deflate grows
- * nothing by more than 5 bytes in 65535: a smaller ISIZE is a lie or
- * wrapped past 4 GiB). Inflating stops once past the declared size (a
- * lie, or members before the last one) and at the cap: memory stays
- * within what the trailer declared.
+ * A gzip body of len bytes whose trailer declares isize, to be inflated
+ * into room bytes (of a cap of cap): refused before a byte is inflated
+ * when isize is over the room, or fewer bytes than its compressed length
+ * can hold (deflate grows nothing by more than 5 bytes in 65535: a
+ * smaller ISIZE is a lie or wrapped past 4 GiB).
+ */
+static int gzip_precheck(const char *shown, uint32_t isize, uint64_t len, uint64_t room,
+			 uint64_t cap, struct tk_err *err)
+{
+	if (isize > room)
+		return tk_err_set(err, TK_EDATA, "the response of '%s' declares %lu bytes once "
+				  "inflated, over %llu bytes: refused before inflating", shown,
+				  (unsigned long)isize, (unsigned long long)cap);
+	if (len > (uint64_t)isize + isize / 65535 * 5 + 1024)
+		return tk_err_set(err, TK_EDATA, "the response of '%s' declares %lu bytes once "
+				  "inflated, fewer than its %llu compressed bytes hold: refused "
+				  "before inflating", shown, (unsigned long)isize,
+				  (unsigned long long)len);
+	return 0;
+}
+
+/*
+ * Inflates the gzip body at body[start..] in place, after gzip_precheck.
+ * Inflating stops once past the declared size (a lie, or members before
+ * the last one) and at the cap: memory stays within what the trailer
+ * declared.
  */
 static int gunzip(struct tk_http *h, const char *url, struct tk_buf *body, size_t start,
 		  struct tk_err *err)
@@ -481,19 +592,10 @@ static int gunzip(struct tk_http *h, const char *url, struct tk_buf *body, size_
 	tk_buf_add(&raw, body->buf + start, len);
 	tk_buf_setlen(body, start);
 	in = (const unsigned char *)raw.buf;
-	isize = gzip_isize(in, len);
-	if (isize > room) {
-		ret = tk_err_set(err, TK_EDATA, "the response of '%s' declares %lu bytes once "
-				 "inflated, over %zu bytes: refused before inflating", shown.buf,
-				 (unsigned long)isize, body->cap);
+	isize = gzip_isize(in + len - 4);
+	ret = gzip_precheck(shown.buf, isize, len, room, body->cap, err);
+	if (ret)
 		goto out;
-	}
-	if (len > (size_t)isize + isize / 65535 * 5 + 1024) {
-		ret = tk_err_set(err, TK_EDATA, "the response of '%s' declares %lu bytes once "
-				 "inflated, fewer than its %zu compressed bytes hold: refused "
-				 "before inflating", shown.buf, (unsigned long)isize, len);
-		goto out;
-	}
 	memset(&z, 0, sizeof(z));
 	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
 		ret = tk_err_set(err, TK_EINTERNAL, "cannot inflate '%s': out of memory", shown.buf);
@@ -541,25 +643,123 @@ out:
 	return ret;
 }
 
-/* The final response's body as sent: identity, or gzip inflated here. */
-static int decode(struct tk_http *h, const char *url, struct tk_buf *body, size_t start,
-		  struct tk_err *err)
+/* n bytes at offset off of fd into buf; 0, or -1 with errno set (EIO: the
+ * file is shorter). */
+static int read_at(int fd, void *buf, size_t n, off_t off)
+{
+	char *p = buf;
+
+	while (n) {
+		ssize_t got = pread(fd, p, n, off);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			if (!got)
+				errno = EIO;
+			return -1;
+		}
+		p += got;
+		off += got;
+		n -= (size_t)got;
+	}
+	return 0;
+}
+
+/*
+ * The gzip body of s->got bytes in the file in_fd, after gzip_precheck,
+ * inflated into out_fd in CHUNK pieces, with the bounds of gunzip: at
+ * most s->cap bytes and never past the declared size. Memory is two
+ * chunks and zlib's window, whatever the sizes.
+ */
+static int gunzip_file(struct tk_http *h, const char *url, struct sink *s, int in_fd,
+		       int out_fd, uint64_t *made_out, struct tk_err *err)
 {
 	struct tk_buf shown = TK_BUF_INIT;
-	const char *e = h->encoding.buf;
-	int ret;
+	unsigned char *in = tk_xmalloc(CHUNK), *chunk = tk_xmalloc(CHUNK), t[4];
+	uint64_t off = 0, made = 0;
+	uint32_t isize;
+	z_stream z;
+	int zr = Z_OK, ret = 0, started = 0;
 
-	if (!h->encoding.len || !strcasecmp(e, "identity"))
-		return 0;
-	if (!strcasecmp(e, "gzip") || !strcasecmp(e, "x-gzip"))
-		return gunzip(h, url, body, start, err);
-	tk_buf_setlen(body, start);
 	tk_http_display_url(h, url, &shown);
-	ret = tk_err_set(err, TK_EDATA, "the response of '%s' is in the content encoding '%.40s', "
-			 "which was not asked for", shown.buf, e);
+	if (s->got < 18) {
+		ret = tk_err_set(err, TK_EDATA, "the gzip body of '%s' is cut short", shown.buf);
+		goto out;
+	}
+	if (read_at(in_fd, t, 4, (off_t)(s->got - 4))) {
+		s->write_errno = errno;
+		ret = cannot_write(h, url, s, err);
+		goto out;
+	}
+	isize = gzip_isize(t);
+	ret = gzip_precheck(shown.buf, isize, s->got, s->cap ? s->cap : UINT64_MAX, s->cap, err);
+	if (ret)
+		goto out;
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+		ret = tk_err_set(err, TK_EINTERNAL, "cannot inflate '%s': out of memory", shown.buf);
+		goto out;
+	}
+	started = 1;
+	for (;;) {
+		size_t n;
+
+		if (!z.avail_in && off < s->got) {
+			n = s->got - off < CHUNK ? (size_t)(s->got - off) : CHUNK;
+			if (read_at(in_fd, in, n, (off_t)off)) {
+				s->write_errno = errno;
+				ret = cannot_write(h, url, s, err);
+				break;
+			}
+			off += n;
+			z.next_in = in;
+			z.avail_in = (uInt)n;
+		}
+		z.next_out = chunk;
+		z.avail_out = CHUNK;
+		zr = inflate(&z, Z_NO_FLUSH);
+		n = CHUNK - z.avail_out;
+		if (s->cap && n > s->cap - made) {
+			ret = tk_err_set(err, TK_EDATA, "the response of '%s' is over %llu bytes "
+					 "once inflated", shown.buf, (unsigned long long)s->cap);
+			break;
+		}
+		if (n && write_all(out_fd, chunk, n)) {
+			s->write_errno = errno;
+			ret = cannot_write(h, url, s, err);
+			break;
+		}
+		made += n;
+		/* a trailer that lies (or gzip members before the last) */
+		if (made > isize) {
+			ret = tk_err_set(err, TK_EDATA, "the response of '%s' inflates to more "
+					 "than the %lu bytes its gzip trailer declares", shown.buf,
+					 (unsigned long)isize);
+			break;
+		}
+		if (zr == Z_STREAM_END) {
+			if (!z.avail_in && off == s->got)
+				break;
+			inflateReset(&z); /* another gzip member follows */
+			continue;
+		}
+		if (zr == Z_OK || (zr == Z_BUF_ERROR && (n || (!z.avail_in && off < s->got))))
+			continue;
+		ret = tk_err_set(err, TK_EDATA, "cannot inflate the response of '%s': %s",
+				 shown.buf, zr == Z_BUF_ERROR ? "cut short" : z.msg ? z.msg : "corrupt");
+		break;
+	}
+out:
+	if (started)
+		inflateEnd(&z);
+	*made_out = made;
+	free(in);
+	free(chunk);
 	tk_buf_release(&shown);
 	return ret;
 }
+
 
 int tk_http_is_plain_remote(const char *url)
 {
@@ -603,28 +803,50 @@ static int is_redirect(long status)
 	       status == 308;
 }
 
-int tk_http_get(struct tk_http *h, const char *url, struct tk_buf *body,
-		struct tk_http_result *res, struct tk_err *err)
+/* The encoding of the final response: 0 identity, 1 gzip, -1 another
+ * (TK_EDATA in err). */
+static int encoding_of(struct tk_http *h, const char *url, struct tk_err *err)
 {
 	struct tk_buf shown = TK_BUF_INIT;
-	size_t start = body->len;
+	const char *e = h->encoding.buf;
+
+	if (!h->encoding.len || !strcasecmp(e, "identity"))
+		return 0;
+	if (!strcasecmp(e, "gzip") || !strcasecmp(e, "x-gzip"))
+		return 1;
+	tk_http_display_url(h, url, &shown);
+	tk_err_set(err, TK_EDATA, "the response of '%s' is in the content encoding '%.40s', "
+		   "which was not asked for", shown.buf, e);
+	tk_buf_release(&shown);
+	return -1;
+}
+
+/*
+ * GETs url into sink, following redirects, up to the final 2xx response
+ * (its body in the sink as sent); *final gets the URL that answered
+ * (the caller frees it, also on error).
+ */
+static int get(struct tk_http *h, const char *url, struct sink *sink,
+	       struct tk_http_result *res, char **final, struct tk_err *err)
+{
+	struct tk_buf shown = TK_BUF_INIT;
 	char *cur = tk_xstrdup(url);
 	int hops, ret;
 
 	h->end = tk_mono_s() + h->o.deadline_s;
+	h->local_error = 0;
 	for (hops = 0;; hops++) {
 		char *next = NULL;
 
-		ret = get_one(h, cur, body, start, &res->status, &res->authed, err);
+		ret = get_one(h, cur, sink, &res->status, &res->authed, err);
 		if (ret)
 			break;
 		if (res->status >= 200 && res->status < 300) {
 			tk_buf_reset(&res->link);
 			tk_buf_add(&res->link, h->link.buf, h->link.len);
-			ret = decode(h, cur, body, start, err);
 			break;
 		}
-		tk_buf_setlen(body, start);
+		sink_reset(sink);
 		tk_buf_reset(&shown);
 		tk_http_display_url(h, cur, &shown);
 		if (!is_redirect(res->status)) {
@@ -648,7 +870,107 @@ int tk_http_get(struct tk_http *h, const char *url, struct tk_buf *body,
 		free(cur);
 		cur = tk_xstrdup(next);
 	}
-	free(cur);
+	res->local = h->local_error;
+	*final = cur;
 	tk_buf_release(&shown);
+	return ret;
+}
+
+int tk_http_get(struct tk_http *h, const char *url, struct tk_buf *body,
+		struct tk_http_result *res, struct tk_err *err)
+{
+	struct sink sink = { body, body->len, -1, body->cap, 0, 0 };
+	char *cur = NULL;
+	int ret, enc;
+
+	ret = get(h, url, &sink, res, &cur, err);
+	if (!ret) {
+		enc = encoding_of(h, cur, err);
+		if (enc < 0)
+			ret = TK_EDATA;
+		else if (enc)
+			ret = gunzip(h, cur, body, sink.start, err);
+		if (ret)
+			tk_buf_setlen(body, sink.start);
+	}
+	free(cur);
+	return ret;
+}
+
+/* Closes fd and removes the file named name (when it has a name). */
+static void drop_file(int fd, struct tk_buf *name)
+{
+	if (fd >= 0)
+		close(fd);
+	if (name->len)
+		unlink(name->buf);
+	tk_buf_reset(name);
+}
+
+int tk_http_get_file(struct tk_http *h, const char *url, const char *path, uint64_t cap,
+		     uint64_t *size, struct tk_http_result *res, struct tk_err *err)
+{
+	struct tk_buf body_name = TK_BUF_INIT, out_name = TK_BUF_INIT;
+	struct sink sink = { NULL, 0, -1, cap, 0, 0 };
+	struct tk_err ferr = TK_ERR_INIT;
+	char *cur = NULL;
+	int ret, enc, out_fd = -1;
+
+	*size = 0;
+	sink.fd = tk_tmpfile_beside(path, &body_name, &ferr);
+	if (sink.fd < 0) {
+		res->local = 1;
+		ret = tk_err_set(err, TK_EUNAVAIL, "%s", ferr.msg);
+		goto out;
+	}
+	ret = get(h, url, &sink, res, &cur, err);
+	if (ret)
+		goto out;
+	enc = encoding_of(h, cur, err);
+	if (enc < 0) {
+		ret = TK_EDATA;
+		goto out;
+	}
+	if (!enc) {
+		*size = sink.got;
+		out_fd = sink.fd;
+		sink.fd = -1;
+		out_name = body_name; /* the body is the file: it only moves */
+		tk_buf_init(&body_name, 0);
+	} else {
+		/* the body's file was made write-only: read it anew */
+		int in_fd = open(body_name.buf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+		out_fd = in_fd < 0 ? -1 : tk_tmpfile_beside(path, &out_name, &ferr);
+		if (out_fd < 0) {
+			res->local = 1;
+			ret = tk_err_set(err, TK_EUNAVAIL, "%s", in_fd < 0 ? strerror(errno) :
+					 ferr.msg);
+			if (in_fd >= 0)
+				close(in_fd);
+			goto out;
+		}
+		ret = gunzip_file(h, cur, &sink, in_fd, out_fd, size, err);
+		close(in_fd);
+		res->local = h->local_error;
+		if (ret)
+			goto out;
+	}
+	if (close(out_fd) || rename(out_name.buf, path)) {
+		out_fd = -1;
+		res->local = 1;
+		ret = tk_err_set(err, TK_EUNAVAIL, "cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	out_fd = -1;
+	tk_buf_reset(&out_name);
+out:
+	if (ret)
+		*size = 0;
+	drop_file(sink.fd, &body_name);
+	drop_file(out_fd, &out_name);
+	free(cur);
+	tk_buf_release(&body_name);
+	tk_buf_release(&out_name);
 	return ret;
 }

@@ -30,7 +30,8 @@
  *               bytes, or a size its compressed length belies (a gzip
  *               bomb), is refused before a byte is inflated; inflating
  *               stops at body->cap. Any other Content-Encoding is
- *               refused (TK_EDATA).
+ *               refused (TK_EDATA). tk_http_get_file does the same on
+ *               the disk, in 64 KiB pieces.
  *   stopping    when *o->stop becomes non-zero (a signal handler sets it)
  *               a transfer or a wait ends within about a second, with
  *               TK_EUNAVAIL "interrupted".
@@ -46,6 +47,7 @@
  * Nothing here prints.
  */
 #include <signal.h>
+#include <stdint.h>
 
 #include "core/base/buf.h"
 #include "core/base/err.h"
@@ -80,16 +82,35 @@ struct tk_http_result {
 	struct tk_buf link; /* its Link header, "" when none; caller releases */
 	int authed;        /* the final request went to the auth origin, with
 			    * the credential (a 401 there is the credential's) */
+	int local;         /* the error is this machine's: a file the body
+			    * goes to cannot be made or written */
 };
 
 /*
  * GETs url, following redirects, and appends the final 2xx response's
  * body to body (bounded by body->cap). On an error status after the
  * retries, returns TK_EUNAVAIL with "HTTP <status> from <url>" and res->status
- * set. res must be initialised (status 0, link TK_BUF_INIT, authed 0).
+ * set. res must be initialised (status 0, link TK_BUF_INIT, authed and
+ * local 0).
  */
 int tk_http_get(struct tk_http *h, const char *url, struct tk_buf *body,
 		struct tk_http_result *res, struct tk_err *err);
+
+/*
+ * tk_http_get into a file, for bodies of any size (a profile): the final
+ * 2xx response's body streams to a temporary file beside path
+ * (tk_tmpfile_beside), renamed to path once whole, so memory stays a few
+ * 64 KiB buffers whatever the body's size. cap (0: none) bounds the bytes
+ * received and, once inflated, a gzip body, as body->cap does for
+ * tk_http_get. A gzip body is kept in its own temporary file beside path
+ * until its trailer is checked (refused before inflating, as in
+ * tk_http_get) and then inflated into the other. *size gets the file's
+ * size. On any error path is left as it was and no temporary file
+ * remains; a file that cannot be made or written is TK_EUNAVAIL with
+ * res->local set ("cannot keep the response of 'URL': ...").
+ */
+int tk_http_get_file(struct tk_http *h, const char *url, const char *path, uint64_t cap,
+		     uint64_t *size, struct tk_http_result *res, struct tk_err *err);
 
 /* Whether url is plain http to a host other than this machine's loopback
  * (localhost, 127.0.0.0/8, ::1): a credential sent there travels in clear. */

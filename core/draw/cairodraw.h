@@ -16,8 +16,9 @@
  * and draw(arg) paints on g.c.cr: tk_canvas_background, tk_canvas_title,
  * then for each frame tk_cairo_frame_box, a fill, tk_cairo_label.
  *
- * Labels are untrusted: bytes that are not valid UTF-8 are drawn as
- * U+FFFD. Nothing here prints, exits or keeps global state.
+ * Labels are untrusted: drawn as a terminal shows them (controls and
+ * bytes that are not valid UTF-8 as "\xNN", core/draw/canvas.h). Nothing
+ * here prints, exits or keeps global state.
  */
 #include <stddef.h>
 

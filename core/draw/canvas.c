@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/base/err.h"
-#include "core/base/utf8.h"
+#include "core/base/escape.h"
 #include "core/base/banned.h"
 
 #define MAX_TICKS 32
@@ -130,21 +130,22 @@ void tk_canvas_text_right(const struct tk_canvas *c, const char *s, size_t max_c
 
 size_t tk_canvas_add_utf8(struct tk_buf *b, const char *s, size_t len, size_t max_chars)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t chars = 0;
+	size_t chars = 0, plain = 0, i = 0;
 
-	while (len && chars < max_chars) {
-		size_t n = tk_utf8_seqlen(p, len);
+	while (i < len && chars < max_chars) {
+		int hex;
+		size_t n = tk_escape_char(s + i, len - i, &hex);
 
-		if (n)
-			tk_buf_add(b, p, n);
-		else
-			tk_buf_adds(b, "\xef\xbf\xbd");
-		p += n ? n : 1;
-		len -= n ? n : 1;
+		if (hex) {
+			tk_buf_add(b, s + plain, i - plain);
+			tk_text_escape(b, s + i, n);
+			plain = i + n;
+		}
+		i += n;
 		chars++;
 	}
-	return len;
+	tk_buf_add(b, s + plain, i - plain);
+	return len - i;
 }
 
 /* The smallest step 1, 2 or 5 x 10^k that gives at most max_ticks ticks

@@ -14,9 +14,11 @@
  *
  * and draw(arg) paints on c.cr with the functions below and cairo's own.
  *
- * cairo's text API wants UTF-8: every function here that draws a string
- * draws the bytes that are not valid UTF-8 as U+FFFD. Nothing here
- * prints, exits or keeps global state.
+ * Every function here that draws a string draws it as a terminal shows
+ * it: the characters of the one rule of core/base/escape.h (controls,
+ * bidirectional controls, bytes that are not valid UTF-8, which cairo's
+ * text API refuses) as "\xNN" per byte. Nothing here prints, exits or
+ * keeps global state.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -70,9 +72,10 @@ void tk_canvas_text_centred(const struct tk_canvas *c, const char *s, size_t max
 void tk_canvas_text_right(const struct tk_canvas *c, const char *s, size_t max_chars, double x,
 			  double y);
 
-/* Appends up to max_chars characters of s[0..len), bytes that are not
- * valid UTF-8 as U+FFFD (one character each); returns the number of
- * bytes of s left over (0: all of s fitted). */
+/* Appends up to max_chars characters of s[0..len) as the text rule of
+ * core/base/escape.h writes them (valid UTF-8, "\xNN" per byte of a
+ * hidden character, which counts as one); returns the number of bytes of
+ * s left over (0: all of s fitted). */
 size_t tk_canvas_add_utf8(struct tk_buf *b, const char *s, size_t len, size_t max_chars);
 
 /*

@@ -51,15 +51,15 @@ void tk_htmlout_begin(struct tk_htmlout *w, const char *script_sha256, const cha
 		    "img-src data:; base-uri 'none'; form-action 'none'\">\n"
 		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		    "<meta name=\"generator\" content=\"tracker\">\n<title>");
-	tk_xml_text(b, title, TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
+	tk_xml_text(b, title, TK_XML_QUOTES, 0);
 	tk_buf_adds(b, "</title>\n");
 	tk_buf_adds(b, style);
 	tk_buf_adds(b, "</head>\n<body>\n<header id=\"head\">\n<h1 id=\"title\">");
-	tk_xml_text(b, title, TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
+	tk_xml_text(b, title, TK_XML_QUOTES, 0);
 	tk_buf_adds(b, "</h1>\n");
 	if (subtitle && *subtitle) {
 		tk_buf_adds(b, "<p id=\"subtitle\">");
-		tk_xml_text(b, subtitle, TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
+		tk_xml_text(b, subtitle, TK_XML_QUOTES, 0);
 		tk_buf_adds(b, "</p>\n");
 	}
 }
@@ -99,7 +99,13 @@ int tk_htmlout_end(struct tk_htmlout *w, const char *const *script, struct tk_er
 	return 0;
 }
 
-void tk_html_json_str(struct tk_buf *b, const char *s, size_t len)
+/*
+ * s[0..len) as a JSON string. shown: as the pages show names, the
+ * characters of core/base/escape.h's one rule as the text "\xNN" (a JSON
+ * "\\xNN"); else as data, controls as \u00XX and each stray byte as
+ * \ufffd.
+ */
+static void json_str(struct tk_buf *b, const char *s, size_t len, int shown)
 {
 	const unsigned char *p = (const unsigned char *)s, *e = p + len;
 
@@ -107,7 +113,8 @@ void tk_html_json_str(struct tk_buf *b, const char *s, size_t len)
 	while (p < e) {
 		const unsigned char *run = p;
 		unsigned c;
-		size_t n;
+		size_t n, k;
+		int hex;
 
 		/* Most names are plain ASCII: copy runs in one go. */
 		while (p < e && *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\' &&
@@ -118,30 +125,44 @@ void tk_html_json_str(struct tk_buf *b, const char *s, size_t len)
 		if (p == e)
 			break;
 		c = *p;
-		if (c < 0x80) {
-			if (c == '"')
-				tk_buf_adds(b, "\\\"");
-			else if (c == '\\')
-				tk_buf_adds(b, "\\\\");
-			else
-				tk_buf_addf(b, "\\u%04x", c);
+		if (c == '"' || c == '\\') {
+			tk_buf_addch(b, '\\');
+			tk_buf_addch(b, (char)c);
 			p++;
 			continue;
 		}
-		n = tk_utf8_seqlen(p, e - p);
-		if (!n) {
-			tk_buf_adds(b, "\\ufffd");
+		if (c == '<' || c == '>' || c == '&') { /* C++ templates: common */
+			tk_buf_adds(b, c == '<' ? "\\u003c" : c == '>' ? "\\u003e" : "\\u0026");
 			p++;
+			continue;
+		}
+		n = tk_escape_char((const char *)p, e - p, &hex);
+		if (hex && shown) {
+			for (k = 0; k < n; k++)
+				tk_buf_addf(b, "\\\\x%02x", p[k]);
+		} else if (c < 0x80) {
+			tk_buf_addf(b, "\\u%04x", c); /* controls, as data */
+		} else if (hex && !tk_utf8_seqlen(p, e - p)) {
+			tk_buf_adds(b, "\\ufffd");
 		} else if (n == 3 && c == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
 			/* line terminators in JavaScript before ES2019 */
 			tk_buf_adds(b, p[2] == 0xa8 ? "\\u2028" : "\\u2029");
-			p += n;
 		} else {
 			tk_buf_add(b, p, n);
-			p += n;
 		}
+		p += n;
 	}
 	tk_buf_addch(b, '"');
+}
+
+void tk_html_json_str(struct tk_buf *b, const char *s, size_t len)
+{
+	json_str(b, s, len, 1);
+}
+
+void tk_html_json_data(struct tk_buf *b, const char *s, size_t len)
+{
+	json_str(b, s, len, 0);
 }
 
 void tk_html_json_cstr(struct tk_buf *b, const char *s)

@@ -90,13 +90,21 @@ int tk_htmlout_end(struct tk_htmlout *w, const char *const *script, struct tk_er
  * literal, and inert inside any <script> element, including
  * <script type="application/json">: '<', '>' and '&' are written as
  * \u003c, \u003e and \u0026, so neither "</script" nor "<!--" can
- * appear; '"' and '\' are backslash-escaped; bytes below 0x20 and 0x7f
- * as \u00XX; U+2028 and U+2029 as \u2028 and \u2029; each byte that is
- * not part of a valid UTF-8 sequence (tk_utf8_seqlen) as \ufffd. Other
+ * appear; '"' and '\' are backslash-escaped; U+2028 and U+2029 as
+ * \u2028 and \u2029. The characters the one rule of core/base/escape.h
+ * hides (controls, bidirectional controls, U+FFFE, U+FFFF, bytes of no
+ * valid UTF-8 sequence) become the text "\xNN" per byte (in JSON
+ * "\\xNN"), so a page shows a name as the terminal and the SVG do. Other
  * characters are copied. tk_html_json_cstr does the same for a C string
  * and writes null for NULL.
+ *
+ * tk_html_json_data is for JSON that is data, not a page (a speedscope
+ * file another tool reads back): the same, but controls as \u00XX and
+ * the others as they are, so they read back as the same characters, and
+ * each byte of no valid UTF-8 sequence as \ufffd.
  */
 void tk_html_json_str(struct tk_buf *b, const char *s, size_t len);
+void tk_html_json_data(struct tk_buf *b, const char *s, size_t len);
 void tk_html_json_cstr(struct tk_buf *b, const char *s);
 
 /*

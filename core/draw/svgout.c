@@ -106,13 +106,12 @@ void tk_svgout_rgb(struct tk_svgout *w, int r, int g, int b)
 }
 
 /* At most max_chars characters (0: all) of s[0..len) as XML text: the
- * xml rule of core/base/escape.h, LF and CR kept, quotes as they are
- * (element content only). */
+ * xml rule of core/base/escape.h, quotes as they are (element content
+ * only). */
 static void out_text(struct tk_svgout *w, const char *s, size_t len, size_t max_chars)
 {
 	tk_svgout_reserve(w, TK_XML_ESCAPED_MAX(len) + 8);
-	w->len += tk_xml_escape_raw(w->buf + w->len, s, len, TK_XML_LINES_KEEP, max_chars,
-				    NULL);
+	w->len += tk_xml_escape_raw(w->buf + w->len, s, len, 0, max_chars, NULL);
 }
 
 void tk_svgout_text(struct tk_svgout *w, const char *s, size_t len)

@@ -19,10 +19,11 @@
  *
  * Text (tk_svgout_text): frame names are untrusted, so they only ever
  * appear as XML character data (in <title> and <text>) written by
- * tk_svgout_text, by the xml rule of core/base/escape.h (LF and CR kept,
- * quotes as they are): any byte string comes out well-formed XML, with
- * & < > escaped and U+FFFD for invalid UTF-8, the controls and the
- * characters XML forbids. Names never reach an attribute or the
+ * tk_svgout_text, by the xml rule of core/base/escape.h (quotes as they
+ * are): any byte string comes out well-formed XML, with & < > escaped
+ * and "\xNN" for each byte of invalid UTF-8, of the controls and of the
+ * characters XML forbids, as a terminal shows them. Names never reach an
+ * attribute or the
  * <script>: the script holds only our own code and numbers and reads the
  * names back from the DOM.
  *

@@ -255,6 +255,30 @@ static int get_categories(struct dec *d, const unsigned char *cats, size_t len,
 	return d->p == d->end ? 0 : bad(d, "trailing bytes in the categories trailer");
 }
 
+int tk_profile_check_head(const void *head, size_t head_len, uint64_t len, const char *name,
+			  struct tk_err *err)
+{
+	const unsigned char *in = head;
+	uint64_t rawlen = 0;
+	int i;
+
+	if (len < 8 || head_len < 8)
+		return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s': %llu bytes", name,
+				  (unsigned long long)len);
+	for (i = 0; i < 8; i++)
+		rawlen |= (uint64_t)in[i] << (8 * i);
+	if (rawlen < 6 || rawlen > MAX_RAW)
+		return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s': size %llu", name,
+				  (unsigned long long)rawlen);
+	/* deflate shrinks by at most 1032:1: a larger claim is a lie that
+	 * would make us allocate up to MAX_RAW for a few bytes */
+	if (rawlen > (len - 8) * 1032 + 64)
+		return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s': size %llu from %llu "
+				  "compressed bytes", name, (unsigned long long)rawlen,
+				  (unsigned long long)(len - 8));
+	return 0;
+}
+
 int tk_profile_decode(const void *data, size_t len, const char *name,
 		      struct tk_profile *out, struct tk_err *err)
 {
@@ -269,18 +293,11 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 	uint32_t *ids = NULL;
 	int ret = 0;
 
-	if (len < 8)
-		return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s': %zu bytes", name, len);
+	ret = tk_profile_check_head(in, len, len, name, err);
+	if (ret)
+		return ret;
 	for (i = 0; i < 8; i++)
 		rawlen |= (uint64_t)in[i] << (8 * i);
-	if (rawlen < 6 || rawlen > MAX_RAW)
-		return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s': size %llu", name,
-				  (unsigned long long)rawlen);
-	/* deflate shrinks by at most 1032:1: a larger claim is a lie that
-	 * would make us allocate up to MAX_RAW for a few bytes */
-	if (rawlen > (uint64_t)(len - 8) * 1032 + 64)
-		return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s': size %llu from %zu "
-				  "compressed bytes", name, (unsigned long long)rawlen, len - 8);
 	tk_buf_grow(&raw, (size_t)rawlen);
 	got = (uLongf)rawlen;
 	zlen = (uLong)(len - 8);

@@ -29,6 +29,7 @@
  * byte offset), never a crash.
  */
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/base/buf.h"
 #include "core/base/err.h"
@@ -37,6 +38,15 @@
 #define TK_PROFCODEC_EXT ".tkprof"
 
 int tk_profile_encode(const struct tk_profile *p, struct tk_buf *out, struct tk_err *err);
+/*
+ * The first check tk_profile_decode makes, on the first head_len (>= 8)
+ * bytes of a stored profile of len bytes: its declared raw size is
+ * possible for a profile and for len. A file that fails it (junk, a
+ * file of another format) can be refused before the rest is read.
+ * Returns 0 or TK_EDATA naming name, as tk_profile_decode would.
+ */
+int tk_profile_check_head(const void *head, size_t head_len, uint64_t len, const char *name,
+			  struct tk_err *err);
 /* out must be initialised (tk_profile_init); it is finished on return. */
 int tk_profile_decode(const void *data, size_t len, const char *name,
 		      struct tk_profile *out, struct tk_err *err);

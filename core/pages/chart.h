@@ -16,10 +16,10 @@
  * is (cairo measures it; an SVG viewer lays text out itself, so the SVG
  * painter estimates).
  *
- * Text handed to a painter is UTF-8 with every byte of no valid sequence
- * replaced by U+FFFD; names in it are untrusted and may still hold
- * markup or control characters, which a painter writing a language
- * escapes (the SVG painter: tk_xml_text, core/base/escape.h). Every
+ * Text handed to a painter is valid UTF-8 as a terminal shows it
+ * (tk_canvas_add_utf8: controls, bidirectional controls and bytes of no
+ * valid sequence as "\xNN"); names in it are untrusted and may still
+ * hold markup, which a painter writing a language escapes (the SVG painter: tk_xml_text, core/base/escape.h). Every
  * string, array and struct handed to a painter lives only during the
  * call. Nothing here prints, exits or keeps global state.
  */

@@ -3,7 +3,8 @@
 /*
  * History charts as PNG or PDF: the painter of core/pages/chart.h that
  * paints with cairo on a canvas (core/draw/canvas.h). Text is only text
- * to cairo; bytes of no valid UTF-8 are drawn as U+FFFD. The same layout
+ * to cairo, drawn as a terminal shows it ("\xNN" for controls and bytes
+ * of no valid UTF-8, core/draw/canvas.h). The same layout
  * gives the same bytes (the PDF dated by the layout's newest run).
  */
 #include <stdio.h>

@@ -583,7 +583,7 @@ static int dash_key(struct dash *d, struct tk_store *s, size_t slot, struct tk_b
 				  o->spark_points ? o->spark_points : 200, &rm[i]);
 		}
 		tk_buf_adds(b, ">\n<td class=\"key\" title=\"");
-		tk_xml_text(b, key, TK_XML_QUOTES | TK_XML_ONE_LINE, 300);
+		tk_xml_text(b, key, TK_XML_QUOTES, 300);
 		tk_buf_adds(b, "\"><a href=\"");
 		tk_xml_text(b, name.buf, TK_XML_QUOTES, 200);
 		tk_buf_adds(b, "\">");

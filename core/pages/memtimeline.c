@@ -534,7 +534,7 @@ static void svg_text(void *ctx, const char *s, size_t max, double x, double y, d
 		    "fill=\"", x, y, size, anchors[a]);
 	rgb(b, colour);
 	tk_buf_adds(b, "\">");
-	tk_xml_text(b, s, TK_XML_ONE_LINE, max);
+	tk_xml_text(b, s, 0, max);
 	tk_buf_adds(b, "</text>\n");
 }
 
@@ -665,11 +665,11 @@ static void page(const struct layout *l, struct tk_buf *b)
 	tk_buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 		    "style-src 'unsafe-inline'\">\n<title>");
-	tk_xml_text(b, t.buf, TK_XML_ONE_LINE, 200);
+	tk_xml_text(b, t.buf, 0, 200);
 	tk_buf_adds(b, "</title>\n");
 	tk_buf_adds(b, page_style);
 	tk_buf_adds(b, "</head><body>\n<h1>");
-	tk_xml_text(b, t.buf, TK_XML_ONE_LINE, 200);
+	tk_xml_text(b, t.buf, 0, 200);
 	tk_buf_adds(b, "</h1>\n<p id=\"summary\">Peak ");
 	tk_format_bytes(b, pk->rss_bytes);
 	tk_buf_adds(b, " at ");
@@ -677,9 +677,9 @@ static void page(const struct layout *l, struct tk_buf *b)
 	tk_buf_adds(b, "; ");
 	tk_buf_reset(&t);
 	subtitle(r, &t);
-	tk_xml_text(b, t.buf, TK_XML_ONE_LINE, 0);
+	tk_xml_text(b, t.buf, 0, 0);
 	tk_buf_adds(b, ". Run ");
-	tk_xml_text(b, r->id, TK_XML_ONE_LINE, 0);
+	tk_xml_text(b, r->id, 0, 0);
 	tk_buf_adds(b, ".</p>\n");
 	svg(l, b);
 	if (l->nr_marks) {
@@ -689,9 +689,9 @@ static void page(const struct layout *l, struct tk_buf *b)
 			const struct tk_sacct_step *st = l->marks[i].step;
 
 			tk_buf_adds(b, "<tr><td class=\"n\">");
-			tk_xml_text(b, st->job_id, TK_XML_ONE_LINE, NAME_CHARS);
+			tk_xml_text(b, st->job_id, 0, NAME_CHARS);
 			tk_buf_adds(b, "</td><td class=\"n\">");
-			tk_xml_text(b, st->name, TK_XML_ONE_LINE, NAME_CHARS);
+			tk_xml_text(b, st->name, 0, NAME_CHARS);
 			tk_buf_adds(b, "</td><td>");
 			tk_format_bytes(b, st->maxrss_bytes);
 			tk_buf_adds(b, "</td><td>");

@@ -17,7 +17,8 @@
  *
  * Names (key, step names) are untrusted: SVG and HTML get them through
  * tk_xml_text, JSON through tk_html_json_str (the table and CSV hold
- * none); cairo draws invalid UTF-8 as U+FFFD. The same run
+ * none); cairo draws them as a terminal shows them (core/draw/canvas.h),
+ * so every format shows the same "\xNN" for a hostile byte. The same run
  * gives the same bytes (the PDF is dated by the run's start). Nothing
  * here prints except to the stream it is given.
  */

@@ -319,14 +319,14 @@ static void title(struct tk_buf *out, const struct md *m)
 	if (m->r->build) {
 		tk_buf_adds(out, " of build ");
 		if (m->mk->lang == TK_ESC_XML)
-			tk_xml_text(out, m->r->build, TK_XML_ONE_LINE, 40);
+			tk_xml_text(out, m->r->build, 0, 40);
 		else
 			tk_md_escape(out, m->r->build, 40);
 	}
 	if (m->r->branch) {
 		tk_buf_adds(out, " on ");
 		if (m->mk->lang == TK_ESC_XML)
-			tk_xml_text(out, m->r->branch, TK_XML_ONE_LINE, 200);
+			tk_xml_text(out, m->r->branch, 0, 200);
 		else
 			tk_md_escape(out, m->r->branch, 200);
 	}
@@ -527,7 +527,7 @@ void tk_report_html(const struct tk_report *r, struct tk_buf *out)
 		tk_buf_adds(out, ".html\"><img src=\"");
 		add_url_path(out, k->name);
 		tk_buf_adds(out, ".png\" alt=\"history of ");
-		tk_xml_text(out, k->key, TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
+		tk_xml_text(out, k->key, TK_XML_QUOTES, 0);
 		tk_buf_adds(out, "\"></a></figure>\n");
 		if (!k->has_timeline)
 			continue;
@@ -538,7 +538,7 @@ void tk_report_html(const struct tk_report *r, struct tk_buf *out)
 		tk_buf_adds(out, "-memory.html\"><img src=\"");
 		add_url_path(out, k->name);
 		tk_buf_adds(out, "-memory.png\" alt=\"memory of ");
-		tk_xml_text(out, k->key, TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
+		tk_xml_text(out, k->key, TK_XML_QUOTES, 0);
 		tk_buf_adds(out, "\"></a></figure>\n");
 	}
 	tk_buf_adds(out, "</body></html>\n");

@@ -27,8 +27,8 @@
  * 101 new (absent from the baseline), -101 vanished.
  *
  * Names are untrusted: the same escaping as the flame page (\u003c and
- * friends in the JSON, HTML entities in the header, U+FFFD for invalid
- * UTF-8; core/draw/htmlout.h, which also holds the page's frame and the
+ * friends in the JSON, HTML entities in the header, "\xNN" for controls
+ * and invalid UTF-8; core/draw/htmlout.h, which also holds the page's frame and the
  * script it shares with the flame page), names reach the document only
  * through textContent and the canvas, and a Content-Security-Policy runs
  * only the script whose hash it names. When page_script or the shared
@@ -666,7 +666,7 @@ static void add_change_list(struct tk_buf *b, const struct tk_diff *d,
 		tk_buf_reset(&t);
 		tk_diff_add_path(&t, &d->tree, c->node, 12);
 		tk_buf_adds(b, "<tr><td title=\"");
-		tk_xml_text(b, t.buf, TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
+		tk_xml_text(b, t.buf, TK_XML_QUOTES, 0);
 		tk_buf_adds(b, "\">");
 		tk_buf_reset(&t);
 		tk_diff_add_path(&t, &d->tree, c->node, 3);
@@ -674,20 +674,20 @@ static void add_change_list(struct tk_buf *b, const struct tk_diff *d,
 			    page_index[n] ? page_index[n] - 1 : 0, page_index[n] ? page_index[n] - 1 : 0,
 			    mode == TK_DIFF_CUMULATIVE ? "cumulative" : "self",
 			    c->cls == TK_DIFF_VANISHED ? " data-vanished" : "");
-		tk_xml_text(b, t.buf, TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
+		tk_xml_text(b, t.buf, TK_XML_QUOTES, 0);
 		tk_buf_adds(b, "</a></td><td class=\"v ");
 		tk_buf_adds(b, up ? "up" : "down");
 		tk_buf_adds(b, "\">");
 		tk_buf_reset(&t);
 		tk_diff_add_value(&t, d->tree.unit, c->now - c->base, 1);
-		tk_xml_text(b, t.buf, TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
+		tk_xml_text(b, t.buf, TK_XML_QUOTES, 0);
 		tk_buf_adds(b, "</td><td class=\"v\">");
 		tk_buf_reset(&t);
 		if (c->cls == TK_DIFF_VANISHED)
 			tk_buf_adds(&t, "vanished");
 		else
 			tk_diff_add_percent(&t, c->base, c->now);
-		tk_xml_text(b, t.buf, TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
+		tk_xml_text(b, t.buf, TK_XML_QUOTES, 0);
 		tk_buf_adds(b, "</td></tr>");
 	}
 	tk_buf_adds(b, "</table>");
@@ -720,7 +720,7 @@ static void add_summary(struct tk_buf *b, const struct tk_diff *d,
 	free(lev);
 	tk_diff_add_totals(&t, d, dopts, o->quantity);
 	tk_buf_adds(b, "<p id=\"totals\">");
-	tk_xml_text(b, t.buf, TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
+	tk_xml_text(b, t.buf, TK_XML_QUOTES, 0);
 	tk_buf_adds(b, "</p>\n");
 	tk_diff_summarize(d, dopts, CHANGES_SHOWN, &s);
 	tk_buf_adds(b, "<details id=\"changes\" open><summary>What changed</summary>"
@@ -748,9 +748,9 @@ static void add_header(struct tk_buf *b, const struct tk_diff *d, const struct t
 
 	add_summary(b, d, dopts, o, fl);
 	tk_buf_adds(b, "<p id=\"compared\"><b id=\"new-label\">");
-	tk_xml_text(b, o->new_label ? o->new_label : "new", TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
+	tk_xml_text(b, o->new_label ? o->new_label : "new", TK_XML_QUOTES, 0);
 	tk_buf_adds(b, "</b> compared with the baseline <b id=\"base-label\">");
-	tk_xml_text(b, o->base_label ? o->base_label : "base", TK_XML_QUOTES | TK_XML_ONE_LINE, 0);
+	tk_xml_text(b, o->base_label ? o->base_label : "base", TK_XML_QUOTES, 0);
 	tk_buf_adds(b, "</b>");
 	if (d->nr_base < 2)
 		tk_buf_adds(b, " (one run: no noise floor)");

@@ -8,7 +8,7 @@
  * One drawing routine serves both surfaces, hence two descriptors, as in
  * plugins/render/cairo.c.
  *
- * cairo's text API wants UTF-8: invalid bytes in names are drawn as U+FFFD.
+ * Names are drawn as a terminal shows them: invalid bytes as "\xNN".
  * The geometry, the surface and the text are core/draw/cairodraw.c's, shared
  * with the flame graph's pictures.
  */

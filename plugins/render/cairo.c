@@ -3,7 +3,7 @@
  * and papers. One drawing routine serves both surfaces, so this file
  * exports two descriptors (an exception to one-symbol-per-plugin: the
  * formats share everything but the surface). The geometry, the surface
- * and the text handling (invalid UTF-8 drawn as U+FFFD) are shared with
+ * and the text handling (hidden bytes drawn as "\xNN") are shared with
  * the diff's pictures in core/draw/cairodraw.c.
  */
 #include "plugins/render/renderers.h"

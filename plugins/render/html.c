@@ -19,9 +19,9 @@
  * integers, so a frame costs about 10-15 bytes.
  *
  * Names are untrusted. In the JSON, '<', '>' and '&' are written as
- * \u003c, \u003e and \u0026 (so "</script>" and "<!--" are inert), control
- * characters and U+2028/U+2029 as \u escapes, and bytes that are not
- * valid UTF-8 as U+FFFD (tk_html_json_str, core/draw/htmlout.h, which also
+ * \u003c, \u003e and \u0026 (so "</script>" and "<!--" are inert),
+ * U+2028/U+2029 as \u escapes, and controls and bytes that are not valid
+ * UTF-8 as the text "\xNN" (tk_html_json_str, core/draw/htmlout.h, which also
  * holds the page's frame and the script it shares with the diff page);
  * the page's script puts names in the document with textContent or on
  * the canvas only. The page also carries a Content-Security-Policy that

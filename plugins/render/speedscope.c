@@ -5,8 +5,9 @@
  * per node with self weight, its stack root first, with that weight.
  * Units: nanoseconds and bytes as such, samples and counts as "none".
  * Weights are written exactly (the fewest digits that read back as the
- * same double). Names go through tk_html_json_str: valid JSON and UTF-8
- * whatever they hold (a byte that is not UTF-8 becomes U+FFFD). It
+ * same double). Names go through tk_html_json_data: valid JSON and UTF-8
+ * whatever they hold, every character kept but a byte that is not UTF-8
+ * (U+FFFD): the file is data another tool reads back. It
  * writes the profile tree, not the layout: --minwidth drops nothing.
  */
 #include "plugins/render/renderers.h"
@@ -63,7 +64,7 @@ static int speedscope_render(const struct tk_profile *p, const struct tk_flame *
 	/* frame i - 1 is name id i */
 	for (i = 1; !ret && i < p->nr_names; i++) {
 		tk_buf_adds(&b, i > 1 ? ",{\"name\":" : "{\"name\":");
-		tk_html_json_str(&b, p->names[i], p->name_lens[i]);
+		tk_html_json_data(&b, p->names[i], p->name_lens[i]);
 		tk_buf_addch(&b, '}');
 		ret = flush(&b, out, 0, err);
 	}

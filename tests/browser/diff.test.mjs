@@ -309,7 +309,9 @@ const HOSTILE = [
 	'</script><script>window.__pwned=1</script>',
 	']]><script>window.__pwned=1</script><![CDATA[',
 	'"quoted" & \'single\' &amp &lt',
-	'bad\ufffd\ufffdutf8',
+	// invalid UTF-8 and controls as a terminal shows them
+	'bad\\xff\\xfeutf8',
+	'ctrl\\x01\\x1bx',
 ];
 
 async function hostile(p) {

@@ -310,7 +310,10 @@ const HOSTILE = [
 	']]><script>window.__pwned=1</script><![CDATA[',
 	'<svg onload=window.__pwned=1>',
 	'"quoted" & \'single\' &amp &lt',
-	'bad\ufffd\ufffdutf8',
+	// controls, bidi controls and invalid UTF-8 as a terminal shows them
+	'bad\\xff\\xfeutf8',
+	'ctrl\\x01\\x1bx',
+	'rtl\\xe2\\x80\\xaex',
 	'line\u2028sep\u2029x',
 ];
 

@@ -122,7 +122,15 @@ static void test_utf8(void)
 	struct tk_buf b = TK_BUF_INIT;
 
 	is_int(tk_canvas_add_utf8(&b, "ab\xffz", 4, 10), 0, "all of it fits");
-	is_str(b.buf, "ab\xef\xbf\xbdz", "an invalid byte becomes U+FFFD");
+	is_str(b.buf, "ab\\xffz", "an invalid byte as \\xNN, as a terminal shows it");
+	tk_buf_reset(&b);
+	is_int(tk_canvas_add_utf8(&b, "\x1b[1m\xe2\x80\xae" "x\ty\xc2\x85", 12, 100), 0,
+	       "controls fit");
+	is_str(b.buf, "\\x1b[1m\\xe2\\x80\\xaex\\x09y\\xc2\\x85",
+	       "ESC, U+202E, TAB and a C1 control as \\xNN");
+	tk_buf_reset(&b);
+	is_int(tk_canvas_add_utf8(&b, "\xff\xfe" "ab", 4, 1), 3, "one character, 3 bytes left");
+	is_str(b.buf, "\\xff", "an escaped byte counts as one character and is whole");
 	tk_buf_reset(&b);
 	is_int(tk_canvas_add_utf8(&b, "h\xc3\xa9llo", 6, 2), 3, "two characters, 3 bytes left");
 	is_str(b.buf, "h\xc3\xa9", "a character is whole");

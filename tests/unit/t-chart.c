@@ -5,7 +5,7 @@
  * cut where the painter's fit says, with an ellipsis; the legend has the
  * same entries whatever a painter measures; a run both failed and
  * partial gets both halos, and a run of another pipeline none; every
- * text is valid UTF-8 (hostile bytes as U+FFFD); a chart without values
+ * text is valid UTF-8 (hostile bytes as \xNN); a chart without values
  * says so in the middle of its area.
  */
 #include <math.h>
@@ -297,8 +297,8 @@ static void test_hostile(void)
 	lay_out(&d, &l, TK_METRIC_WALLTIME, 0);
 	record(&l, &r, 1, 0);
 	ok(!r.bad_utf8, "every text is valid UTF-8");
-	ok(strstr(r.texts.buf, "<b>x</b>&\"'\x01\xef\xbf\xbd\xef\xbf\xbd") != NULL,
-	   "hostile bytes as U+FFFD, the rest for the painter to escape");
+	ok(strstr(r.texts.buf, "<b>x</b>&\"'\\x01\\xff\\xc3") != NULL,
+	   "controls and hostile bytes as \\xNN, the markup for the painter to escape");
 	rec_release(&r);
 	tk_plot_layout_release(&l);
 

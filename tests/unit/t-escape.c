@@ -11,7 +11,6 @@
 #include "tests/unit/tap.h"
 #include "core/base/banned.h"
 
-#define FFFD "\xef\xbf\xbd"
 #define ELLIPSIS "\xe2\x80\xa6"
 
 static void text_is(const char *in, size_t len, const char *want, const char *what)
@@ -51,6 +50,57 @@ static void sh_is(const char *in, size_t len, const char *want, const char *what
 	tk_buf_release(&b);
 }
 
+/*
+ * One rule: for a name with no markup in it, every language writes the
+ * same bytes as the terminal, and tk_escape_char agrees on each
+ * character.
+ */
+static void one_rule(void)
+{
+	static const char hostile[] = "a\tb\nc\rd\x1b[31m\x7f\xc2\x9b\xc2\x85\xe2\x80\xae"
+				      "\xd8\x9c\xef\xbf\xbe\xff\xc0\xaf\xed\xa0\x80\xf4\x90\x80\x80"
+				      "ab\xe2\x82\xe9\x9b\xaa\xc3\xa9\xe2\x82\xac";
+	size_t len = sizeof(hostile) - 1, i = 0, n, k;
+	struct tk_buf t = TK_BUF_INIT, x = TK_BUF_INIT, m = TK_BUF_INIT, c = TK_BUF_INIT;
+	int hex;
+
+	tk_text_escape(&t, hostile, len);
+	tk_xml_escape(&x, hostile, len, TK_XML_QUOTES, 0);
+	tk_md_escape(&m, hostile, 0);
+	while (i < len) {
+		n = tk_escape_char(hostile + i, len - i, &hex);
+		for (k = 0; k < n; k++)
+			if (hex)
+				tk_buf_addf(&c, "\\x%02x", (unsigned char)hostile[i + k]);
+			else
+				tk_buf_addch(&c, hostile[i + k]);
+		i += n;
+	}
+	ok(strstr(t.buf, "\\x1b") && strstr(t.buf, "\xe9\x9b\xaa\xc3\xa9\xe2\x82\xac"),
+	   "one rule: the terminal's text hides the controls and keeps the rest");
+	is_str(c.buf, t.buf, "one rule: tk_escape_char agrees with the terminal's text");
+	is_str(x.buf, t.buf, "one rule: xml shows what the terminal shows");
+	/* markdown also backslash-escapes [ in "\x1b[31m" */
+	tk_buf_reset(&c);
+	i = 0;
+	while (i < len) {
+		n = tk_escape_char(hostile + i, len - i, &hex);
+		for (k = 0; k < n; k++)
+			if (hex)
+				tk_buf_addf(&c, "\\x%02x", (unsigned char)hostile[i + k]);
+			else if (hostile[i + k] == '[')
+				tk_buf_adds(&c, "\\[");
+			else
+				tk_buf_addch(&c, hostile[i + k]);
+		i += n;
+	}
+	is_str(m.buf, c.buf, "one rule: markdown shows what the terminal shows");
+	tk_buf_release(&t);
+	tk_buf_release(&x);
+	tk_buf_release(&m);
+	tk_buf_release(&c);
+}
+
 int main(void)
 {
 	struct tk_buf b = TK_BUF_INIT;
@@ -88,16 +138,18 @@ int main(void)
 	xml_is("<b title=\"x\">&'", TK_XML_QUOTES, 0,
 	       "&lt;b title=&quot;x&quot;&gt;&amp;&#39;", "markup and quotes (attributes)");
 	xml_is("a\"b'c&<>", 0, 0, "a\"b'c&amp;&lt;&gt;", "quotes kept in element content");
-	xml_is("\x01\x7f\xff\x1b", 0, 0, FFFD FFFD FFFD FFFD, "C0, DEL, a bad byte: U+FFFD each");
+	xml_is("\x01\x7f\xff\x1b", 0, 0, "\\x01\\x7f\\xff\\x1b",
+	       "C0, DEL, a bad byte: \\xNN each, as in text");
 	xml_is("main\xc2\x9b[2J\xc2\x85\xc2\xa0\x9b", 0, 0,
-	       "main" FFFD "[2J" FFFD "\xc2\xa0" FFFD, "a C1 control as one U+FFFD, U+00A0 kept");
-	xml_is("\xef\xbf\xbe\xef\xbf\xbf|", 0, 0, FFFD FFFD "|",
-	       "U+FFFE and U+FFFF, which XML forbids, one U+FFFD each");
-	xml_is("\xed\xa0\x80", 0, 0, FFFD FFFD FFFD, "a UTF-16 surrogate, byte by byte");
-	xml_is("\xc0\xaf", 0, 0, FFFD FFFD, "an overlong form");
-	xml_is("a\tb\nc\rd", 0, 0, "a\tb" FFFD "c" FFFD "d", "TAB kept, LF and CR replaced");
-	xml_is("a\tb\nc\rd", TK_XML_LINES_KEEP, 0, "a\tb\nc\rd", "LF and CR kept when asked");
-	xml_is("a\tb\nc\rd", TK_XML_ONE_LINE, 0, "a b c d", "one line: TAB, LF, CR as spaces");
+	       "main\\xc2\\x9b[2J\\xc2\\x85\xc2\xa0\\x9b",
+	       "a C1 control as its two bytes, U+00A0 kept");
+	xml_is("\xef\xbf\xbe\xef\xbf\xbf|", 0, 0, "\\xef\\xbf\\xbe\\xef\\xbf\\xbf|",
+	       "U+FFFE and U+FFFF, which XML forbids, byte by byte");
+	xml_is("\xed\xa0\x80", 0, 0, "\\xed\\xa0\\x80", "a UTF-16 surrogate, byte by byte");
+	xml_is("\xc0\xaf", 0, 0, "\\xc0\\xaf", "an overlong form");
+	xml_is("a\tb\nc\rd", 0, 0, "a\\x09b\\x0ac\\x0dd", "TAB, LF and CR as in text");
+	xml_is("a\tb\nc\rd", TK_XML_QUOTES, 0, "a\\x09b\\x0ac\\x0dd",
+	       "an attribute holds no raw line either");
 	xml_is(NULL, 0, 0, "", "NULL is empty");
 	xml_is("abcdef", 0, 3, "abc" ELLIPSIS, "cut after max characters, an ellipsis");
 	xml_is("abc", 0, 3, "abc", "no ellipsis when it fits");
@@ -109,6 +161,13 @@ int main(void)
 	   "xml raw: max characters, input bytes taken");
 	n = tk_xml_escape_raw(raw, "&&&&&&&&", 8, TK_XML_QUOTES, 0, &used);
 	ok(n == 40 && n <= sizeof(raw) && used == 8, "xml raw: within the worst case");
+	n = tk_xml_escape_raw(raw, "\xff\xff\xff\xff\xff\xff\xff\xff", 8, 0, 0, &used);
+	ok(n == 32 && used == 8, "xml raw: stray bytes, 4 each, within the worst case");
+	n = tk_xml_escape_raw(raw, "\xc2\x85\xc2\x85\xc2\x85\xc2\x85", 8, 0, 0, &used);
+	ok(n == 32 && used == 8, "xml raw: C1 controls, 8 for 2 bytes, within the worst case");
+	n = tk_xml_escape_raw(raw, "\x01\xff" "abcdef", 8, 0, 2, &used);
+	ok(n == 8 && used == 2 && !memcmp(raw, "\\x01\\xff", 8),
+	   "xml raw: an escaped character counts as one and is never split");
 
 	/* markdown: cells of a build page */
 	md_is("amip", 0, "amip", "plain key");
@@ -123,10 +182,11 @@ int main(void)
 	md_is("*_~#!", 0, "\\*\\_\\~\\#\\!", "emphasis, strike, heading");
 	md_is("line\none\r\t", 0, "line\\x0aone\\x0d\\x09", "controls as in text");
 	md_is("x\xc2\x9b", 0, "x\\xc2\\x9b", "C1 controls as in text");
-	md_is("caf\xc3\xa9 \xff", 0, "caf\xc3\xa9 " FFFD, "a bad byte as U+FFFD");
+	md_is("caf\xc3\xa9 \xff", 0, "caf\xc3\xa9 \\xff", "a bad byte as \\xNN, as in text");
 	md_is("caf\xc3\xa9", 4, "caf" ELLIPSIS, "a cut never splits a character");
 	md_is("abcdef", 3, "abc" ELLIPSIS, "cut after max bytes");
-	md_is("\x80\x80\x80\x80", 2, FFFD FFFD ELLIPSIS, "stray continuation bytes are cut anywhere");
+	md_is("\x80\x80\x80\x80", 2, "\\x80\\x80" ELLIPSIS,
+	      "stray continuation bytes are cut anywhere");
 
 	/* shell: one word whatever it holds */
 	sh_is("amip", 4, "amip", "a plain key stays plain");
@@ -156,5 +216,6 @@ int main(void)
 	n = tk_xml_escape_raw(raw, "\xe2\x80\xae\xe2\x80\xae", 6, 0, 0, &used);
 	ok(n == 24 && used == 6 && n <= TK_XML_ESCAPED_MAX(6),
 	   "xml: two bidi controls take 24 bytes, within TK_XML_ESCAPED_MAX");
+	one_rule();
 	return done_testing();
 }

@@ -199,8 +199,8 @@ static void test_render(void)
 	ok(strstr(svg, "change at #130") != NULL, "the change point in the SVG");
 	ok(!strstr(svg, "<script"), "no markup from names in the SVG");
 	html = render(&l, TK_PLOT_HTML, &hlen);
-	ok(strstr(html, "\\u003cscript\\u003ex\\u003c/script\\u003e\\u0026\\\"'\\u0001\\ufffd") != NULL,
-	   "the hostile branch escaped in the page's JSON");
+	ok(strstr(html, "\\u003cscript\\u003ex\\u003c/script\\u003e\\u0026\\\"'\\\\x01\\\\xff") != NULL,
+	   "the hostile branch escaped in the page's JSON, its control and stray bytes as \\xNN");
 	ok(strstr(html, "href=\"index.html\"") != NULL, "the link back");
 	free(svg);
 	free(svg2);
@@ -454,10 +454,10 @@ static void test_hostile_class(void)
 	is_int(l.charts[0].nseries, 2, "a hostile class is a series");
 	svg = render(&l, TK_PLOT_SVG, &len);
 	ok(!strstr(svg, "<script"), "no markup from the class in the SVG");
-	ok(strstr(svg, "&lt;script&gt;x&lt;/script&gt;&amp;&quot;&#39;\xef\xbf\xbd\xef\xbf\xbd") != NULL,
-	   "the class escaped in the legend");
+	ok(strstr(svg, "&lt;script&gt;x&lt;/script&gt;&amp;&quot;&#39;\\x01\\xff") != NULL,
+	   "the class escaped in the legend, as a terminal shows it");
 	html = render(&l, TK_PLOT_HTML, &hlen);
-	ok(strstr(html, "\"classes\":[\"\\u003cscript\\u003ex\\u003c/script\\u003e\\u0026\\\"'\\u0001\\ufffd\"")
+	ok(strstr(html, "\"classes\":[\"\\u003cscript\\u003ex\\u003c/script\\u003e\\u0026\\\"'\\\\x01\\\\xff\"")
 	   != NULL, "the class escaped in the page's JSON");
 	ok(strstr(html, "data-s=\"mc0\" id=\"t-mc0\" checked> &lt;script&gt;") != NULL,
 	   "the class's toggle, escaped");

@@ -3,10 +3,13 @@
  * test, one connection per response): bodies and Link headers, the
  * credential kept to its origin across a redirect, retries of 5xx and
  * 429, the size cap, bad URLs, and what messages show of a URL; gzip
- * bodies inflated under the cap, bombs refused before inflating; which
+ * bodies inflated under the cap, bombs refused before inflating; bodies
+ * streamed to a file, inflated there, leaving no temporary file; which
  * URLs are plain http to another host.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -129,7 +132,7 @@ static void test_redirect(void)
 	struct server api, storage;
 	struct tk_buf url = TK_BUF_INIT, origin = TK_BUF_INIT, body = TK_BUF_INIT;
 	struct tk_buf loc = TK_BUF_INIT;
-	struct tk_http_result res = { 0, TK_BUF_INIT, 0 };
+	struct tk_http_result res = { 0, TK_BUF_INIT, 0, 0 };
 	struct tk_err err = TK_ERR_INIT;
 	const char *sresp[1] = {
 		"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
@@ -185,7 +188,7 @@ static void test_retries(void)
 	};
 	struct server s;
 	struct tk_buf url = TK_BUF_INIT, body = TK_BUF_INIT;
-	struct tk_http_result res = { 0, TK_BUF_INIT, 0 };
+	struct tk_http_result res = { 0, TK_BUF_INIT, 0, 0 };
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_http *h;
 
@@ -221,7 +224,7 @@ static void test_limits(void)
 	};
 	struct server s;
 	struct tk_buf url = TK_BUF_INIT, body = TK_BUF_INIT;
-	struct tk_http_result res = { 0, TK_BUF_INIT, 0 };
+	struct tk_http_result res = { 0, TK_BUF_INIT, 0, 0 };
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_http *h;
 	struct tk_http_opts o;
@@ -300,7 +303,7 @@ static void test_gzip(void)
 	size_t lens[5];
 	struct server s;
 	struct tk_buf url = TK_BUF_INIT, body = TK_BUF_INIT;
-	struct tk_http_result res = { 0, TK_BUF_INIT, 0 };
+	struct tk_http_result res = { 0, TK_BUF_INIT, 0, 0 };
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_http *h;
 	int i;
@@ -350,6 +353,117 @@ static void test_gzip(void)
 	tk_buf_release(&res.link);
 }
 
+/* The entries of dir but . and .. */
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* The size of the file at path, -1 when there is none; its first byte
+ * in *first. */
+static long file_size(const char *path, int *first)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+
+	if (!f)
+		return -1;
+	*first = fgetc(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fclose(f);
+	return n;
+}
+
+static void test_file(void)
+{
+	struct tk_buf r[4] = { TK_BUF_INIT, TK_BUF_INIT, TK_BUF_INIT, TK_BUF_INIT };
+	const char *resp[6];
+	size_t lens[6];
+	struct server s;
+	struct tk_buf url = TK_BUF_INIT, path = TK_BUF_INIT, missing = TK_BUF_INIT;
+	struct tk_http_result res = { 0, TK_BUF_INIT, 0, 0 };
+	struct tk_err err = TK_ERR_INIT;
+	struct tk_http *h;
+	char dir[] = "/tmp/t-http.XXXXXX";
+	uint64_t size = 1;
+	int i, first = 0;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "file: a temporary directory");
+		return;
+	}
+	tk_buf_addf(&path, "%s/out.bin", dir);
+	resp[0] = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\nConnection: close\r\n\r\nhello file";
+	gzip_response(&r[0], "gzip", 100000, 'a', 0);
+	gzip_response(&r[1], "gzip", 100000, 'a', 0);
+	gzip_response(&r[2], "gzip", 64u << 20, 0, 10);
+	gzip_response(&r[3], "gzip", 100000, 'a', 50000);
+	for (i = 0; i < 4; i++) {
+		resp[i + 1] = r[i].buf;
+		lens[i + 1] = r[i].len;
+	}
+	lens[0] = 0;
+	resp[5] = resp[0];
+	lens[5] = 0;
+	server_start_lens(&s, resp, lens, 6);
+	tk_buf_addf(&url, "http://127.0.0.1:%d/p", s.port);
+	h = client(url.buf, 0);
+	is_int(tk_http_get_file(h, url.buf, path.buf, 1000, &size, &res, &err), 0,
+	       "file: a body");
+	ok(size == 10 && file_size(path.buf, &first) == 10 && first == 'h',
+	   "file: written whole to the path");
+	is_int(entries(dir), 1, "file: no temporary file beside it");
+	is_int(tk_http_get_file(h, url.buf, path.buf, 200000, &size, &res, &err), 0,
+	       "file: a gzip body");
+	ok(size == 100000 && file_size(path.buf, &first) == 100000 && first == 'a',
+	   "file: inflated into the path, replacing the last");
+	is_int(entries(dir), 1, "file: neither temporary file is left");
+	unlink(path.buf);
+	is_int(tk_http_get_file(h, url.buf, path.buf, 50000, &size, &res, &err), TK_EDATA,
+	       "file: declaring more than the cap");
+	ok(strstr(err.msg, "declares 100000 bytes once inflated, over 50000 bytes: refused "
+		  "before inflating") != NULL, "file: is refused before inflating: %s", err.msg);
+	ok(size == 0 && entries(dir) == 0 && !res.local, "file: leaving nothing");
+	is_int(tk_http_get_file(h, url.buf, path.buf, 1u << 30, &size, &res, &err), TK_EDATA,
+	       "file: a bomb whose trailer lies");
+	ok(strstr(err.msg, "declares 10 bytes once inflated, fewer than its") != NULL,
+	   "file: is refused before inflating: %s", err.msg);
+	is_int(entries(dir), 0, "file: leaving nothing");
+	is_int(tk_http_get_file(h, url.buf, path.buf, 1u << 30, &size, &res, &err), TK_EDATA,
+	       "file: a trailer that declares less than the body inflates to");
+	ok(strstr(err.msg, "inflates to more than the 50000 bytes its gzip trailer declares") !=
+	   NULL, "file: is refused as it inflates: %s", err.msg);
+	is_int(entries(dir), 0, "file: leaving nothing");
+	is_int(tk_http_get_file(h, url.buf, path.buf, 5, &size, &res, &err), TK_EDATA,
+	       "file: a body over the cap");
+	ok(strstr(err.msg, "is over 5 bytes") != NULL && entries(dir) == 0,
+	   "file: is cut there, leaving nothing: %s", err.msg);
+	tk_buf_addf(&missing, "%s/no/such/dir/out.bin", dir);
+	is_int(tk_http_get_file(h, url.buf, missing.buf, 0, &size, &res, &err), TK_EUNAVAIL,
+	       "file: a file that cannot be made");
+	ok(res.local && strstr(err.msg, "no/such/dir/out.bin") != NULL,
+	   "file: is this machine's error, naming the file: %s", err.msg);
+	server_stop(&s);
+	tk_http_free(h);
+	rmdir(dir);
+	for (i = 0; i < 4; i++)
+		tk_buf_release(&r[i]);
+	tk_buf_release(&url);
+	tk_buf_release(&path);
+	tk_buf_release(&missing);
+	tk_buf_release(&res.link);
+}
+
 static void test_plain_remote(void)
 {
 	ok(tk_http_is_plain_remote("http://api.example.com/v2"), "http to a remote host");
@@ -370,6 +484,7 @@ int main(void)
 	test_retries();
 	test_limits();
 	test_gzip();
+	test_file();
 	test_plain_remote();
 	return done_testing();
 }

@@ -23,6 +23,15 @@ static void json_is(const char *in, size_t len, const char *want, const char *wh
 	tk_buf_release(&b);
 }
 
+static void data_is(const char *in, size_t len, const char *want, const char *what)
+{
+	struct tk_buf b = TK_BUF_INIT;
+
+	tk_html_json_data(&b, in, len);
+	is_str(b.buf, want, "json data: %s", what);
+	tk_buf_release(&b);
+}
+
 static void num_is(double v, const char *want)
 {
 	struct tk_buf b = TK_BUF_INIT;
@@ -87,16 +96,29 @@ int main(void)
 	json_is("plain name", 10, "\"plain name\"", "plain");
 	json_is("</script><!--", 13, "\"\\u003c/script\\u003e\\u003c!--\"", "</script> and <!--");
 	json_is("a\"b\\c&d", 7, "\"a\\\"b\\\\c\\u0026d\"", "quote, backslash, ampersand");
-	json_is("\x01\t\n\x7f", 4, "\"\\u0001\\u0009\\u000a\\u007f\"", "control characters");
-	json_is("a\0b", 3, "\"a\\u0000b\"", "embedded NUL");
+	/* a page shows a name as the terminal does (core/base/escape.h) */
+	json_is("\x01\t\n\x7f", 4, "\"\\\\x01\\\\x09\\\\x0a\\\\x7f\"", "control characters as \\xNN");
+	json_is("a\0b", 3, "\"a\\\\x00b\"", "embedded NUL");
 	json_is("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5", 14, "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5\"",
 		"valid UTF-8 kept");
 	json_is("x\xe2\x80\xa8y\xe2\x80\xa9", 8, "\"x\\u2028y\\u2029\"", "U+2028 and U+2029");
-	json_is("\xff\xfe", 2, "\"\\ufffd\\ufffd\"", "invalid bytes");
-	json_is("\xc0\xaf", 2, "\"\\ufffd\\ufffd\"", "overlong form");
-	json_is("\xed\xa0\x80", 3, "\"\\ufffd\\ufffd\\ufffd\"", "UTF-16 surrogate");
-	json_is("ab\xe2\x82", 4, "\"ab\\ufffd\\ufffd\"", "truncated sequence at the end");
-	json_is("\xf4\x90\x80\x80", 4, "\"\\ufffd\\ufffd\\ufffd\\ufffd\"", "past U+10FFFF");
+	json_is("\xff\xfe", 2, "\"\\\\xff\\\\xfe\"", "invalid bytes");
+	json_is("\xc0\xaf", 2, "\"\\\\xc0\\\\xaf\"", "overlong form");
+	json_is("\xed\xa0\x80", 3, "\"\\\\xed\\\\xa0\\\\x80\"", "UTF-16 surrogate");
+	json_is("ab\xe2\x82", 4, "\"ab\\\\xe2\\\\x82\"", "truncated sequence at the end");
+	json_is("\xf4\x90\x80\x80", 4, "\"\\\\xf4\\\\x90\\\\x80\\\\x80\"", "past U+10FFFF");
+	json_is("k\xe2\x80\xae" "ey\xc2\x85\xef\xbf\xbf", 11,
+		"\"k\\\\xe2\\\\x80\\\\xaeey\\\\xc2\\\\x85\\\\xef\\\\xbf\\\\xbf\"",
+		"U+202E, a C1 control, U+FFFF");
+	json_is("a\\b\"c", 5, "\"a\\\\b\\\"c\"", "a literal backslash stays one character");
+	/* data keeps every character, repairing only what JSON cannot hold */
+	data_is("\x01\t\n\x7f", 4, "\"\\u0001\\u0009\\u000a\\u007f\"", "control characters");
+	data_is("a\0b<", 4, "\"a\\u0000b\\u003c\"", "embedded NUL, markup");
+	data_is("k\xe2\x80\xae" "y\xc2\x85", 7, "\"k\xe2\x80\xae" "y\xc2\x85\"",
+		"U+202E and a C1 control kept");
+	data_is("\xff\xfe", 2, "\"\\ufffd\\ufffd\"", "invalid bytes");
+	data_is("\xed\xa0\x80", 3, "\"\\ufffd\\ufffd\\ufffd\"", "UTF-16 surrogate");
+	data_is("x\xe2\x80\xa8", 4, "\"x\\u2028\"", "U+2028");
 
 	tk_buf_release(&b);
 	num_is(0, "0");
