@@ -263,12 +263,10 @@ static void sum_totals(const struct tk_profile *u, const double *self, double *t
 		total[u->nodes[i].parent] += total[i];
 }
 
-/* The factor baseline b is scaled by, as num / den. */
-static void scale_of(const struct tk_profile *b, const struct tk_profile *new,
-		     const struct tk_diff_opts *o, double *num, double *den)
+/* The factor a baseline of total bt is scaled by, as num / den (nt: new's). */
+static void scale_of(double bt, double nt, const struct tk_diff_opts *o, double *num,
+		     double *den)
 {
-	double bt = tk_profile_total(b), nt = tk_profile_total(new);
-
 	*num = *den = 1;
 	switch (o->norm) {
 	case TK_DIFF_NORM_TOTAL:
@@ -342,14 +340,56 @@ static inline void welford(double *mean, double *m2, double x, double k)
 	*m2 += d * (x - *mean);
 }
 
-int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
-		  const struct tk_profile *new, const struct tk_diff_opts *o,
-		  struct tk_diff *out, struct tk_err *err)
+/*
+ * The union starts as new itself when new is given up and names are not
+ * normalized: the tree is moved, not copied, with the same node and name
+ * ids clone_profile would give it. The union's own bookkeeping is not
+ * new's: no importer warning, no known dispersion (as a copy has none).
+ */
+static void adopt_profile(struct tk_profile *u, struct tk_profile *in)
+{
+	enum tk_unit unit = in->unit;
+
+	*u = *in;
+	u->warning[0] = '\0';
+	u->dispersion = 0;
+	tk_profile_init(in, unit);
+}
+
+/* What a baseline contributes once matched: its weights into acc. */
+static void add_weights(const struct tk_profile *b, const uint32_t *map, double num,
+			double den, double *acc)
+{
+	uint32_t i;
+
+	/* w * num / den rather than w * (num / den): an exact integer
+	 * result stays exact. */
+	if (num == den) {
+		for (i = 0; i < b->nr_nodes; i++)
+			acc[map[i]] += b->nodes[i].self;
+	} else {
+		for (i = 0; i < b->nr_nodes; i++)
+			acc[map[i]] += b->nodes[i].self * num / den;
+	}
+}
+
+/*
+ * tk_diff_build and tk_diff_build_owned. give_bases and give_new are
+ * NULL when the inputs are borrowed; otherwise they are the same
+ * profiles as bases and new, released as soon as they are matched, and
+ * the arrays that are written only at the end are touched only once
+ * the inputs are gone, so the peak holds about one input tree besides
+ * the union.
+ */
+static int build(const struct tk_profile *const *bases, struct tk_profile *const *give_bases,
+		 size_t nr_bases, const struct tk_profile *new, struct tk_profile *give_new,
+		 const struct tk_diff_opts *o, struct tk_diff *out, struct tk_err *err)
 {
 	struct tk_diff_opts defaults;
-	uint32_t *map = NULL, max_nodes, i;
+	uint32_t *map = NULL, *alias = NULL, *alias_name = NULL, max_nodes, i;
 	double *cur_self = NULL, *cur_total = NULL, scale_sum = 0, raw_sum = 0;
-	double known = new->dispersion;
+	double known = new->dispersion, nt;
+	enum tk_unit unit = new->unit;
 	size_t k, used = 0, have = 0, step = 0, cap;
 	int ret = 0, single, cloned;
 
@@ -384,6 +424,7 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 				  "walltime normalization needs both walltimes, above 0");
 	/* One baseline with weight (or none at all): its values are the mean. */
 	single = used <= 1;
+	nt = tk_profile_total(new);
 
 	/* Room for the largest union there can be, zeroed lazily by the
 	 * system: no growing, no copying, no clearing. */
@@ -392,7 +433,13 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 		cap += bases[k]->nr_nodes;
 	if (cap > TK_PROFILE_MAX_NODES)
 		cap = TK_PROFILE_MAX_NODES;
-	tk_profile_init(&out->tree, new->unit);
+	cloned = !o->normalize_flags;
+	if (cloned && give_new) {
+		adopt_profile(&out->tree, give_new);
+		new = &out->tree;
+	} else {
+		tk_profile_init(&out->tree, unit);
+	}
 	tk_profile_reserve(&out->tree, cap);
 	out->new_self = tk_xcalloc(cap, sizeof(double));
 	out->new_total = tk_xcalloc(cap, sizeof(double));
@@ -405,16 +452,21 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 		cur_total = tk_xcalloc(cap, sizeof(double));
 	}
 	map = tk_realloc_array(NULL, max_nodes, sizeof(*map));
-	/* Most of this will be written: fault it in at once. */
-	prefault(out->tree.nodes, (size_t)max_nodes * sizeof(*out->tree.nodes));
-	prefault(out->new_self, (size_t)max_nodes * sizeof(double));
-	prefault(out->new_total, (size_t)max_nodes * sizeof(double));
+	/* Most of this will be written: fault it in at once (what the
+	 * inputs still hold waits until they are gone). */
+	if (new != &out->tree)
+		prefault(out->tree.nodes, (size_t)max_nodes * sizeof(*out->tree.nodes));
 	prefault(out->base_self, (size_t)max_nodes * sizeof(double));
-	prefault(out->base_total, (size_t)max_nodes * sizeof(double));
 	prefault(map, (size_t)max_nodes * sizeof(*map));
+	if (!give_new) {
+		prefault(out->new_self, (size_t)max_nodes * sizeof(double));
+		prefault(out->new_total, (size_t)max_nodes * sizeof(double));
+		prefault(out->base_total, (size_t)max_nodes * sizeof(double));
+	}
 
-	/* new first, into the empty union */
-	cloned = !o->normalize_flags && clone_profile(&out->tree, new);
+	/* new first, into the empty union (or as it) */
+	if (new != &out->tree)
+		cloned = cloned && clone_profile(&out->tree, new);
 	if (!cloned) {
 		ret = map_input(&out->tree, new, o->normalize_flags, 0, 0, map, "new profile", err);
 		if (ret)
@@ -423,39 +475,44 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 			out->new_self[map[i]] += new->nodes[i].self;
 	}
 
+	/* The renamed program of each baseline (match_roots), found against
+	 * new as it came: new's names are all in the union by now, so naming
+	 * it interns nothing. */
+	alias = tk_xcalloc(nr_bases, sizeof(*alias));
+	alias_name = tk_xcalloc(nr_bases, sizeof(*alias_name));
+	for (k = 0; o->match_roots && k < nr_bases; k++) {
+		alias[k] = lone_root(bases[k], new);
+		alias_name[k] = alias[k] ? union_name_of(&out->tree, new,
+							 lone_root(new, bases[k]),
+							 o->normalize_flags) : 0;
+	}
+	if (give_new && new != &out->tree) {
+		tk_profile_release(give_new);
+		tk_profile_init(give_new, unit);
+	}
+	new = NULL;
+
 	for (k = 0; k < nr_bases; k++) {
 		const struct tk_profile *b = bases[k];
-		double num, den;
+		double num, den, b_total = tk_profile_total(b);
 		double *acc;
 
-		uint32_t alias = o->match_roots ? lone_root(b, new) : 0;
-		uint32_t alias_name = alias ? union_name_of(&out->tree, new, lone_root(new, b),
-							    o->normalize_flags) : 0;
-
-		ret = map_input(&out->tree, b, o->normalize_flags, alias_name ? alias : 0,
-				alias_name, map, "baseline", err);
+		ret = map_input(&out->tree, b, o->normalize_flags, alias_name[k] ? alias[k] : 0,
+				alias_name[k], map, "baseline", err);
 		if (ret)
 			goto fail;
-		if (used && tk_profile_total(b) == 0)
-			continue; /* structure only */
-		scale_of(b, new, o, &num, &den);
+		if (used && b_total == 0)
+			goto next; /* structure only */
+		scale_of(b_total, nt, o, &num, &den);
 		scale_sum += num / den;
 		/* Weights scaled by c have c times the variance per unit. */
 		if (b->dispersion * num / den > known)
 			known = b->dispersion * num / den;
-		raw_sum += tk_profile_total(b);
-		/* w * num / den rather than w * (num / den): an exact integer
-		 * result stays exact. */
+		raw_sum += b_total;
 		acc = single ? out->base_self : cur_self;
-		if (num == den) {
-			for (i = 0; i < b->nr_nodes; i++)
-				acc[map[i]] += b->nodes[i].self;
-		} else {
-			for (i = 0; i < b->nr_nodes; i++)
-				acc[map[i]] += b->nodes[i].self * num / den;
-		}
+		add_weights(b, map, num, den, acc);
 		if (single)
-			continue;
+			goto next;
 		step++;
 		have = out->tree.nr_nodes;
 		sum_totals(&out->tree, cur_self, cur_total);
@@ -466,9 +523,24 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 				(double)step);
 		}
 		memset(cur_self, 0, have * sizeof(double));
+next:
+		if (give_bases) {
+			enum tk_unit bu = give_bases[k]->unit;
+
+			tk_profile_release(give_bases[k]);
+			tk_profile_init(give_bases[k], bu);
+		}
 	}
+	free(map);
+	map = NULL;
 
 	have = out->tree.nr_nodes;
+	if (give_new) {
+		prefault(out->new_self, (size_t)have * sizeof(double));
+		prefault(out->new_total, (size_t)have * sizeof(double));
+		if (single)
+			prefault(out->base_total, (size_t)have * sizeof(double));
+	}
 	if (single) {
 		sum_totals(&out->tree, out->base_self, out->base_total);
 	} else {
@@ -503,15 +575,53 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 		if (isfinite(known) && known > out->dispersion)
 			out->dispersion = known;
 	}
-	free(map);
+	free(alias);
+	free(alias_name);
 	free(cur_self);
 	free(cur_total);
 	return 0;
 fail:
 	free(map);
+	free(alias);
+	free(alias_name);
 	free(cur_self);
 	free(cur_total);
 	tk_diff_release(out);
+	return ret;
+}
+
+int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
+		  const struct tk_profile *new, const struct tk_diff_opts *o,
+		  struct tk_diff *out, struct tk_err *err)
+{
+	return build(bases, NULL, nr_bases, new, NULL, o, out, err);
+}
+
+int tk_diff_build_owned(struct tk_profile *bases, size_t nr_bases, struct tk_profile *new,
+			const struct tk_diff_opts *o, struct tk_diff *out, struct tk_err *err)
+{
+	const struct tk_profile **in = tk_xcalloc(nr_bases ? nr_bases : 1, sizeof(*in));
+	struct tk_profile **give = tk_xcalloc(nr_bases ? nr_bases : 1, sizeof(*give));
+	enum tk_unit unit = new->unit;
+	size_t k;
+	int ret;
+
+	for (k = 0; k < nr_bases; k++) {
+		in[k] = &bases[k];
+		give[k] = &bases[k];
+	}
+	ret = build(in, give, nr_bases, new, new, o, out, err);
+	/* given up whatever happened (most are empty by now) */
+	for (k = 0; k < nr_bases; k++) {
+		enum tk_unit bu = bases[k].unit;
+
+		tk_profile_release(&bases[k]);
+		tk_profile_init(&bases[k], bu);
+	}
+	tk_profile_release(new);
+	tk_profile_init(new, unit);
+	free(in);
+	free(give);
 	return ret;
 }
 

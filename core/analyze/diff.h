@@ -149,6 +149,18 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 		  struct tk_diff *out, struct tk_err *err);
 void tk_diff_release(struct tk_diff *d);
 
+/*
+ * tk_diff_build of profiles the caller gives up (bases[0..nr_bases) and
+ * new), with the same result node for node: new's tree becomes the
+ * union when names are not normalized (moved, not copied), and each
+ * input is released as soon as it is matched, so that the diff of two
+ * large profiles holds one input tree besides the union at its peak
+ * instead of all of them and a copy. On return, whatever it returns,
+ * every input is an empty profile of its unit (still to be released).
+ */
+int tk_diff_build_owned(struct tk_profile *bases, size_t nr_bases, struct tk_profile *new,
+			const struct tk_diff_opts *o, struct tk_diff *out, struct tk_err *err);
+
 /* The class of node n for mode, and its colour intensity in [0, 1]. */
 enum tk_diff_class tk_diff_classify(const struct tk_diff *d, uint32_t n,
 				    enum tk_diff_mode mode, const struct tk_diff_opts *o,

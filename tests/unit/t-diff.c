@@ -921,8 +921,138 @@ static void test_units(void)
 	tk_profile_release(&new);
 }
 
+/* Whether two doubles are the same bits (NaN and -0 included). */
+static int same_double(double a, double b)
+{
+	return !memcmp(&a, &b, sizeof(a));
+}
+
+/* Whether a and b are the same diff, node for node and bit for bit. */
+static int same_diff(const struct tk_diff *a, const struct tk_diff *b)
+{
+	const struct tk_profile *p = &a->tree, *q = &b->tree;
+	uint32_t i;
+
+	if (p->nr_nodes != q->nr_nodes || p->nr_names != q->nr_names || p->unit != q->unit)
+		return 0;
+	for (i = 0; i < p->nr_names; i++)
+		if (p->name_lens[i] != q->name_lens[i] ||
+		    memcmp(p->names[i], q->names[i], p->name_lens[i]) ||
+		    tk_profile_category(p, i) != tk_profile_category(q, i))
+			return 0;
+	for (i = 0; i < p->nr_nodes; i++) {
+		const struct tk_profile_node *x = &p->nodes[i], *y = &q->nodes[i];
+
+		if (x->name != y->name || x->parent != y->parent ||
+		    x->first_child != y->first_child || x->next_sibling != y->next_sibling ||
+		    !same_double(x->self, y->self) || !same_double(x->total, y->total) ||
+		    !same_double(a->base_self[i], b->base_self[i]) ||
+		    !same_double(a->base_total[i], b->base_total[i]) ||
+		    !same_double(a->new_self[i], b->new_self[i]) ||
+		    !same_double(a->new_total[i], b->new_total[i]) ||
+		    !same_double(a->spread_self[i], b->spread_self[i]) ||
+		    !same_double(a->spread_total[i], b->spread_total[i]))
+			return 0;
+	}
+	return p->finished == q->finished && a->nr_base == b->nr_base &&
+	       same_double(a->base_scale, b->base_scale) &&
+	       same_double(a->base_sum, b->base_sum) && same_double(a->new_sum, b->new_sum) &&
+	       same_double(a->base_raw_sum, b->base_raw_sum) &&
+	       same_double(a->dispersion, b->dispersion);
+}
+
+/*
+ * tk_diff_build_owned (what tracker diff uses) against tk_diff_build on
+ * the same inputs: the same union, ids and weights, whatever the options;
+ * the inputs it was given are empty afterwards.
+ */
+static void test_owned(void)
+{
+	static const struct {
+		const char *what;
+		const char *bases[4];
+		const char *new_text;
+		unsigned flags;
+		int match_roots;
+		enum tk_diff_norm norm;
+	} cases[] = {
+		{ "one baseline", { "a;b;c 3\na;b 2\na;d 1\nx;y 4\n" },
+		  "a;b;c 5\na;e 2\nz 1\nx;y 4\n", 0, 0, TK_DIFF_NORM_NONE },
+		{ "one baseline scaled to new's total", { "a;b;c 3\na;d 1\nq;r;s 7\n" },
+		  "a;b;c 5\na;e 2\n", 0, 0, TK_DIFF_NORM_TOTAL },
+		{ "three baselines", { "a;b 3\na;c 1\n", "a;b 4\nd 2\n", "a;c 2\na;b;e 1\n" },
+		  "a;b 5\na;f 1\n", 0, 0, TK_DIFF_NORM_NONE },
+		{ "normalized names", { "f<int>;g 0x1f 2\nf<long>;h 1\n" },
+		  "f<int>;g 0x2e 3\nf<char>;h 2\n", TK_NORM_ALL, 0, TK_DIFF_NORM_NONE },
+		{ "renamed program", { "prog-a;main;rad 10\nsh;main 1\n" },
+		  "prog-b;main;rad 20\nsh;main 1\n", 0, 1, TK_DIFF_NORM_NONE },
+		{ "renamed program, three baselines",
+		  { "prog-a;main 10\n", "prog-c;main 12\nsh 1\n", "prog-b;main 9\n" },
+		  "prog-b;main 20\n", 0, 1, TK_DIFF_NORM_TOTAL },
+		{ "an empty baseline beside one with weight", { "a;b 0\n", "a;c 2\n" },
+		  "a;b 1\n", 0, 0, TK_DIFF_NORM_NONE },
+	};
+	size_t c, k;
+
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct tk_profile bases[4], new;
+		const struct tk_profile *bp[4];
+		struct tk_diff_opts o;
+		struct tk_diff a, b;
+		struct tk_err err;
+		size_t n = 0;
+		int empty = 1;
+
+		tk_diff_opts_init(&o);
+		o.normalize_flags = cases[c].flags;
+		o.match_roots = cases[c].match_roots;
+		o.norm = cases[c].norm;
+		for (; n < 4 && cases[c].bases[n]; n++) {
+			load(&bases[n], cases[c].bases[n]);
+			bp[n] = &bases[n];
+		}
+		load(&new, cases[c].new_text);
+		memset(&err, 0, sizeof(err));
+		is_int(tk_diff_build(bp, n, &new, &o, &a, &err), 0, "%s: borrowed", cases[c].what);
+		is_int(tk_diff_build_owned(bases, n, &new, &o, &b, &err), 0, "%s: given up",
+		       cases[c].what);
+		ok(same_diff(&a, &b), "%s: the same diff, node for node", cases[c].what);
+		for (k = 0; k < n; k++)
+			empty = empty && bases[k].nr_nodes == 1 && tk_profile_total(&bases[k]) == 0;
+		ok(empty && new.nr_nodes == 1 && new.nr_names == 1 &&
+		   new.unit == TK_UNIT_SAMPLES, "%s: the inputs are given up", cases[c].what);
+		tk_diff_release(&a);
+		tk_diff_release(&b);
+		for (k = 0; k < n; k++)
+			tk_profile_release(&bases[k]);
+		tk_profile_release(&new);
+	}
+}
+
+static void test_owned_errors(void)
+{
+	struct tk_profile base, new;
+	struct tk_diff_opts o;
+	struct tk_diff d;
+	struct tk_err err;
+
+	load(&base, "a;b 3\n");
+	load(&new, "a;b 5\n");
+	base.unit = TK_UNIT_BYTES;
+	tk_diff_opts_init(&o);
+	memset(&err, 0, sizeof(err));
+	is_int(tk_diff_build_owned(&base, 1, &new, &o, &d, &err), TK_EDATA,
+	       "given up: bytes against samples is refused as when borrowed");
+	ok(base.nr_nodes == 1 && new.nr_nodes == 1 && base.unit == TK_UNIT_BYTES,
+	   "... and the inputs are given up all the same, units kept");
+	tk_profile_release(&base);
+	tk_profile_release(&new);
+}
+
 int main(void)
 {
+	test_owned();
+	test_owned_errors();
 	test_pooled_noise();
 	test_known_dispersion();
 	test_sampled_false_changes();
