@@ -114,13 +114,16 @@ static int passes_on(const struct tk_diff *d, uint32_t n, double delta)
 	return 0;
 }
 
+/*
+ * cls: n's class for mode when the caller has it, -1 otherwise. Most
+ * frames of a large diff did not change: their class is never needed.
+ */
 static void consider(const struct tk_diff *d, const struct tk_diff_opts *o, uint32_t n,
-		     enum tk_diff_mode mode, size_t top, struct tk_diff_summary *s)
+		     enum tk_diff_mode mode, int cls, size_t top, struct tk_diff_summary *s)
 {
 	struct tk_diff_change r;
 
 	r.node = n;
-	r.cls = tk_diff_classify(d, n, mode, o, NULL);
 	if (mode == TK_DIFF_SELF) {
 		r.base = d->base_self[n];
 		r.now = d->new_self[n];
@@ -130,6 +133,7 @@ static void consider(const struct tk_diff *d, const struct tk_diff_opts *o, uint
 	}
 	if (!(r.now != r.base))
 		return;
+	r.cls = cls >= 0 ? (enum tk_diff_class)cls : tk_diff_classify(d, n, mode, o, NULL);
 	if (mode == TK_DIFF_CUMULATIVE && passes_on(d, n, r.now - r.base))
 		return;
 	if (r.cls == TK_DIFF_NOISE) {
@@ -164,14 +168,18 @@ void tk_diff_summarize(const struct tk_diff *d, const struct tk_diff_opts *o, si
 		if (o->category && tk_profile_category(&d->tree, d->tree.nodes[n].name) !=
 		    o->category)
 			continue;
-		c = tk_diff_classify(d, n, TK_DIFF_CUMULATIVE, o, NULL);
+		/* equal totals: neither new nor vanished, and no change */
+		if (!(d->base_total[n] != d->new_total[n]))
+			c = TK_DIFF_NOISE;
+		else
+			c = tk_diff_classify(d, n, TK_DIFF_CUMULATIVE, o, NULL);
 
 		if (c == TK_DIFF_NEW)
 			s->nr_new++;
 		else if (c == TK_DIFF_VANISHED)
 			s->nr_vanished++;
-		consider(d, o, n, TK_DIFF_SELF, top, s);
-		consider(d, o, n, TK_DIFF_CUMULATIVE, top, s);
+		consider(d, o, n, TK_DIFF_SELF, -1, top, s);
+		consider(d, o, n, TK_DIFF_CUMULATIVE, (int)c, top, s);
 	}
 	for (m = 0; m < 2; m++) {
 		qsort(s->up[m].rows, s->up[m].nr, sizeof(struct tk_diff_change), cmp_rows);
