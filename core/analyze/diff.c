@@ -51,8 +51,6 @@ void tk_diff_release(struct tk_diff *d)
 		tk_profile_release(&d->tree);
 	free(d->base_self);
 	free(d->base_total);
-	free(d->new_self);
-	free(d->new_total);
 	free(d->spread_self);
 	free(d->spread_total);
 	memset(d, 0, sizeof(*d));
@@ -356,7 +354,7 @@ static void adopt_profile(struct tk_profile *u, struct tk_profile *in)
 	tk_profile_init(in, unit);
 }
 
-/* What a baseline contributes once matched: its weights into acc. */
+/* What a baseline contributes once matched: its weights into acc[map[i]]. */
 static void add_weights(const struct tk_profile *b, const uint32_t *map, double num,
 			double den, double *acc)
 {
@@ -373,13 +371,33 @@ static void add_weights(const struct tk_profile *b, const uint32_t *map, double 
 	}
 }
 
+/* The same into the total fields of the union u's nodes. */
+static void add_weights_to_totals(const struct tk_profile *b, const uint32_t *map, double num,
+				  double den, struct tk_profile *u)
+{
+	uint32_t i;
+
+	if (num == den) {
+		for (i = 0; i < b->nr_nodes; i++)
+			u->nodes[map[i]].total += b->nodes[i].self;
+	} else {
+		for (i = 0; i < b->nr_nodes; i++)
+			u->nodes[map[i]].total += b->nodes[i].self * num / den;
+	}
+}
+
 /*
  * tk_diff_build and tk_diff_build_owned. give_bases and give_new are
  * NULL when the inputs are borrowed; otherwise they are the same
- * profiles as bases and new, released as soon as they are matched, and
- * the arrays that are written only at the end are touched only once
- * the inputs are gone, so the peak holds about one input tree besides
- * the union.
+ * profiles as bases and new, released as soon as they are matched.
+ *
+ * With one baseline (the common case, and the large one: two files),
+ * its weights are added up in the union's own total fields, free until
+ * the union's totals are computed at the end, and moved to base_self
+ * once the baseline is gone: the peak holds the union, the baseline's
+ * tree and the map, and no per-node array. Recomputing the totals gives
+ * the same bits as the copied ones: the nodes the baselines added weigh
+ * 0, and x + 0 is x.
  */
 static int build(const struct tk_profile *const *bases, struct tk_profile *const *give_bases,
 		 size_t nr_bases, const struct tk_profile *new, struct tk_profile *give_new,
@@ -441,30 +459,22 @@ static int build(const struct tk_profile *const *bases, struct tk_profile *const
 		tk_profile_init(&out->tree, unit);
 	}
 	tk_profile_reserve(&out->tree, cap);
-	out->new_self = tk_xcalloc(cap, sizeof(double));
-	out->new_total = tk_xcalloc(cap, sizeof(double));
-	out->base_self = tk_xcalloc(cap, sizeof(double));
-	out->base_total = tk_xcalloc(cap, sizeof(double));
-	out->spread_self = tk_xcalloc(cap, sizeof(double));
-	out->spread_total = tk_xcalloc(cap, sizeof(double));
 	if (!single) {
+		out->base_self = tk_xcalloc(cap, sizeof(double));
+		out->base_total = tk_xcalloc(cap, sizeof(double));
+		out->spread_self = tk_xcalloc(cap, sizeof(double));
+		out->spread_total = tk_xcalloc(cap, sizeof(double));
 		cur_self = tk_xcalloc(cap, sizeof(double));
 		cur_total = tk_xcalloc(cap, sizeof(double));
 	}
 	map = tk_realloc_array(NULL, max_nodes, sizeof(*map));
-	/* Most of this will be written: fault it in at once (what the
-	 * inputs still hold waits until they are gone). */
+	/* Most of this will be written: fault it in at once. */
 	if (new != &out->tree)
 		prefault(out->tree.nodes, (size_t)max_nodes * sizeof(*out->tree.nodes));
-	prefault(out->base_self, (size_t)max_nodes * sizeof(double));
 	prefault(map, (size_t)max_nodes * sizeof(*map));
-	if (!give_new) {
-		prefault(out->new_self, (size_t)max_nodes * sizeof(double));
-		prefault(out->new_total, (size_t)max_nodes * sizeof(double));
-		prefault(out->base_total, (size_t)max_nodes * sizeof(double));
-	}
 
-	/* new first, into the empty union (or as it) */
+	/* new first, into the empty union (or as it); its self weights are
+	 * the union's */
 	if (new != &out->tree)
 		cloned = cloned && clone_profile(&out->tree, new);
 	if (!cloned) {
@@ -472,7 +482,7 @@ static int build(const struct tk_profile *const *bases, struct tk_profile *const
 		if (ret)
 			goto fail;
 		for (i = 0; i < new->nr_nodes; i++)
-			out->new_self[map[i]] += new->nodes[i].self;
+			out->tree.nodes[map[i]].self += new->nodes[i].self;
 	}
 
 	/* The renamed program of each baseline (match_roots), found against
@@ -491,11 +501,13 @@ static int build(const struct tk_profile *const *bases, struct tk_profile *const
 		tk_profile_init(give_new, unit);
 	}
 	new = NULL;
+	/* the union's totals are scratch until the end (see above) */
+	for (i = 0; single && i < out->tree.nr_nodes; i++)
+		out->tree.nodes[i].total = 0;
 
 	for (k = 0; k < nr_bases; k++) {
 		const struct tk_profile *b = bases[k];
 		double num, den, b_total = tk_profile_total(b);
-		double *acc;
 
 		ret = map_input(&out->tree, b, o->normalize_flags, alias_name[k] ? alias[k] : 0,
 				alias_name[k], map, "baseline", err);
@@ -509,10 +521,11 @@ static int build(const struct tk_profile *const *bases, struct tk_profile *const
 		if (b->dispersion * num / den > known)
 			known = b->dispersion * num / den;
 		raw_sum += b_total;
-		acc = single ? out->base_self : cur_self;
-		add_weights(b, map, num, den, acc);
-		if (single)
+		if (single) {
+			add_weights_to_totals(b, map, num, den, &out->tree);
 			goto next;
+		}
+		add_weights(b, map, num, den, cur_self);
 		step++;
 		have = out->tree.nr_nodes;
 		sum_totals(&out->tree, cur_self, cur_total);
@@ -535,14 +548,17 @@ next:
 	map = NULL;
 
 	have = out->tree.nr_nodes;
-	if (give_new) {
-		prefault(out->new_self, (size_t)have * sizeof(double));
-		prefault(out->new_total, (size_t)have * sizeof(double));
-		if (single)
-			prefault(out->base_total, (size_t)have * sizeof(double));
-	}
 	if (single) {
+		out->base_self = tk_realloc_array(NULL, have, sizeof(double));
+		out->base_total = tk_realloc_array(NULL, have, sizeof(double));
+		out->spread_self = tk_xcalloc(have, sizeof(double));
+		out->spread_total = tk_xcalloc(have, sizeof(double));
+		prefault(out->base_self, have * sizeof(double));
+		prefault(out->base_total, have * sizeof(double));
+		for (i = 0; i < have; i++)
+			out->base_self[i] = out->tree.nodes[i].total;
 		sum_totals(&out->tree, out->base_self, out->base_total);
+		cloned = 0; /* the totals are to be made again */
 	} else {
 		for (i = 0; i < have; i++) {
 			out->spread_self[i] = sqrt(out->spread_self[i] / (double)(step - 1));
@@ -552,23 +568,15 @@ next:
 	if (cloned) {
 		/* The nodes the baselines added weigh nothing in new: the
 		 * totals copied from new still hold. */
-		for (i = 0; i < have; i++) {
-			out->new_self[i] = out->tree.nodes[i].self;
-			out->new_total[i] = out->tree.nodes[i].total;
-		}
 		out->tree.finished = 1;
 	} else {
-		for (i = 0; i < have; i++)
-			out->tree.nodes[i].self = out->new_self[i];
 		out->tree.finished = 0;
 		tk_profile_finish(&out->tree);
-		for (i = 0; i < have; i++)
-			out->new_total[i] = out->tree.nodes[i].total;
 	}
 	out->nr_base = used ? used : nr_bases;
 	out->base_scale = used ? scale_sum / (double)used : 1;
 	out->base_sum = out->base_total[TK_PROFILE_ROOT];
-	out->new_sum = out->new_total[TK_PROFILE_ROOT];
+	out->new_sum = out->tree.nodes[TK_PROFILE_ROOT].total;
 	out->base_raw_sum = used ? raw_sum / (double)used : 0;
 	if (!single) {
 		out->dispersion = pooled_dispersion(out);
@@ -638,15 +646,15 @@ enum tk_diff_class tk_diff_classify(const struct tk_diff *d, uint32_t n,
 	}
 	if (intensity)
 		*intensity = 0;
-	if (!(d->base_total[n] > 0) && d->new_total[n] > 0) {
+	if (!(d->base_total[n] > 0) && tk_diff_new_total(d, n) > 0) {
 		/* as big as the noise a frame of that weight has: caught by chance */
-		if (d->new_total[n] <= tk_diff_noise_band(d, d->new_total[n], 0, o))
+		if (tk_diff_new_total(d, n) <= tk_diff_noise_band(d, tk_diff_new_total(d, n), 0, o))
 			return TK_DIFF_NOISE;
 		if (intensity)
 			*intensity = 1;
 		return TK_DIFF_NEW;
 	}
-	if (!(d->new_total[n] > 0) && d->base_total[n] > 0) {
+	if (!(tk_diff_new_total(d, n) > 0) && d->base_total[n] > 0) {
 		if (d->base_total[n] <= tk_diff_noise_band(d, d->base_total[n],
 							   d->spread_total[n], o))
 			return TK_DIFF_NOISE;
@@ -656,11 +664,11 @@ enum tk_diff_class tk_diff_classify(const struct tk_diff *d, uint32_t n,
 	}
 	if (mode == TK_DIFF_CUMULATIVE) {
 		base = d->base_total[n];
-		now = d->new_total[n];
+		now = tk_diff_new_total(d, n);
 		spread = d->spread_total[n];
 	} else {
 		base = d->base_self[n];
-		now = d->new_self[n];
+		now = tk_diff_new_self(d, n);
 		spread = d->spread_self[n];
 	}
 	delta = now - base;

@@ -8,8 +8,9 @@
  * is the same after name normalization (core/analyze/normalize.h) — never by
  * function name alone, so recursion and a function reached on several
  * paths keep their own values. The union is a struct tk_profile (names
- * interned, node 0 the root); per node, parallel arrays hold the base and
- * new self and total weights.
+ * interned, node 0 the root) whose own self and total weights are
+ * new's (tk_diff_new_self, tk_diff_new_total); per node, parallel arrays
+ * hold the baseline's.
  *
  * Normalization makes the two comparable before subtracting: every
  * weight w of a baseline becomes w * num / den (float, never truncated;
@@ -120,9 +121,9 @@ struct tk_diff_opts {
 };
 
 struct tk_diff {
-	struct tk_profile tree;   /* the union; its self weights are new's */
+	struct tk_profile tree;   /* the union; its self and total weights
+				     are new's */
 	double *base_self, *base_total; /* per node, after normalization */
-	double *new_self, *new_total;
 	double *spread_self, *spread_total; /* baseline std deviation, 0 if N=1 */
 	size_t nr_base;           /* baseline profiles aggregated (non-empty ones) */
 	double base_scale;        /* the factor applied to the baseline (N > 1:
@@ -134,6 +135,17 @@ struct tk_diff {
 };
 
 void tk_diff_opts_init(struct tk_diff_opts *o);
+
+/* New's self and total weight of node n of the union. */
+static inline double tk_diff_new_self(const struct tk_diff *d, uint32_t n)
+{
+	return d->tree.nodes[n].self;
+}
+
+static inline double tk_diff_new_total(const struct tk_diff *d, uint32_t n)
+{
+	return d->tree.nodes[n].total;
+}
 
 /*
  * Builds the diff of `new` against the mean of bases[0..nr_bases). The

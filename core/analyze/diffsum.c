@@ -99,14 +99,14 @@ static int cmp_rows(const void *a, const void *b)
  */
 static int passes_on(const struct tk_diff *d, uint32_t n, double delta)
 {
-	double all_base = d->base_total[TK_PROFILE_ROOT], all_new = d->new_total[TK_PROFILE_ROOT];
+	double all_base = d->base_total[TK_PROFILE_ROOT], all_new = tk_diff_new_total(d, TK_PROFILE_ROOT);
 	uint32_t c;
 
 	if (fabs(d->base_total[n] - all_base) <= 1e-9 * all_base &&
-	    fabs(d->new_total[n] - all_new) <= 1e-9 * all_new)
+	    fabs(tk_diff_new_total(d, n) - all_new) <= 1e-9 * all_new)
 		return 1;
 	for (c = d->tree.nodes[n].first_child; c; c = d->tree.nodes[c].next_sibling) {
-		double dc = d->new_total[c] - d->base_total[c];
+		double dc = tk_diff_new_total(d, c) - d->base_total[c];
 
 		if (fabs(dc - delta) <= 0.1 * fabs(delta))
 			return 1;
@@ -126,10 +126,10 @@ static void consider(const struct tk_diff *d, const struct tk_diff_opts *o, uint
 	r.node = n;
 	if (mode == TK_DIFF_SELF) {
 		r.base = d->base_self[n];
-		r.now = d->new_self[n];
+		r.now = tk_diff_new_self(d, n);
 	} else {
 		r.base = d->base_total[n];
-		r.now = d->new_total[n];
+		r.now = tk_diff_new_total(d, n);
 	}
 	if (!(r.now != r.base))
 		return;
@@ -169,7 +169,7 @@ void tk_diff_summarize(const struct tk_diff *d, const struct tk_diff_opts *o, si
 		    o->category)
 			continue;
 		/* equal totals: neither new nor vanished, and no change */
-		if (!(d->base_total[n] != d->new_total[n]))
+		if (!(d->base_total[n] != tk_diff_new_total(d, n)))
 			c = TK_DIFF_NOISE;
 		else
 			c = tk_diff_classify(d, n, TK_DIFF_CUMULATIVE, o, NULL);

@@ -151,11 +151,11 @@ static void test_new_and_vanished(void)
 	is_int(cls(&d, "a;n", TK_DIFF_SELF, &o, &x), TK_DIFF_NEW, "a frame absent from the baseline is NEW");
 	ok(x == 1, "NEW has intensity 1");
 	is_int(cls(&d, "a;n", TK_DIFF_CUMULATIVE, &o, NULL), TK_DIFF_NEW, "NEW in cumulative mode too");
-	ok(d.base_total[find(&d, "a;n")] == 0 && d.new_total[find(&d, "a;n")] == 5,
+	ok(d.base_total[find(&d, "a;n")] == 0 && tk_diff_new_total(&d, find(&d, "a;n")) == 5,
 	   "NEW frame: base 0, new 5");
 	is_int(cls(&d, "a;c", TK_DIFF_SELF, &o, &x), TK_DIFF_VANISHED,
 	       "a frame absent from new is VANISHED");
-	ok(d.base_total[find(&d, "a;c")] == 4 && d.new_total[find(&d, "a;c")] == 0,
+	ok(d.base_total[find(&d, "a;c")] == 4 && tk_diff_new_total(&d, find(&d, "a;c")) == 0,
 	   "the vanished frame keeps its base total");
 	is_int(cls(&d, "a;b", TK_DIFF_SELF, &o, &x), TK_DIFF_NOISE, "an unchanged frame is NOISE");
 	ok(x == 0, "NOISE has intensity 0");
@@ -177,8 +177,8 @@ static void test_recursion_and_paths(void)
 	ok(find(&d, "a") && find(&d, "a;a") && find(&d, "a;a;a") && d.tree.nr_nodes == 4,
 	   "recursion: a, a;a, a;a;a are three frames");
 	ok(d.base_self[find(&d, "a;a;a")] == 6 && d.base_self[find(&d, "a;a")] == 2 &&
-	   d.new_self[find(&d, "a;a")] == 3, "recursion: per-path self values kept");
-	ok(d.base_total[find(&d, "a;a")] == 8 && d.new_total[find(&d, "a;a")] == 3,
+	   tk_diff_new_self(&d, find(&d, "a;a")) == 3, "recursion: per-path self values kept");
+	ok(d.base_total[find(&d, "a;a")] == 8 && tk_diff_new_total(&d, find(&d, "a;a")) == 3,
 	   "recursion: per-path totals kept");
 	is_int(cls(&d, "a;a", TK_DIFF_SELF, &o, NULL), TK_DIFF_UP, "a;a self went up (2 -> 3)");
 	is_int(cls(&d, "a;a", TK_DIFF_CUMULATIVE, &o, NULL), TK_DIFF_DOWN,
@@ -187,8 +187,8 @@ static void test_recursion_and_paths(void)
 	tk_diff_release(&d);
 
 	build1(&d, "a;f 10\nb;f 2\n", "a;f 5\nb;f 4\n", &o);
-	ok(d.base_self[find(&d, "a;f")] == 10 && d.new_self[find(&d, "a;f")] == 5 &&
-	   d.base_self[find(&d, "b;f")] == 2 && d.new_self[find(&d, "b;f")] == 4,
+	ok(d.base_self[find(&d, "a;f")] == 10 && tk_diff_new_self(&d, find(&d, "a;f")) == 5 &&
+	   d.base_self[find(&d, "b;f")] == 2 && tk_diff_new_self(&d, find(&d, "b;f")) == 4,
 	   "f under a and under b keep separate values");
 	is_int(cls(&d, "a;f", TK_DIFF_SELF, &o, NULL), TK_DIFF_DOWN, "f under a: DOWN");
 	is_int(cls(&d, "b;f", TK_DIFF_SELF, &o, NULL), TK_DIFF_UP, "f under b: UP");
@@ -214,13 +214,14 @@ static void test_normalized_names(void)
 	build1(&d, "main;foo<int> 5\n", "main;foo<long> 7\n", &o);
 	ok(find(&d, "main;foo<>") && !find(&d, "main;foo<int>") && d.tree.nr_nodes == 3,
 	   "templates: foo<int> and foo<long> match as foo<>");
-	ok(d.base_self[find(&d, "main;foo<>")] == 5 && d.new_self[find(&d, "main;foo<>")] == 7,
+	ok(d.base_self[find(&d, "main;foo<>")] == 5 &&
+	   tk_diff_new_self(&d, find(&d, "main;foo<>")) == 7,
 	   "... with base 5 and new 7");
 	is_int(cls(&d, "main;foo<>", TK_DIFF_SELF, &o, NULL), TK_DIFF_UP, "... UP");
 	tk_diff_release(&d);
 
 	build1(&d, "a;foo<int> 2\na;foo<long> 3\n", "a;foo<char> 1\n", &o);
-	ok(d.base_self[find(&d, "a;foo<>")] == 5 && d.new_self[find(&d, "a;foo<>")] == 1,
+	ok(d.base_self[find(&d, "a;foo<>")] == 5 && tk_diff_new_self(&d, find(&d, "a;foo<>")) == 1,
 	   "siblings that normalize alike add up");
 	tk_diff_release(&d);
 
@@ -237,7 +238,7 @@ static int all_finite(const struct tk_diff *d)
 
 	for (i = 0; i < d->tree.nr_nodes; i++)
 		if (!isfinite(d->base_self[i]) || !isfinite(d->base_total[i]) ||
-		    !isfinite(d->new_self[i]) || !isfinite(d->new_total[i]) ||
+		    !isfinite(tk_diff_new_self(d, i)) || !isfinite(tk_diff_new_total(d, i)) ||
 		    !isfinite(d->spread_self[i]) || !isfinite(d->spread_total[i]))
 			return 0;
 	return isfinite(d->base_scale) && isfinite(d->base_sum) && isfinite(d->new_sum);
@@ -260,7 +261,8 @@ static void test_zero_baseline(void)
 	ok(d.base_scale == 1, "... its scale is 1 (nothing to scale)");
 	ok(all_finite(&d), "... no NaN or inf anywhere");
 	for (i = 1; i < d.tree.nr_nodes; i++)
-		if (d.new_total[i] > 0 && tk_diff_classify(&d, i, TK_DIFF_SELF, &o, &x) != TK_DIFF_NEW)
+		if (tk_diff_new_total(&d, i) > 0 &&
+		    tk_diff_classify(&d, i, TK_DIFF_SELF, &o, &x) != TK_DIFF_NEW)
 			all_new = 0;
 	ok(all_new, "... every frame of new is NEW");
 	ok(x == 1, "... with intensity 1");
@@ -410,6 +412,8 @@ static void test_layout(void)
 {
 	struct tk_diff_opts o;
 	struct tk_diff d;
+	double *nw;
+	uint32_t n;
 	struct tk_flame f;
 	struct tk_err err;
 	int ret;
@@ -427,7 +431,11 @@ static void test_layout(void)
 	   f.frames[3].start == 12 && f.frames[3].width == 4,
 	   "... a's own 2 first, then b at 2 (10 wide), c at 12 (4 wide)");
 	tk_flame_release(&f);
-	ret = tk_flame_layout_weights(&d.tree, d.new_total, NULL, &f, &err);
+	nw = tk_xcalloc(d.tree.nr_nodes, sizeof(*nw));
+	for (n = 0; n < d.tree.nr_nodes; n++)
+		nw[n] = tk_diff_new_total(&d, n);
+	ret = tk_flame_layout_weights(&d.tree, nw, NULL, &f, &err);
+	free(nw);
 	is_int(ret, 0, "layout by new");
 	ok(f.total == 11 && f.nr == 3 && f.frames[2].node == find(&d, "a;b") &&
 	   f.frames[2].start == 1 && f.frames[2].width == 10,
@@ -819,7 +827,7 @@ static void test_match_roots(void)
 	ok(!find(&d, "climate-staging") && find(&d, "climate-feature;main;rad"),
 	   "match_roots: one frame, under the new name");
 	ok(d.base_self[find(&d, "climate-feature;main;rad")] == 10 &&
-	   d.new_self[find(&d, "climate-feature;main;rad")] == 20, "... with both values");
+	   tk_diff_new_self(&d, find(&d, "climate-feature;main;rad")) == 20, "... with both values");
 	ok(d.base_self[find(&d, "sh;main")] == 1, "... the same-named sibling still matches itself");
 	tk_diff_release(&d);
 	build1(&d, "a;x 1\nb;x 1\n", "c;x 1\nd;x 1\n", &o);
@@ -948,8 +956,6 @@ static int same_diff(const struct tk_diff *a, const struct tk_diff *b)
 		    !same_double(x->self, y->self) || !same_double(x->total, y->total) ||
 		    !same_double(a->base_self[i], b->base_self[i]) ||
 		    !same_double(a->base_total[i], b->base_total[i]) ||
-		    !same_double(a->new_self[i], b->new_self[i]) ||
-		    !same_double(a->new_total[i], b->new_total[i]) ||
 		    !same_double(a->spread_self[i], b->spread_self[i]) ||
 		    !same_double(a->spread_total[i], b->spread_total[i]))
 			return 0;
