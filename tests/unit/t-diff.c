@@ -1053,6 +1053,21 @@ static void test_owned_errors(void)
 	   "... and the inputs are given up all the same, units kept");
 	tk_profile_release(&base);
 	tk_profile_release(&new);
+
+	/* a failure after new's tree became the union: released once */
+	load(&base, "a;b 3\n");
+	load(&new, "a;b 5\n");
+	base.nodes[1].first_child = 0;
+	base.nodes[2].first_child = 1; /* a child made before its parent */
+	base.nodes[0].first_child = 2;
+	base.nodes[2].next_sibling = 0;
+	memset(&err, 0, sizeof(err));
+	is_int(tk_diff_build_owned(&base, 1, &new, &o, &d, &err), TK_EINTERNAL,
+	       "given up: a broken baseline fails after new became the union");
+	ok(strstr(err.msg, "comes before its parent") && new.nr_nodes == 1 &&
+	   base.nr_nodes == 1, "... naming it, the inputs given up");
+	tk_profile_release(&base);
+	tk_profile_release(&new);
 }
 
 int main(void)
