@@ -4,13 +4,14 @@
  * The top rows are kept in a min-heap of `top` entries per list while
  * the union's nodes are walked once, so a diff of millions of frames
  * costs one pass and no sort of the whole; only the kept rows are
- * sorted at the end.
+ * sorted at the end. A large diff is walked on two threads.
  */
 #include "core/base/escape.h"
 #include "core/analyze/diffsum.h"
 #include "core/base/table.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,25 +145,24 @@ static void consider(const struct tk_diff *d, const struct tk_diff_opts *o, uint
 	keep(r.now > r.base ? &s->up[mode] : &s->down[mode], top, &r);
 }
 
-void tk_diff_summarize(const struct tk_diff *d, const struct tk_diff_opts *o, size_t top,
-		       struct tk_diff_summary *s)
+static void summary_alloc(struct tk_diff_summary *s, size_t top)
 {
-	struct tk_diff_opts dflt;
-	uint32_t n;
 	int m;
 
-	if (!o) {
-		tk_diff_opts_init(&dflt);
-		o = &dflt;
-	}
-	if (!top)
-		top = 30;
 	memset(s, 0, sizeof(*s));
 	for (m = 0; m < 2; m++) {
 		s->up[m].rows = tk_xcalloc(top, sizeof(struct tk_diff_change));
 		s->down[m].rows = tk_xcalloc(top, sizeof(struct tk_diff_change));
 	}
-	for (n = 1; n < d->tree.nr_nodes; n++) {
+}
+
+/* Nodes [from, to) of d into s. */
+static void walk(const struct tk_diff *d, const struct tk_diff_opts *o, uint32_t from,
+		 uint32_t to, size_t top, struct tk_diff_summary *s)
+{
+	uint32_t n;
+
+	for (n = from; n < to; n++) {
 		enum tk_diff_class c;
 
 		if (o->category && tk_profile_category(&d->tree, d->tree.nodes[n].name) !=
@@ -180,6 +180,83 @@ void tk_diff_summarize(const struct tk_diff *d, const struct tk_diff_opts *o, si
 			s->nr_vanished++;
 		consider(d, o, n, TK_DIFF_SELF, -1, top, s);
 		consider(d, o, n, TK_DIFF_CUMULATIVE, (int)c, top, s);
+	}
+}
+
+/*
+ * A large diff is walked in two halves on two threads. Rows rank by
+ * change, then by node (row_less: no two rows tie), so the `top` largest
+ * of both halves' `top` largest are the whole's: the same lists.
+ */
+#define PARALLEL_NODES (1u << 16)
+
+struct half {
+	const struct tk_diff *d;
+	const struct tk_diff_opts *o;
+	uint32_t from, to;
+	size_t top;
+	struct tk_diff_summary s;
+};
+
+static void *walk_half(void *arg)
+{
+	struct half *h = arg;
+
+	walk(h->d, h->o, h->from, h->to, h->top, &h->s);
+	return NULL;
+}
+
+static void merge(struct tk_diff_summary *s, const struct tk_diff_summary *from, size_t top)
+{
+	size_t i;
+	int m;
+
+	for (m = 0; m < 2; m++) {
+		for (i = 0; i < from->up[m].nr; i++)
+			keep(&s->up[m], top, &from->up[m].rows[i]);
+		for (i = 0; i < from->down[m].nr; i++)
+			keep(&s->down[m], top, &from->down[m].rows[i]);
+	}
+	s->nr_new += from->nr_new;
+	s->nr_vanished += from->nr_vanished;
+	s->nr_noise += from->nr_noise;
+}
+
+void tk_diff_summarize(const struct tk_diff *d, const struct tk_diff_opts *o, size_t top,
+		       struct tk_diff_summary *s)
+{
+	struct tk_diff_opts dflt;
+	uint32_t nr = d->tree.nr_nodes;
+	int m;
+
+	if (!o) {
+		tk_diff_opts_init(&dflt);
+		o = &dflt;
+	}
+	if (!top)
+		top = 30;
+	summary_alloc(s, top);
+	if (nr >= PARALLEL_NODES) {
+		struct half h;
+		pthread_t t;
+		int threaded;
+
+		h.d = d;
+		h.o = o;
+		h.from = nr / 2;
+		h.to = nr;
+		h.top = top;
+		summary_alloc(&h.s, top);
+		threaded = !pthread_create(&t, NULL, walk_half, &h);
+		walk(d, o, 1, nr / 2, top, s);
+		if (threaded)
+			pthread_join(t, NULL);
+		else
+			walk_half(&h);
+		merge(s, &h.s, top);
+		tk_diff_summary_release(&h.s);
+	} else {
+		walk(d, o, 1, nr, top, s);
 	}
 	for (m = 0; m < 2; m++) {
 		qsort(s->up[m].rows, s->up[m].nr, sizeof(struct tk_diff_change), cmp_rows);

@@ -1070,8 +1070,85 @@ static void test_owned_errors(void)
 	tk_profile_release(&new);
 }
 
+/* a ranks above b as "what changed" ranks rows: larger change, then earlier node */
+static int ranks_above(double da, uint32_t a, double db, uint32_t b)
+{
+	return fabs(da) != fabs(db) ? fabs(da) > fabs(db) : a < b;
+}
+
+/*
+ * A diff past the size walked on two threads (65536 nodes), with many
+ * changes of one size: the lists are the top rows of all nodes in rank
+ * order, as one walk would give, and the counts add up.
+ */
+static void test_summary_large(void)
+{
+	struct tk_buf base = TK_BUF_INIT, new = TK_BUF_INIT;
+	struct tk_diff_opts o;
+	struct tk_diff_summary s;
+	struct tk_diff d;
+	uint32_t want_up[5], want_down[5], n, k;
+	double up_d[5], down_d[5];
+	size_t nr_up = 0, nr_down = 0, i, nr_new = 0, nr_vanished = 0;
+	int same = 1;
+
+	for (k = 0; k < 70000; k++) {
+		if (k % 11)
+			tk_buf_addf(&base, "r;f%u;g%u %u\n", k % 300, k, 1 + k % 7);
+		/* a few large changes, spread over the nodes of both halves */
+		if (k % 13)
+			tk_buf_addf(&new, "r;f%u;g%u %u\n", k % 300, k,
+				    1 + (k * 3) % 7 + (k % 997 ? 0 : 50 + k % 3));
+	}
+	tk_diff_opts_init(&o);
+	build1(&d, base.buf, new.buf, &o);
+	ok(d.tree.nr_nodes > 65536, "a diff of %u nodes", d.tree.nr_nodes);
+	/* the top 5 self increases and decreases by brute force */
+	for (n = 1; n < d.tree.nr_nodes; n++) {
+		double delta = tk_diff_new_self(&d, n) - d.base_self[n];
+		enum tk_diff_class c = tk_diff_classify(&d, n, TK_DIFF_CUMULATIVE, &o, NULL);
+		uint32_t *w = delta > 0 ? want_up : want_down;
+		double *wd = delta > 0 ? up_d : down_d;
+		size_t *nr = delta > 0 ? &nr_up : &nr_down;
+
+		nr_new += c == TK_DIFF_NEW;
+		nr_vanished += c == TK_DIFF_VANISHED;
+		if (delta == 0 || tk_diff_classify(&d, n, TK_DIFF_SELF, &o, NULL) == TK_DIFF_NOISE)
+			continue;
+		for (i = *nr < 5 ? (*nr)++ : 5; i > 0 && ranks_above(delta, n, wd[i - 1], w[i - 1]);
+		     i--) {
+			if (i < 5) {
+				w[i] = w[i - 1];
+				wd[i] = wd[i - 1];
+			}
+		}
+		if (i < 5) {
+			w[i] = n;
+			wd[i] = delta;
+		}
+	}
+	tk_diff_summarize(&d, &o, 5, &s);
+	same = s.up[TK_DIFF_SELF].nr == nr_up && s.down[TK_DIFF_SELF].nr == nr_down;
+	for (i = 0; same && i < nr_up; i++)
+		same = s.up[TK_DIFF_SELF].rows[i].node == want_up[i];
+	for (i = 0; same && i < nr_down; i++)
+		same = s.down[TK_DIFF_SELF].rows[i].node == want_down[i];
+	ok(same && nr_up == 5 && nr_down == 5, "two threads: the top self changes in rank order");
+	for (i = 0, k = 0; i < nr_up; i++)
+		k |= want_up[i] < d.tree.nr_nodes / 2 ? 1 : 2;
+	ok(k == 3, "... taken from both halves of the nodes");
+	ok(s.nr_new == nr_new && s.nr_vanished == nr_vanished && nr_new > 1000 &&
+	   nr_vanished > 1000, "... and every new (%zu) and vanished (%zu) frame counted",
+	   s.nr_new, s.nr_vanished);
+	tk_diff_summary_release(&s);
+	tk_diff_release(&d);
+	tk_buf_release(&base);
+	tk_buf_release(&new);
+}
+
 int main(void)
 {
+	test_summary_large();
 	test_owned();
 	test_owned_errors();
 	test_pooled_noise();
