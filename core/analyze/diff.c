@@ -51,8 +51,6 @@ void tk_diff_release(struct tk_diff *d)
 		tk_profile_release(&d->tree);
 	free(d->base_self);
 	free(d->base_total);
-	free(d->new_self);
-	free(d->new_total);
 	free(d->spread_self);
 	free(d->spread_total);
 	memset(d, 0, sizeof(*d));
@@ -263,12 +261,10 @@ static void sum_totals(const struct tk_profile *u, const double *self, double *t
 		total[u->nodes[i].parent] += total[i];
 }
 
-/* The factor baseline b is scaled by, as num / den. */
-static void scale_of(const struct tk_profile *b, const struct tk_profile *new,
-		     const struct tk_diff_opts *o, double *num, double *den)
+/* The factor a baseline of total bt is scaled by, as num / den (nt: new's). */
+static void scale_of(double bt, double nt, const struct tk_diff_opts *o, double *num,
+		     double *den)
 {
-	double bt = tk_profile_total(b), nt = tk_profile_total(new);
-
 	*num = *den = 1;
 	switch (o->norm) {
 	case TK_DIFF_NORM_TOTAL:
@@ -342,14 +338,76 @@ static inline void welford(double *mean, double *m2, double x, double k)
 	*m2 += d * (x - *mean);
 }
 
-int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
-		  const struct tk_profile *new, const struct tk_diff_opts *o,
-		  struct tk_diff *out, struct tk_err *err)
+/*
+ * The union starts as new itself when new is given up and names are not
+ * normalized: the tree is moved, not copied, with the same node and name
+ * ids clone_profile would give it. The union's own bookkeeping is not
+ * new's: no importer warning, no known dispersion (as a copy has none).
+ */
+static void adopt_profile(struct tk_profile *u, struct tk_profile *in)
+{
+	enum tk_unit unit = in->unit;
+
+	*u = *in;
+	u->warning[0] = '\0';
+	u->dispersion = 0;
+	tk_profile_init(in, unit);
+}
+
+/* What a baseline contributes once matched: its weights into acc[map[i]]. */
+static void add_weights(const struct tk_profile *b, const uint32_t *map, double num,
+			double den, double *acc)
+{
+	uint32_t i;
+
+	/* w * num / den rather than w * (num / den): an exact integer
+	 * result stays exact. */
+	if (num == den) {
+		for (i = 0; i < b->nr_nodes; i++)
+			acc[map[i]] += b->nodes[i].self;
+	} else {
+		for (i = 0; i < b->nr_nodes; i++)
+			acc[map[i]] += b->nodes[i].self * num / den;
+	}
+}
+
+/* The same into the total fields of the union u's nodes. */
+static void add_weights_to_totals(const struct tk_profile *b, const uint32_t *map, double num,
+				  double den, struct tk_profile *u)
+{
+	uint32_t i;
+
+	if (num == den) {
+		for (i = 0; i < b->nr_nodes; i++)
+			u->nodes[map[i]].total += b->nodes[i].self;
+	} else {
+		for (i = 0; i < b->nr_nodes; i++)
+			u->nodes[map[i]].total += b->nodes[i].self * num / den;
+	}
+}
+
+/*
+ * tk_diff_build and tk_diff_build_owned. give_bases and give_new are
+ * NULL when the inputs are borrowed; otherwise they are the same
+ * profiles as bases and new, released as soon as they are matched.
+ *
+ * With one baseline (the common case, and the large one: two files),
+ * its weights are added up in the union's own total fields, free until
+ * the union's totals are computed at the end, and moved to base_self
+ * once the baseline is gone: the peak holds the union, the baseline's
+ * tree and the map, and no per-node array. Recomputing the totals gives
+ * the same bits as the copied ones: the nodes the baselines added weigh
+ * 0, and x + 0 is x.
+ */
+static int build(const struct tk_profile *const *bases, struct tk_profile *const *give_bases,
+		 size_t nr_bases, const struct tk_profile *new, struct tk_profile *give_new,
+		 const struct tk_diff_opts *o, struct tk_diff *out, struct tk_err *err)
 {
 	struct tk_diff_opts defaults;
-	uint32_t *map = NULL, max_nodes, i;
+	uint32_t *map = NULL, *alias = NULL, *alias_name = NULL, max_nodes, i;
 	double *cur_self = NULL, *cur_total = NULL, scale_sum = 0, raw_sum = 0;
-	double known = new->dispersion;
+	double known = new->dispersion, nt;
+	enum tk_unit unit = new->unit;
 	size_t k, used = 0, have = 0, step = 0, cap;
 	int ret = 0, single, cloned;
 
@@ -384,6 +442,7 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 				  "walltime normalization needs both walltimes, above 0");
 	/* One baseline with weight (or none at all): its values are the mean. */
 	single = used <= 1;
+	nt = tk_profile_total(new);
 
 	/* Room for the largest union there can be, zeroed lazily by the
 	 * system: no growing, no copying, no clearing. */
@@ -392,70 +451,81 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 		cap += bases[k]->nr_nodes;
 	if (cap > TK_PROFILE_MAX_NODES)
 		cap = TK_PROFILE_MAX_NODES;
-	tk_profile_init(&out->tree, new->unit);
+	cloned = !o->normalize_flags;
+	if (cloned && give_new) {
+		adopt_profile(&out->tree, give_new);
+		new = &out->tree;
+	} else {
+		tk_profile_init(&out->tree, unit);
+	}
 	tk_profile_reserve(&out->tree, cap);
-	out->new_self = tk_xcalloc(cap, sizeof(double));
-	out->new_total = tk_xcalloc(cap, sizeof(double));
-	out->base_self = tk_xcalloc(cap, sizeof(double));
-	out->base_total = tk_xcalloc(cap, sizeof(double));
-	out->spread_self = tk_xcalloc(cap, sizeof(double));
-	out->spread_total = tk_xcalloc(cap, sizeof(double));
 	if (!single) {
+		out->base_self = tk_xcalloc(cap, sizeof(double));
+		out->base_total = tk_xcalloc(cap, sizeof(double));
+		out->spread_self = tk_xcalloc(cap, sizeof(double));
+		out->spread_total = tk_xcalloc(cap, sizeof(double));
 		cur_self = tk_xcalloc(cap, sizeof(double));
 		cur_total = tk_xcalloc(cap, sizeof(double));
 	}
 	map = tk_realloc_array(NULL, max_nodes, sizeof(*map));
 	/* Most of this will be written: fault it in at once. */
-	prefault(out->tree.nodes, (size_t)max_nodes * sizeof(*out->tree.nodes));
-	prefault(out->new_self, (size_t)max_nodes * sizeof(double));
-	prefault(out->new_total, (size_t)max_nodes * sizeof(double));
-	prefault(out->base_self, (size_t)max_nodes * sizeof(double));
-	prefault(out->base_total, (size_t)max_nodes * sizeof(double));
+	if (new != &out->tree)
+		prefault(out->tree.nodes, (size_t)max_nodes * sizeof(*out->tree.nodes));
 	prefault(map, (size_t)max_nodes * sizeof(*map));
 
-	/* new first, into the empty union */
-	cloned = !o->normalize_flags && clone_profile(&out->tree, new);
+	/* new first, into the empty union (or as it); its self weights are
+	 * the union's */
+	if (new != &out->tree)
+		cloned = cloned && clone_profile(&out->tree, new);
 	if (!cloned) {
 		ret = map_input(&out->tree, new, o->normalize_flags, 0, 0, map, "new profile", err);
 		if (ret)
 			goto fail;
 		for (i = 0; i < new->nr_nodes; i++)
-			out->new_self[map[i]] += new->nodes[i].self;
+			out->tree.nodes[map[i]].self += new->nodes[i].self;
 	}
+
+	/* The renamed program of each baseline (match_roots), found against
+	 * new as it came: new's names are all in the union by now, so naming
+	 * it interns nothing. */
+	alias = tk_xcalloc(nr_bases, sizeof(*alias));
+	alias_name = tk_xcalloc(nr_bases, sizeof(*alias_name));
+	for (k = 0; o->match_roots && k < nr_bases; k++) {
+		alias[k] = lone_root(bases[k], new);
+		alias_name[k] = alias[k] ? union_name_of(&out->tree, new,
+							 lone_root(new, bases[k]),
+							 o->normalize_flags) : 0;
+	}
+	if (give_new && new != &out->tree) {
+		tk_profile_release(give_new);
+		tk_profile_init(give_new, unit);
+	}
+	new = NULL;
+	/* the union's totals are scratch until the end (see above) */
+	for (i = 0; single && i < out->tree.nr_nodes; i++)
+		out->tree.nodes[i].total = 0;
 
 	for (k = 0; k < nr_bases; k++) {
 		const struct tk_profile *b = bases[k];
-		double num, den;
-		double *acc;
+		double num, den, b_total = tk_profile_total(b);
 
-		uint32_t alias = o->match_roots ? lone_root(b, new) : 0;
-		uint32_t alias_name = alias ? union_name_of(&out->tree, new, lone_root(new, b),
-							    o->normalize_flags) : 0;
-
-		ret = map_input(&out->tree, b, o->normalize_flags, alias_name ? alias : 0,
-				alias_name, map, "baseline", err);
+		ret = map_input(&out->tree, b, o->normalize_flags, alias_name[k] ? alias[k] : 0,
+				alias_name[k], map, "baseline", err);
 		if (ret)
 			goto fail;
-		if (used && tk_profile_total(b) == 0)
-			continue; /* structure only */
-		scale_of(b, new, o, &num, &den);
+		if (used && b_total == 0)
+			goto next; /* structure only */
+		scale_of(b_total, nt, o, &num, &den);
 		scale_sum += num / den;
 		/* Weights scaled by c have c times the variance per unit. */
 		if (b->dispersion * num / den > known)
 			known = b->dispersion * num / den;
-		raw_sum += tk_profile_total(b);
-		/* w * num / den rather than w * (num / den): an exact integer
-		 * result stays exact. */
-		acc = single ? out->base_self : cur_self;
-		if (num == den) {
-			for (i = 0; i < b->nr_nodes; i++)
-				acc[map[i]] += b->nodes[i].self;
-		} else {
-			for (i = 0; i < b->nr_nodes; i++)
-				acc[map[i]] += b->nodes[i].self * num / den;
+		raw_sum += b_total;
+		if (single) {
+			add_weights_to_totals(b, map, num, den, &out->tree);
+			goto next;
 		}
-		if (single)
-			continue;
+		add_weights(b, map, num, den, cur_self);
 		step++;
 		have = out->tree.nr_nodes;
 		sum_totals(&out->tree, cur_self, cur_total);
@@ -466,11 +536,29 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 				(double)step);
 		}
 		memset(cur_self, 0, have * sizeof(double));
+next:
+		if (give_bases) {
+			enum tk_unit bu = give_bases[k]->unit;
+
+			tk_profile_release(give_bases[k]);
+			tk_profile_init(give_bases[k], bu);
+		}
 	}
+	free(map);
+	map = NULL;
 
 	have = out->tree.nr_nodes;
 	if (single) {
+		out->base_self = tk_realloc_array(NULL, have, sizeof(double));
+		out->base_total = tk_realloc_array(NULL, have, sizeof(double));
+		out->spread_self = tk_xcalloc(have, sizeof(double));
+		out->spread_total = tk_xcalloc(have, sizeof(double));
+		prefault(out->base_self, have * sizeof(double));
+		prefault(out->base_total, have * sizeof(double));
+		for (i = 0; i < have; i++)
+			out->base_self[i] = out->tree.nodes[i].total;
 		sum_totals(&out->tree, out->base_self, out->base_total);
+		cloned = 0; /* the totals are to be made again */
 	} else {
 		for (i = 0; i < have; i++) {
 			out->spread_self[i] = sqrt(out->spread_self[i] / (double)(step - 1));
@@ -480,38 +568,68 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 	if (cloned) {
 		/* The nodes the baselines added weigh nothing in new: the
 		 * totals copied from new still hold. */
-		for (i = 0; i < have; i++) {
-			out->new_self[i] = out->tree.nodes[i].self;
-			out->new_total[i] = out->tree.nodes[i].total;
-		}
 		out->tree.finished = 1;
 	} else {
-		for (i = 0; i < have; i++)
-			out->tree.nodes[i].self = out->new_self[i];
 		out->tree.finished = 0;
 		tk_profile_finish(&out->tree);
-		for (i = 0; i < have; i++)
-			out->new_total[i] = out->tree.nodes[i].total;
 	}
 	out->nr_base = used ? used : nr_bases;
 	out->base_scale = used ? scale_sum / (double)used : 1;
 	out->base_sum = out->base_total[TK_PROFILE_ROOT];
-	out->new_sum = out->new_total[TK_PROFILE_ROOT];
+	out->new_sum = out->tree.nodes[TK_PROFILE_ROOT].total;
 	out->base_raw_sum = used ? raw_sum / (double)used : 0;
 	if (!single) {
 		out->dispersion = pooled_dispersion(out);
 		if (isfinite(known) && known > out->dispersion)
 			out->dispersion = known;
 	}
-	free(map);
+	free(alias);
+	free(alias_name);
 	free(cur_self);
 	free(cur_total);
 	return 0;
 fail:
 	free(map);
+	free(alias);
+	free(alias_name);
 	free(cur_self);
 	free(cur_total);
 	tk_diff_release(out);
+	return ret;
+}
+
+int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
+		  const struct tk_profile *new, const struct tk_diff_opts *o,
+		  struct tk_diff *out, struct tk_err *err)
+{
+	return build(bases, NULL, nr_bases, new, NULL, o, out, err);
+}
+
+int tk_diff_build_owned(struct tk_profile *bases, size_t nr_bases, struct tk_profile *new,
+			const struct tk_diff_opts *o, struct tk_diff *out, struct tk_err *err)
+{
+	const struct tk_profile **in = tk_xcalloc(nr_bases ? nr_bases : 1, sizeof(*in));
+	struct tk_profile **give = tk_xcalloc(nr_bases ? nr_bases : 1, sizeof(*give));
+	enum tk_unit unit = new->unit;
+	size_t k;
+	int ret;
+
+	for (k = 0; k < nr_bases; k++) {
+		in[k] = &bases[k];
+		give[k] = &bases[k];
+	}
+	ret = build(in, give, nr_bases, new, new, o, out, err);
+	/* given up whatever happened (most are empty by now) */
+	for (k = 0; k < nr_bases; k++) {
+		enum tk_unit bu = bases[k].unit;
+
+		tk_profile_release(&bases[k]);
+		tk_profile_init(&bases[k], bu);
+	}
+	tk_profile_release(new);
+	tk_profile_init(new, unit);
+	free(in);
+	free(give);
 	return ret;
 }
 
@@ -528,15 +646,15 @@ enum tk_diff_class tk_diff_classify(const struct tk_diff *d, uint32_t n,
 	}
 	if (intensity)
 		*intensity = 0;
-	if (!(d->base_total[n] > 0) && d->new_total[n] > 0) {
+	if (!(d->base_total[n] > 0) && tk_diff_new_total(d, n) > 0) {
 		/* as big as the noise a frame of that weight has: caught by chance */
-		if (d->new_total[n] <= tk_diff_noise_band(d, d->new_total[n], 0, o))
+		if (tk_diff_new_total(d, n) <= tk_diff_noise_band(d, tk_diff_new_total(d, n), 0, o))
 			return TK_DIFF_NOISE;
 		if (intensity)
 			*intensity = 1;
 		return TK_DIFF_NEW;
 	}
-	if (!(d->new_total[n] > 0) && d->base_total[n] > 0) {
+	if (!(tk_diff_new_total(d, n) > 0) && d->base_total[n] > 0) {
 		if (d->base_total[n] <= tk_diff_noise_band(d, d->base_total[n],
 							   d->spread_total[n], o))
 			return TK_DIFF_NOISE;
@@ -546,11 +664,11 @@ enum tk_diff_class tk_diff_classify(const struct tk_diff *d, uint32_t n,
 	}
 	if (mode == TK_DIFF_CUMULATIVE) {
 		base = d->base_total[n];
-		now = d->new_total[n];
+		now = tk_diff_new_total(d, n);
 		spread = d->spread_total[n];
 	} else {
 		base = d->base_self[n];
-		now = d->new_self[n];
+		now = tk_diff_new_self(d, n);
 		spread = d->spread_self[n];
 	}
 	delta = now - base;

@@ -8,8 +8,9 @@
  * is the same after name normalization (core/analyze/normalize.h) — never by
  * function name alone, so recursion and a function reached on several
  * paths keep their own values. The union is a struct tk_profile (names
- * interned, node 0 the root); per node, parallel arrays hold the base and
- * new self and total weights.
+ * interned, node 0 the root) whose own self and total weights are
+ * new's (tk_diff_new_self, tk_diff_new_total); per node, parallel arrays
+ * hold the baseline's.
  *
  * Normalization makes the two comparable before subtracting: every
  * weight w of a baseline becomes w * num / den (float, never truncated;
@@ -120,9 +121,9 @@ struct tk_diff_opts {
 };
 
 struct tk_diff {
-	struct tk_profile tree;   /* the union; its self weights are new's */
+	struct tk_profile tree;   /* the union; its self and total weights
+				     are new's */
 	double *base_self, *base_total; /* per node, after normalization */
-	double *new_self, *new_total;
 	double *spread_self, *spread_total; /* baseline std deviation, 0 if N=1 */
 	size_t nr_base;           /* baseline profiles aggregated (non-empty ones) */
 	double base_scale;        /* the factor applied to the baseline (N > 1:
@@ -134,6 +135,17 @@ struct tk_diff {
 };
 
 void tk_diff_opts_init(struct tk_diff_opts *o);
+
+/* New's self and total weight of node n of the union. */
+static inline double tk_diff_new_self(const struct tk_diff *d, uint32_t n)
+{
+	return d->tree.nodes[n].self;
+}
+
+static inline double tk_diff_new_total(const struct tk_diff *d, uint32_t n)
+{
+	return d->tree.nodes[n].total;
+}
 
 /*
  * Builds the diff of `new` against the mean of bases[0..nr_bases). The
@@ -148,6 +160,18 @@ int tk_diff_build(const struct tk_profile *const *bases, size_t nr_bases,
 		  const struct tk_profile *new, const struct tk_diff_opts *o,
 		  struct tk_diff *out, struct tk_err *err);
 void tk_diff_release(struct tk_diff *d);
+
+/*
+ * tk_diff_build of profiles the caller gives up (bases[0..nr_bases) and
+ * new), with the same result node for node: new's tree becomes the
+ * union when names are not normalized (moved, not copied), and each
+ * input is released as soon as it is matched, so that the diff of two
+ * large profiles holds one input tree besides the union at its peak
+ * instead of all of them and a copy. On return, whatever it returns,
+ * every input is an empty profile of its unit (still to be released).
+ */
+int tk_diff_build_owned(struct tk_profile *bases, size_t nr_bases, struct tk_profile *new,
+			const struct tk_diff_opts *o, struct tk_diff *out, struct tk_err *err);
 
 /* The class of node n for mode, and its colour intensity in [0, 1]. */
 enum tk_diff_class tk_diff_classify(const struct tk_diff *d, uint32_t n,

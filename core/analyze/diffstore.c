@@ -29,7 +29,6 @@ static void init(struct tk_stored_diff *d, size_t nr_base)
 static int build(struct tk_stored_diff *d, const struct tk_diff_opts *dopts,
 		 struct tk_err *err)
 {
-	const struct tk_profile **bases;
 	size_t i;
 	int ret = tk_stacktx_apply_in_place(dopts->tx, &d->new, err);
 
@@ -38,12 +37,9 @@ static int build(struct tk_stored_diff *d, const struct tk_diff_opts *dopts,
 		ret = tk_stacktx_apply_in_place(dopts->tx, &d->base[i], err);
 	if (ret)
 		return ret;
-	bases = tk_xcalloc(d->nr_base, sizeof(*bases));
-	for (i = 0; i < d->nr_base; i++)
-		bases[i] = &d->base[i];
-	ret = tk_diff_build(bases, d->nr_base, &d->new, dopts, &d->diff, err);
+	/* the inputs are not needed once matched: the diff takes them */
+	ret = tk_diff_build_owned(d->base, d->nr_base, &d->new, dopts, &d->diff, err);
 	d->built = !ret;
-	free(bases);
 	return ret;
 }
 

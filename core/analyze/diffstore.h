@@ -19,7 +19,9 @@
  * (tk_import_pair), labelled by their paths.
  *
  * Either way, dopts->tx (core/model/stacktx.h) rewrites NEW and every
- * baseline alike before their frames are matched.
+ * baseline alike before their frames are matched, and the profiles are
+ * then given up to the diff (tk_diff_build_owned): once it is built, new
+ * and base[] are empty profiles that keep only their units.
  *
  * Errors: the store's, the importers' and tk_diff_build's. Nothing here
  * prints. Release with tk_stored_diff_release, also after an error.
@@ -39,8 +41,8 @@
 struct tk_stored_diff {
 	struct tk_baseline runs;   /* from the history; empty for files */
 	int chosen;                /* from the history */
-	struct tk_profile new;
-	struct tk_profile *base;   /* nr_base of them */
+	struct tk_profile new;     /* empty once built; its unit stays */
+	struct tk_profile *base;   /* nr_base of them; empty once built */
 	size_t nr_base;
 	struct tk_diff diff;
 	int built;                 /* diff holds the union */

@@ -4,13 +4,14 @@
  * The top rows are kept in a min-heap of `top` entries per list while
  * the union's nodes are walked once, so a diff of millions of frames
  * costs one pass and no sort of the whole; only the kept rows are
- * sorted at the end.
+ * sorted at the end. A large diff is walked on two threads.
  */
 #include "core/base/escape.h"
 #include "core/analyze/diffsum.h"
 #include "core/base/table.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,14 +100,14 @@ static int cmp_rows(const void *a, const void *b)
  */
 static int passes_on(const struct tk_diff *d, uint32_t n, double delta)
 {
-	double all_base = d->base_total[TK_PROFILE_ROOT], all_new = d->new_total[TK_PROFILE_ROOT];
+	double all_base = d->base_total[TK_PROFILE_ROOT], all_new = tk_diff_new_total(d, TK_PROFILE_ROOT);
 	uint32_t c;
 
 	if (fabs(d->base_total[n] - all_base) <= 1e-9 * all_base &&
-	    fabs(d->new_total[n] - all_new) <= 1e-9 * all_new)
+	    fabs(tk_diff_new_total(d, n) - all_new) <= 1e-9 * all_new)
 		return 1;
 	for (c = d->tree.nodes[n].first_child; c; c = d->tree.nodes[c].next_sibling) {
-		double dc = d->new_total[c] - d->base_total[c];
+		double dc = tk_diff_new_total(d, c) - d->base_total[c];
 
 		if (fabs(dc - delta) <= 0.1 * fabs(delta))
 			return 1;
@@ -114,22 +115,26 @@ static int passes_on(const struct tk_diff *d, uint32_t n, double delta)
 	return 0;
 }
 
+/*
+ * cls: n's class for mode when the caller has it, -1 otherwise. Most
+ * frames of a large diff did not change: their class is never needed.
+ */
 static void consider(const struct tk_diff *d, const struct tk_diff_opts *o, uint32_t n,
-		     enum tk_diff_mode mode, size_t top, struct tk_diff_summary *s)
+		     enum tk_diff_mode mode, int cls, size_t top, struct tk_diff_summary *s)
 {
 	struct tk_diff_change r;
 
 	r.node = n;
-	r.cls = tk_diff_classify(d, n, mode, o, NULL);
 	if (mode == TK_DIFF_SELF) {
 		r.base = d->base_self[n];
-		r.now = d->new_self[n];
+		r.now = tk_diff_new_self(d, n);
 	} else {
 		r.base = d->base_total[n];
-		r.now = d->new_total[n];
+		r.now = tk_diff_new_total(d, n);
 	}
 	if (!(r.now != r.base))
 		return;
+	r.cls = cls >= 0 ? (enum tk_diff_class)cls : tk_diff_classify(d, n, mode, o, NULL);
 	if (mode == TK_DIFF_CUMULATIVE && passes_on(d, n, r.now - r.base))
 		return;
 	if (r.cls == TK_DIFF_NOISE) {
@@ -140,11 +145,88 @@ static void consider(const struct tk_diff *d, const struct tk_diff_opts *o, uint
 	keep(r.now > r.base ? &s->up[mode] : &s->down[mode], top, &r);
 }
 
+static void summary_alloc(struct tk_diff_summary *s, size_t top)
+{
+	int m;
+
+	memset(s, 0, sizeof(*s));
+	for (m = 0; m < 2; m++) {
+		s->up[m].rows = tk_xcalloc(top, sizeof(struct tk_diff_change));
+		s->down[m].rows = tk_xcalloc(top, sizeof(struct tk_diff_change));
+	}
+}
+
+/* Nodes [from, to) of d into s. */
+static void walk(const struct tk_diff *d, const struct tk_diff_opts *o, uint32_t from,
+		 uint32_t to, size_t top, struct tk_diff_summary *s)
+{
+	uint32_t n;
+
+	for (n = from; n < to; n++) {
+		enum tk_diff_class c;
+
+		if (o->category && tk_profile_category(&d->tree, d->tree.nodes[n].name) !=
+		    o->category)
+			continue;
+		/* equal totals: neither new nor vanished, and no change */
+		if (!(d->base_total[n] != tk_diff_new_total(d, n)))
+			c = TK_DIFF_NOISE;
+		else
+			c = tk_diff_classify(d, n, TK_DIFF_CUMULATIVE, o, NULL);
+
+		if (c == TK_DIFF_NEW)
+			s->nr_new++;
+		else if (c == TK_DIFF_VANISHED)
+			s->nr_vanished++;
+		consider(d, o, n, TK_DIFF_SELF, -1, top, s);
+		consider(d, o, n, TK_DIFF_CUMULATIVE, (int)c, top, s);
+	}
+}
+
+/*
+ * A large diff is walked in two halves on two threads. Rows rank by
+ * change, then by node (row_less: no two rows tie), so the `top` largest
+ * of both halves' `top` largest are the whole's: the same lists.
+ */
+#define PARALLEL_NODES (1u << 16)
+
+struct half {
+	const struct tk_diff *d;
+	const struct tk_diff_opts *o;
+	uint32_t from, to;
+	size_t top;
+	struct tk_diff_summary s;
+};
+
+static void *walk_half(void *arg)
+{
+	struct half *h = arg;
+
+	walk(h->d, h->o, h->from, h->to, h->top, &h->s);
+	return NULL;
+}
+
+static void merge(struct tk_diff_summary *s, const struct tk_diff_summary *from, size_t top)
+{
+	size_t i;
+	int m;
+
+	for (m = 0; m < 2; m++) {
+		for (i = 0; i < from->up[m].nr; i++)
+			keep(&s->up[m], top, &from->up[m].rows[i]);
+		for (i = 0; i < from->down[m].nr; i++)
+			keep(&s->down[m], top, &from->down[m].rows[i]);
+	}
+	s->nr_new += from->nr_new;
+	s->nr_vanished += from->nr_vanished;
+	s->nr_noise += from->nr_noise;
+}
+
 void tk_diff_summarize(const struct tk_diff *d, const struct tk_diff_opts *o, size_t top,
 		       struct tk_diff_summary *s)
 {
 	struct tk_diff_opts dflt;
-	uint32_t n;
+	uint32_t nr = d->tree.nr_nodes;
 	int m;
 
 	if (!o) {
@@ -153,25 +235,28 @@ void tk_diff_summarize(const struct tk_diff *d, const struct tk_diff_opts *o, si
 	}
 	if (!top)
 		top = 30;
-	memset(s, 0, sizeof(*s));
-	for (m = 0; m < 2; m++) {
-		s->up[m].rows = tk_xcalloc(top, sizeof(struct tk_diff_change));
-		s->down[m].rows = tk_xcalloc(top, sizeof(struct tk_diff_change));
-	}
-	for (n = 1; n < d->tree.nr_nodes; n++) {
-		enum tk_diff_class c;
+	summary_alloc(s, top);
+	if (nr >= PARALLEL_NODES) {
+		struct half h;
+		pthread_t t;
+		int threaded;
 
-		if (o->category && tk_profile_category(&d->tree, d->tree.nodes[n].name) !=
-		    o->category)
-			continue;
-		c = tk_diff_classify(d, n, TK_DIFF_CUMULATIVE, o, NULL);
-
-		if (c == TK_DIFF_NEW)
-			s->nr_new++;
-		else if (c == TK_DIFF_VANISHED)
-			s->nr_vanished++;
-		consider(d, o, n, TK_DIFF_SELF, top, s);
-		consider(d, o, n, TK_DIFF_CUMULATIVE, top, s);
+		h.d = d;
+		h.o = o;
+		h.from = nr / 2;
+		h.to = nr;
+		h.top = top;
+		summary_alloc(&h.s, top);
+		threaded = !pthread_create(&t, NULL, walk_half, &h);
+		walk(d, o, 1, nr / 2, top, s);
+		if (threaded)
+			pthread_join(t, NULL);
+		else
+			walk_half(&h);
+		merge(s, &h.s, top);
+		tk_diff_summary_release(&h.s);
+	} else {
+		walk(d, o, 1, nr, top, s);
 	}
 	for (m = 0; m < 2; m++) {
 		qsort(s->up[m].rows, s->up[m].nr, sizeof(struct tk_diff_change), cmp_rows);

@@ -55,7 +55,9 @@ struct tk_diff_summary {
 
 /*
  * Fills s with the top `top` increases and decreases of d in each mode
- * (top 0: 30). Linear in d's nodes. Release s with
+ * (top 0: 30). Linear in d's nodes; a diff of 65536 nodes or more is
+ * walked in two halves on two threads (one when a thread cannot be made),
+ * with the same result. d is only read. Release s with
  * tk_diff_summary_release.
  */
 void tk_diff_summarize(const struct tk_diff *d, const struct tk_diff_opts *o, size_t top,

@@ -45,15 +45,23 @@ int tk_diff_layout(const struct tk_diff *d, const struct tk_diff_render_opts *o,
 
 	tk_flame_opts_init(&fo);
 	fo.image_width = tk_diff_image_width(o);
-	if (kind != TK_DIFF_LAYOUT_EITHER)
-		return tk_flame_layout_weights(&d->tree, o->width_by_base ? d->base_total :
-					       d->new_total, &fo, out, err);
-	/* each frame at the larger of its shares of new and of the baseline */
-	nsum = d->new_total[0];
-	bsum = d->base_total[0];
+	if (kind != TK_DIFF_LAYOUT_EITHER && o->width_by_base)
+		return tk_flame_layout_weights(&d->tree, d->base_total, &fo, out, err);
 	w = tk_realloc_array(NULL, d->tree.nr_nodes ? d->tree.nr_nodes : 1, sizeof(*w));
+	if (kind != TK_DIFF_LAYOUT_EITHER) {
+		/* new's totals as weights, not the tree's own layout: a
+		 * frame's own width is its total less its children's */
+		for (i = 0; i < d->tree.nr_nodes; i++)
+			w[i] = tk_diff_new_total(d, i);
+		ret = tk_flame_layout_weights(&d->tree, w, &fo, out, err);
+		free(w);
+		return ret;
+	}
+	/* each frame at the larger of its shares of new and of the baseline */
+	nsum = tk_diff_new_total(d, 0);
+	bsum = d->base_total[0];
 	for (i = 0; i < d->tree.nr_nodes; i++) {
-		double a = nsum > 0 ? d->new_total[i] / nsum : 0;
+		double a = nsum > 0 ? tk_diff_new_total(d, i) / nsum : 0;
 		double c = bsum > 0 ? d->base_total[i] / bsum : 0;
 
 		w[i] = a > c ? a : c;

@@ -24,7 +24,7 @@ static int keep_line(const struct tk_profile *p, uint32_t n, void *data)
 {
 	const struct tk_diff *d = data;
 
-	return d->base_self[n] != 0 || d->new_self[n] != 0 || !p->nodes[n].first_child;
+	return d->base_self[n] != 0 || tk_diff_new_self(d, n) != 0 || !p->nodes[n].first_child;
 }
 
 static int folded_render(const struct tk_diff *d, const struct tk_flame *fl,
@@ -45,7 +45,7 @@ static int folded_render(const struct tk_diff *d, const struct tk_flame *fl,
 		tk_buf_addch(&row, ' ');
 		tk_format_weight_exact(&row, d->base_self[n]);
 		tk_buf_addch(&row, ' ');
-		tk_format_weight_exact(&row, d->new_self[n]);
+		tk_format_weight_exact(&row, tk_diff_new_self(d, n));
 		tk_buf_addch(&row, '\n');
 		if (row.len >= 65536 || i + 1 == l.nr) {
 			if (fwrite(row.buf, 1, row.len, out) != row.len) {

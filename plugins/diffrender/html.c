@@ -585,14 +585,14 @@ static void add_data(struct tk_htmlout *pg, const struct tk_diff *d,
 	for (i = 0; i < fl->nr; i++) {
 		if (i)
 			tk_buf_addch(b, ',');
-		tk_html_json_num(b, d->new_total[fl->frames[i].node]);
+		tk_html_json_num(b, tk_diff_new_total(d, fl->frames[i].node));
 		tk_htmlout_flush(pg);
 	}
 	tk_buf_adds(b, "],\n\"ns\":[");
 	for (i = 0; i < fl->nr; i++) {
 		if (i)
 			tk_buf_addch(b, ',');
-		tk_html_json_num(b, d->new_self[fl->frames[i].node]);
+		tk_html_json_num(b, tk_diff_new_self(d, fl->frames[i].node));
 		tk_htmlout_flush(pg);
 	}
 	tk_buf_adds(b, "],\n\"bt\":[");

@@ -21,7 +21,8 @@ static int pprof_new(const struct tk_diff *d, const struct tk_flame *fl,
 	(void)fl;
 	(void)dopts;
 	(void)o;
-	return tk_pprof_write(out, &d->tree, d->new_self, err);
+	/* the union's own self weights are new's */
+	return tk_pprof_write(out, &d->tree, NULL, err);
 }
 
 static int pprof_base(const struct tk_diff *d, FILE *out, struct tk_err *err)

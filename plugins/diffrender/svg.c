@@ -110,7 +110,7 @@ static void out_info(struct ctx *c, uint32_t node, enum tk_diff_class cls)
 {
 	int self = c->o->mode != TK_DIFF_CUMULATIVE;
 	double b = self ? c->d->base_self[node] : c->d->base_total[node];
-	double n = self ? c->d->new_self[node] : c->d->new_total[node];
+	double n = self ? tk_diff_new_self(c->d, node) : tk_diff_new_total(c->d, node);
 	double delta = n - b;
 	char num[TK_SVG_NUM_MAX];
 

@@ -151,11 +151,11 @@ static void test_new_and_vanished(void)
 	is_int(cls(&d, "a;n", TK_DIFF_SELF, &o, &x), TK_DIFF_NEW, "a frame absent from the baseline is NEW");
 	ok(x == 1, "NEW has intensity 1");
 	is_int(cls(&d, "a;n", TK_DIFF_CUMULATIVE, &o, NULL), TK_DIFF_NEW, "NEW in cumulative mode too");
-	ok(d.base_total[find(&d, "a;n")] == 0 && d.new_total[find(&d, "a;n")] == 5,
+	ok(d.base_total[find(&d, "a;n")] == 0 && tk_diff_new_total(&d, find(&d, "a;n")) == 5,
 	   "NEW frame: base 0, new 5");
 	is_int(cls(&d, "a;c", TK_DIFF_SELF, &o, &x), TK_DIFF_VANISHED,
 	       "a frame absent from new is VANISHED");
-	ok(d.base_total[find(&d, "a;c")] == 4 && d.new_total[find(&d, "a;c")] == 0,
+	ok(d.base_total[find(&d, "a;c")] == 4 && tk_diff_new_total(&d, find(&d, "a;c")) == 0,
 	   "the vanished frame keeps its base total");
 	is_int(cls(&d, "a;b", TK_DIFF_SELF, &o, &x), TK_DIFF_NOISE, "an unchanged frame is NOISE");
 	ok(x == 0, "NOISE has intensity 0");
@@ -177,8 +177,8 @@ static void test_recursion_and_paths(void)
 	ok(find(&d, "a") && find(&d, "a;a") && find(&d, "a;a;a") && d.tree.nr_nodes == 4,
 	   "recursion: a, a;a, a;a;a are three frames");
 	ok(d.base_self[find(&d, "a;a;a")] == 6 && d.base_self[find(&d, "a;a")] == 2 &&
-	   d.new_self[find(&d, "a;a")] == 3, "recursion: per-path self values kept");
-	ok(d.base_total[find(&d, "a;a")] == 8 && d.new_total[find(&d, "a;a")] == 3,
+	   tk_diff_new_self(&d, find(&d, "a;a")) == 3, "recursion: per-path self values kept");
+	ok(d.base_total[find(&d, "a;a")] == 8 && tk_diff_new_total(&d, find(&d, "a;a")) == 3,
 	   "recursion: per-path totals kept");
 	is_int(cls(&d, "a;a", TK_DIFF_SELF, &o, NULL), TK_DIFF_UP, "a;a self went up (2 -> 3)");
 	is_int(cls(&d, "a;a", TK_DIFF_CUMULATIVE, &o, NULL), TK_DIFF_DOWN,
@@ -187,8 +187,8 @@ static void test_recursion_and_paths(void)
 	tk_diff_release(&d);
 
 	build1(&d, "a;f 10\nb;f 2\n", "a;f 5\nb;f 4\n", &o);
-	ok(d.base_self[find(&d, "a;f")] == 10 && d.new_self[find(&d, "a;f")] == 5 &&
-	   d.base_self[find(&d, "b;f")] == 2 && d.new_self[find(&d, "b;f")] == 4,
+	ok(d.base_self[find(&d, "a;f")] == 10 && tk_diff_new_self(&d, find(&d, "a;f")) == 5 &&
+	   d.base_self[find(&d, "b;f")] == 2 && tk_diff_new_self(&d, find(&d, "b;f")) == 4,
 	   "f under a and under b keep separate values");
 	is_int(cls(&d, "a;f", TK_DIFF_SELF, &o, NULL), TK_DIFF_DOWN, "f under a: DOWN");
 	is_int(cls(&d, "b;f", TK_DIFF_SELF, &o, NULL), TK_DIFF_UP, "f under b: UP");
@@ -214,13 +214,14 @@ static void test_normalized_names(void)
 	build1(&d, "main;foo<int> 5\n", "main;foo<long> 7\n", &o);
 	ok(find(&d, "main;foo<>") && !find(&d, "main;foo<int>") && d.tree.nr_nodes == 3,
 	   "templates: foo<int> and foo<long> match as foo<>");
-	ok(d.base_self[find(&d, "main;foo<>")] == 5 && d.new_self[find(&d, "main;foo<>")] == 7,
+	ok(d.base_self[find(&d, "main;foo<>")] == 5 &&
+	   tk_diff_new_self(&d, find(&d, "main;foo<>")) == 7,
 	   "... with base 5 and new 7");
 	is_int(cls(&d, "main;foo<>", TK_DIFF_SELF, &o, NULL), TK_DIFF_UP, "... UP");
 	tk_diff_release(&d);
 
 	build1(&d, "a;foo<int> 2\na;foo<long> 3\n", "a;foo<char> 1\n", &o);
-	ok(d.base_self[find(&d, "a;foo<>")] == 5 && d.new_self[find(&d, "a;foo<>")] == 1,
+	ok(d.base_self[find(&d, "a;foo<>")] == 5 && tk_diff_new_self(&d, find(&d, "a;foo<>")) == 1,
 	   "siblings that normalize alike add up");
 	tk_diff_release(&d);
 
@@ -237,7 +238,7 @@ static int all_finite(const struct tk_diff *d)
 
 	for (i = 0; i < d->tree.nr_nodes; i++)
 		if (!isfinite(d->base_self[i]) || !isfinite(d->base_total[i]) ||
-		    !isfinite(d->new_self[i]) || !isfinite(d->new_total[i]) ||
+		    !isfinite(tk_diff_new_self(d, i)) || !isfinite(tk_diff_new_total(d, i)) ||
 		    !isfinite(d->spread_self[i]) || !isfinite(d->spread_total[i]))
 			return 0;
 	return isfinite(d->base_scale) && isfinite(d->base_sum) && isfinite(d->new_sum);
@@ -260,7 +261,8 @@ static void test_zero_baseline(void)
 	ok(d.base_scale == 1, "... its scale is 1 (nothing to scale)");
 	ok(all_finite(&d), "... no NaN or inf anywhere");
 	for (i = 1; i < d.tree.nr_nodes; i++)
-		if (d.new_total[i] > 0 && tk_diff_classify(&d, i, TK_DIFF_SELF, &o, &x) != TK_DIFF_NEW)
+		if (tk_diff_new_total(&d, i) > 0 &&
+		    tk_diff_classify(&d, i, TK_DIFF_SELF, &o, &x) != TK_DIFF_NEW)
 			all_new = 0;
 	ok(all_new, "... every frame of new is NEW");
 	ok(x == 1, "... with intensity 1");
@@ -410,6 +412,8 @@ static void test_layout(void)
 {
 	struct tk_diff_opts o;
 	struct tk_diff d;
+	double *nw;
+	uint32_t n;
 	struct tk_flame f;
 	struct tk_err err;
 	int ret;
@@ -427,7 +431,11 @@ static void test_layout(void)
 	   f.frames[3].start == 12 && f.frames[3].width == 4,
 	   "... a's own 2 first, then b at 2 (10 wide), c at 12 (4 wide)");
 	tk_flame_release(&f);
-	ret = tk_flame_layout_weights(&d.tree, d.new_total, NULL, &f, &err);
+	nw = tk_xcalloc(d.tree.nr_nodes, sizeof(*nw));
+	for (n = 0; n < d.tree.nr_nodes; n++)
+		nw[n] = tk_diff_new_total(&d, n);
+	ret = tk_flame_layout_weights(&d.tree, nw, NULL, &f, &err);
+	free(nw);
 	is_int(ret, 0, "layout by new");
 	ok(f.total == 11 && f.nr == 3 && f.frames[2].node == find(&d, "a;b") &&
 	   f.frames[2].start == 1 && f.frames[2].width == 10,
@@ -819,7 +827,7 @@ static void test_match_roots(void)
 	ok(!find(&d, "climate-staging") && find(&d, "climate-feature;main;rad"),
 	   "match_roots: one frame, under the new name");
 	ok(d.base_self[find(&d, "climate-feature;main;rad")] == 10 &&
-	   d.new_self[find(&d, "climate-feature;main;rad")] == 20, "... with both values");
+	   tk_diff_new_self(&d, find(&d, "climate-feature;main;rad")) == 20, "... with both values");
 	ok(d.base_self[find(&d, "sh;main")] == 1, "... the same-named sibling still matches itself");
 	tk_diff_release(&d);
 	build1(&d, "a;x 1\nb;x 1\n", "c;x 1\nd;x 1\n", &o);
@@ -921,8 +929,228 @@ static void test_units(void)
 	tk_profile_release(&new);
 }
 
+/* Whether two doubles are the same bits (NaN and -0 included). */
+static int same_double(double a, double b)
+{
+	return !memcmp(&a, &b, sizeof(a));
+}
+
+/* Whether a and b are the same diff, node for node and bit for bit. */
+static int same_diff(const struct tk_diff *a, const struct tk_diff *b)
+{
+	const struct tk_profile *p = &a->tree, *q = &b->tree;
+	uint32_t i;
+
+	if (p->nr_nodes != q->nr_nodes || p->nr_names != q->nr_names || p->unit != q->unit)
+		return 0;
+	for (i = 0; i < p->nr_names; i++)
+		if (p->name_lens[i] != q->name_lens[i] ||
+		    memcmp(p->names[i], q->names[i], p->name_lens[i]) ||
+		    tk_profile_category(p, i) != tk_profile_category(q, i))
+			return 0;
+	for (i = 0; i < p->nr_nodes; i++) {
+		const struct tk_profile_node *x = &p->nodes[i], *y = &q->nodes[i];
+
+		if (x->name != y->name || x->parent != y->parent ||
+		    x->first_child != y->first_child || x->next_sibling != y->next_sibling ||
+		    !same_double(x->self, y->self) || !same_double(x->total, y->total) ||
+		    !same_double(a->base_self[i], b->base_self[i]) ||
+		    !same_double(a->base_total[i], b->base_total[i]) ||
+		    !same_double(a->spread_self[i], b->spread_self[i]) ||
+		    !same_double(a->spread_total[i], b->spread_total[i]))
+			return 0;
+	}
+	return p->finished == q->finished && a->nr_base == b->nr_base &&
+	       same_double(a->base_scale, b->base_scale) &&
+	       same_double(a->base_sum, b->base_sum) && same_double(a->new_sum, b->new_sum) &&
+	       same_double(a->base_raw_sum, b->base_raw_sum) &&
+	       same_double(a->dispersion, b->dispersion);
+}
+
+/*
+ * tk_diff_build_owned (what tracker diff uses) against tk_diff_build on
+ * the same inputs: the same union, ids and weights, whatever the options;
+ * the inputs it was given are empty afterwards.
+ */
+static void test_owned(void)
+{
+	static const struct {
+		const char *what;
+		const char *bases[4];
+		const char *new_text;
+		unsigned flags;
+		int match_roots;
+		enum tk_diff_norm norm;
+	} cases[] = {
+		{ "one baseline", { "a;b;c 3\na;b 2\na;d 1\nx;y 4\n" },
+		  "a;b;c 5\na;e 2\nz 1\nx;y 4\n", 0, 0, TK_DIFF_NORM_NONE },
+		{ "one baseline scaled to new's total", { "a;b;c 3\na;d 1\nq;r;s 7\n" },
+		  "a;b;c 5\na;e 2\n", 0, 0, TK_DIFF_NORM_TOTAL },
+		{ "three baselines", { "a;b 3\na;c 1\n", "a;b 4\nd 2\n", "a;c 2\na;b;e 1\n" },
+		  "a;b 5\na;f 1\n", 0, 0, TK_DIFF_NORM_NONE },
+		{ "normalized names", { "f<int>;g 0x1f 2\nf<long>;h 1\n" },
+		  "f<int>;g 0x2e 3\nf<char>;h 2\n", TK_NORM_ALL, 0, TK_DIFF_NORM_NONE },
+		{ "renamed program", { "prog-a;main;rad 10\nsh;main 1\n" },
+		  "prog-b;main;rad 20\nsh;main 1\n", 0, 1, TK_DIFF_NORM_NONE },
+		{ "renamed program, three baselines",
+		  { "prog-a;main 10\n", "prog-c;main 12\nsh 1\n", "prog-b;main 9\n" },
+		  "prog-b;main 20\n", 0, 1, TK_DIFF_NORM_TOTAL },
+		{ "an empty baseline beside one with weight", { "a;b 0\n", "a;c 2\n" },
+		  "a;b 1\n", 0, 0, TK_DIFF_NORM_NONE },
+	};
+	size_t c, k;
+
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct tk_profile bases[4], new;
+		const struct tk_profile *bp[4];
+		struct tk_diff_opts o;
+		struct tk_diff a, b;
+		struct tk_err err;
+		size_t n = 0;
+		int empty = 1;
+
+		tk_diff_opts_init(&o);
+		o.normalize_flags = cases[c].flags;
+		o.match_roots = cases[c].match_roots;
+		o.norm = cases[c].norm;
+		for (; n < 4 && cases[c].bases[n]; n++) {
+			load(&bases[n], cases[c].bases[n]);
+			bp[n] = &bases[n];
+		}
+		load(&new, cases[c].new_text);
+		memset(&err, 0, sizeof(err));
+		is_int(tk_diff_build(bp, n, &new, &o, &a, &err), 0, "%s: borrowed", cases[c].what);
+		is_int(tk_diff_build_owned(bases, n, &new, &o, &b, &err), 0, "%s: given up",
+		       cases[c].what);
+		ok(same_diff(&a, &b), "%s: the same diff, node for node", cases[c].what);
+		for (k = 0; k < n; k++)
+			empty = empty && bases[k].nr_nodes == 1 && tk_profile_total(&bases[k]) == 0;
+		ok(empty && new.nr_nodes == 1 && new.nr_names == 1 &&
+		   new.unit == TK_UNIT_SAMPLES, "%s: the inputs are given up", cases[c].what);
+		tk_diff_release(&a);
+		tk_diff_release(&b);
+		for (k = 0; k < n; k++)
+			tk_profile_release(&bases[k]);
+		tk_profile_release(&new);
+	}
+}
+
+static void test_owned_errors(void)
+{
+	struct tk_profile base, new;
+	struct tk_diff_opts o;
+	struct tk_diff d;
+	struct tk_err err;
+
+	load(&base, "a;b 3\n");
+	load(&new, "a;b 5\n");
+	base.unit = TK_UNIT_BYTES;
+	tk_diff_opts_init(&o);
+	memset(&err, 0, sizeof(err));
+	is_int(tk_diff_build_owned(&base, 1, &new, &o, &d, &err), TK_EDATA,
+	       "given up: bytes against samples is refused as when borrowed");
+	ok(base.nr_nodes == 1 && new.nr_nodes == 1 && base.unit == TK_UNIT_BYTES,
+	   "... and the inputs are given up all the same, units kept");
+	tk_profile_release(&base);
+	tk_profile_release(&new);
+
+	/* a failure after new's tree became the union: released once */
+	load(&base, "a;b 3\n");
+	load(&new, "a;b 5\n");
+	base.nodes[1].first_child = 0;
+	base.nodes[2].first_child = 1; /* a child made before its parent */
+	base.nodes[0].first_child = 2;
+	base.nodes[2].next_sibling = 0;
+	memset(&err, 0, sizeof(err));
+	is_int(tk_diff_build_owned(&base, 1, &new, &o, &d, &err), TK_EINTERNAL,
+	       "given up: a broken baseline fails after new became the union");
+	ok(strstr(err.msg, "comes before its parent") && new.nr_nodes == 1 &&
+	   base.nr_nodes == 1, "... naming it, the inputs given up");
+	tk_profile_release(&base);
+	tk_profile_release(&new);
+}
+
+/* a ranks above b as "what changed" ranks rows: larger change, then earlier node */
+static int ranks_above(double da, uint32_t a, double db, uint32_t b)
+{
+	return fabs(da) != fabs(db) ? fabs(da) > fabs(db) : a < b;
+}
+
+/*
+ * A diff past the size walked on two threads (65536 nodes), with many
+ * changes of one size: the lists are the top rows of all nodes in rank
+ * order, as one walk would give, and the counts add up.
+ */
+static void test_summary_large(void)
+{
+	struct tk_buf base = TK_BUF_INIT, new = TK_BUF_INIT;
+	struct tk_diff_opts o;
+	struct tk_diff_summary s;
+	struct tk_diff d;
+	uint32_t want_up[5], want_down[5], n, k;
+	double up_d[5], down_d[5];
+	size_t nr_up = 0, nr_down = 0, i, nr_new = 0, nr_vanished = 0;
+	int same = 1;
+
+	for (k = 0; k < 70000; k++) {
+		if (k % 11)
+			tk_buf_addf(&base, "r;f%u;g%u %u\n", k % 300, k, 1 + k % 7);
+		/* a few large changes, spread over the nodes of both halves */
+		if (k % 13)
+			tk_buf_addf(&new, "r;f%u;g%u %u\n", k % 300, k,
+				    1 + (k * 3) % 7 + (k % 997 ? 0 : 50 + k % 3));
+	}
+	tk_diff_opts_init(&o);
+	build1(&d, base.buf, new.buf, &o);
+	ok(d.tree.nr_nodes > 65536, "a diff of %u nodes", d.tree.nr_nodes);
+	/* the top 5 self increases and decreases by brute force */
+	for (n = 1; n < d.tree.nr_nodes; n++) {
+		double delta = tk_diff_new_self(&d, n) - d.base_self[n];
+		enum tk_diff_class c = tk_diff_classify(&d, n, TK_DIFF_CUMULATIVE, &o, NULL);
+		uint32_t *w = delta > 0 ? want_up : want_down;
+		double *wd = delta > 0 ? up_d : down_d;
+		size_t *nr = delta > 0 ? &nr_up : &nr_down;
+
+		nr_new += c == TK_DIFF_NEW;
+		nr_vanished += c == TK_DIFF_VANISHED;
+		if (delta == 0 || tk_diff_classify(&d, n, TK_DIFF_SELF, &o, NULL) == TK_DIFF_NOISE)
+			continue;
+		for (i = *nr < 5 ? (*nr)++ : 5; i > 0 && ranks_above(delta, n, wd[i - 1], w[i - 1]);
+		     i--) {
+			if (i < 5) {
+				w[i] = w[i - 1];
+				wd[i] = wd[i - 1];
+			}
+		}
+		if (i < 5) {
+			w[i] = n;
+			wd[i] = delta;
+		}
+	}
+	tk_diff_summarize(&d, &o, 5, &s);
+	same = s.up[TK_DIFF_SELF].nr == nr_up && s.down[TK_DIFF_SELF].nr == nr_down;
+	for (i = 0; same && i < nr_up; i++)
+		same = s.up[TK_DIFF_SELF].rows[i].node == want_up[i];
+	for (i = 0; same && i < nr_down; i++)
+		same = s.down[TK_DIFF_SELF].rows[i].node == want_down[i];
+	ok(same && nr_up == 5 && nr_down == 5, "two threads: the top self changes in rank order");
+	for (i = 0, k = 0; i < nr_up; i++)
+		k |= want_up[i] < d.tree.nr_nodes / 2 ? 1 : 2;
+	ok(k == 3, "... taken from both halves of the nodes");
+	ok(s.nr_new == nr_new && s.nr_vanished == nr_vanished && nr_new > 1000 &&
+	   nr_vanished > 1000, "... and every new (%zu) and vanished (%zu) frame counted",
+	   s.nr_new, s.nr_vanished);
+	tk_diff_summary_release(&s);
+	tk_diff_release(&d);
+	tk_buf_release(&base);
+	tk_buf_release(&new);
+}
+
 int main(void)
 {
+	test_summary_large();
+	test_owned();
+	test_owned_errors();
 	test_pooled_noise();
 	test_known_dispersion();
 	test_sampled_false_changes();
