@@ -42,12 +42,13 @@ build_pkgs="build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libya
 # server (ci/pg-test-server.sh).
 # golang-go, golang-github-google-pprof-dev: pprof built from Debian's
 # sources (ci/build-pprof.sh) reads back the profiles tracker exports (t3030).
+# strace: counts the disk syncs of tracker run (t1107).
 pg_pkgs="postgresql libpq-dev"
 # slurm-wlm slurmdbd mariadb-server munge: a real single-node cluster for
 # the end-to-end SLURM tests (ci/slurm-test-server.sh, t1210); openmpi-bin
 # libopenmpi-dev: MPI ranks under srun --mpi=pmix.
 slurm_pkgs="slurm-wlm slurmdbd mariadb-server munge openmpi-bin libopenmpi-dev"
-test_pkgs="$pg_pkgs $slurm_pkgs perl sqlite3 libxml2-utils time git procps python3 python3-yaml chromium nodejs npm clang libclang-rt-14-dev linux-perf python3-pil poppler-utils golang-go golang-github-google-pprof-dev"
+test_pkgs="$pg_pkgs $slurm_pkgs perl sqlite3 libxml2-utils time git procps python3 python3-yaml chromium nodejs npm clang libclang-rt-14-dev linux-perf python3-pil poppler-utils golang-go golang-github-google-pprof-dev strace"
 # The peers the benchmarks compare against (see DESIGN.md "Numbers to beat").
 # sqlite3: the CLI that tracker history is timed against (bench/history.sh).
 # postgresql: the store benchmarks' server.

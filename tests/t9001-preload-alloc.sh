@@ -66,6 +66,19 @@ test_expect_success PRELOAD 'default rate, several seeds: total within 3%, every
 	done
 '
 
+# Sampled blocks freed must leave the live bytes: free finds them through
+# the live filter. 100000 blocks of 16 bytes (1.6 MB) live at a time, 40
+# times over (64 MB in all, about 125 samples): the peak is a few MB whatever the seed,
+# and would climb towards 64 MB if frees of sampled blocks were missed.
+test_expect_success PRELOAD 'default rate: freed samples leave the live bytes (peak stays a few MB)' '
+	for seed in 1 2 3; do
+		profile TRACKER_PROFILE_SEED=$seed "$ALLOCPATTERN" manylive 100000 40 >out &&
+		dump_all &&
+		test_within $(site_field manylive_site 4) 48000000 80000000 &&
+		test_within $(site_field manylive_site 6) 1 12000000 || return 1
+	done
+'
+
 test_expect_success PRELOAD 'a different seed gives a different sample' '
 	profile TRACKER_PROFILE_SEED=1 "$ALLOCPATTERN" big >out && dump_all &&
 	a=$(site_field big_small_blocks 4 2) &&

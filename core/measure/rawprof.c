@@ -235,6 +235,31 @@ static ssize_t read_at(int fd, void *buf, size_t len, uint64_t off)
 	return (ssize_t)done;
 }
 
+/*
+ * The first slot at or after slot i that may hold data, and in *end the
+ * slot where that data stops (a hole begins). The table is a sparse file
+ * of which a job touches a few pages: the holes (all-zero slots, which
+ * are empty) are skipped rather than read as 16 MiB of zeros. Where the
+ * file system cannot tell (no SEEK_DATA), everything is data and every
+ * slot is read, as before.
+ */
+static uint64_t next_data_slot(int fd, const struct tk_raw_header *h, uint64_t i,
+			       size_t slot_size, uint64_t *end)
+{
+	uint64_t at = h->header_size + i * slot_size;
+	off_t data = lseek(fd, (off_t)at, SEEK_DATA), hole;
+
+	*end = UINT64_MAX;
+	if (data < 0)
+		return errno == ENXIO ? UINT64_MAX : i;  /* ENXIO: no data past at */
+	if ((uint64_t)data > at)
+		i = ((uint64_t)data - h->header_size) / slot_size;
+	hole = lseek(fd, data, SEEK_HOLE);
+	if (hole > data)
+		*end = ((uint64_t)hole - h->header_size + slot_size - 1) / slot_size;
+	return i;
+}
+
 static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -366,7 +391,7 @@ static void read_table(struct tk_rawset *s, const char *path, int pid, unsigned 
 	struct tk_raw_header h;
 	struct tk_raw_slot *slots = NULL;
 	struct tk_rawimage *im;
-	uint64_t size, nr_frames, avail, i, nslots;
+	uint64_t size, nr_frames, avail, i, nslots, want = 0;
 	uint64_t *frames = NULL;
 	struct stat st;
 	ssize_t n;
@@ -431,10 +456,16 @@ static void read_table(struct tk_rawset *s, const char *path, int pid, unsigned 
 
 	slots = tk_realloc_array(NULL, SLOT_CHUNK, sizeof(*slots));
 	nslots = h.nslots;
-	for (i = 0; i < nslots; i += SLOT_CHUNK) {
-		uint64_t want = nslots - i < SLOT_CHUNK ? nslots - i : SLOT_CHUNK, got, k;
-		uint64_t base = h.header_size + i * sizeof(*slots);
+	for (i = 0; i < nslots; i += want) {
+		uint64_t got, k, base, end;
 
+		i = next_data_slot(fd, &h, i, sizeof(*slots), &end);
+		if (i >= nslots)
+			break;
+		want = nslots - i < SLOT_CHUNK ? nslots - i : SLOT_CHUNK;
+		if (end > i && end - i < want)
+			want = end - i;
+		base = h.header_size + i * sizeof(*slots);
 		n = read_at(fd, slots, want * sizeof(*slots), base);
 		if (n < 0) {
 			problem(pb, base, "cannot read: %s", strerror(errno));

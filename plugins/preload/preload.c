@@ -171,7 +171,6 @@ struct live_ent {
 	uint64_t meta;      /* size << LIVE_SLOT_BITS | slot */
 };
 static struct live_ent *live;
-static uint64_t live_count;   /* not kept in exact mode */
 static int live_all;          /* exact mode: every block is in the table */
 
 /*
@@ -1072,18 +1071,56 @@ static struct tk_raw_slot *stack_slot(ucontext_t *uc, int *busy)
 _Static_assert(NSLOTS <= 1u << LIVE_SLOT_BITS, "a slot index fits in a live entry");
 
 /*
- * Counts of live sampled blocks by a hash of their address: free() looks
- * in the live table only when its pointer's count is not zero. At the
- * default rate few blocks are live, and this 64 KiB stays in cache where
- * the table would cost a cache miss on every free. In exact mode every
- * block is live, and neither the filter nor the count is kept.
+ * Counts of live sampled blocks by a hash of their address, and a bit
+ * per count that is set while the count is not zero: free() reads only
+ * the bit, and looks in the live table only when it is set. At the
+ * default rate few blocks are live, so the bits (4 KiB, which stay in
+ * the L1 cache) are nearly all clear; the counts (64 KiB) and the table
+ * are touched only by sampled blocks. In exact mode every block is live,
+ * and neither is kept.
  */
 #define LIVE_FILTER_BITS 15
 static uint16_t live_filter[1u << LIVE_FILTER_BITS];
+static uint64_t live_bits[(1u << LIVE_FILTER_BITS) / 64];
 
-static uint16_t *filter_of(uint64_t key)
+static uint32_t filter_index(uint64_t key)
 {
-	return &live_filter[(key * 0x9e3779b97f4a7c15ull) >> (64 - LIVE_FILTER_BITS)];
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - LIVE_FILTER_BITS));
+}
+
+static void filter_add(uint64_t key)
+{
+	uint32_t i = filter_index(key);
+
+	__atomic_add_fetch(&live_filter[i], 1, __ATOMIC_RELAXED);
+	__atomic_or_fetch(&live_bits[i / 64], 1ull << (i % 64), __ATOMIC_RELAXED);
+}
+
+/*
+ * A thread that takes the count to zero clears the bit, then sets it
+ * again if another thread's block came in meanwhile (its count went up
+ * before its bit was set, so one of the two sets the bit last).
+ */
+static void filter_sub(uint64_t key)
+{
+	uint32_t i = filter_index(key);
+
+	if (__atomic_sub_fetch(&live_filter[i], 1, __ATOMIC_RELAXED))
+		return;
+	__atomic_and_fetch(&live_bits[i / 64], ~(1ull << (i % 64)), __ATOMIC_RELAXED);
+	if (__atomic_load_n(&live_filter[i], __ATOMIC_RELAXED))
+		__atomic_or_fetch(&live_bits[i / 64], 1ull << (i % 64), __ATOMIC_RELAXED);
+}
+
+/* Whether p may be in the live table: one load on the path of free. */
+static inline int live_maybe(const void *p)
+{
+	uint32_t i;
+
+	if (live_all)
+		return 1;
+	i = filter_index((uint64_t)(uintptr_t)p);
+	return (int)((__atomic_load_n(&live_bits[i / 64], __ATOMIC_RELAXED) >> (i % 64)) & 1);
 }
 
 /*
@@ -1129,19 +1166,12 @@ static int live_add(void *p, uint32_t slot, uint64_t size)
 		if ((v == 0 || v == 1) &&
 		    __atomic_compare_exchange_n(&e->ptr, &v, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
 			e->meta = size << LIVE_SLOT_BITS | slot;
-			if (!live_all) {
-				add_u64(&live_count, 1);
-				__atomic_add_fetch(filter_of(key), 1, __ATOMIC_RELAXED);
-			}
+			if (!live_all)
+				filter_add(key);
 			return 1;
 		}
 	}
 	return 0;
-}
-
-static int live_any(void)
-{
-	return live_all || __atomic_load_n(&live_count, __ATOMIC_RELAXED);
 }
 
 /* Takes p out of the table: 1 and its entry's meta when it was there. */
@@ -1150,8 +1180,7 @@ static int live_take(void *p, uint64_t *meta)
 	uint64_t key = (uint64_t)(uintptr_t)p;
 	uint64_t i, k;
 
-	if (!live || !live_any() ||
-	    (!live_all && !__atomic_load_n(filter_of(key), __ATOMIC_RELAXED)))
+	if (!live || !live_maybe(p))
 		return 0;
 	i = live_home(key);
 	for (k = 0; k < LIVE_PROBES; k++) {
@@ -1161,10 +1190,8 @@ static int live_take(void *p, uint64_t *meta)
 		if (v == key) {
 			*meta = e->meta;
 			__atomic_store_n(&e->ptr, 1, __ATOMIC_RELEASE);
-			if (!live_all) {
-				__atomic_sub_fetch(&live_count, 1, __ATOMIC_RELAXED);
-				__atomic_sub_fetch(filter_of(key), 1, __ATOMIC_RELAXED);
-			}
+			if (!live_all)
+				filter_sub(key);
 			return 1;
 		}
 		if (!v)
@@ -1316,7 +1343,7 @@ static inline void on_alloc(void *p, size_t size)
 
 static inline void on_free(void *p)
 {
-	if (!p || !active || ts.guard || !live_any())
+	if (!p || !active || ts.guard || !live_maybe(p))
 		return;
 	ts.guard = 1;
 	if (!fork_unseen())
@@ -1361,16 +1388,30 @@ EXPORT void *calloc(size_t n, size_t m)
 	return p;
 }
 
-EXPORT void free(void *p)
+static __attribute__((noinline)) void free_slow(void *p)
 {
-	if (UNLIKELY(!p || in_boot(p)))
+	if (!p || in_boot(p))
 		return;
-	if (UNLIKELY(!real_free)) {
+	if (!real_free) {
 		if (resolving)
 			return;
 		resolve();
 	}
 	on_free(p);
+	real_free(p);
+}
+
+/*
+ * Half the calls of an allocation-heavy program: the common case (no
+ * sampled block can be at p) is a few loads and a jump to glibc's free,
+ * with no frame of its own; anything else is free_slow's.
+ */
+EXPORT void free(void *p)
+{
+	if (UNLIKELY(in_boot(p) || !real_free || (active && live_maybe(p) && !ts.guard))) {
+		free_slow(p);
+		return;
+	}
 	real_free(p);
 }
 
@@ -1403,7 +1444,7 @@ EXPORT void *realloc(void *old, size_t n)
 			return old ? NULL : boot_alloc(n);
 		resolve();
 	}
-	if (old && active && !ts.guard && live_any()) {
+	if (old && active && !ts.guard && live_maybe(old)) {
 		/* Removed before the real call, which may hand the block to
 		 * another thread; put back if realloc fails. */
 		ts.guard = 1;
@@ -1772,6 +1813,10 @@ static int open_files(void)
 		unlink(path);
 		return -1;
 	}
+	/* The table is a sparse file touched at random (slots by hash):
+	 * readahead would fill and zero a window of pages at every first
+	 * touch, milliseconds of the job's time for pages never used. */
+	madvise(m, map_size, MADV_RANDOM);
 	hdr = m;
 	slots = (struct tk_raw_slot *)((char *)m + TK_RAW_HEADER_SIZE);
 	frames_region = (uint64_t *)((char *)slots + (size_t)NSLOTS * sizeof(struct tk_raw_slot));
@@ -1812,9 +1857,9 @@ static void live_setup(void)
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	live = m == MAP_FAILED ? NULL : m;
-	live_count = 0;
 	live_all = sample_bytes == 1;
 	memset(live_filter, 0, sizeof(live_filter));
+	memset(live_bits, 0, sizeof(live_bits));
 }
 
 static void mark_exited(void)

@@ -630,6 +630,20 @@ static int sqlite_open(const char *url, const struct tk_store_opts *o,
 	}
 	if (ret)
 		goto fail;
+	/*
+	 * In WAL mode a commit need not wait for the disk: with synchronous
+	 * NORMAL the WAL is synced at each checkpoint, and the last close
+	 * checkpoints, so every run is on disk when tracker exits and a
+	 * crash of tracker loses nothing; only the machine going down
+	 * before that may roll back the last commits (the record file,
+	 * synced, keeps the run for `tracker push`). FULL synced the WAL at
+	 * every commit: several disk flushes after every job.
+	 */
+	if (!strcmp(st->journal_mode, "wal") &&
+	    sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) != SQLITE_OK) {
+		ret = db_error(st, err, "set up");
+		goto fail;
+	}
 	if (sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK) {
 		ret = db_error(st, err, "set up");
 		goto fail;

@@ -475,11 +475,86 @@ static void test_mutations(void)
 	       "no stack deeper than TK_RAW_MAX_FRAMES");
 }
 
+/*
+ * A table as the preload leaves it: a sparse file in which a few pages
+ * hold slots, far apart, with holes between them. The reader skips the
+ * holes; every slot that holds a stack is still read, the last one too.
+ */
+static void test_sparse(void)
+{
+	enum { SPARSE_SLOTS = 1u << 16 };
+	static const unsigned at[] = { 5, 64, 40000, SPARSE_SLOTS - 1 };
+	char *dir = tmpdir(), *p = path_in(dir, "300.0.tkraw");
+	struct tk_raw_header h;
+	struct tk_rawset s;
+	struct tk_buf warn = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	const struct tk_rawimage *im;
+	uint64_t frames_off = TK_RAW_HEADER_SIZE +
+			      (uint64_t)SPARSE_SLOTS * sizeof(struct tk_raw_slot);
+	double total = 0;
+	size_t k;
+	int fd, ret, bad = 0;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, TK_RAW_MAGIC, sizeof(h.magic));
+	h.version = TK_RAW_VERSION;
+	h.header_size = TK_RAW_HEADER_SIZE;
+	h.pid = 300;
+	h.nslots = SPARSE_SLOTS;
+	h.frames_off = frames_off;
+	h.frames_cap = 1024;
+	h.frames_used = 4;
+	h.sample_bytes = 1;
+	snprintf(h.unwinder, sizeof(h.unwinder), "fp");
+	fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)(frames_off + 1024 * 8)) ||
+	    pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		bad = 1;
+	for (k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
+		struct tk_raw_slot sl;
+		uint64_t frame = 0x5000 + k;
+
+		memset(&sl, 0, sizeof(sl));
+		sl.hash = 0x777 + k;
+		sl.frames = k;
+		sl.nframes = 1;
+		sl.alloc_bytes = (double)(1u << k);
+		sl.alloc_count = 1;
+		if (pwrite(fd, &sl, sizeof(sl), (off_t)(TK_RAW_HEADER_SIZE +
+							(uint64_t)at[k] * sizeof(sl))) != (ssize_t)sizeof(sl) ||
+		    pwrite(fd, &frame, 8, (off_t)(frames_off + k * 8)) != 8)
+			bad = 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	ok(!bad, "a sparse 4 MiB table written");
+
+	tk_rawset_init(&s);
+	ret = tk_rawset_read_dir(&s, dir, &warn, &err);
+	is_int(ret, 0, "the sparse table reads");
+	is_str(warn.buf, "", "without a warning");
+	im = image_of(&s, 300, 0);
+	ok(im != NULL, "300.0 read");
+	if (im) {
+		is_int(im->nr_stacks, 4, "the slots on both sides of every hole, the last one too");
+		for (k = 0; k < im->nr_stacks; k++)
+			total += im->stacks[k].v[TK_RAW_ALLOC_BYTES];
+		ok(total == 15, "their values: 1 + 2 + 4 + 8 bytes");
+	}
+	tk_rawset_release(&s);
+	tk_buf_release(&warn);
+	free(p);
+	cleanup(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	test_kinds();
 	test_add_map();
 	test_read();
+	test_sparse();
 	test_mutations();
 	return done_testing();
 }
