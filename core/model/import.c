@@ -47,7 +47,7 @@ static int import(struct tk_reader *r, const char *format,
 		return ret;
 	/* Every importer's stacks, under the one cap: the layout, the
 	 * renderers and the stored form walk them. */
-	if (tk_profile_depth(out) > TK_PROFILE_MAX_DEPTH)
+	if (tk_profile_deeper_than(out, TK_PROFILE_MAX_DEPTH))
 		return tk_err_set(err, TK_EDATA, "cannot import '%s': a stack is deeper than %d frames",
 				  r->name, TK_PROFILE_MAX_DEPTH);
 	if (!opts->no_demangle)
@@ -109,12 +109,20 @@ int tk_import_pair(const char *a, const char *b, const char *format,
 		   const struct tk_import_opts *opts, struct tk_profile *out_a,
 		   struct tk_profile *out_b, struct tk_err *err)
 {
+	struct tk_import_opts one_each = { 0 };
 	struct import_job jobs[2] = {
-		{ a, format, opts, out_a, TK_ERR_INIT, 0 },
-		{ b, format, opts, out_b, TK_ERR_INIT, 0 },
+		{ a, format, &one_each, out_a, TK_ERR_INIT, 0 },
+		{ b, format, &one_each, out_b, TK_ERR_INIT, 0 },
 	};
 	pthread_t t;
-	int threaded = !pthread_create(&t, NULL, import_thread, &jobs[0]);
+	int threaded;
+
+	/* the two files take the two CPUs: each is read on one thread */
+	if (opts)
+		one_each = *opts;
+	if (!one_each.threads)
+		one_each.threads = 1;
+	threaded = !pthread_create(&t, NULL, import_thread, &jobs[0]);
 
 	if (!threaded)
 		import_thread(&jobs[0]);

@@ -328,10 +328,13 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 		ret = bad(&d, "node count past the end");
 		goto out;
 	}
-	/* Node ids in the blob are 1..nr_nodes; map them as they are created. */
-	tk_profile_reserve(out, (size_t)nr_nodes + 1);
+	/* Node ids in the blob are 1..nr_nodes; map them as they are created.
+	 * In a fresh profile they are created with those very ids: no map. */
+	tk_profile_reserve_all(out, (size_t)nr_nodes + 1);
 	{
-		uint32_t *map = tk_xcalloc((size_t)nr_nodes + 1, sizeof(uint32_t));
+		int fresh = out->nr_nodes == 1;
+		uint32_t *map = fresh ? NULL : tk_xcalloc((size_t)nr_nodes + 1, sizeof(uint32_t));
+		uint32_t node;
 
 		for (i = 1; i <= nr_nodes && !ret; i++) {
 			uint64_t delta, nm, wv;
@@ -351,12 +354,15 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 			} else {
 				w = (double)(wv / 2);
 			}
-			map[i] = tk_profile_new_child(out, map[i - delta], ids[nm]);
-			if (!map[i]) {
+			node = tk_profile_new_child(out, fresh ? (uint32_t)(i - delta) : map[i - delta],
+						    ids[nm]);
+			if (!node) {
 				ret = bad(&d, "too many nodes");
 				break;
 			}
-			if (tk_profile_add_self(out, map[i], w)) {
+			if (!fresh)
+				map[i] = node;
+			if (tk_profile_add_self(out, node, w)) {
 				ret = bad(&d, "a weight that is negative, not a number or too large");
 				break;
 			}

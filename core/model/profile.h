@@ -176,8 +176,14 @@ uint32_t tk_profile_child(struct tk_profile *p, uint32_t parent, uint32_t name);
  */
 uint32_t tk_profile_new_child(struct tk_profile *p, uint32_t parent, uint32_t name);
 
-/* Makes room for `nodes` nodes in all (a hint: growing still works). */
+/* Makes room for `nodes` nodes in all (a hint: growing still works).
+ * The memory is mapped as it is first written, so an upper bound costs
+ * only what is used. */
 void tk_profile_reserve(struct tk_profile *p, size_t nodes);
+/* The same for a caller that will create every one of those nodes (a
+ * reader of a stored tree): their memory is mapped at once, faster than
+ * a page fault every 4 KiB. */
+void tk_profile_reserve_all(struct tk_profile *p, size_t nodes);
 
 /*
  * Adds weight to the leaf of a stack given root-first as name ids.
@@ -227,6 +233,13 @@ static inline int tk_profile_add_self(struct tk_profile *p, uint32_t node, doubl
  * TK_PROFILE_MAX_DEPTH + 1 for any deeper one: it counts in 2 bytes a
  * node, not 4, as it runs on every imported tree. */
 uint32_t tk_profile_depth(const struct tk_profile *p);
+
+/*
+ * 1 when a stack of p is deeper than max frames, else 0. Allocates
+ * nothing: it counts in the nodes' totals, so p is left unfinished
+ * (tk_profile_finish computes them again).
+ */
+int tk_profile_deeper_than(struct tk_profile *p, uint32_t max);
 
 /* Computes totals. Idempotent; cheap when nothing changed. */
 void tk_profile_finish(struct tk_profile *p);
