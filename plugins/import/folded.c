@@ -295,12 +295,19 @@ static int read_line(struct tk_reader *in, struct tk_profile *names, struct pref
 	size_t shared = common_prefix(stack, len, pf->stack.buf, pf->stack.len);
 	size_t pos = 0, depth = 0, rec = b->len, kept = 0;
 	int escapes = memchr(stack, '\\', len) != NULL;
-	uint64_t bits, hash;
+	uint64_t bits, hash = 0;
 
 	TK_ALLOC_GROW(b->w, b->len + REC_HEAD, b->alloc);
 	b->len += REC_HEAD;
 	while (pos <= len && len) {
-		size_t end = pos + scan_frame(stack + pos, len - pos, &hash);
+		size_t end;
+
+		/* A frame that ends inside the text the previous line shares
+		 * ends where it ended there, and is its node: no scan. */
+		if (depth < pf->depth && pf->end[depth] < shared)
+			end = pf->end[depth];
+		else
+			end = pos + scan_frame(stack + pos, len - pos, &hash);
 
 		if (depth >= TK_PROFILE_MAX_DEPTH) {
 			drop_record(pf, b, rec);
