@@ -298,7 +298,7 @@ static int bad(struct dec *d, const char *what)
 			  d->name, (size_t)(d->p - d->start), what);
 }
 
-static int get_varint(struct dec *d, uint64_t *v)
+static int get_varint_long(struct dec *d, uint64_t *v)
 {
 	uint64_t r = 0;
 	int shift = 0;
@@ -314,6 +314,17 @@ static int get_varint(struct dec *d, uint64_t *v)
 		shift += 7;
 	}
 	return bad(d, "truncated number");
+}
+
+/* Most numbers of a stored tree (parent deltas, small name ids, zero
+ * weights) are one byte: that case without a loop or a call. */
+static inline int get_varint(struct dec *d, uint64_t *v)
+{
+	if (d->p < d->end && !(*d->p & 0x80)) {
+		*v = *d->p++;
+		return 0;
+	}
+	return get_varint_long(d, v);
 }
 
 static int get_double(struct dec *d, double *w)
@@ -360,7 +371,7 @@ static int get_categories(struct dec *d, const unsigned char *cats, size_t len,
 static int decode_tree(struct dec *d, struct tk_profile *out, uint32_t **ids_out,
 		       uint64_t *nr_names_out, uint64_t *nr_nodes_out)
 {
-	uint64_t nr_names = 0, nr_nodes, i, v;
+	uint64_t nr_names = 0, nr_nodes = 0, i, v = 0;
 	uint32_t *ids;
 	int ret;
 
@@ -406,7 +417,7 @@ static int decode_tree(struct dec *d, struct tk_profile *out, uint32_t **ids_out
 		uint32_t node;
 
 		for (i = 1; i <= nr_nodes && !ret; i++) {
-			uint64_t delta, nm, wv;
+			uint64_t delta = 0, nm = 0, wv = 0;
 			double w;
 
 			/* three varints and a double at most */
