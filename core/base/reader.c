@@ -31,8 +31,9 @@ static int open_fd(struct tk_reader *r, int fd, const char *path, struct tk_err 
 	r->buf_alloc = CHUNK;
 	r->buf = tk_xmalloc(r->buf_alloc);
 	/* zlib would pass plain bytes through a buffer of its own: a copy
-	 * of every byte of a large profile */
-	if (!r->compressed) {
+	 * of every byte of a large profile. A pipe (pread fails) still goes
+	 * through zlib, which tells gzip from plain by what it reads. */
+	if (n >= 0 && !r->compressed) {
 		r->fd = fd;
 		return 0;
 	}
