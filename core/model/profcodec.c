@@ -495,8 +495,10 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 	if (len >= THREAD_MIN_BLOB) {
 		pthread_mutex_init(&f.mu, NULL);
 		pthread_cond_init(&f.more, NULL);
-		f.threaded = !pthread_create(&t, NULL, inflate_all, &f);
-		if (!f.threaded) {
+		/* set before the thread starts: it reads it */
+		f.threaded = 1;
+		if (pthread_create(&t, NULL, inflate_all, &f)) {
+			f.threaded = 0;
 			pthread_mutex_destroy(&f.mu);
 			pthread_cond_destroy(&f.more);
 		}
