@@ -300,18 +300,21 @@ void tk_profile_intern_many(struct tk_profile *p, const char *const *s, const si
 
 static void grow_children(struct tk_profile *p)
 {
-	size_t n = (p->child_mask + 1) * 2;
-	uint32_t *slots = tk_xcalloc(n, sizeof(uint32_t)), i;
+	size_t n = (p->child_mask + 1) * 2, i;
+	uint32_t *slots = tk_xcalloc(n, sizeof(uint32_t));
 
-	for (i = 1; i < p->nr_nodes; i++) {
+	/* the nodes in the table, not every node: the table is a few
+	 * percent of a large tree */
+	for (i = 0; i <= p->child_mask; i++) {
+		uint32_t id = p->child_slots[i];
 		size_t s;
 
-		if (!p->child_indexed[p->nodes[i].parent])
+		if (!id)
 			continue;
-		s = hash_pair(p->nodes[i].parent, p->nodes[i].name) & (n - 1);
+		s = hash_pair(p->nodes[id].parent, p->nodes[id].name) & (n - 1);
 		while (slots[s])
 			s = (s + 1) & (n - 1);
-		slots[s] = i;
+		slots[s] = id;
 	}
 	free(p->child_slots);
 	p->child_slots = slots;
