@@ -19,7 +19,7 @@
 
 struct tk_reader {
 	char *name;          /* for messages: the path, or a label */
-	void *gz;            /* gzFile for gzip input, else NULL */
+	void *gz;            /* gzFile: gzip input, or a pipe (zlib tells) */
 	int fd;              /* a plain file, read directly; -1 otherwise */
 	const char *mem;     /* memory input */
 	size_t mem_len, mem_pos;

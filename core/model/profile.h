@@ -259,8 +259,8 @@ uint64_t tk_hash_bytes(const void *data, size_t len);
 
 /*
  * Its steps, for a scanner that hashes a name while it looks for the
- * name's end: start with TK_HASH_SEED, add each whole 8-byte word (read
- * little-endian), then the last 1 to 7 bytes zero-padded as a tail word,
+ * name's end: start with TK_HASH_SEED, add each whole 8-byte word (as
+ * memcpy reads it), then the last 1 to 7 bytes zero-padded as a tail word,
  * and end with the length. The result equals tk_hash_bytes of the bytes.
  */
 #define TK_HASH_SEED 0x9e3779b97f4a7c15ull
