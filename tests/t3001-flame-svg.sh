@@ -152,6 +152,20 @@ test_expect_success '-o - writes the SVG to standard output' '
 	tail -n 1 out.svg | grep -q "</svg>"
 '
 
+test_expect_success 'plain and gzip input, from a file and through a pipe, read alike' '
+	printf "main;a;x 3\nmain;b 2\n" >in.folded &&
+	gzip -c in.folded >in.folded.gz &&
+	tracker flame in.folded -o file.folded &&
+	tracker flame in.folded.gz -o gz.folded &&
+	tracker flame /dev/stdin -o pipe.folded <in.folded &&
+	gzip -c in.folded | tracker flame /dev/stdin -o gzpipe.folded &&
+	printf "main;a;x 3\nmain;b 2\n" >expect &&
+	test_cmp expect file.folded &&
+	test_cmp expect gz.folded &&
+	test_cmp expect pipe.folded &&
+	test_cmp expect gzpipe.folded
+'
+
 test_expect_success 'the output is replaced atomically, leaving no temporary file' '
 	tracker flame "$FOLDED/simple.folded" -o atomic.svg &&
 	tracker flame "$FOLDED/unicode.folded" -o atomic.svg &&

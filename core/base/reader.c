@@ -15,6 +15,7 @@
 static void reset(struct tk_reader *r, const char *name)
 {
 	memset(r, 0, sizeof(*r));
+	r->fd = -1;
 	r->name = tk_xstrdup(name);
 	r->max_line = TK_READER_MAX_LINE;
 	tk_buf_init(&r->line, 0);
@@ -27,14 +28,21 @@ static int open_fd(struct tk_reader *r, int fd, const char *path, struct tk_err 
 
 	n = pread(fd, magic, 2, 0);
 	r->compressed = n == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+	r->buf_alloc = CHUNK;
+	r->buf = tk_xmalloc(r->buf_alloc);
+	/* zlib would pass plain bytes through a buffer of its own: a copy
+	 * of every byte of a large profile. A pipe (pread fails) still goes
+	 * through zlib, which tells gzip from plain by what it reads. */
+	if (n >= 0 && !r->compressed) {
+		r->fd = fd;
+		return 0;
+	}
 	r->gz = gzdopen(fd, "rb");
 	if (!r->gz) {
 		close(fd);
 		return tk_err_set(err, TK_EINTERNAL, "cannot read '%s': out of memory", path);
 	}
 	gzbuffer(r->gz, CHUNK);
-	r->buf_alloc = CHUNK;
-	r->buf = tk_xmalloc(r->buf_alloc);
 	return 0;
 }
 
@@ -76,10 +84,32 @@ void tk_reader_close(struct tk_reader *r)
 {
 	if (r->gz)
 		gzclose(r->gz);
+	if (r->fd >= 0)
+		close(r->fd);
 	free(r->buf);
 	free(r->name);
 	tk_buf_release(&r->line);
 	memset(r, 0, sizeof(*r));
+}
+
+/* refill's read of a plain file, into the room it made. */
+static int refill_plain(struct tk_reader *r, struct tk_err *err)
+{
+	ssize_t n;
+
+	do {
+		n = read(r->fd, r->buf + r->buf_len, r->buf_alloc - r->buf_len);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return tk_err_set(err, TK_EDATA, "cannot read '%s' at byte %llu: %s", r->name,
+				  (unsigned long long)(r->offset + r->buf_len - r->buf_pos),
+				  strerror(errno));
+	if (n == 0) {
+		r->eof = 1;
+		return 0;
+	}
+	r->buf_len += (size_t)n;
+	return 1;
 }
 
 /* Refills the buffer, keeping unconsumed bytes. 1: more data, 0: eof. */
@@ -98,6 +128,8 @@ static int refill(struct tk_reader *r, struct tk_err *err)
 		r->buf_alloc *= 2;
 		r->buf = tk_realloc_array(r->buf, r->buf_alloc, 1);
 	}
+	if (r->fd >= 0)
+		return refill_plain(r, err);
 	n = gzread(r->gz, r->buf + r->buf_len, (unsigned)(r->buf_alloc - r->buf_len));
 	if (n < 0) {
 		int zerr;

@@ -19,7 +19,8 @@
 
 struct tk_reader {
 	char *name;          /* for messages: the path, or a label */
-	void *gz;            /* gzFile, NULL for memory input */
+	void *gz;            /* gzFile: gzip input, or a pipe (zlib tells) */
+	int fd;              /* a plain file, read directly; -1 otherwise */
 	const char *mem;     /* memory input */
 	size_t mem_len, mem_pos;
 	char *buf;           /* read buffer */

@@ -9,29 +9,6 @@
 
 #define PROBE_BYTES 4096
 
-/*
- * Whether a stack of p is deeper than TK_PROFILE_MAX_DEPTH. Each node's
- * depth is kept in its total field, which tk_profile_finish fills after
- * (p is marked unfinished for it): a profile of millions of nodes needs
- * no array of depths, and the two imports of a diff, which reach their
- * peak here together, each spare one (18 MB for 4.5M nodes). A child's
- * id is always above its parent's.
- */
-static int too_deep(struct tk_profile *p)
-{
-	uint32_t i;
-	int deep = 0;
-
-	p->finished = 0;
-	if (p->nr_nodes)
-		p->nodes[TK_PROFILE_ROOT].total = 0;
-	for (i = 1; i < p->nr_nodes && !deep; i++) {
-		p->nodes[i].total = p->nodes[p->nodes[i].parent].total + 1;
-		deep = p->nodes[i].total > TK_PROFILE_MAX_DEPTH;
-	}
-	return deep;
-}
-
 static int import(struct tk_reader *r, const char *format,
 		  const struct tk_import_opts *opts, struct tk_profile *out,
 		  struct tk_err *err)
@@ -70,7 +47,7 @@ static int import(struct tk_reader *r, const char *format,
 		return ret;
 	/* Every importer's stacks, under the one cap: the layout, the
 	 * renderers and the stored form walk them. */
-	if (too_deep(out))
+	if (tk_profile_deeper_than(out, TK_PROFILE_MAX_DEPTH))
 		return tk_err_set(err, TK_EDATA, "cannot import '%s': a stack is deeper than %d frames",
 				  r->name, TK_PROFILE_MAX_DEPTH);
 	if (!opts->no_demangle)
@@ -132,12 +109,20 @@ int tk_import_pair(const char *a, const char *b, const char *format,
 		   const struct tk_import_opts *opts, struct tk_profile *out_a,
 		   struct tk_profile *out_b, struct tk_err *err)
 {
+	struct tk_import_opts one_each = { 0 };
 	struct import_job jobs[2] = {
-		{ a, format, opts, out_a, TK_ERR_INIT, 0 },
-		{ b, format, opts, out_b, TK_ERR_INIT, 0 },
+		{ a, format, &one_each, out_a, TK_ERR_INIT, 0 },
+		{ b, format, &one_each, out_b, TK_ERR_INIT, 0 },
 	};
 	pthread_t t;
-	int threaded = !pthread_create(&t, NULL, import_thread, &jobs[0]);
+	int threaded;
+
+	/* the two files take the two CPUs: each is read on one thread */
+	if (opts)
+		one_each = *opts;
+	if (!one_each.threads)
+		one_each.threads = 1;
+	threaded = !pthread_create(&t, NULL, import_thread, &jobs[0]);
 
 	if (!threaded)
 		import_thread(&jobs[0]);

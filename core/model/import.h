@@ -38,6 +38,10 @@ struct tk_import_opts {
 	int tid_frames;          /* perf script: a root frame per thread */
 	int no_demangle;         /* keep names as the file has them: mangled,
 				  * with symbol versions (core/model/demangle.h) */
+	int threads;             /* folded: 1 reads on one thread, 2 on two
+				  * (reading and building the tree), 0 two
+				  * for an input of a megabyte or more when
+				  * two CPUs are allowed */
 	uint64_t shared_max;     /* non-zero: the file lies where others may
 				  * write (run --profile-file): tk_import_file
 				  * opens it as tk_open_shared does (no link,

@@ -1,6 +1,7 @@
 #include "core/model/profcodec.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,7 +194,103 @@ struct dec {
 	const unsigned char *p, *end, *start;
 	const char *name;
 	struct tk_err *err;
+	/* A stream still being inflated: end is what is ready so far,
+	 * final where it will be (NULL: all of it is ready). */
+	struct inflater *f;
+	const unsigned char *final;
 };
+
+/*
+ * The stream is inflated on a second thread while the first decodes what
+ * is ready: inflating is a quarter of loading a large profile, and the
+ * two overlap. Progress is published a chunk at a time.
+ */
+#define INFLATE_CHUNK (256u * 1024)
+/* Blobs smaller than this are inflated first, on one thread. */
+#define THREAD_MIN_BLOB (1u << 20)
+
+struct inflater {
+	const unsigned char *in;
+	size_t in_len;
+	unsigned char *out;
+	size_t out_len;
+	pthread_mutex_t mu;
+	pthread_cond_t more;
+	size_t avail;  /* bytes of out ready */
+	size_t used;   /* compressed bytes the stream took */
+	int done;      /* finished, well or not */
+	int ok;        /* the stream ended at exactly out_len bytes */
+	int threaded;
+};
+
+static void publish(struct inflater *f, size_t avail, int done, int ok, size_t used)
+{
+	if (f->threaded)
+		pthread_mutex_lock(&f->mu);
+	f->avail = avail;
+	if (done) {
+		f->done = 1;
+		f->ok = ok;
+		f->used = used;
+	}
+	if (f->threaded) {
+		pthread_cond_signal(&f->more);
+		pthread_mutex_unlock(&f->mu);
+	}
+}
+
+/* What uncompress2 does, published as it goes. */
+static void *inflate_all(void *arg)
+{
+	struct inflater *f = arg;
+	size_t fed = 0;
+	int zr = Z_DATA_ERROR;
+	z_stream z;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit(&z) != Z_OK) {
+		publish(f, 0, 1, 0, 0);
+		return NULL;
+	}
+	for (;;) {
+		size_t room = f->out_len - (size_t)z.total_out;
+
+		if (!z.avail_in && fed < f->in_len) {
+			size_t piece = f->in_len - fed < (1u << 30) ? f->in_len - fed : (1u << 30);
+
+			z.next_in = (Bytef *)(f->in + fed);
+			z.avail_in = (uInt)piece;
+			fed += piece;
+		}
+		z.next_out = f->out + z.total_out;
+		z.avail_out = (uInt)(room < INFLATE_CHUNK ? room : INFLATE_CHUNK);
+		zr = inflate(&z, Z_NO_FLUSH);
+		if (zr != Z_OK)
+			break;
+		publish(f, (size_t)z.total_out, 0, 0, 0);
+	}
+	publish(f, (size_t)z.total_out, 1, zr == Z_STREAM_END && z.total_out == f->out_len,
+		(size_t)z.total_in);
+	inflateEnd(&z);
+	return NULL;
+}
+
+/* Makes n bytes from d->p readable, or all there will be: waits for the
+ * inflater when they are not ready yet. */
+static void need(struct dec *d, size_t n)
+{
+	struct inflater *f = d->f;
+	size_t want;
+
+	if ((size_t)(d->end - d->p) >= n || !f || d->end == d->final)
+		return;
+	want = (size_t)(d->p - d->start) + n;
+	pthread_mutex_lock(&f->mu);
+	while (!f->done && f->avail < want)
+		pthread_cond_wait(&f->more, &f->mu);
+	d->end = d->start + f->avail;
+	pthread_mutex_unlock(&f->mu);
+}
 
 static int bad(struct dec *d, const char *what)
 {
@@ -201,7 +298,7 @@ static int bad(struct dec *d, const char *what)
 			  d->name, (size_t)(d->p - d->start), what);
 }
 
-static int get_varint(struct dec *d, uint64_t *v)
+static int get_varint_long(struct dec *d, uint64_t *v)
 {
 	uint64_t r = 0;
 	int shift = 0;
@@ -217,6 +314,17 @@ static int get_varint(struct dec *d, uint64_t *v)
 		shift += 7;
 	}
 	return bad(d, "truncated number");
+}
+
+/* Most numbers of a stored tree (parent deltas, small name ids, zero
+ * weights) are one byte: that case without a loop or a call. */
+static inline int get_varint(struct dec *d, uint64_t *v)
+{
+	if (d->p < d->end && !(*d->p & 0x80)) {
+		*v = *d->p++;
+		return 0;
+	}
+	return get_varint_long(d, v);
 }
 
 static int get_double(struct dec *d, double *w)
@@ -240,7 +348,8 @@ static int get_categories(struct dec *d, const unsigned char *cats, size_t len,
 	uint64_t nr = 0, i, id = 0;
 
 	d->start = d->p = cats;
-	d->end = cats + len;
+	d->end = d->final = cats + len;
+	d->f = NULL;
 	if (get_varint(d, &nr))
 		return bad(d, "a categories trailer cut short");
 	if (nr > len)
@@ -279,19 +388,115 @@ int tk_profile_check_head(const void *head, size_t head_len, uint64_t len, const
 	return 0;
 }
 
+/*
+ * The stream's profile into out: names (their ids in out into *ids) and
+ * nodes, reading what the inflater has made ready as it goes.
+ */
+static int decode_tree(struct dec *d, struct tk_profile *out, uint32_t **ids_out,
+		       uint64_t *nr_names_out, uint64_t *nr_nodes_out)
+{
+	uint64_t nr_names = 0, nr_nodes = 0, i, v = 0;
+	uint32_t *ids;
+	int ret;
+
+	*ids_out = NULL;
+	*nr_names_out = 0;
+	need(d, 6);
+	if ((size_t)(d->end - d->p) < 6 || memcmp(d->p, MAGIC, 4) || d->p[4] != VERSION ||
+	    d->p[5] > TK_UNIT_COUNT)
+		return bad(d, "not a tracker profile of version 1");
+	out->unit = (enum tk_unit)d->p[5];
+	d->p += 6;
+	need(d, 10);
+	if ((ret = get_varint(d, &nr_names)))
+		return ret;
+	if (nr_names > (uint64_t)(d->final - d->p))
+		return bad(d, "name count past the end");
+	ids = tk_xcalloc((size_t)nr_names + 1, sizeof(uint32_t));
+	*ids_out = ids;
+	*nr_names_out = nr_names;
+	for (i = 1; i <= nr_names; i++) {
+		need(d, 10);
+		if ((ret = get_varint(d, &v)))
+			return ret;
+		if (v <= TK_PROFILE_MAX_NAME)
+			need(d, (size_t)v);
+		if (v > TK_PROFILE_MAX_NAME || v > (uint64_t)(d->end - d->p))
+			return bad(d, "name past the end");
+		ids[i] = tk_profile_intern(out, (const char *)d->p, (size_t)v);
+		d->p += v;
+	}
+	need(d, 10);
+	if ((ret = get_varint(d, &nr_nodes)))
+		return ret;
+	*nr_nodes_out = nr_nodes;
+	if (nr_nodes > (uint64_t)(d->final - d->p) || nr_nodes >= TK_PROFILE_MAX_NODES)
+		return bad(d, "node count past the end");
+	/* Node ids in the blob are 1..nr_nodes; map them as they are created.
+	 * In a fresh profile they are created with those very ids: no map. */
+	tk_profile_reserve_all(out, (size_t)nr_nodes + 1);
+	{
+		int fresh = out->nr_nodes == 1;
+		uint32_t *map = fresh ? NULL : tk_xcalloc((size_t)nr_nodes + 1, sizeof(uint32_t));
+		uint32_t node;
+
+		for (i = 1; i <= nr_nodes && !ret; i++) {
+			uint64_t delta = 0, nm = 0, wv = 0;
+			double w;
+
+			/* three varints and a double at most */
+			need(d, 38);
+			if ((ret = get_varint(d, &delta)) || (ret = get_varint(d, &nm)) ||
+			    (ret = get_varint(d, &wv)))
+				break;
+			/* Name 0 is "", which a frame may have too. */
+			if (!delta || delta > i || nm > nr_names) {
+				ret = bad(d, "node out of range");
+				break;
+			}
+			if (wv == 1) {
+				if ((ret = get_double(d, &w)))
+					break;
+			} else {
+				w = (double)(wv / 2);
+			}
+			node = tk_profile_new_child(out, fresh ? (uint32_t)(i - delta) : map[i - delta],
+						    ids[nm]);
+			if (!node) {
+				ret = bad(d, "too many nodes");
+				break;
+			}
+			if (!fresh)
+				map[i] = node;
+			if (tk_profile_add_self(out, node, w)) {
+				ret = bad(d, "a weight that is negative, not a number or too large");
+				break;
+			}
+		}
+		free(map);
+	}
+	if (ret)
+		return ret;
+	/* all of it: what is left must be nothing */
+	need(d, (size_t)(d->final - d->p) + 1);
+	if (d->p != d->end)
+		return bad(d, "trailing bytes");
+	return 0;
+}
+
 int tk_profile_decode(const void *data, size_t len, const char *name,
 		      struct tk_profile *out, struct tk_err *err)
 {
 	const unsigned char *in = data;
 	struct tk_buf raw = TK_BUF_INIT;
+	struct inflater f;
+	pthread_t t;
 	struct dec d;
-	uint64_t rawlen = 0, nr_names, nr_nodes, i, v;
-	uLongf got;
-	uLong zlen;
+	uint64_t rawlen = 0, nr_names, nr_nodes, i;
 	const unsigned char *cats;
 	size_t cats_len;
 	uint32_t *ids = NULL;
-	int ret = 0;
+	int ret = 0, zret;
 
 	ret = tk_profile_check_head(in, len, len, name, err);
 	if (ret)
@@ -299,90 +504,53 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 	for (i = 0; i < 8; i++)
 		rawlen |= (uint64_t)in[i] << (8 * i);
 	tk_buf_grow(&raw, (size_t)rawlen);
-	got = (uLongf)rawlen;
-	zlen = (uLong)(len - 8);
-	if (uncompress2((Bytef *)raw.buf, &got, in + 8, &zlen) != Z_OK || got != rawlen) {
-		tk_buf_release(&raw);
-		return tk_err_set(err, TK_EDATA, "corrupt stored profile '%s': bad compressed data",
-				  name);
+	memset(&f, 0, sizeof(f));
+	f.in = in + 8;
+	f.in_len = len - 8;
+	f.out = (unsigned char *)raw.buf;
+	f.out_len = (size_t)rawlen;
+	if (len >= THREAD_MIN_BLOB) {
+		pthread_mutex_init(&f.mu, NULL);
+		pthread_cond_init(&f.more, NULL);
+		/* set before the thread starts: it reads it */
+		f.threaded = 1;
+		if (pthread_create(&t, NULL, inflate_all, &f)) {
+			f.threaded = 0;
+			pthread_mutex_destroy(&f.mu);
+			pthread_cond_destroy(&f.more);
+		}
 	}
-	ret = read_trailer(in + 8 + zlen, len - 8 - zlen, 8 + zlen, name, &out->dispersion,
-			   &cats, &cats_len, err);
-	if (ret) {
-		tk_buf_release(&raw);
-		return ret;
-	}
-	d.start = d.p = (const unsigned char *)raw.buf;
-	d.end = d.p + got;
+	if (!f.threaded)
+		inflate_all(&f);
+	d.start = d.p = d.end = (const unsigned char *)raw.buf;
+	d.final = d.start + rawlen;
+	d.f = f.threaded ? &f : NULL;
+	if (!f.threaded)
+		d.end = d.start + f.avail;
 	d.name = name;
 	d.err = err;
-	if (memcmp(d.p, MAGIC, 4) || d.p[4] != VERSION || d.p[5] > TK_UNIT_COUNT) {
-		ret = bad(&d, "not a tracker profile of version 1");
+	ret = decode_tree(&d, out, &ids, &nr_names, &nr_nodes);
+	if (f.threaded) {
+		pthread_join(t, NULL);
+		pthread_mutex_destroy(&f.mu);
+		pthread_cond_destroy(&f.more);
+	}
+	/* the errors in the order of the bytes: the stream, the trailer
+	 * after it, then what the stream held */
+	if (!f.ok) {
+		ret = tk_err_set(err, TK_EDATA, "corrupt stored profile '%s': bad compressed data",
+				 name);
 		goto out;
 	}
-	out->unit = (enum tk_unit)d.p[5];
-	d.p += 6;
-	if ((ret = get_varint(&d, &nr_names)))
-		goto out;
-	if (nr_names > (uint64_t)(d.end - d.p)) {
-		ret = bad(&d, "name count past the end");
+	zret = read_trailer(in + 8 + f.used, len - 8 - f.used, 8 + f.used, name,
+			    &out->dispersion, &cats, &cats_len, err);
+	if (zret) {
+		ret = zret;
 		goto out;
 	}
-	ids = tk_xcalloc((size_t)nr_names + 1, sizeof(uint32_t));
-	for (i = 1; i <= nr_names; i++) {
-		if ((ret = get_varint(&d, &v)))
-			goto out;
-		if (v > TK_PROFILE_MAX_NAME || v > (uint64_t)(d.end - d.p)) {
-			ret = bad(&d, "name past the end");
-			goto out;
-		}
-		ids[i] = tk_profile_intern(out, (const char *)d.p, (size_t)v);
-		d.p += v;
-	}
-	if ((ret = get_varint(&d, &nr_nodes)))
+	if (ret)
 		goto out;
-	if (nr_nodes > (uint64_t)(d.end - d.p) || nr_nodes >= TK_PROFILE_MAX_NODES) {
-		ret = bad(&d, "node count past the end");
-		goto out;
-	}
-	/* Node ids in the blob are 1..nr_nodes; map them as they are created. */
-	tk_profile_reserve(out, (size_t)nr_nodes + 1);
-	{
-		uint32_t *map = tk_xcalloc((size_t)nr_nodes + 1, sizeof(uint32_t));
-
-		for (i = 1; i <= nr_nodes && !ret; i++) {
-			uint64_t delta, nm, wv;
-			double w;
-
-			if ((ret = get_varint(&d, &delta)) || (ret = get_varint(&d, &nm)) ||
-			    (ret = get_varint(&d, &wv)))
-				break;
-			/* Name 0 is "", which a frame may have too. */
-			if (!delta || delta > i || nm > nr_names) {
-				ret = bad(&d, "node out of range");
-				break;
-			}
-			if (wv == 1) {
-				if ((ret = get_double(&d, &w)))
-					break;
-			} else {
-				w = (double)(wv / 2);
-			}
-			map[i] = tk_profile_new_child(out, map[i - delta], ids[nm]);
-			if (!map[i]) {
-				ret = bad(&d, "too many nodes");
-				break;
-			}
-			if (tk_profile_add_self(out, map[i], w)) {
-				ret = bad(&d, "a weight that is negative, not a number or too large");
-				break;
-			}
-		}
-		free(map);
-	}
-	if (!ret && d.p != d.end)
-		ret = bad(&d, "trailing bytes");
-	if (!ret && cats)
+	if (cats)
 		ret = get_categories(&d, cats, cats_len, nr_names, ids, out);
 	if (!ret)
 		tk_profile_finish(out);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 
 #include "core/base/buf.h"
 #include "core/base/banned.h"
@@ -33,39 +34,31 @@ int tk_unit_parse(const char *s, enum tk_unit *out)
 	return TK_EUSAGE;
 }
 
-/* 64-bit multiply-mix over 8-byte words (in the spirit of wyhash). */
-static inline uint64_t mix(uint64_t a, uint64_t b)
-{
-	__uint128_t r = (__uint128_t)a * b;
-
-	return (uint64_t)r ^ (uint64_t)(r >> 64);
-}
-
 uint64_t tk_hash_bytes(const void *data, size_t len)
 {
 	const unsigned char *p = data;
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
+	uint64_t h = TK_HASH_SEED;
 	size_t i = 0;
 
 	for (; i + 8 <= len; i += 8) {
 		uint64_t w;
 
 		memcpy(&w, p + i, 8);
-		h = mix(h ^ w, 0xa0761d6478bd642full);
+		h = tk_hash_word(h, w);
 	}
 	if (i < len) {
 		uint64_t w = 0;
 
 		memcpy(&w, p + i, len - i);
-		h = mix(h ^ w, 0xe7037ed1a0b428dbull);
+		h = tk_hash_tail(h, w);
 	}
-	return mix(h, 0x8ebc6af09c88c6e3ull);
+	return tk_hash_end(h, len);
 }
 
 static inline uint64_t hash_pair(uint32_t parent, uint32_t name)
 {
-	return mix(((uint64_t)parent << 32 | name) ^ 0x589965cc75374cc3ull,
-		   0x1d8e4e27c47d124full);
+	return tk_hash_mix(((uint64_t)parent << 32 | name) ^ 0x589965cc75374cc3ull,
+			   0x1d8e4e27c47d124full);
 }
 
 void tk_profile_init(struct tk_profile *p, enum tk_unit unit)
@@ -73,7 +66,7 @@ void tk_profile_init(struct tk_profile *p, enum tk_unit unit)
 	memset(p, 0, sizeof(*p));
 	p->unit = unit;
 	p->name_mask = 1023;
-	p->name_slots = tk_xcalloc(p->name_mask + 1, sizeof(uint64_t));
+	p->name_slots = tk_xcalloc(p->name_mask + 1, sizeof(*p->name_slots));
 	p->child_mask = 1023;
 	p->child_slots = tk_xcalloc(p->child_mask + 1, sizeof(uint32_t));
 	tk_profile_intern(p, "", 0);
@@ -171,15 +164,17 @@ int tk_profile_has_categories(const struct tk_profile *p)
 static void grow_names(struct tk_profile *p)
 {
 	size_t n = (p->name_mask + 1) * 2, i;
-	uint64_t *slots = tk_xcalloc(n, sizeof(uint64_t));
+	struct tk_name_slot *slots = tk_xcalloc(n, sizeof(*slots));
 
 	for (i = 0; i < p->nr_names; i++) {
 		uint64_t h = tk_hash_bytes(p->names[i], p->name_lens[i]);
 		size_t s = h & (n - 1);
 
-		while (slots[s])
+		while (slots[s].id)
 			s = (s + 1) & (n - 1);
-		slots[s] = (h & 0xffffffff00000000ull) | ((uint64_t)i + 1);
+		slots[s].tag = (uint32_t)(h >> 32);
+		slots[s].id = (uint32_t)i + 1;
+		slots[s].name = p->names[i];
 	}
 	free(p->name_slots);
 	p->name_slots = slots;
@@ -203,28 +198,52 @@ static uint32_t intern_nul(struct tk_profile *p, const char *s, size_t len)
 	return id;
 }
 
-uint32_t tk_profile_intern(struct tk_profile *p, const char *s, size_t len)
+static inline uint32_t stored_len(const char *name)
 {
-	uint64_t h, tag;
-	size_t slot;
-	uint32_t id;
+	uint32_t len;
 
-	if (len && memchr(s, '\0', len))
-		return intern_nul(p, s, len);
-	h = tk_hash_bytes(s, len);
-	tag = h & 0xffffffff00000000ull;
-	slot = h & p->name_mask;
+	memcpy(&len, name - sizeof(len), sizeof(len));
+	return len;
+}
+
+/* memcmp(a, b, len) == 0 for names: short, so no call, a word at a time. */
+static inline int same_bytes(const char *a, const char *b, size_t len)
+{
+	uint64_t x, y;
+	size_t i;
+
+	if (len < 8) {
+		for (i = 0; i < len; i++)
+			if (a[i] != b[i])
+				return 0;
+		return 1;
+	}
+	for (i = 0; i + 8 < len; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return 0;
+	}
+	/* the last word, overlapping the one before */
+	memcpy(&x, a + len - 8, 8);
+	memcpy(&y, b + len - 8, 8);
+	return x == y;
+}
+
+/* The id of s[0..len) (no NUL in it) whose hash is h. */
+static uint32_t intern_hashed(struct tk_profile *p, const char *s, size_t len, uint64_t h)
+{
+	uint32_t tag = (uint32_t)(h >> 32), id, len32 = (uint32_t)len;
+	size_t slot = h & p->name_mask;
+	char *name;
 
 	for (;;) {
-		uint64_t v = p->name_slots[slot];
+		const struct tk_name_slot *v = &p->name_slots[slot];
 
-		if (!v)
+		if (!v->id)
 			break;
-		if ((v & 0xffffffff00000000ull) == tag) {
-			id = (uint32_t)v - 1;
-			if (p->name_lens[id] == len && !memcmp(p->names[id], s, len))
-				return id;
-		}
+		if (v->tag == tag && stored_len(v->name) == len && same_bytes(v->name, s, len))
+			return v->id - 1;
 		slot = (slot + 1) & p->name_mask;
 	}
 	id = p->nr_names++;
@@ -232,28 +251,70 @@ uint32_t tk_profile_intern(struct tk_profile *p, const char *s, size_t len)
 		TK_ALLOC_GROW(p->names, p->nr_names, p->alloc_names);
 		p->name_lens = tk_realloc_array(p->name_lens, p->alloc_names, sizeof(uint32_t));
 	}
-	p->names[id] = tk_arena_strndup(&p->arena, s, len);
-	p->name_lens[id] = (uint32_t)len;
-	p->name_slots[slot] = tag | ((uint64_t)id + 1);
+	name = tk_arena_alloc(&p->arena, sizeof(len32) + len + 1, sizeof(len32));
+	memcpy(name, &len32, sizeof(len32));
+	name += sizeof(len32);
+	memcpy(name, s, len);
+	name[len] = '\0';
+	p->names[id] = name;
+	p->name_lens[id] = len32;
+	p->name_slots[slot].tag = tag;
+	p->name_slots[slot].id = id + 1;
+	p->name_slots[slot].name = name;
 	if ((size_t)p->nr_names * 2 > p->name_mask)
 		grow_names(p);
 	return id;
 }
 
+uint32_t tk_profile_intern(struct tk_profile *p, const char *s, size_t len)
+{
+	if (len && memchr(s, '\0', len))
+		return intern_nul(p, s, len);
+	return intern_hashed(p, s, len, tk_hash_bytes(s, len));
+}
+
+/* Names looked up at once: enough to overlap the misses, few enough
+ * for the stack. */
+#define INTERN_BATCH 32
+
+void tk_profile_intern_many(struct tk_profile *p, const char *const *s, const size_t *lens,
+			    const uint64_t *hashes, size_t n, uint32_t *ids)
+{
+	size_t i, k;
+
+	for (; n; n -= k, s += k, lens += k, hashes += k, ids += k) {
+		k = n < INTERN_BATCH ? n : INTERN_BATCH;
+		for (i = 0; i < k; i++)
+			__builtin_prefetch(&p->name_slots[hashes[i] & p->name_mask]);
+		/* the name a slot points to is the next miss */
+		for (i = 0; i < k; i++) {
+			const struct tk_name_slot *v = &p->name_slots[hashes[i] & p->name_mask];
+
+			if (v->id)
+				__builtin_prefetch(v->name - sizeof(uint32_t));
+		}
+		for (i = 0; i < k; i++)
+			ids[i] = intern_hashed(p, s[i], lens[i], hashes[i]);
+	}
+}
+
 static void grow_children(struct tk_profile *p)
 {
-	size_t n = (p->child_mask + 1) * 2;
-	uint32_t *slots = tk_xcalloc(n, sizeof(uint32_t)), i;
+	size_t n = (p->child_mask + 1) * 2, i;
+	uint32_t *slots = tk_xcalloc(n, sizeof(uint32_t));
 
-	for (i = 1; i < p->nr_nodes; i++) {
+	/* the nodes in the table, not every node: the table is a few
+	 * percent of a large tree */
+	for (i = 0; i <= p->child_mask; i++) {
+		uint32_t id = p->child_slots[i];
 		size_t s;
 
-		if (!p->child_indexed[p->nodes[i].parent])
+		if (!id)
 			continue;
-		s = hash_pair(p->nodes[i].parent, p->nodes[i].name) & (n - 1);
+		s = hash_pair(p->nodes[id].parent, p->nodes[id].name) & (n - 1);
 		while (slots[s])
 			s = (s + 1) & (n - 1);
-		slots[s] = i;
+		slots[s] = id;
 	}
 	free(p->child_slots);
 	p->child_slots = slots;
@@ -285,6 +346,27 @@ static void index_children(struct tk_profile *p, uint32_t parent)
 		index_node(p, c);
 }
 
+/*
+ * Maps the pages of memory about to be written all at once: one call
+ * instead of a page fault every 4 KiB, which is most of the time of
+ * loading a stored tree of millions of nodes. Only whole pages inside
+ * mem are touched; where the system cannot, the faults come as before.
+ */
+static void populate(void *mem, size_t bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+	const uintptr_t page = 4096;
+	uintptr_t start = ((uintptr_t)mem + page - 1) & ~(page - 1);
+	uintptr_t end = ((uintptr_t)mem + bytes) & ~(page - 1);
+
+	if (bytes >= (1u << 20) && end > start)
+		madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+#else
+	(void)mem;
+	(void)bytes;
+#endif
+}
+
 void tk_profile_reserve(struct tk_profile *p, size_t nodes)
 {
 	size_t old = p->alloc_nodes;
@@ -295,6 +377,15 @@ void tk_profile_reserve(struct tk_profile *p, size_t nodes)
 	p->child_indexed = tk_realloc_array(p->child_indexed, nodes, 1);
 	memset(p->child_indexed + old, 0, nodes - old);
 	p->alloc_nodes = (uint32_t)nodes;
+}
+
+void tk_profile_reserve_all(struct tk_profile *p, size_t nodes)
+{
+	size_t old = p->alloc_nodes;
+
+	tk_profile_reserve(p, nodes);
+	if (p->alloc_nodes > old)
+		populate(p->nodes + old, (p->alloc_nodes - old) * sizeof(*p->nodes));
 }
 
 static uint32_t new_node(struct tk_profile *p, uint32_t parent, uint32_t name)
@@ -363,7 +454,7 @@ uint32_t tk_profile_child(struct tk_profile *p, uint32_t parent, uint32_t name)
 	return id;
 }
 
-const char *tk_profile_weight_error(const struct tk_profile *p, double w)
+const char *tk_weight_error(double sum, double w)
 {
 	if (w != w)
 		return "is not a number";
@@ -371,9 +462,34 @@ const char *tk_profile_weight_error(const struct tk_profile *p, double w)
 		return "is negative";
 	if (w > TK_PROFILE_MAX_WEIGHT)
 		return "is too large";
-	if (p->sum + w > TK_PROFILE_MAX_WEIGHT)
+	if (sum + w > TK_PROFILE_MAX_WEIGHT)
 		return "makes the total too large";
 	return NULL;
+}
+
+const char *tk_profile_weight_error(const struct tk_profile *p, double w)
+{
+	return tk_weight_error(p->sum, w);
+}
+
+void tk_profile_take_names(struct tk_profile *p, struct tk_profile *from)
+{
+	tk_arena_release(&p->arena);
+	free(p->names);
+	free(p->name_lens);
+	free(p->name_slots);
+	p->arena = from->arena;
+	p->names = from->names;
+	p->name_lens = from->name_lens;
+	p->nr_names = from->nr_names;
+	p->alloc_names = from->alloc_names;
+	p->name_slots = from->name_slots;
+	p->name_mask = from->name_mask;
+	memset(&from->arena, 0, sizeof(from->arena));
+	from->names = NULL;
+	from->name_lens = NULL;
+	from->name_slots = NULL;
+	tk_profile_release(from);
 }
 
 int tk_profile_add_stack(struct tk_profile *p, const uint32_t *names, size_t depth,
@@ -394,17 +510,47 @@ int tk_profile_add_stack(struct tk_profile *p, const uint32_t *names, size_t dep
 
 uint32_t tk_profile_depth(const struct tk_profile *p)
 {
-	uint32_t *depth = tk_xcalloc(p->nr_nodes ? p->nr_nodes : 1, sizeof(*depth));
+	/* depth - 1 of each node but the root; the cap fits 16 bits */
+	uint16_t *less = tk_xmalloc((p->nr_nodes ? p->nr_nodes : 1) * sizeof(*less));
 	uint32_t i, max = 0;
 
 	/* a child's id is always above its parent's */
 	for (i = 1; i < p->nr_nodes; i++) {
-		depth[i] = depth[p->nodes[i].parent] + 1;
-		if (depth[i] > max)
-			max = depth[i];
+		uint32_t parent = p->nodes[i].parent, d;
+
+		if (parent == TK_PROFILE_ROOT) {
+			d = 1;
+		} else {
+			d = (uint32_t)less[parent] + 2;
+			if (d > TK_PROFILE_MAX_DEPTH) {
+				max = TK_PROFILE_MAX_DEPTH + 1;
+				break;
+			}
+		}
+		less[i] = (uint16_t)(d - 1);
+		if (d > max)
+			max = d;
 	}
-	free(depth);
+	free(less);
 	return max;
+}
+
+int tk_profile_deeper_than(struct tk_profile *p, uint32_t max)
+{
+	uint32_t i;
+
+	p->finished = 0;
+	if (p->nr_nodes)
+		p->nodes[0].total = 0;
+	/* a child's id is always above its parent's */
+	for (i = 1; i < p->nr_nodes; i++) {
+		double d = p->nodes[p->nodes[i].parent].total + 1;
+
+		if (d > max)
+			return 1;
+		p->nodes[i].total = d;
+	}
+	return 0;
 }
 
 void tk_profile_finish(struct tk_profile *p)

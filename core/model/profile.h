@@ -44,6 +44,12 @@ enum tk_unit {
 const char *tk_unit_name(enum tk_unit u);
 int tk_unit_parse(const char *s, enum tk_unit *out);
 
+struct tk_name_slot {
+	uint32_t tag;     /* the hash's high 32 bits: spares most compares */
+	uint32_t id;      /* name id + 1; 0: an empty slot */
+	const char *name; /* names[id] */
+};
+
 struct tk_profile_node {
 	uint32_t name;         /* name id; 0 for the root */
 	uint32_t parent;       /* the root is its own parent */
@@ -60,9 +66,10 @@ struct tk_profile {
 	const char **names;
 	uint32_t *name_lens;
 	uint32_t nr_names, alloc_names;
-	/* open addressing: the hash's high 32 bits << 32 | (name id + 1),
-	 * 0 empty; the tag spares most string compares */
-	uint64_t *name_slots;
+	/* open addressing over the names; each name's bytes follow its
+	 * length (a uint32_t) in the arena, so a lookup touches the slot
+	 * and the name, nothing else */
+	struct tk_name_slot *name_slots;
 	size_t name_mask;
 	struct tk_profile_node *nodes;
 	uint32_t nr_nodes, alloc_nodes;
@@ -146,6 +153,16 @@ void tk_profile_release(struct tk_profile *p);
  * it becomes the two characters "\0": every name is a C string. */
 uint32_t tk_profile_intern(struct tk_profile *p, const char *s, size_t len);
 
+/*
+ * ids[i] = tk_profile_intern(p, s[i], lens[i]) for each i < n, in order,
+ * but faster for many names: hashes[i] is tk_hash_bytes(s[i], lens[i]),
+ * computed by the caller while it scanned the name, and the table's
+ * memory for all of them is fetched before any is looked up, so the
+ * cache misses overlap. The names hold no NUL byte (the caller checks).
+ */
+void tk_profile_intern_many(struct tk_profile *p, const char *const *s, const size_t *lens,
+			    const uint64_t *hashes, size_t n, uint32_t *ids);
+
 /* The child of parent with name id `name`, created on first sight.
  * Returns 0 when the node limit is reached (the root is never a child). */
 uint32_t tk_profile_child(struct tk_profile *p, uint32_t parent, uint32_t name);
@@ -159,8 +176,14 @@ uint32_t tk_profile_child(struct tk_profile *p, uint32_t parent, uint32_t name);
  */
 uint32_t tk_profile_new_child(struct tk_profile *p, uint32_t parent, uint32_t name);
 
-/* Makes room for `nodes` nodes in all (a hint: growing still works). */
+/* Makes room for `nodes` nodes in all (a hint: growing still works).
+ * The memory is mapped as it is first written, so an upper bound costs
+ * only what is used. */
 void tk_profile_reserve(struct tk_profile *p, size_t nodes);
+/* The same for a caller that will create every one of those nodes (a
+ * reader of a stored tree): their memory is mapped at once, faster than
+ * a page fault every 4 KiB. */
+void tk_profile_reserve_all(struct tk_profile *p, size_t nodes);
 
 /*
  * Adds weight to the leaf of a stack given root-first as name ids.
@@ -179,6 +202,18 @@ int tk_profile_add_stack(struct tk_profile *p, const uint32_t *names, size_t dep
  * weights, so no profile ever holds one.
  */
 const char *tk_profile_weight_error(const struct tk_profile *p, double w);
+/* The same against a running sum kept elsewhere: an importer that builds
+ * the tree on another thread checks each weight as it reads it, against
+ * the sum the tree will have when the weight is added. */
+const char *tk_weight_error(double sum, double w);
+
+/*
+ * p takes from's names (from must be a profile that only interned names:
+ * no node but the root; p one with no name but the root's, so the ids
+ * from gave are p's). from is released. For an importer that interns on
+ * one thread while another builds p's tree from the ids.
+ */
+void tk_profile_take_names(struct tk_profile *p, struct tk_profile *from);
 
 /*
  * Adds w to node's self weight. TK_EDATA, the node unchanged, for a
@@ -194,8 +229,17 @@ static inline int tk_profile_add_self(struct tk_profile *p, uint32_t node, doubl
 	return 0;
 }
 
-/* The number of frames on the deepest stack (0 for an empty profile). */
+/* The number of frames on the deepest stack (0 for an empty profile), or
+ * TK_PROFILE_MAX_DEPTH + 1 for any deeper one: it counts in 2 bytes a
+ * node, not 4, as it runs on every imported tree. */
 uint32_t tk_profile_depth(const struct tk_profile *p);
+
+/*
+ * 1 when a stack of p is deeper than max frames, else 0. Allocates
+ * nothing: it counts in the nodes' totals, so p is left unfinished
+ * (tk_profile_finish computes them again).
+ */
+int tk_profile_deeper_than(struct tk_profile *p, uint32_t max);
 
 /* Computes totals. Idempotent; cheap when nothing changed. */
 void tk_profile_finish(struct tk_profile *p);
@@ -212,5 +256,36 @@ static inline const char *tk_profile_name(const struct tk_profile *p, uint32_t n
 
 /* A fast 64-bit hash of bytes (not cryptographic). */
 uint64_t tk_hash_bytes(const void *data, size_t len);
+
+/*
+ * Its steps, for a scanner that hashes a name while it looks for the
+ * name's end: start with TK_HASH_SEED, add each whole 8-byte word (as
+ * memcpy reads it), then the last 1 to 7 bytes zero-padded as a tail word,
+ * and end with the length. The result equals tk_hash_bytes of the bytes.
+ */
+#define TK_HASH_SEED 0x9e3779b97f4a7c15ull
+
+/* 64-bit multiply-mix (in the spirit of wyhash). */
+static inline uint64_t tk_hash_mix(uint64_t a, uint64_t b)
+{
+	__uint128_t r = (__uint128_t)a * b;
+
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+static inline uint64_t tk_hash_word(uint64_t h, uint64_t w)
+{
+	return tk_hash_mix(h ^ w, 0xa0761d6478bd642full);
+}
+
+static inline uint64_t tk_hash_tail(uint64_t h, uint64_t w)
+{
+	return tk_hash_mix(h ^ w, 0xe7037ed1a0b428dbull);
+}
+
+static inline uint64_t tk_hash_end(uint64_t h, size_t len)
+{
+	return tk_hash_mix(h ^ (uint64_t)len, 0x8ebc6af09c88c6e3ull);
+}
 
 #endif

@@ -66,7 +66,7 @@ static int open_db(struct nsys_state *st, struct tk_reader *in, struct tk_err *e
 	unsigned char *copy;
 	int rc, ret;
 
-	if (in->gz && !in->compressed) {
+	if (in->fd >= 0) { /* a plain file: sqlite reads it itself */
 		rc = sqlite3_open_v2(in->name, &st->db, SQLITE_OPEN_READONLY, NULL);
 		if (rc != SQLITE_OK)
 			return db_error(st, in, err);

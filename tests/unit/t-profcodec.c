@@ -164,6 +164,64 @@ static void categories(void)
 	tk_buf_release(&blob);
 }
 
+/* A blob of a megabyte or more is inflated on a second thread while the
+ * first decodes: the same tree, and its corruptions the same errors. */
+static void test_large(void)
+{
+	struct tk_profile a, b;
+	struct tk_buf blob = TK_BUF_INIT, bad = TK_BUF_INIT;
+	struct tk_err err = TK_ERR_INIT;
+	size_t at[3], i, refused = 0;
+
+	tk_profile_init(&a, TK_UNIT_SAMPLES);
+	build(&a, 7, 60000);
+	is_int(tk_profile_encode(&a, &blob, &err), 0, "a large profile encodes");
+	ok(blob.len >= (1u << 20), "to a blob of a megabyte or more (%zu bytes)", blob.len);
+	tk_profile_init(&b, TK_UNIT_BYTES);
+	is_int(tk_profile_decode(blob.buf, blob.len, "big", &b, &err), 0, "and decodes: %s",
+	       err.msg);
+	is_int(b.nr_nodes, a.nr_nodes, "every node survives (%u)", a.nr_nodes);
+	ok(tk_profile_total(&a) == tk_profile_total(&b), "the total is exact");
+	ok(same_tree(&a, 0, &b, 0), "every path has its self weight");
+	tk_profile_release(&b);
+
+	/* the stream cut short: the inflater stops midway */
+	tk_profile_init(&b, TK_UNIT_SAMPLES);
+	is_int(tk_profile_decode(blob.buf, blob.len / 2, "cut", &b, &err), TK_EDATA,
+	       "a blob cut in half is refused");
+	is_str(err.msg, "corrupt stored profile 'cut': bad compressed data", "as bad data");
+	tk_profile_release(&b);
+
+	/* bytes flipped early, midway and late in the stream */
+	at[0] = 100;
+	at[1] = blob.len / 2;
+	at[2] = blob.len - 20;
+	for (i = 0; i < 3; i++) {
+		tk_buf_reset(&bad);
+		tk_buf_add(&bad, blob.buf, blob.len);
+		bad.buf[at[i]] ^= 0x5a;
+		tk_profile_init(&b, TK_UNIT_SAMPLES);
+		if (tk_profile_decode(bad.buf, bad.len, "flip", &b, &err) == TK_EDATA &&
+		    strstr(err.msg, "corrupt stored profile 'flip'"))
+			refused++;
+		tk_profile_release(&b);
+	}
+	is_int((int)refused, 3, "a flipped byte anywhere is refused");
+
+	/* bytes after the stream that are no trailer */
+	tk_buf_reset(&bad);
+	tk_buf_add(&bad, blob.buf, blob.len);
+	tk_buf_add(&bad, "junk", 4);
+	tk_profile_init(&b, TK_UNIT_SAMPLES);
+	is_int(tk_profile_decode(bad.buf, bad.len, "junk", &b, &err), TK_EDATA,
+	       "junk after the stream is refused");
+	ok(strstr(err.msg, "4 bytes after the compressed data") != NULL, "naming it: %s", err.msg);
+	tk_profile_release(&b);
+	tk_buf_release(&bad);
+	tk_buf_release(&blob);
+	tk_profile_release(&a);
+}
+
 int main(void)
 {
 	struct tk_profile a, b;
@@ -236,6 +294,7 @@ int main(void)
 	tk_profile_release(&a);
 	tk_buf_release(&blob);
 	test_dispersion();
+	test_large();
 	categories();
 	{
 		/* a header that claims 1 GiB for 16 compressed bytes (found by
