@@ -303,6 +303,21 @@ int tk_reader_read(struct tk_reader *r, char *dst, size_t n, size_t *got,
 		r->offset += have;
 	}
 	/* Straight into dst: no copy through the reader's buffer. */
+	while (have < n && !r->eof && r->fd >= 0) {
+		ssize_t k = read(r->fd, dst + have, n - have);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			*got = have;
+			return tk_err_set(err, TK_EDATA, "cannot read '%s' at byte %llu: %s", r->name,
+					  (unsigned long long)r->offset, strerror(errno));
+		}
+		if (k == 0)
+			r->eof = 1;
+		have += (size_t)k;
+		r->offset += (size_t)k;
+	}
 	while (have < n && !r->eof) {
 		size_t want = n - have < (1u << 30) ? n - have : (1u << 30);
 		int k = gzread(r->gz, dst + have, (unsigned)want);
