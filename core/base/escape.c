@@ -200,18 +200,41 @@ static size_t xml_char(char *d, const unsigned char *u, size_t left, unsigned fl
 	return put(d, (const char *)u, n);
 }
 
+/*
+ * The characters the one rule shows for the character at u (left bytes,
+ * not in plain[]): 4 per byte of what it writes as "\xNN", else 1; *took
+ * gets its bytes.
+ */
+static size_t shown_width(const unsigned char *u, size_t left, size_t *took)
+{
+	size_t n = *u < 0x80 ? (*u < 0x20 || *u == 0x7f ? 0 : 1) : tk_utf8_seqlen(u, left);
+
+	if (*u < 0x80 && n) {
+		*took = 1;
+		return 1;
+	}
+	*took = n ? n : 1;
+	return hidden(u, n) ? 4 * *took : 1;
+}
+
 size_t tk_xml_escape_raw(char *dst, const char *s, size_t len, unsigned flags,
 			 size_t max_chars, size_t *used)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, out = 0, chars = 0, took;
+	size_t i = 0, out = 0, chars = 0, took, width;
 
 	while (i < len && (!max_chars || chars < max_chars)) {
-		chars++;
 		if (plain[u[i]]) {
+			chars++;
 			dst[out++] = (char)u[i++];
 			continue;
 		}
+		/* "\xNN" is 4 characters of the picture a byte: a cut never
+		 * lets one run past max_chars */
+		width = shown_width(u + i, len - i, &took);
+		if (max_chars && chars + width > max_chars)
+			break;
+		chars += width;
 		out += xml_char(dst + out, u + i, len - i, flags, &took);
 		i += took;
 	}
@@ -238,9 +261,13 @@ size_t tk_xml_chars(const char *s, size_t len)
 	size_t i = 0, n = 0, k;
 
 	while (i < len) {
-		k = u[i] < 0x80 ? 1 : tk_utf8_seqlen(u + i, len - i);
-		i += k ? k : 1;
-		n++;
+		if (plain[u[i]]) {
+			i++;
+			n++;
+			continue;
+		}
+		n += shown_width(u + i, len - i, &k);
+		i += k;
 	}
 	return n;
 }

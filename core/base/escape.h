@@ -79,7 +79,9 @@ size_t tk_xml_escape_raw(char *dst, const char *s, size_t len, unsigned flags,
 /* The same into a buffer; returns the input bytes taken. */
 size_t tk_xml_escape(struct tk_buf *out, const char *s, size_t len, unsigned flags,
 		     size_t max_chars);
-/* Characters in s[0..len), counted as tk_xml_escape counts them. */
+/* Characters in s[0..len) as shown, counted as tk_xml_escape counts
+ * them: a byte shown as "\xNN" is 4, so a cut at max_chars fits the
+ * picture's width. */
 size_t tk_xml_chars(const char *s, size_t len);
 /*
  * The C string s (NULL: "") as tk_xml_escape writes it; when it has more

@@ -136,6 +136,10 @@ size_t tk_canvas_add_utf8(struct tk_buf *b, const char *s, size_t len, size_t ma
 		int hex;
 		size_t n = tk_escape_char(s + i, len - i, &hex);
 
+		/* "\xNN" is 4 characters a byte: never past max_chars */
+		if (hex && chars + 4 * n > max_chars)
+			break;
+		chars += hex ? 4 * n - 1 : 0;
 		if (hex) {
 			tk_buf_add(b, s + plain, i - plain);
 			tk_text_escape(b, s + i, n);

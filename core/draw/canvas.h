@@ -74,7 +74,7 @@ void tk_canvas_text_right(const struct tk_canvas *c, const char *s, size_t max_c
 
 /* Appends up to max_chars characters of s[0..len) as the text rule of
  * core/base/escape.h writes them (valid UTF-8, "\xNN" per byte of a
- * hidden character, which counts as one); returns the number of bytes of
+ * hidden character, 4 characters a byte); returns the number of bytes of
  * s left over (0: all of s fitted). */
 size_t tk_canvas_add_utf8(struct tk_buf *b, const char *s, size_t len, size_t max_chars);
 

@@ -121,8 +121,9 @@ void tk_svgout_text(struct tk_svgout *w, const char *s, size_t len)
 
 void tk_svgout_text_fit(struct tk_svgout *w, const char *s, size_t len, size_t max_chars)
 {
-	/* a name of no more bytes than fit has no more characters either */
-	size_t n = len <= max_chars ? len : tk_xml_chars(s, len);
+	/* a name of no more bytes than fit, 4 characters for a byte shown
+	 * as "\xNN", has no more characters either */
+	size_t n = len <= max_chars / 4 ? len : tk_xml_chars(s, len);
 
 	if (n <= max_chars) {
 		out_text(w, s, len, 0);

@@ -129,8 +129,11 @@ static void test_utf8(void)
 	is_str(b.buf, "\\x1b[1m\\xe2\\x80\\xaex\\x09y\\xc2\\x85",
 	       "ESC, U+202E, TAB and a C1 control as \\xNN");
 	tk_buf_reset(&b);
-	is_int(tk_canvas_add_utf8(&b, "\xff\xfe" "ab", 4, 1), 3, "one character, 3 bytes left");
-	is_str(b.buf, "\\xff", "an escaped byte counts as one character and is whole");
+	is_int(tk_canvas_add_utf8(&b, "\xff\xfe" "ab", 4, 5), 3, "one escaped byte, 3 bytes left");
+	is_str(b.buf, "\\xff", "an escaped byte counts as the 4 characters it shows, whole");
+	tk_buf_reset(&b);
+	is_int(tk_canvas_add_utf8(&b, "a\xff", 2, 4), 1, "a byte that would pass the limit");
+	is_str(b.buf, "a", "is left out whole");
 	tk_buf_reset(&b);
 	is_int(tk_canvas_add_utf8(&b, "h\xc3\xa9llo", 6, 2), 3, "two characters, 3 bytes left");
 	is_str(b.buf, "h\xc3\xa9", "a character is whole");

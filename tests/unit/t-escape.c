@@ -155,7 +155,8 @@ int main(void)
 	xml_is("abc", 0, 3, "abc", "no ellipsis when it fits");
 	xml_is("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 0, 2, "\xc3\xa9\xc3\xa9" ELLIPSIS,
 	       "characters are counted, not bytes");
-	ok(tk_xml_chars("a\xc3\xa9\xff\xe2\x82\xac", 7) == 4, "xml: characters counted");
+	ok(tk_xml_chars("a\xc3\xa9\xff\xe2\x82\xac", 7) == 7,
+	   "xml: characters counted as shown (\\xff is 4)");
 	n = tk_xml_escape_raw(raw, "a&b\xff" "cd", 6, 0, 3, &used);
 	ok(n == 7 && !memcmp(raw, "a&amp;b", 7) && used == 3,
 	   "xml raw: max characters, input bytes taken");
@@ -165,9 +166,12 @@ int main(void)
 	ok(n == 32 && used == 8, "xml raw: stray bytes, 4 each, within the worst case");
 	n = tk_xml_escape_raw(raw, "\xc2\x85\xc2\x85\xc2\x85\xc2\x85", 8, 0, 0, &used);
 	ok(n == 32 && used == 8, "xml raw: C1 controls, 8 for 2 bytes, within the worst case");
-	n = tk_xml_escape_raw(raw, "\x01\xff" "abcdef", 8, 0, 2, &used);
+	n = tk_xml_escape_raw(raw, "\x01\xff" "abcdef", 8, 0, 8, &used);
 	ok(n == 8 && used == 2 && !memcmp(raw, "\\x01\\xff", 8),
-	   "xml raw: an escaped character counts as one and is never split");
+	   "xml raw: an escaped byte counts as the 4 characters it shows");
+	n = tk_xml_escape_raw(raw, "ab\xff" "cd", 5, 0, 5, &used);
+	ok(n == 2 && used == 2 && !memcmp(raw, "ab", 2),
+	   "xml raw: one that would pass max characters is left out whole");
 
 	/* markdown: cells of a build page */
 	md_is("amip", 0, "amip", "plain key");
