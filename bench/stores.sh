@@ -71,7 +71,7 @@ all="run_id, key, branch, \"commit\", build_number, started_at_us, walltime_s, u
 	wrapper_rss_bytes, tree_samples, ntasks, machine_class, slurm_maxrss_bytes"
 start=$(date +%s)
 "$tracker" run -q --key seed --db "$url" --artifacts "$out/records" -- true
-psql -X -q -v ON_ERROR_STOP=1 "$url" -c "DELETE FROM runs"
+psql -X -q -v ON_ERROR_STOP=1 "$url" -c "DELETE FROM timelines" -c "DELETE FROM runs"
 sqlite3 -csv "$db" "SELECT $all FROM runs" |
 	psql -X -q -v ON_ERROR_STOP=1 "$url" -c "\\copy runs ($all) FROM STDIN WITH (FORMAT csv)"
 psql -X -q -v ON_ERROR_STOP=1 "$url" -c "VACUUM ANALYZE runs"

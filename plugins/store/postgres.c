@@ -97,6 +97,7 @@ struct pg_store {
 	double wait_s;    /* tk_store_opts.wait_s: connecting too; 0: none */
 	double deadline;  /* of the unit of work being retried, with wait_s */
 	unsigned retry_seed;
+	int streaming;    /* a cursor's transaction is open (stream) */
 };
 
 /*
@@ -1112,30 +1113,10 @@ out:
 	return ret;
 }
 
-/* Calls row for each row of sql (its parameters p, NULL: none), read in
- * batches of at most max_batch; returns 0, row's non-zero return, or an
- * error. binary: results in binary format. */
-static int stream(struct pg_store *st, const char *sql, struct params *p, int binary,
-		  int max_batch, int (*row)(PGresult *res, int i, void *data), void *data,
-		  struct tk_err *err)
-{
-	struct stream_arg a;
-	int ret;
-
-	memset(&a, 0, sizeof(a));
-	a.sql = sql;
-	a.p = p;
-	a.binary = binary;
-	a.max_batch = max_batch;
-	a.row = row;
-	a.data = data;
-	ret = with_retry(st, stream_unit, &a, err);
-	return a.stopped ? a.stopped : ret;
-}
-
 struct small_arg {
 	const char *sql;
 	struct params *p;
+	int binary;
 	int (*row)(PGresult *res, int i, void *data);
 	void *data;
 	int stopped;
@@ -1148,12 +1129,48 @@ static int small_unit(struct pg_store *st, void *data, struct tk_err *err)
 	PGresult *res = NULL;
 	int i, n, ret;
 
-	ret = run_sql(st, a->sql, a->p, 0, NULL, &res, err);
+	ret = run_sql(st, a->sql, a->p, a->binary, NULL, &res, err);
 	n = ret ? 0 : PQntuples(res);
 	for (i = 0; i < n && !a->stopped; i++)
 		a->stopped = a->row(res, i, a->data);
 	PQclear(res);
 	return ret;
+}
+
+/* Calls row for each row of sql (its parameters p, NULL: none), read in
+ * batches of at most max_batch; returns 0, row's non-zero return, or an
+ * error. binary: results in binary format. */
+static int stream(struct pg_store *st, const char *sql, struct params *p, int binary,
+		  int max_batch, int (*row)(PGresult *res, int i, void *data), void *data,
+		  struct tk_err *err)
+{
+	struct stream_arg a;
+	int ret;
+
+	if (st->streaming) {
+		/* a callback's query on the same connection, inside the
+		 * cursor's transaction: read whole, as before streaming */
+		struct small_arg sa = { sql, p, binary, row, data, 0 };
+		struct params none;
+
+		params_init(&none);
+		if (!p)
+			sa.p = &none;
+		ret = with_retry(st, small_unit, &sa, err);
+		params_release(&none);
+		return sa.stopped ? sa.stopped : ret;
+	}
+	memset(&a, 0, sizeof(a));
+	a.sql = sql;
+	a.p = p;
+	a.binary = binary;
+	a.max_batch = max_batch;
+	a.row = row;
+	a.data = data;
+	st->streaming = 1;
+	ret = with_retry(st, stream_unit, &a, err);
+	st->streaming = 0;
+	return a.stopped ? a.stopped : ret;
 }
 
 /* Streams the runs q selects, columns select of each. */
@@ -1171,7 +1188,7 @@ static int stream_runs(struct pg_store *st, const struct tk_run_query *q, const 
 	/* one run, or a limit within a batch: no cursor (its three more
 	 * round trips are most of such a query's time) */
 	if (q->run_id || (q->limit > 0 && q->limit <= max_batch)) {
-		struct small_arg a = { sql.buf, &p, row, data, 0 };
+		struct small_arg a = { sql.buf, &p, 0, row, data, 0 };
 
 		ret = with_retry(st, small_unit, &a, err);
 		if (a.stopped)
