@@ -163,7 +163,7 @@ END {
 # a fresh database per measurement
 fresh_pg() {
 	PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 "$url" \
-		-c "DROP DATABASE IF EXISTS ingest" -c "CREATE DATABASE ingest"
+		-c "DROP DATABASE IF EXISTS ingest WITH (FORCE)" -c "CREATE DATABASE ingest"
 	echo "$url" | sed 's|/tracker_test$|/ingest|'
 }
 
