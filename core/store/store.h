@@ -334,9 +334,9 @@ int tk_store_open(const char *url, struct tk_store **out, struct tk_err *err);
  * to `given` itself when it is a whole id, when no run starts with it or
  * when it is not the start of an id at all (then the caller's lookup says
  * there is no such run). TK_EUSAGE, naming two of them, when several runs
- * start with it; a store error as the store gives it. SQLite finds them
- * in its index; PostgreSQL compares every id (its collation may not
- * order bytes).
+ * start with it; a store error as the store gives it. Both stores find
+ * them as a range of the primary key's index (PostgreSQL's run_id is
+ * COLLATE "C": ordered by bytes whatever the database's collation).
  */
 #define TK_RUN_ID_MIN_PREFIX 4
 int tk_store_resolve_run_id(struct tk_store *s, const char *given, const char *const *keys,
