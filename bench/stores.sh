@@ -15,10 +15,16 @@
 #    which is right for moving a history but slow for a million runs.
 # 2. Moving a history: `tracker push --from` of 2000 of those runs (a
 #    SQLite file of its own) into a fresh PostgreSQL database, and again.
+# 2b. The store table: dashboard of the 100 keys, history of all 1M runs,
+#    check --key, history --run PREFIX, both stores interleaved, with each
+#    one's peak RSS, against the targets (PostgreSQL within 1.5x / 3x of
+#    SQLite; <= 100 MiB dashboard, <= 40 MiB the others).
 # 3. Ingest: `tracker run -- true` from 1, 10 and 50 concurrent writers,
 #    each running its share of BENCH_STORES_RUNS runs (default 300) one
 #    after another, into a fresh database of each store; runs/s is all
 #    runs over the wall time from the first start to the last end.
+#    PostgreSQL again through PgBouncer (ci/pgbouncer-test.sh) when the
+#    machine has it.
 #
 # The PostgreSQL server is ci/pg-test-server.sh's throwaway one, with
 # PostgreSQL's default (durable) settings, on this machine's loopback.
@@ -33,7 +39,8 @@ total=${BENCH_STORES_RUNS:-300}
 out=$(mktemp -d "${TMPDIR:-/tmp}/tracker-bench-stores.XXXXXX")
 # the server's user must reach it: not inside $out (mode 700, ours)
 pgdir=$(mktemp -u "${TMPDIR:-/tmp}/tracker-bench-pg.XXXXXX")
-trap 'sh ci/pg-test-server.sh stop "$pgdir" >/dev/null 2>&1 || true; rm -rf "$out"' EXIT
+pgbdir=$(mktemp -u "${TMPDIR:-/tmp}/tracker-bench-pgb.XXXXXX")
+trap 'sh ci/pgbouncer-test.sh stop "$pgbdir" >/dev/null 2>&1; sh ci/pg-test-server.sh stop "$pgdir" >/dev/null 2>&1 || true; rm -rf "$out"' EXIT
 
 for t in sqlite3 psql; do
 	if ! command -v $t >/dev/null 2>&1; then
@@ -64,7 +71,7 @@ all="run_id, key, branch, \"commit\", build_number, started_at_us, walltime_s, u
 	wrapper_rss_bytes, tree_samples, ntasks, machine_class, slurm_maxrss_bytes"
 start=$(date +%s)
 "$tracker" run -q --key seed --db "$url" --artifacts "$out/records" -- true
-psql -X -q -v ON_ERROR_STOP=1 "$url" -c "DELETE FROM runs"
+psql -X -q -v ON_ERROR_STOP=1 "$url" -c "DELETE FROM timelines" -c "DELETE FROM runs"
 sqlite3 -csv "$db" "SELECT $all FROM runs" |
 	psql -X -q -v ON_ERROR_STOP=1 "$url" -c "\\copy runs ($all) FROM STDIN WITH (FORMAT csv)"
 psql -X -q -v ON_ERROR_STOP=1 "$url" -c "VACUUM ANALYZE runs"
@@ -99,10 +106,64 @@ END {
 	printf "  history csv / its CLI: SQLite %.2fx, PostgreSQL %.2fx\n", hs / sq, hp / pq
 }' "$out/t.txt"
 
+# ---- the store table: what the shared store must keep up with ----
+# dashboard of the 100 keys, history of all 1M runs, check of one key,
+# a run named by an 8-character id prefix: both stores in one
+# interleaved bench/timeit run (BENCH_STORES_N repetitions), then the
+# peak RSS of each once (GNU time). Targets: PostgreSQL within 1.5x of
+# SQLite for the dashboard and the whole history, within 3x for check
+# and --run; peak RSS <= 100 MiB for the dashboard, <= 40 MiB for the
+# others, whatever the history's size.
+prefix=$(sqlite3 "$db" "SELECT substr(run_id, 1, 8) FROM runs WHERE key = 'key42' ORDER BY started_at_us DESC LIMIT 1")
+bench/timeit "$n" \
+	"dashboard, SQLite" "$tracker" dashboard --db "$db" --since 2000-01-01 -o "$out/dash-s" :: \
+	"dashboard, PostgreSQL" "$tracker" dashboard --db "$url" --since 2000-01-01 -o "$out/dash-p" :: \
+	"history all, SQLite" "$tracker" history --db "$db" --format csv :: \
+	"history all, PostgreSQL" "$tracker" history --db "$url" --format csv :: \
+	"check, SQLite" "$tracker" check --db "$db" --key key42 --baseline-branch main :: \
+	"check, PostgreSQL" "$tracker" check --db "$url" --key key42 --baseline-branch main :: \
+	"history --run, SQLite" "$tracker" history --db "$db" --run "$prefix" :: \
+	"history --run, PostgreSQL" "$tracker" history --db "$url" --run "$prefix" \
+	>"$out/table.txt"
+rss() { # prints the peak RSS in MiB of the command
+	/usr/bin/time -f %M -o "$out/rss" "$@" >/dev/null 2>&1
+	awk '{ printf "%.1f", $1 / 1024 }' "$out/rss"
+}
+{
+	for s in SQLite PostgreSQL; do
+		if [ $s = SQLite ]; then d=$db; else d=$url; fi
+		echo "rss dashboard, $s $(rss "$tracker" dashboard --db "$d" --since 2000-01-01 -o "$out/dash-rss")"
+		echo "rss history all, $s $(rss "$tracker" history --db "$d" --format csv)"
+		echo "rss check, $s $(rss "$tracker" check --db "$d" --key key42 --baseline-branch main)"
+		echo "rss history --run, $s $(rss "$tracker" history --db "$d" --run "$prefix")"
+	done
+} >"$out/rss.txt"
+if diff -r "$out/dash-s" "$out/dash-p" >/dev/null; then same="the same pages"; else same="DIFFERENT pages"; fi
+echo
+echo "  the store table on the 1M-run history (dashboard of the 100 keys: $same from both stores):"
+sed 's/^/  /' "$out/table.txt"
+awk '
+function median(s) { sub(/.*median +/, "", s); sub(/ .*/, "", s); return s + 0 }
+FNR == NR { l = $0; sub(/ +median.*/, "", l); sub(/^ +/, "", l); t[l] = median($0); next }
+{ v = $NF; $NF = ""; $1 = ""; sub(/^ /, ""); sub(/ $/, ""); m[$0] = v }
+END {
+	split("dashboard|history all|check|history --run", op, "|")
+	split("1.5 1.5 3 3", want, " ")
+	split("100 40 40 40", cap, " ")
+	printf "  %-16s %10s %10s %7s %8s %12s %12s\n", "operation", "SQLite", "PostgreSQL", "ratio", "target", "RSS SQLite", "RSS PG"
+	for (i = 1; i <= 4; i++) {
+		s = t[op[i] ", SQLite"]; p = t[op[i] ", PostgreSQL"]
+		r = s > 0 ? p / s : 0
+		ms = m[op[i] ", SQLite"]; mp = m[op[i] ", PostgreSQL"]
+		printf "  %-16s %9.3fs %9.3fs %6.2fx %7s%s %8s MiB %8s MiB%s\n", op[i], s, p, r,
+			"<=" want[i] "x", r <= want[i] ? " " : "!", ms, mp, mp + 0 <= cap[i] ? "" : " (over " cap[i] " MiB)"
+	}
+}' "$out/table.txt" "$out/rss.txt"
+
 # a fresh database per measurement
 fresh_pg() {
 	PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 "$url" \
-		-c "DROP DATABASE IF EXISTS ingest" -c "CREATE DATABASE ingest"
+		-c "DROP DATABASE IF EXISTS ingest WITH (FORCE)" -c "CREATE DATABASE ingest"
 	echo "$url" | sed 's|/tracker_test$|/ingest|'
 }
 
@@ -148,14 +209,25 @@ ingest() {
 echo
 echo "  ingest, tracker run -- true, $total runs per cell (runs/s; higher is better):"
 printf "  %-12s %10s %10s %10s\n" "store" "1 writer" "10 writers" "50 writers"
-for store in SQLite PostgreSQL; do
+# PgBouncer (ci/pgbouncer-test.sh, transaction mode, pool of 20) in front
+# of the same server, as docs/stores.md sets it up for many agents
+stores="SQLite PostgreSQL"
+if pgb_url=$(PGB_POOL_SIZE=20 sh ci/pgbouncer-test.sh start "$pgbdir" "$url" 2>"$out/pgb.err"); then
+	stores="$stores PgBouncer"
+else
+	echo "  (no PgBouncer: $(tail -1 "$out/pgb.err"))"
+fi
+for store in $stores; do
 	row=
 	for c in 1 10 50; do
 		rm -rf "$out/spool" "$out/ingest.db"*
 		if [ $store = SQLite ]; then
 			target="sqlite:$out/ingest.db"
-		else
+		elif [ $store = PostgreSQL ]; then
 			target=$(fresh_pg)
+		else
+			fresh_pg >/dev/null
+			target=$(echo "$pgb_url" | sed 's|/tracker_test$|/ingest|')
 		fi
 		# the schema first: every cell times writers, not the first migration
 		"$tracker" run -q --key warm --db "$target" --artifacts "$out/spool" -- true
@@ -163,7 +235,8 @@ for store in SQLite PostgreSQL; do
 		if [ $store = SQLite ]; then
 			got=$(sqlite3 "$out/ingest.db" "SELECT count(*) FROM runs WHERE key LIKE 'ingest%'")
 		else
-			got=$(psql -X -Atc "SELECT count(*) FROM runs WHERE key LIKE 'ingest%'" "$target")
+			got=$(psql -X -Atc "SELECT count(*) FROM runs WHERE key LIKE 'ingest%'" \
+				"$(echo "$url" | sed 's|/tracker_test$|/ingest|')")
 		fi
 		want=$(( (total + c - 1) / c * c ))
 		[ "$got" = "$want" ] || r="$r (only $got of $want stored!)"

@@ -7,8 +7,9 @@
 #                                browser tests' npm packages (npm ci in
 #                                tests/browser, as any user)
 #   ci/install-deps.sh bench     build + what `make bench` measures against
-#   ci/install-deps.sh pg        PostgreSQL's server and libpq-dev (the
-#                                store tests' server, ci/pg-test-server.sh)
+#   ci/install-deps.sh pg        PostgreSQL's server, libpq-dev and PgBouncer
+#                                (the store tests' server, ci/pg-test-server.sh,
+#                                and the pooler in front of it, t6106)
 #   ci/install-deps.sh slurm     SLURM with accounting (slurmctld, slurmd,
 #                                slurmdbd on MariaDB, munge) and Open MPI:
 #                                the cluster of ci/slurm-test-server.sh
@@ -39,11 +40,12 @@ build_pkgs="build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libya
 # paths are checked against (t9011; skipped without it); python3-pil,
 # poppler-utils: the PNG and PDF pictures read back pixel by pixel (t3003).
 # postgresql, libpq-dev: the PostgreSQL store, tested against a real
-# server (ci/pg-test-server.sh).
+# server (ci/pg-test-server.sh); pgbouncer: the same through a pooler in
+# transaction mode (ci/pgbouncer-test.sh, t6106).
 # golang-go, golang-github-google-pprof-dev: pprof built from Debian's
 # sources (ci/build-pprof.sh) reads back the profiles tracker exports (t3030).
 # strace: counts the disk syncs of tracker run (t1107).
-pg_pkgs="postgresql libpq-dev"
+pg_pkgs="postgresql libpq-dev pgbouncer"
 # slurm-wlm slurmdbd mariadb-server munge: a real single-node cluster for
 # the end-to-end SLURM tests (ci/slurm-test-server.sh, t1210); openmpi-bin
 # libopenmpi-dev: MPI ranks under srun --mpi=pmix.

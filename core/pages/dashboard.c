@@ -725,6 +725,7 @@ static void run_workers(struct dash *d, struct tk_store *s, unsigned jobs)
 	so.flags = TK_STORE_NO_CREATE;
 	so.cancel = s->cancel;
 	so.wait_s = TK_STORE_READ_WAIT_S;
+	so.timeout_s = TK_STORE_READ_TIMEOUT_S;
 	for (i = 1; i < jobs && i < d->nkeys; i++) {
 		w[i].d = d;
 		if (tk_store_open_opts(d->o->store_url, &so, &w[i].s, &ignored))

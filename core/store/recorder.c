@@ -29,6 +29,9 @@ struct tk_recorder_bg {
 	volatile sig_atomic_t stop; /* its waits end: the final record supersedes */
 	const char *db;
 	struct tk_store *store;     /* opened by the thread; NULL on failure */
+	int opened;                 /* its opening has ended, well or not */
+	int open_ret;               /* how: 0, or the error, in open_err */
+	struct tk_err open_err;
 };
 
 static void __attribute__((format(printf, 2, 3)))
@@ -80,16 +83,22 @@ static int write_file(struct tk_recorder *rec, const struct tk_run *run, unsigne
 static void *bg_main(void *data)
 {
 	struct tk_recorder_bg *bg = data;
-	struct tk_store_opts o = { 0, &bg->stop, 0 };
+	struct tk_store_opts o = { 0, &bg->stop, 0, 0 };
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_store *s = NULL;
 
 	/* Signals are the main thread's (it forwards them to the job): the
 	 * thread was created with all of them blocked. */
-	if (tk_store_open_opts(bg->db, &o, &s, &err))
+	int ret = tk_store_open_opts(bg->db, &o, &s, &err);
+
+	if (ret)
 		s = NULL;
 	pthread_mutex_lock(&bg->mu);
 	bg->store = s;
+	bg->opened = 1;
+	bg->open_ret = ret;
+	bg->open_err = err;
+	pthread_cond_broadcast(&bg->cv);
 	for (;;) {
 		char *json;
 
@@ -113,6 +122,7 @@ static void *bg_main(void *data)
 		pthread_mutex_lock(&bg->mu);
 	}
 	bg->done = 1;
+	pthread_cond_broadcast(&bg->cv);
 	pthread_mutex_unlock(&bg->mu);
 	return NULL;
 }
@@ -158,25 +168,57 @@ static void bg_submit(struct tk_recorder *rec, const struct tk_run *run)
 }
 
 /*
- * Ends the thread and takes its store (NULL when it could not open one).
- * Its waits end at once; the join itself returns within a few ms.
+ * Ends the thread and takes its store. Its opening of the store is the
+ * run's: while it lasts (connecting, retrying an outage for as long as a
+ * writer does, migrating), it goes on, and the connection it makes is
+ * then the final record's too, one per run (a short job used to abandon
+ * the thread's connection halfway and open a second one). When that
+ * opening failed, *ret and err say why and NULL is returned; the caller
+ * does not try again. Storing the started record may finish for up to
+ * HANDOVER_MS (a few ms on a healthy server; a held lock would make the
+ * final record wait twice). The caller's cancel flag, once set, ends the
+ * thread's waits at once, as does wait 0 (nothing to store); the join
+ * itself returns within a few ms.
  */
-static struct tk_store *bg_stop(struct tk_recorder *rec)
+#define HANDOVER_MS 1000
+
+static struct tk_store *bg_stop(struct tk_recorder *rec, int wait, int *ret, struct tk_err *err)
 {
 	struct tk_recorder_bg *bg = rec->bg;
 	struct tk_store *s;
+	int waited = 0;
 
+	*ret = 0;
 	if (!bg)
 		return NULL;
-	bg->stop = 1;
 	pthread_mutex_lock(&bg->mu);
 	bg->quit = 1;
 	free(bg->pending);
 	bg->pending = NULL;
-	pthread_cond_signal(&bg->cv);
+	pthread_cond_broadcast(&bg->cv);
+	/* in 20 ms steps, to notice the cancel flag */
+	while (wait && !bg->done && !tk_cancelled(rec->cancel) &&
+	       (!bg->opened || waited < HANDOVER_MS)) {
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 20 * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&bg->cv, &bg->mu, &until);
+		if (bg->opened)
+			waited += 20;
+	}
 	pthread_mutex_unlock(&bg->mu);
+	bg->stop = 1;
 	pthread_join(bg->thread, NULL);
 	s = bg->store;
+	if (bg->opened && bg->open_ret) {
+		*ret = bg->open_ret;
+		*err = bg->open_err;
+	}
 	pthread_mutex_destroy(&bg->mu);
 	pthread_cond_destroy(&bg->cv);
 	free(bg);
@@ -199,18 +241,19 @@ void tk_recorder_partial(struct tk_recorder *rec, const struct tk_run *run)
 
 int tk_recorder_finish(struct tk_recorder *rec, struct tk_bundle *b, const struct tk_run *run)
 {
-	struct tk_store_opts o = { 0, rec->cancel, 0 };
+	struct tk_store_opts o = { 0, rec->cancel, 0, 0 };
 	struct tk_buf shown = TK_BUF_INIT; /* rec->db without its password */
 	struct tk_err err = TK_ERR_INIT;
-	struct tk_store *s = bg_stop(rec);
+	struct tk_store *s;
 	int ret = 0, inserted = 0;
 
 	write_file(rec, run, 0);
+	s = bg_stop(rec, 1, &ret, &err);
 	if (s)
 		s->cancel = rec->cancel;
-	if (!s && tk_cancelled(rec->cancel))
+	if (!s && !ret && tk_cancelled(rec->cancel))
 		ret = tk_cancel_err(&err, "the database");
-	else if (!s)
+	else if (!s && !ret)
 		ret = tk_store_open_opts(rec->db, &o, &s, &err);
 	if (!ret)
 		ret = tk_store_put_run(s, run, &inserted, &err);
@@ -234,7 +277,10 @@ int tk_recorder_finish(struct tk_recorder *rec, struct tk_bundle *b, const struc
 
 void tk_recorder_release(struct tk_recorder *rec)
 {
-	tk_store_close(bg_stop(rec));
+	struct tk_err ignored = TK_ERR_INIT;
+	int ret;
+
+	tk_store_close(bg_stop(rec, 0, &ret, &ignored));
 	tk_buf_release(&rec->record_path);
 }
 

@@ -92,14 +92,15 @@ int tk_store_open_opts(const char *url, const struct tk_store_opts *o,
 int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,
 			struct tk_err *err)
 {
-	struct tk_store_opts o = { flags, NULL, 0 };
+	struct tk_store_opts o = { flags, NULL, 0, 0 };
 
 	return tk_store_open_opts(url, &o, out, err);
 }
 
 int tk_store_open_reader(const char *url, struct tk_store **out, struct tk_err *err)
 {
-	struct tk_store_opts o = { TK_STORE_NO_CREATE, NULL, TK_STORE_READ_WAIT_S };
+	struct tk_store_opts o = { TK_STORE_NO_CREATE, NULL, TK_STORE_READ_WAIT_S,
+				   TK_STORE_READ_TIMEOUT_S };
 
 	return tk_store_open_opts(url, &o, out, err);
 }

@@ -294,6 +294,18 @@ const struct tk_store_ops *tk_store_backend_at(size_t i);
  */
 #define TK_STORE_READ_WAIT_S 4.0
 
+/*
+ * How long one statement of a command that only reads may wait: for a
+ * lock another session holds (a migration, LOCK TABLE), or for a server
+ * that has stopped answering. A writer waits as long as the backend's
+ * statement deadline (PostgreSQL: 120 s, TRACKER_PG_TIMEOUT_S), then
+ * spools its record; a reader has nothing to keep and someone waiting
+ * for it, so it gives up after TK_STORE_READ_TIMEOUT_S (PostgreSQL:
+ * TRACKER_PG_READ_TIMEOUT_S sets another; TRACKER_PG_TIMEOUT_S may
+ * shorten it, never lengthen it). SQLite's busy timeout is its own.
+ */
+#define TK_STORE_READ_TIMEOUT_S 30.0
+
 struct tk_store_opts {
 	unsigned flags;                      /* enum tk_store_flags */
 	const volatile sig_atomic_t *cancel; /* NULL: never cancelled */
@@ -304,6 +316,12 @@ struct tk_store_opts {
 	 * that has to connect again. 0: the backend's default.
 	 */
 	double wait_s;
+	/*
+	 * The longest wait for one statement, a lock wait included, in
+	 * seconds (TK_STORE_READ_TIMEOUT_S for the readers). 0: the
+	 * backend's default, which is a writer's.
+	 */
+	double timeout_s;
 };
 
 int tk_store_open(const char *url, struct tk_store **out, struct tk_err *err);
@@ -316,9 +334,9 @@ int tk_store_open(const char *url, struct tk_store **out, struct tk_err *err);
  * to `given` itself when it is a whole id, when no run starts with it or
  * when it is not the start of an id at all (then the caller's lookup says
  * there is no such run). TK_EUSAGE, naming two of them, when several runs
- * start with it; a store error as the store gives it. SQLite finds them
- * in its index; PostgreSQL compares every id (its collation may not
- * order bytes).
+ * start with it; a store error as the store gives it. Both stores find
+ * them as a range of the primary key's index (PostgreSQL's run_id is
+ * COLLATE "C": ordered by bytes whatever the database's collation).
  */
 #define TK_RUN_ID_MIN_PREFIX 4
 int tk_store_resolve_run_id(struct tk_store *s, const char *given, const char *const *keys,
@@ -402,8 +420,9 @@ int tk_store_open_opts(const char *url, const struct tk_store_opts *o,
 int tk_store_open_flags(const char *url, unsigned flags, struct tk_store **out,
 			struct tk_err *err);
 /* For the commands that only read (history, check, diff, flame,
- * dashboard, report): TK_STORE_NO_CREATE, and TK_STORE_READ_WAIT_S to
- * reach the database; an unreachable one is TK_EUNAVAIL naming it. */
+ * dashboard, report): TK_STORE_NO_CREATE, TK_STORE_READ_WAIT_S to
+ * reach the database (an unreachable one is TK_EUNAVAIL naming it) and
+ * TK_STORE_READ_TIMEOUT_S for each statement. */
 int tk_store_open_reader(const char *url, struct tk_store **out, struct tk_err *err);
 /*
  * Copies every run of src into dst (put_run: idempotent, a complete run

@@ -572,10 +572,11 @@ static inline void query_sql(const struct tk_run_query *q, const char *select, i
 		sep = " AND ";
 	}
 	if (q->run_id_prefix && numbered) {
-		/* PostgreSQL: the database's collation may not order bytes,
-		 * so compare the start (the length is ours, a number) */
-		tk_buf_addf(sql, "%ssubstr(run_id, 1, %zu) = ", sep, strlen(q->run_id_prefix));
-		placeholder(sql, numbered, &n);
+		/* PostgreSQL: run_id is COLLATE "C" (bytes, whatever the
+		 * database's collation), so the same range of the primary
+		 * key's index; '~' sorts after every character of an id */
+		n++;
+		tk_buf_addf(sql, "%srun_id >= $%d::text AND run_id < ($%d::text || '~')", sep, n, n);
 		sep = " AND ";
 	} else if (q->run_id_prefix) {
 		/* SQLite compares bytes: a range of the primary key's index,

@@ -97,6 +97,7 @@ struct pg_store {
 	double wait_s;    /* tk_store_opts.wait_s: connecting too; 0: none */
 	double deadline;  /* of the unit of work being retried, with wait_s */
 	unsigned retry_seed;
+	int streaming;    /* a cursor's transaction is open (stream) */
 };
 
 /*
@@ -425,7 +426,14 @@ static int connect_once(struct pg_store *st, struct tk_err *err)
 	}
 bad:
 	ret = conn_error(st, err, "connect to");
-	if (!permanent_connect_failure(PQerrorMessage(st->conn)))
+	/* a pooler (PgBouncer) refuses the options that carry our timeouts */
+	if (strstr(PQerrorMessage(st->conn), "unsupported startup parameter")) {
+		size_t len = strlen(err->msg);
+
+		snprintf(err->msg + len, sizeof(err->msg) - len, " (a PgBouncer in front of "
+			 "the server? add options to its ignore_startup_parameters: see "
+			 "docs/stores.md)");
+	} else if (!permanent_connect_failure(PQerrorMessage(st->conn)))
 		ret = TRANSIENT;
 	drop_conn(st);
 	return ret;
@@ -685,24 +693,23 @@ struct migrate_arg {
 	int found;  /* the version found (under the lock) */
 };
 
+/* One statement, as every tracker run opens the store: no table (42P01,
+ * undefined_table) is no tracker history here. */
 static int read_version(struct pg_store *st, int *v, struct tk_err *err)
 {
 	PGresult *res;
+	const char *state;
 	int ret;
 
-	ret = run_sql(st, "SELECT to_regclass('tracker_schema') IS NOT NULL", NULL, 0, NULL, &res,
-		      err);
+	ret = run_sql(st, "SELECT coalesce(max(version), 0) FROM tracker_schema", NULL, 0,
+		      "42P01", &res, err);
 	if (ret)
 		return ret;
-	*v = -1; /* no table: no tracker history here */
-	if (!strcmp(PQgetvalue(res, 0, 0), "t")) {
-		PQclear(res);
-		ret = run_sql(st, "SELECT coalesce(max(version), 0) FROM tracker_schema", NULL, 0,
-			      NULL, &res, err);
-		if (ret)
-			return ret;
+	state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	if (state && !strcmp(state, "42P01"))
+		*v = -1;
+	else
 		*v = (int)strtol(PQgetvalue(res, 0, 0), NULL, 10);
-	}
 	PQclear(res);
 	return 0;
 }
@@ -816,6 +823,21 @@ static void pg_close(struct tk_store *s)
 	free(st);
 }
 
+/* A number of seconds from the environment: def when unset, empty or
+ * not a number in [0, 86400] (0: no deadline). */
+static double env_seconds(const char *v, double def)
+{
+	char *end;
+	double d;
+
+	if (!v || !*v)
+		return def;
+	d = strtod(v, &end);
+	if (*end || !(d >= 0) || d > 86400)
+		return def;
+	return d;
+}
+
 static int pg_open(const char *url, const struct tk_store_opts *o, struct tk_store **out,
 		   struct tk_err *err)
 {
@@ -858,9 +880,14 @@ static int pg_open(const char *url, const struct tk_store_opts *o, struct tk_sto
 		pg_close(&st->base);
 		return ret;
 	}
-	st->timeout_s = tenv && *tenv ? strtod(tenv, NULL) : TIMEOUT_S;
-	if (!(st->timeout_s >= 0) || st->timeout_s > 86400)
-		st->timeout_s = TIMEOUT_S;
+	st->timeout_s = env_seconds(tenv, TIMEOUT_S);
+	if (o->timeout_s > 0) {
+		/* a reader: its own deadline, which the writers' may shorten */
+		double own = env_seconds(getenv("TRACKER_PG_READ_TIMEOUT_S"), o->timeout_s);
+
+		if (!(tenv && *tenv) || (own > 0 && (st->timeout_s == 0 || own < st->timeout_s)))
+			st->timeout_s = own;
+	}
 	if (st->timeout_s > 0) {
 		long ms = (long)(st->timeout_s * 1000);
 
@@ -1009,53 +1036,207 @@ static int query_unit_binary(struct pg_store *st, void *data, struct tk_err *err
 	return run_sql(st, a->sql, a->p, 1, NULL, &a->res, err);
 }
 
-/* Runs the query q selects columns select of; *res owned by the caller. */
-static int select_runs(struct pg_store *st, const struct tk_run_query *q, const char *select,
-		       PGresult **res, struct tk_err *err)
+/*
+ * A query's rows, streamed: the query becomes a cursor of a read-only
+ * transaction, read in batches (FETCH), so a reader holds one batch at a
+ * time whatever the history's size, and one that stops early (check:
+ * the newest few runs) has read little more than it used. The first
+ * batch is small, the next ones double up to max_batch rows. Each FETCH
+ * is a statement of its own, with its own deadline. COMMIT closes the
+ * cursor. The transaction also makes it work through a pooler in
+ * transaction mode (PgBouncer): the cursor and its server connection
+ * stay together until the COMMIT.
+ */
+#define STREAM_FIRST 64
+#define STREAM_ROWS 4096    /* summaries: a few hundred bytes each */
+#define STREAM_RECORDS 512  /* whole records: a few kB each */
+
+struct stream_arg {
+	const char *sql;
+	struct params *p;
+	int binary;
+	int max_batch;
+	int (*row)(PGresult *res, int i, void *data);
+	void *data;
+	size_t delivered; /* rows handed to row() */
+	int stopped;      /* row()'s non-zero return, returned as it is */
+};
+
+static int stream_unit(struct pg_store *st, void *data, struct tk_err *err)
+{
+	struct stream_arg *a = data;
+	struct tk_buf sql = TK_BUF_INIT;
+	struct params none;
+	PGresult *res = NULL;
+	int batch = STREAM_FIRST < a->max_batch ? STREAM_FIRST : a->max_batch, ret, i, n;
+
+	params_init(&none);
+	ret = exec_simple(st, "BEGIN READ ONLY", err);
+	if (ret)
+		goto out;
+	tk_buf_addf(&sql, "DECLARE tracker_rows NO SCROLL CURSOR FOR %s", a->sql);
+	ret = run_sql(st, sql.buf, a->p ? a->p : &none, 0, NULL, &res, err);
+	while (!ret) {
+		PQclear(res);
+		tk_buf_reset(&sql);
+		tk_buf_addf(&sql, "FETCH %d FROM tracker_rows", batch);
+		/* the extended protocol: its result format is the FETCH's */
+		ret = run_sql(st, sql.buf, &none, a->binary, NULL, &res, err);
+		if (ret)
+			break;
+		n = PQntuples(res);
+		for (i = 0; i < n && !a->stopped; i++) {
+			a->delivered++;
+			a->stopped = a->row(res, i, a->data);
+		}
+		if (a->stopped || n < batch)
+			break;
+		batch = batch * 2 < a->max_batch ? batch * 2 : a->max_batch;
+	}
+	PQclear(res);
+	if (!ret)
+		ret = exec_simple(st, "COMMIT", err);
+	if (ret && st->conn) {
+		struct tk_err ignored = TK_ERR_INIT;
+
+		exec_simple(st, "ROLLBACK", &ignored);
+	}
+	/* rows were handed on: another attempt would repeat them */
+	if (ret == TRANSIENT && a->delivered)
+		ret = TK_EUNAVAIL;
+out:
+	params_release(&none);
+	tk_buf_release(&sql);
+	/* what row() said is returned once the transaction is closed */
+	if (a->stopped && (ret == 0 || a->delivered))
+		return 0;
+	return ret;
+}
+
+struct small_arg {
+	const char *sql;
+	struct params *p;
+	int binary;
+	int (*row)(PGresult *res, int i, void *data);
+	void *data;
+	int stopped;
+};
+
+/* A query of a few rows at most, read whole: one statement, no cursor. */
+static int small_unit(struct pg_store *st, void *data, struct tk_err *err)
+{
+	struct small_arg *a = data;
+	PGresult *res = NULL;
+	int i, n, ret;
+
+	ret = run_sql(st, a->sql, a->p, a->binary, NULL, &res, err);
+	n = ret ? 0 : PQntuples(res);
+	for (i = 0; i < n && !a->stopped; i++)
+		a->stopped = a->row(res, i, a->data);
+	PQclear(res);
+	return ret;
+}
+
+/* Calls row for each row of sql (its parameters p, NULL: none), read in
+ * batches of at most max_batch; returns 0, row's non-zero return, or an
+ * error. binary: results in binary format. */
+static int stream(struct pg_store *st, const char *sql, struct params *p, int binary,
+		  int max_batch, int (*row)(PGresult *res, int i, void *data), void *data,
+		  struct tk_err *err)
+{
+	struct stream_arg a;
+	int ret;
+
+	if (st->streaming) {
+		/* a callback's query on the same connection, inside the
+		 * cursor's transaction: read whole, as before streaming */
+		struct small_arg sa = { sql, p, binary, row, data, 0 };
+		struct params none;
+
+		params_init(&none);
+		if (!p)
+			sa.p = &none;
+		ret = with_retry(st, small_unit, &sa, err);
+		params_release(&none);
+		return sa.stopped ? sa.stopped : ret;
+	}
+	memset(&a, 0, sizeof(a));
+	a.sql = sql;
+	a.p = p;
+	a.binary = binary;
+	a.max_batch = max_batch;
+	a.row = row;
+	a.data = data;
+	st->streaming = 1;
+	ret = with_retry(st, stream_unit, &a, err);
+	st->streaming = 0;
+	return a.stopped ? a.stopped : ret;
+}
+
+/* Streams the runs q selects, columns select of each. */
+static int stream_runs(struct pg_store *st, const struct tk_run_query *q, const char *select,
+		       int max_batch, int (*row)(PGresult *res, int i, void *data), void *data,
+		       struct tk_err *err)
 {
 	struct tk_buf sql = TK_BUF_INIT;
-	struct query_arg a;
 	struct params p;
 	int ret;
 
 	params_init(&p);
 	query_sql(q, select, 1, &sql);
 	query_bind(q, &writer, &p);
-	a.sql = sql.buf;
-	a.p = &p;
-	a.res = NULL;
-	ret = with_retry(st, query_unit, &a, err);
-	*res = a.res;
+	/* one run, or a limit within a batch: no cursor (its three more
+	 * round trips are most of such a query's time) */
+	if (q->run_id || (q->limit > 0 && q->limit <= max_batch)) {
+		struct small_arg a = { sql.buf, &p, 0, row, data, 0 };
+
+		ret = with_retry(st, small_unit, &a, err);
+		if (a.stopped)
+			ret = a.stopped;
+	} else {
+		ret = stream(st, sql.buf, &p, 0, max_batch, row, data, err);
+	}
 	params_release(&p);
 	tk_buf_release(&sql);
+	return ret;
+}
+
+struct runs_arg {
+	struct pg_store *st;
+	tk_run_fn fn;
+	void *data;
+	struct tk_buf name;
+	struct tk_err *err;
+	int failed; /* a record that cannot be read: err filled */
+};
+
+static int take_run(PGresult *res, int i, void *data)
+{
+	struct runs_arg *a = data;
+	struct tk_run run;
+	int ret;
+
+	tk_buf_reset(&a->name);
+	tk_buf_addf(&a->name, "%s run %s", a->st->shown, PQgetvalue(res, i, 0));
+	tk_run_init(&run);
+	ret = tk_run_from_stored_json(PQgetvalue(res, i, 1), (size_t)PQgetlength(res, i, 1),
+				      a->name.buf, &run, a->err);
+	if (ret)
+		a->failed = ret;
+	else
+		ret = a->fn(&run, a->data);
+	tk_run_release(&run);
 	return ret;
 }
 
 static int pg_query_runs(struct tk_store *s, const struct tk_run_query *q, tk_run_fn fn,
 			 void *data, struct tk_err *err)
 {
-	struct pg_store *st = from_base(s);
-	struct tk_buf name = TK_BUF_INIT;
-	PGresult *res = NULL;
-	struct tk_run run;
-	int i, n, ret;
+	struct runs_arg a = { from_base(s), fn, data, TK_BUF_INIT, err, 0 };
+	int ret;
 
-	ret = select_runs(st, q, "run_id, record", &res, err);
-	if (ret)
-		return ret;
-	n = PQntuples(res);
-	tk_run_init(&run);
-	for (i = 0; i < n && !ret; i++) {
-		tk_buf_reset(&name);
-		tk_buf_addf(&name, "%s run %s", st->shown, PQgetvalue(res, i, 0));
-		ret = tk_run_from_stored_json(PQgetvalue(res, i, 1), (size_t)PQgetlength(res, i, 1),
-				       name.buf, &run, err);
-		if (!ret)
-			ret = fn(&run, data);
-		tk_run_release(&run);
-	}
-	PQclear(res);
-	tk_buf_release(&name);
+	ret = stream_runs(a.st, q, "run_id, record", STREAM_RECORDS, take_run, &a, err);
+	tk_buf_release(&a.name);
 	return ret;
 }
 
@@ -1103,17 +1284,31 @@ static double read_real(void *src, int i)
 static const struct cell_reader reader = { read_text, read_is_null, read_i64, read_int,
 					   read_real };
 
+struct summaries_arg {
+	tk_summary_fn fn;
+	void *data;
+	struct sum_cell *cols;
+	size_t n;
+	struct run_row row;
+};
+
+static int take_summary(PGresult *res, int i, void *data)
+{
+	struct summaries_arg *a = data;
+	struct cursor cur = { res, i };
+
+	summary_read(&reader, &cur, a->cols, a->n, &a->row);
+	return a->fn(&a->row.sum, a->data);
+}
+
 static int pg_query_summaries(struct tk_store *s, const struct tk_run_query *q,
 			      tk_summary_fn fn, void *data, struct tk_err *err)
 {
 	struct pg_store *st = from_base(s);
 	struct tk_buf select = TK_BUF_INIT;
 	struct sum_cell cols[NR_RUN_COLUMNS];
-	struct cursor cur = { NULL, 0 };
-	PGresult *res = NULL;
-	struct run_row row;
-	size_t n;
-	int rows, ret;
+	struct summaries_arg a;
+	int ret;
 
 	if (st->schema < SCHEMA_VERSION) {
 		/* a reader that may not migrate an older schema: from the records */
@@ -1121,18 +1316,12 @@ static int pg_query_summaries(struct tk_store *s, const struct tk_run_query *q,
 
 		return pg_query_runs(s, q, summarize_run, &sz, err);
 	}
-	n = summary_columns(q, st->schema, &select, cols, &row);
-	ret = select_runs(st, q, select.buf, &res, err);
+	a.fn = fn;
+	a.data = data;
+	a.cols = cols;
+	a.n = summary_columns(q, st->schema, &select, cols, &a.row);
+	ret = stream_runs(st, q, select.buf, STREAM_ROWS, take_summary, &a, err);
 	tk_buf_release(&select);
-	if (ret)
-		return ret;
-	cur.res = res;
-	rows = PQntuples(res);
-	for (cur.row = 0; cur.row < rows && !ret; cur.row++) {
-		summary_read(&reader, &cur, cols, n, &row);
-		ret = fn(&row.sum, data);
-	}
-	PQclear(res);
 	return ret;
 }
 
@@ -1221,36 +1410,87 @@ static int pg_get_profile(struct tk_store *s, const char *run_id, const char *ki
 	return ret;
 }
 
+static int take_profile(PGresult *res, int i, void *data)
+{
+	const struct tk_profile_each *each = data;
+	struct tk_profile_blob b;
+
+	b.run_id = PQgetvalue(res, i, 0);
+	b.kind = PQgetvalue(res, i, 1);
+	b.unit = PQgetvalue(res, i, 2);
+	b.source_format = PQgetisnull(res, i, 3) ? NULL : PQgetvalue(res, i, 3);
+	b.nodes = strtoll(PQgetvalue(res, i, 4), NULL, 10);
+	b.total = strtod(PQgetvalue(res, i, 5), NULL);
+	b.data = PQgetvalue(res, i, 6);
+	b.len = (size_t)PQgetlength(res, i, 6);
+	return each->fn(&b, each->data);
+}
+
+/* Profiles are large: a few at a time. */
+#define STREAM_PROFILES 8
+
 static int each_profile(struct pg_store *st, const struct tk_profile_each *each,
 			struct tk_err *err)
 {
-	struct query_arg a;
-	int i, n, ret;
-
 	/* binary: the data's bytes as they are; text's binary form is the
 	 * text (libpq ends every value with a NUL) */
-	a.sql = "SELECT run_id, kind, unit, source_format, nodes::text,"
-		" total::text, data FROM profiles ORDER BY run_id, kind";
-	a.p = NULL;
-	a.res = NULL;
-	ret = with_retry(st, query_unit_binary, &a, err);
-	if (ret)
-		return ret;
-	n = PQntuples(a.res);
-	for (i = 0; i < n && !ret; i++) {
-		struct tk_profile_blob b;
+	return stream(st, "SELECT run_id, kind, unit, source_format, nodes::text,"
+		      " total::text, data FROM profiles ORDER BY run_id, kind", NULL, 1,
+		      STREAM_PROFILES, take_profile, (void *)each, err);
+}
 
-		b.run_id = PQgetvalue(a.res, i, 0);
-		b.kind = PQgetvalue(a.res, i, 1);
-		b.unit = PQgetvalue(a.res, i, 2);
-		b.source_format = PQgetisnull(a.res, i, 3) ? NULL : PQgetvalue(a.res, i, 3);
-		b.nodes = strtoll(PQgetvalue(a.res, i, 4), NULL, 10);
-		b.total = strtod(PQgetvalue(a.res, i, 5), NULL);
-		b.data = PQgetvalue(a.res, i, 6);
-		b.len = (size_t)PQgetlength(a.res, i, 6);
-		ret = each->fn(&b, each->data);
+/*
+ * The distinct keys by a skip scan of the (key, started_at_us) index, one
+ * seek per key, as SQLite's list_keys: never a read of every run. The
+ * index orders keys by the database's collation, which may not be byte
+ * order: the keys are gathered (their number, not the history's size,
+ * bounds the memory) and sorted before fn sees them.
+ */
+static const char keys_sql[] =
+	"WITH RECURSIVE k(key) AS (SELECT (SELECT min(key) FROM runs)"
+	" UNION ALL SELECT (SELECT min(key) FROM runs WHERE key > k.key) FROM k"
+	" WHERE k.key IS NOT NULL)"
+	" SELECT key FROM k WHERE key IS NOT NULL AND EXISTS (SELECT 1 FROM runs r"
+	" WHERE r.key = k.key AND r.started_at_us >= $1)";
+
+struct key_list {
+	char **v;
+	size_t nr, alloc;
+};
+
+static int take_key_row(PGresult *res, int i, void *data)
+{
+	struct key_list *k = data;
+
+	TK_ALLOC_GROW(k->v, k->nr + 1, k->alloc);
+	k->v[k->nr++] = tk_xstrdup(PQgetvalue(res, i, 0));
+	return 0;
+}
+
+static int cmp_bytes(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_keys(struct pg_store *st, struct tk_store_keys *q, struct tk_err *err)
+{
+	struct key_list k = { NULL, 0, 0 };
+	struct params p;
+	size_t i;
+	int ret;
+
+	params_init(&p);
+	param_num(&p, "%lld", (long long)q->since_us);
+	ret = stream(st, keys_sql, &p, 0, STREAM_ROWS, take_key_row, &k, err);
+	if (!ret)
+		qsort(k.v, k.nr, sizeof(*k.v), cmp_bytes);
+	for (i = 0; i < k.nr; i++) {
+		if (!ret)
+			ret = q->fn(k.v[i], q->data);
+		free(k.v[i]);
 	}
-	PQclear(a.res);
+	free(k.v);
+	params_release(&p);
 	return ret;
 }
 
@@ -1549,6 +1789,8 @@ static int pg_ctrl(struct tk_store *s, int op, void *arg, struct tk_err *err)
 		return 0;
 	case TK_STORE_CTRL_EACH_PROFILE:
 		return each_profile(st, arg, err);
+	case TK_STORE_CTRL_KEYS:
+		return list_keys(st, arg, err);
 	case TK_STORE_CTRL_PROFILE_TOTAL:
 		return profile_total(st, arg, err);
 	case TK_STORE_CTRL_PUT_FRAMES:

@@ -140,7 +140,7 @@ static void test_unreachable(void)
 /* The open of a command that only reads: its wait is bounded in all. */
 static void expect_gave_up(double wait_s, const char *env, const char *want, const char *desc)
 {
-	struct tk_store_opts o = { TK_STORE_NO_CREATE, NULL, wait_s };
+	struct tk_store_opts o = { TK_STORE_NO_CREATE, NULL, wait_s, 0 };
 	struct tk_err err = TK_ERR_INIT;
 	struct tk_store *s = NULL;
 
@@ -158,7 +158,7 @@ static void expect_gave_up(double wait_s, const char *env, const char *want, con
 
 static void test_bounded_wait(void)
 {
-	struct tk_store_opts o = { TK_STORE_NO_CREATE, NULL, 0.5 };
+	struct tk_store_opts o = { TK_STORE_NO_CREATE, NULL, 0.5, 0 };
 	struct sockaddr_in addr;
 	socklen_t len = sizeof(addr);
 	struct tk_err err = TK_ERR_INIT;
