@@ -222,7 +222,7 @@ browser-deps: $(BROWSER_DEPS)
 CHECK_JOBS ?= 5
 CHECK_FIRST := tests/t1210-slurm-cluster.sh tests/t0008-optional-deps.sh tests/t9005-preload-fork.sh \
 	tests/t5003-fuzz-smoke.sh tests/t0005-clang-build.sh tests/t9011-cpu-callpaths.sh \
-	tests/t8111-pg-lock-timeout.sh tests/t8113-fetch-bounds.sh tests/t1140-run-memory-timeline.sh \
+	tests/t8111-pg-lock-timeout.sh tests/t8120-pg-reader-deadline.sh tests/t8113-fetch-bounds.sh tests/t1140-run-memory-timeline.sh \
 	tests/t3030-flame-export.sh \
 	tests/t7200-report.sh tests/t0100-sanitized.sh tests/t0004-docs-commands.sh \
 	tests/t4003-diff-known-answer.sh tests/t7100-pipeline-wrap.sh tests/t7104-pipeline-matrix.sh \
