@@ -54,7 +54,11 @@
  * sample before them), so a segment parses alone: two threads (one when
  * the process may run on one CPU) take them in turn, each into its own
  * tree, and the trees are added up at the end in the file's order
- * (add_in_order), so the result does not depend on who read what. What crosses a cut is settled while the segments are handed out
+ * (add_in_order), so the result does not depend on who read what (a
+ * node's weight is its thread's sum over its segments: exact for integer
+ * periods while it stays under 2^53, past which the order of the
+ * additions may move its last digits). What crosses a cut is settled
+ * while the segments are handed out
  * (under the lock): the event kept, when it is the first one seen, and
  * the lines before a segment, added to its line numbers at the end, so
  * that warnings and errors name the same lines as a one-pass reading
@@ -103,6 +107,12 @@ struct perf_seg {
 	int ret;
 	uint64_t err_line;           /* 0: msg is the whole message */
 	char *msg;                   /* after "'name' line N" */
+	/* the periods of its samples added up (those before the sum
+	 * passed the cap, when sum_over): the whole file's sum is checked
+	 * in file order from these, so its error does not depend on which
+	 * thread read which segment */
+	double sum;
+	int sum_over;
 };
 
 /* After segment seq, a thread's tree had this many names and nodes. */
@@ -149,6 +159,8 @@ struct perf_state {
 	int any_period;
 	/* the segment being parsed */
 	uint64_t line, header_line, first_unrecognized;
+	double seg_sum;
+	int sum_over;           /* the sum of this thread's tree passed the cap */
 	uint64_t err_line;
 	struct tk_err err;
 	char *buf;
@@ -369,11 +381,20 @@ static int end_sample(struct perf_state *st, uint64_t line)
 	for (i = 0; i < n; i++)
 		st->path[i + 1] = st->frames[n - 1 - i];
 	st->samples++;
-	if (tk_profile_weight_error(p, st->weight)) {
+	/* A period bad on its own is this line's error; a sum past the cap
+	 * is told in file order by parse_split, from each segment's sum. */
+	if (tk_weight_error(0, st->weight)) {
 		st->err_line = line;
 		return tk_err_set(&st->err, TK_EDATA, ": the sample's period %g %s", st->weight,
-				  tk_profile_weight_error(p, st->weight));
+				  tk_weight_error(0, st->weight));
 	}
+	if (tk_profile_weight_error(p, st->weight)) {
+		st->sum_over = 1;
+		st->err_line = line;
+		return tk_err_set(&st->err, TK_EDATA, ": the periods add up to more than %g",
+				  TK_PROFILE_MAX_WEIGHT);
+	}
+	st->seg_sum += st->weight;
 	if (tk_profile_add_stack(p, st->path, n + 1, st->weight)) {
 		st->err_line = line;
 		return tk_err_set(&st->err, TK_EDATA, ": more than %u distinct stacks",
@@ -941,6 +962,8 @@ static void record(struct perf_state *st, size_t seq, int ret)
 	g->first_unrecognized = st->first_unrecognized;
 	g->dropped = !ret && st->in_sample ? st->header_line : 0;
 	g->ret = ret;
+	g->sum = st->seg_sum;
+	g->sum_over = st->sum_over;
 	if (ret) {
 		g->err_line = st->err_line;
 		g->msg = tk_xstrdup(st->err.msg);
@@ -1008,6 +1031,7 @@ static int next_segment(struct perf_state *st)
 	len = sh->carry_len;
 	sh->carry_len = 0;
 	st->line = st->first_unrecognized = st->err_line = 0;
+	st->seg_sum = 0;
 	st->in_sample = 0;
 	for (;;) {
 		ret = fill(st, &len, want, &eof);
@@ -1200,6 +1224,7 @@ static int parse_split(struct tk_reader *in, struct tk_profile *p,
 	int nr = 1, i, ret;
 	unsigned long long samples = 0, other_events = 0, unrecognized = 0;
 	uint64_t base = 0, first_unrecognized = 0, dropped = 0;
+	double total = 0;
 	int any_period = 0;
 	size_t k;
 
@@ -1237,10 +1262,21 @@ static int parse_split(struct tk_reader *in, struct tk_profile *p,
 	if (nr > 1)
 		pthread_join(st[1].thread, NULL);
 
-	/* In file order: the first error, and line numbers made whole. */
+	/* In file order: the first error, and line numbers made whole. A
+	 * sum past the cap is found from the segments' sums and named by
+	 * the first line of the segment where it passes, which no thread's
+	 * share of the work changes (a thread stops there or earlier). */
 	for (k = 0; k < sh.nr_segs; k++) {
 		const struct perf_seg *g = &sh.segs[k];
 
+		if (g->sum_over || tk_weight_error(total, g->sum)) {
+			ret = tk_err_set(err, TK_EDATA,
+					 "'%s' line %llu on: the periods add up to more than %g",
+					 in->name, (unsigned long long)(base + 1),
+					 TK_PROFILE_MAX_WEIGHT);
+			goto out;
+		}
+		total += g->sum;
 		if (g->ret) {
 			if (g->err_line)
 				ret = tk_err_set(err, g->ret, "'%s' line %llu%s", in->name,

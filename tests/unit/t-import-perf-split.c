@@ -255,6 +255,40 @@ static void made(void)
 	   cut.warning);
 	result_release(&cut);
 
+	/*
+	 * Periods that add up past the cap only over several segments: each
+	 * thread's own tree stays under it when the two share the work, so
+	 * the sum is checked in file order from the segments' sums. The
+	 * error is the same on one thread and two, however the segments
+	 * fall to the threads (the reviewer's case: 6e299 at both ends).
+	 */
+	tk_buf_reset(&b);
+	{
+		int k, differ = 0;
+		char big[301];
+
+		/* 6e299 as perf script writes a period: digits */
+		memset(big, '0', 300);
+		big[0] = '6';
+		big[300] = 0;
+		tk_buf_addf(&b, "app 1 1.0: %s cycles:\n\tff first (x)\n\n", big);
+		for (i = 0; i < 3000; i++)
+			tk_buf_adds(&b, sample);
+		tk_buf_addf(&b, "app 1 1.0: %s cycles:\n\tff last (x)\n\n", big);
+
+		run(&one, b.buf, b.len, &o, 4096, 16384, 1, 0);
+		for (k = 0; k < 20; k++) {
+			run(&cut, b.buf, b.len, &o, 4096, 16384, 2, 0);
+			differ += cut.ret != one.ret || strcmp(cut.msg, one.msg) != 0;
+			result_release(&cut);
+		}
+		ok(one.ret == TK_EDATA && strstr(one.msg, "the periods add up to more than 1e+300"),
+		   "a sum past the cap over many segments is refused: %s", one.msg);
+		ok(!differ, "with the same message on two threads in 20 runs of 20 (%d differ)",
+		   differ);
+		result_release(&one);
+	}
+
 	/* No samples at all, in many segments. */
 	tk_buf_reset(&b);
 	for (i = 0; i < 2000; i++)
