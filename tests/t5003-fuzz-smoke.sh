@@ -3,7 +3,7 @@
 # the .tracker.yml reader, the run records, and any fuzz/<name>.c),
 # seeded from fixtures/: a crash, a sanitizer report, a leak or a
 # timeout fails it. Each target runs every seed once, then mutations up
-# to FUZZ_RUNS inputs in all (600 unless given): a count, not a time,
+# to FUZZ_RUNS inputs in all (400 unless given): a count, not a time,
 # so a busy machine runs the same inputs. Its corpus and findings stay in
 # the trash directory. The library is built at -O0 (half the build time;
 # a fresh clone builds it here). Longer runs: make fuzz FUZZ_SECONDS=600. Without
@@ -23,7 +23,7 @@ elif [ "$TEST_UNDER_CI" = true ]; then
 fi
 
 test_expect_success LIBFUZZER 'every fuzz target survives a short run' '
-	make -s -C "$TRACKER_ROOT" -j2 fuzz FUZZ_RUNS=${FUZZ_RUNS:-600} FUZZ_OPT=-O0 \
+	make -s -C "$TRACKER_ROOT" -j2 fuzz FUZZ_RUNS=${FUZZ_RUNS:-400} FUZZ_OPT=-O0 \
 		FUZZ_OUT="$TRASH_DIRECTORY/out" >fuzz.log 2>&1 ||
 	{ cat fuzz.log; false; }
 '
