@@ -10,7 +10,9 @@
 CPUMODEL="$TRACKER_ROOT/examples/cpumodel"
 DB="$PWD/db.sqlite"
 export TRACKER_DB="$DB" TRACKER_ARTIFACTS="$PWD/art"
-# 900 units: about 1.8 s of CPU, some 360 samples at the default 199 Hz
+# 900 units: about 1.5 s of CPU, some 290 samples at the default 199 Hz
+# (examples/cpumodel varies the length of its steps, so that the fixed
+# sampling period cannot lock onto them)
 UNITS=900
 
 # Can tracker sample with perf_event_open here (kernel.perf_event_paranoid,
