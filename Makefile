@@ -37,6 +37,12 @@ else
 $(info tracker: libpq not found (Debian: libpq-dev), building without it: postgresql:// databases are unavailable)
 NOT_BUILT += plugins/store/postgres.c tests/unit/t-store-postgres.c
 endif
+HAVE_ISAL := $(shell $(PKG_CONFIG) --exists libisal && echo yes)
+ifeq ($(HAVE_ISAL),yes)
+OPT_PKGS += libisal
+else
+$(info tracker: libisal not found (Debian: libisal-dev), building without it: stored profiles are inflated with zlib, at half the speed)
+endif
 PKGS := libcurl sqlite3 yaml-0.1 cairo jansson zlib $(OPT_PKGS)
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
@@ -46,6 +52,7 @@ ALL_CFLAGS := $(CFLAGS) -std=c11 -D_GNU_SOURCE -I. -MMD -MP \
 	-DTRACKER_VERSION='"$(VERSION)"' -DTRACKER_LIBDIR='"$(LIBDIR)"' \
 	$(if $(filter yes,$(HAVE_LIBUNWIND)),-DTK_WITH_LIBUNWIND) \
 	$(if $(filter yes,$(HAVE_LIBPQ)),-DTK_WITH_LIBPQ) \
+	$(if $(filter yes,$(HAVE_ISAL)),-DTK_WITH_ISAL) \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS))
 ALL_LDFLAGS := $(LDFLAGS)
 # libiberty (cplus_demangle, core/model/demangle.c) ships no pkg-config file:
@@ -53,17 +60,20 @@ ALL_LDFLAGS := $(LDFLAGS)
 # libcurl, cairo and libpq are not linked: they and the 46 libraries they
 # bring would cost every `tracker run` about 14 ms of loading. They are
 # dlopened by soname when first used (core/base/lazylib.h); the sonames are
-# those of the libraries built against.
-LAZY_PKGS := libcurl cairo $(if $(filter yes,$(HAVE_LIBPQ)),libpq)
+# those of the libraries built against. So is ISA-L, which only reading a
+# large stored profile needs.
+LAZY_PKGS := libcurl cairo $(if $(filter yes,$(HAVE_LIBPQ)),libpq) $(if $(filter yes,$(HAVE_ISAL)),libisal)
 LIBS := $(shell $(PKG_CONFIG) --libs $(filter-out $(LAZY_PKGS),$(PKGS))) -liberty -ldl -lm -pthread
 soname = $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir $(1))/$(2)" 2>/dev/null | \
 	awk '$$1 == "SONAME" { print $$2 }')
 SONAME_CURL := $(call soname,libcurl,libcurl.so)
 SONAME_CAIRO := $(call soname,cairo,libcairo.so)
 SONAME_PQ := $(if $(filter yes,$(HAVE_LIBPQ)),$(call soname,libpq,libpq.so))
+SONAME_ISAL := $(if $(filter yes,$(HAVE_ISAL)),$(call soname,libisal,libisal.so))
 ALL_CFLAGS += $(if $(SONAME_CURL),-DTK_SONAME_CURL='"$(SONAME_CURL)"') \
 	$(if $(SONAME_CAIRO),-DTK_SONAME_CAIRO='"$(SONAME_CAIRO)"') \
-	$(if $(SONAME_PQ),-DTK_SONAME_PQ='"$(SONAME_PQ)"')
+	$(if $(SONAME_PQ),-DTK_SONAME_PQ='"$(SONAME_PQ)"') \
+	$(if $(SONAME_ISAL),-DTK_SONAME_ISAL='"$(SONAME_ISAL)"')
 
 ifeq ($(DEVELOPER),1)
 ALL_CFLAGS += -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wpointer-arith \
@@ -291,6 +301,7 @@ FUZZ_OPT ?= -O1
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := -g $(FUZZ_OPT) -std=c11 -D_GNU_SOURCE -I. -DTRACKER_VERSION='"$(VERSION)"' \
 	$(if $(filter yes,$(HAVE_LIBPQ)),-DTK_WITH_LIBPQ) \
+	$(if $(filter yes,$(HAVE_ISAL)),-DTK_WITH_ISAL) \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS))
 # The job's supervision stays out, and tracker run's steps that call it
 # (core/ci/runstep.c): every object here is linked, and no target runs a

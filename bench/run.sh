@@ -129,7 +129,7 @@ done
 run_id=$("$root/tracker" history --db "$out/profiles.db" --format csv | sed -n 2p | cut -d, -f1)
 line=$(bench/profile-load "$out/profiles.db" "$run_id" cpu)
 echo "$line"
-stored=$(echo "$line" | sed 's/.*, \([0-9.]*\) MB blob/\1/')
+stored=$(echo "$line" | sed -n 's/.*, \([0-9.]*\) MB blob/\1/p')
 awk -v s="$stored" -v f="$(wc -c <"$out/big.folded")" \
 	'BEGIN { printf "  stored size: %.1f MB = %.1f%% of the folded text\n", s, 100 * s * 1e6 / f }'
 fg=${FLAMEGRAPH_PL:-$(command -v flamegraph.pl || true)}

@@ -27,8 +27,9 @@
 
 set -u
 
-# libiberty-dev: cplus_demangle, for C++ and Rust frame names (core/model/demangle.c)
-build_pkgs="build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libyaml-dev libcairo2-dev libjansson-dev zlib1g-dev libunwind-dev libdw-dev libelf-dev libiberty-dev"
+# libiberty-dev: cplus_demangle, for C++ and Rust frame names (core/model/demangle.c);
+# libisal-dev: ISA-L's inflater, for large stored profiles (core/model/profcodec.c)
+build_pkgs="build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libyaml-dev libcairo2-dev libjansson-dev zlib1g-dev libunwind-dev libdw-dev libelf-dev libiberty-dev libisal-dev"
 # perl: prove; sqlite3: poking at databases in tests; libxml2-utils: xmllint
 # for the SVG output; time: GNU /usr/bin/time; git: the checkout itself;
 # procps: ps, pgrep and pkill in the run tests; python3: JSON checks;

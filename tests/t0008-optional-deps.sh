@@ -12,13 +12,14 @@
 command -v make >/dev/null 2>&1 && command -v pkg-config >/dev/null 2>&1 &&
 	test_set_prereq MAKE
 
-# pkg-config as on a machine without libdw-dev and libpq-dev: libdw,
-# libelf and libpq are not found, everything else is.
+# pkg-config as on a machine without libdw-dev, libpq-dev and
+# libisal-dev: libdw, libelf, libpq and libisal are not found, everything
+# else is.
 cat >pkg-config <<'EOS'
 #!/bin/sh
 for a in "$@"; do
 	case $a in
-	libdw|libelf|libpq) exit 1 ;;
+	libdw|libelf|libpq|libisal) exit 1 ;;
 	esac
 done
 exec pkg-config "$@"
@@ -35,6 +36,7 @@ test_expect_success MAKE 'without libdw: one line at build time, a tracker that 
 	grep "^tracker: libdw not found" log >said &&
 	test $(wc -l <said) = 1 &&
 	test $(grep -c "^tracker: libpq not found" log) = 1 &&
+	test $(grep -c "^tracker: libisal not found" log) = 1 &&
 	! grep -i "warning:" log &&
 	! nm src/tracker | grep -q " dwfl_" &&
 	! nm src/tracker | grep -q " PQconnect"
@@ -53,8 +55,23 @@ test_expect_success MAKE '--version says what the build left out' '
 	src/tracker --version >v &&
 	grep -x "built without libdw: the built-in profiler records no profiles" v &&
 	grep -x "built without libpq: postgresql:// databases are unavailable" v &&
+	grep -x "built without ISA-L: stored profiles are inflated with zlib, at half the speed" v &&
 	tracker --version >full &&
 	test $(wc -l <full) = 1
+'
+
+# A stored profile of a few megabytes (400,000 random names), which the
+# full build inflates with ISA-L: the same picture from zlib.
+test_expect_success MAKE 'without ISA-L: a large stored profile reads the same' '
+	awk "BEGIN { srand(7); for (i = 0; i < 200000; i++)
+		printf \"main;a%08x;b%08x %d\\n\", int(rand() * 2147483647),
+			int(rand() * 2147483647), 1 + int(rand() * 1000) }" >big.folded &&
+	tracker run -q --key big --db big.db --artifacts bigart -- true &&
+	tracker import --key big --db big.db big.folded &&
+	test $(sqlite3 big.db "SELECT length(data) > 1048576 FROM profiles") = 1 &&
+	tracker flame --key big --db big.db -o full.svg &&
+	src/tracker flame --key big --db big.db -o zlib.svg &&
+	cmp full.svg zlib.svg
 '
 
 test_expect_success MAKE '--profile alloc: one warning, the job runs and keeps its status' '
@@ -68,7 +85,7 @@ test_expect_success MAKE '--profile alloc: one warning, the job runs and keeps i
 '
 
 # a machine with libdw-dev but without libunwind-dev
-sed "s/libdw|libelf|libpq)/libunwind)/" pkg-config >pkg-config-nounwind &&
+sed "s/libdw|libelf|libpq|libisal)/libunwind)/" pkg-config >pkg-config-nounwind &&
 chmod +x pkg-config-nounwind
 ALLOCPATTERN="$TRACKER_ROOT/examples/allocpattern"
 

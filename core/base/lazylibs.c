@@ -1,6 +1,6 @@
 /*
  * The tables of the libraries tracker loads when first needed: libcurl,
- * cairo and (built with it) libpq; see core/base/lazylib.h.
+ * cairo and (built with them) libpq and ISA-L; see core/base/lazylib.h.
  */
 #define TK_LAZY_CAIRO_IMPL
 #define TK_LAZY_CURL_IMPL
@@ -9,6 +9,10 @@
 #ifdef TK_WITH_LIBPQ
 #define TK_LAZY_PQ_IMPL
 #include "core/base/lazy-pq.h"
+#endif
+#ifdef TK_WITH_ISAL
+#define TK_LAZY_ISAL_IMPL
+#include "core/base/lazy-isal.h"
 #endif
 
 #include "core/base/lazylib.h"
@@ -23,6 +27,9 @@
 #endif
 #ifndef TK_SONAME_PQ
 #define TK_SONAME_PQ "libpq.so.5"
+#endif
+#ifndef TK_SONAME_ISAL
+#define TK_SONAME_ISAL "libisal.so.2"
 #endif
 
 #define NR(a) (sizeof(a) / sizeof((a)[0]))
@@ -64,5 +71,19 @@ static struct tk_lazylib pq = { TK_SONAME_PQ, "libpq5", "a postgresql:// databas
 int tk_pq_load(struct tk_err *err)
 {
 	return tk_lazylib_load(&pq, err);
+}
+#endif
+
+#ifdef TK_WITH_ISAL
+struct tk_isal_api tk_isal;
+#define LAZY_TABLE tk_isal
+static const struct tk_lazy_sym isal_syms[] = { TK_ISAL_FUNCS(LAZY_SYM) };
+#undef LAZY_TABLE
+static struct tk_lazylib isal = { TK_SONAME_ISAL, "libisal2", "fast reading of stored profiles",
+				  isal_syms, NR(isal_syms), 0, "" };
+
+int tk_isal_load(struct tk_err *err)
+{
+	return tk_lazylib_load(&isal, err);
 }
 #endif

@@ -7,6 +7,9 @@
 #include <string.h>
 #include <zlib.h>
 
+#ifdef TK_WITH_ISAL
+#include "core/base/lazy-isal.h"
+#endif
 #include "core/base/banned.h"
 
 #define MAGIC "TKPF"
@@ -221,7 +224,27 @@ struct inflater {
 	int done;      /* finished, well or not */
 	int ok;        /* the stream ended at exactly out_len bytes */
 	int threaded;
+	int isal;      /* inflate with ISA-L, not zlib */
 };
+
+/* 0 after tk_profile_decode_use_isal(0): zlib always. */
+static int isal_wanted = 1;
+
+void tk_profile_decode_use_isal(int on)
+{
+	isal_wanted = on;
+}
+
+int tk_profile_isal_available(void)
+{
+#ifdef TK_WITH_ISAL
+	struct tk_err ignored = TK_ERR_INIT;
+
+	return !tk_isal_load(&ignored);
+#else
+	return 0;
+#endif
+}
 
 static void publish(struct inflater *f, size_t avail, int done, int ok, size_t used)
 {
@@ -239,6 +262,58 @@ static void publish(struct inflater *f, size_t avail, int done, int ok, size_t u
 	}
 }
 
+#ifdef TK_WITH_ISAL
+/*
+ * inflate_all with ISA-L: the same zlib stream (header, deflate data,
+ * adler32 checked), the same chunks published, the same end: ok only
+ * when the stream ends at exactly out_len bytes, used the compressed
+ * bytes the stream took (not those of the trailers after it that ISA-L
+ * has read ahead into its bit buffer).
+ */
+static void inflate_isal(struct inflater *f)
+{
+	struct inflate_state *st = tk_xmalloc(sizeof(*st));
+	size_t fed = 0, made = 0, used;
+	int rc = ISAL_DECOMP_OK;
+
+	isal_inflate_init(st);
+	st->crc_flag = ISAL_ZLIB;
+	while (st->block_state != ISAL_BLOCK_FINISH) {
+		size_t room = f->out_len - made, before_in, before_out = made;
+
+		if (!st->avail_in && fed < f->in_len) {
+			size_t piece = f->in_len - fed < (1u << 30) ? f->in_len - fed : (1u << 30);
+
+			st->next_in = (uint8_t *)(f->in + fed);
+			st->avail_in = (uint32_t)piece;
+			fed += piece;
+		}
+		before_in = st->avail_in;
+		st->next_out = f->out + made;
+		st->avail_out = (uint32_t)(room < INFLATE_CHUNK ? room : INFLATE_CHUNK);
+		rc = isal_inflate(st);
+		if (rc != ISAL_DECOMP_OK)
+			break;
+		made = (size_t)(st->next_out - f->out);
+		/* nothing taken, nothing made, nothing left to give: the input
+		 * ends mid-stream, or the stream is longer than its stated size */
+		if (st->block_state != ISAL_BLOCK_FINISH && st->avail_in == before_in &&
+		    made == before_out && fed == f->in_len)
+			break;
+		publish(f, made, 0, 0, 0);
+	}
+	/* bytes ISA-L read past the stream's end are in its bit buffer */
+	used = fed - st->avail_in;
+	if (st->block_state == ISAL_BLOCK_FINISH && st->read_in_length > 0 &&
+	    (size_t)st->read_in_length / 8 <= used)
+		used -= (size_t)st->read_in_length / 8;
+	publish(f, made, 1,
+		rc == ISAL_DECOMP_OK && st->block_state == ISAL_BLOCK_FINISH && made == f->out_len,
+		used);
+	free(st);
+}
+#endif
+
 /* What uncompress2 does, published as it goes. */
 static void *inflate_all(void *arg)
 {
@@ -247,6 +322,12 @@ static void *inflate_all(void *arg)
 	int zr = Z_DATA_ERROR;
 	z_stream z;
 
+#ifdef TK_WITH_ISAL
+	if (f->isal) {
+		inflate_isal(f);
+		return NULL;
+	}
+#endif
 	memset(&z, 0, sizeof(z));
 	if (inflateInit(&z) != Z_OK) {
 		publish(f, 0, 1, 0, 0);
@@ -393,7 +474,7 @@ int tk_profile_check_head(const void *head, size_t head_len, uint64_t len, const
  * nodes, reading what the inflater has made ready as it goes.
  */
 static int decode_tree(struct dec *d, struct tk_profile *out, uint32_t **ids_out,
-		       uint64_t *nr_names_out, uint64_t *nr_nodes_out)
+		       uint64_t *nr_names_out, uint64_t *nr_nodes_out, int *preset)
 {
 	uint64_t nr_names = 0, nr_nodes = 0, i, v = 0;
 	uint32_t *ids;
@@ -401,6 +482,7 @@ static int decode_tree(struct dec *d, struct tk_profile *out, uint32_t **ids_out
 
 	*ids_out = NULL;
 	*nr_names_out = 0;
+	*preset = 0;
 	need(d, 6);
 	if ((size_t)(d->end - d->p) < 6 || memcmp(d->p, MAGIC, 4) || d->p[4] != VERSION ||
 	    d->p[5] > TK_UNIT_COUNT)
@@ -433,7 +515,9 @@ static int decode_tree(struct dec *d, struct tk_profile *out, uint32_t **ids_out
 	if (nr_nodes > (uint64_t)(d->final - d->p) || nr_nodes >= TK_PROFILE_MAX_NODES)
 		return bad(d, "node count past the end");
 	/* Node ids in the blob are 1..nr_nodes; map them as they are created.
-	 * In a fresh profile they are created with those very ids: no map. */
+	 * In a fresh profile they are created with those very ids: no map,
+	 * and each node's total is set to its self weight as it is made,
+	 * while it is in the cache (tk_profile_finish_preset). */
 	tk_profile_reserve_all(out, (size_t)nr_nodes + 1);
 	{
 		int fresh = out->nr_nodes == 1;
@@ -472,6 +556,12 @@ static int decode_tree(struct dec *d, struct tk_profile *out, uint32_t **ids_out
 				ret = bad(d, "a weight that is negative, not a number or too large");
 				break;
 			}
+			if (fresh)
+				out->nodes[node].total = out->nodes[node].self;
+		}
+		if (fresh && !ret) {
+			out->nodes[0].total = out->nodes[0].self;
+			*preset = 1;
 		}
 		free(map);
 	}
@@ -496,7 +586,7 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 	const unsigned char *cats;
 	size_t cats_len;
 	uint32_t *ids = NULL;
-	int ret = 0, zret;
+	int ret = 0, zret, preset = 0;
 
 	ret = tk_profile_check_head(in, len, len, name, err);
 	if (ret)
@@ -509,6 +599,8 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 	f.in_len = len - 8;
 	f.out = (unsigned char *)raw.buf;
 	f.out_len = (size_t)rawlen;
+	/* ISA-L pays for loading it on large blobs only */
+	f.isal = isal_wanted && len >= THREAD_MIN_BLOB && tk_profile_isal_available();
 	if (len >= THREAD_MIN_BLOB) {
 		pthread_mutex_init(&f.mu, NULL);
 		pthread_cond_init(&f.more, NULL);
@@ -529,7 +621,7 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 		d.end = d.start + f.avail;
 	d.name = name;
 	d.err = err;
-	ret = decode_tree(&d, out, &ids, &nr_names, &nr_nodes);
+	ret = decode_tree(&d, out, &ids, &nr_names, &nr_nodes, &preset);
 	if (f.threaded) {
 		pthread_join(t, NULL);
 		pthread_mutex_destroy(&f.mu);
@@ -552,7 +644,9 @@ int tk_profile_decode(const void *data, size_t len, const char *name,
 		goto out;
 	if (cats)
 		ret = get_categories(&d, cats, cats_len, nr_names, ids, out);
-	if (!ret)
+	if (!ret && preset)
+		tk_profile_finish_preset(out);
+	else if (!ret)
 		tk_profile_finish(out);
 out:
 	free(ids);

@@ -359,8 +359,10 @@ static void populate(void *mem, size_t bytes)
 	uintptr_t start = ((uintptr_t)mem + page - 1) & ~(page - 1);
 	uintptr_t end = ((uintptr_t)mem + bytes) & ~(page - 1);
 
-	if (bytes >= (1u << 20) && end > start)
+	if (bytes >= (1u << 20) && end > start) {
+		madvise((void *)start, end - start, MADV_HUGEPAGE);
 		madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+	}
 #else
 	(void)mem;
 	(void)bytes;
@@ -553,17 +555,31 @@ int tk_profile_deeper_than(struct tk_profile *p, uint32_t max)
 	return 0;
 }
 
+/* Adds every node's total into its parent's. Children are always
+ * created after their parent, so a reverse walk visits every child
+ * before its parent. */
+static void add_up(struct tk_profile *p)
+{
+	uint32_t i;
+
+	for (i = p->nr_nodes - 1; i > 0; i--)
+		p->nodes[p->nodes[i].parent].total += p->nodes[i].total;
+	p->finished = 1;
+}
+
 void tk_profile_finish(struct tk_profile *p)
 {
 	uint32_t i;
 
 	if (p->finished)
 		return;
-	/* Children are always created after their parent, so a reverse walk
-	 * visits every child before its parent. */
 	for (i = 0; i < p->nr_nodes; i++)
 		p->nodes[i].total = p->nodes[i].self;
-	for (i = p->nr_nodes - 1; i > 0; i--)
-		p->nodes[p->nodes[i].parent].total += p->nodes[i].total;
-	p->finished = 1;
+	add_up(p);
+}
+
+void tk_profile_finish_preset(struct tk_profile *p)
+{
+	if (!p->finished)
+		add_up(p);
 }

@@ -243,6 +243,14 @@ int tk_profile_deeper_than(struct tk_profile *p, uint32_t max);
 
 /* Computes totals. Idempotent; cheap when nothing changed. */
 void tk_profile_finish(struct tk_profile *p);
+/*
+ * tk_profile_finish for a builder that has set every node's total to its
+ * self weight as it made the node (the decoder of a stored profile does,
+ * while the node is in the cache): one pass over the nodes, not two. The
+ * children are added in tk_profile_finish's order, so the totals are the
+ * same to the bit.
+ */
+void tk_profile_finish_preset(struct tk_profile *p);
 
 static inline double tk_profile_total(const struct tk_profile *p)
 {

@@ -164,15 +164,49 @@ static void categories(void)
 	tk_buf_release(&blob);
 }
 
+/* 1 when every node's total is the one tk_profile_finish computes, to
+ * the bit (the decoder sums them its own way, tk_profile_finish_preset). */
+static int totals_exact(struct tk_profile *p)
+{
+	double *had = tk_xcalloc(p->nr_nodes, sizeof(double));
+	uint32_t i;
+	int same = 1;
+
+	for (i = 0; i < p->nr_nodes; i++)
+		had[i] = p->nodes[i].total;
+	p->finished = 0;
+	tk_profile_finish(p);
+	for (i = 0; i < p->nr_nodes; i++)
+		same &= !memcmp(&had[i], &p->nodes[i].total, sizeof(double));
+	free(had);
+	return same;
+}
+
+/* The stored size (the blob's first 8 bytes) changed by delta. */
+static void restate(struct tk_buf *b, int delta)
+{
+	uint64_t n = 0;
+	int k;
+
+	for (k = 0; k < 8; k++)
+		n |= (uint64_t)(unsigned char)b->buf[k] << (8 * k);
+	n += (uint64_t)(int64_t)delta;
+	for (k = 0; k < 8; k++)
+		b->buf[k] = (char)(n >> (8 * k));
+}
+
 /* A blob of a megabyte or more is inflated on a second thread while the
- * first decodes: the same tree, and its corruptions the same errors. */
-static void test_large(void)
+ * first decodes, by zlib or by ISA-L: the same tree, and its corruptions
+ * the same errors. */
+static void test_large(const char *with)
 {
 	struct tk_profile a, b;
 	struct tk_buf blob = TK_BUF_INIT, bad = TK_BUF_INIT;
 	struct tk_err err = TK_ERR_INIT;
 	size_t at[3], i, refused = 0;
+	int delta;
 
+	diag(with);
 	tk_profile_init(&a, TK_UNIT_SAMPLES);
 	build(&a, 7, 60000);
 	is_int(tk_profile_encode(&a, &blob, &err), 0, "a large profile encodes");
@@ -183,6 +217,7 @@ static void test_large(void)
 	is_int(b.nr_nodes, a.nr_nodes, "every node survives (%u)", a.nr_nodes);
 	ok(tk_profile_total(&a) == tk_profile_total(&b), "the total is exact");
 	ok(same_tree(&a, 0, &b, 0), "every path has its self weight");
+	ok(totals_exact(&b), "every total is tk_profile_finish's, to the bit");
 	tk_profile_release(&b);
 
 	/* the stream cut short: the inflater stops midway */
@@ -191,6 +226,18 @@ static void test_large(void)
 	       "a blob cut in half is refused");
 	is_str(err.msg, "corrupt stored profile 'cut': bad compressed data", "as bad data");
 	tk_profile_release(&b);
+
+	/* a stated size one byte short of the stream, or one past it */
+	for (delta = -1; delta <= 1; delta += 2) {
+		tk_buf_reset(&bad);
+		tk_buf_add(&bad, blob.buf, blob.len);
+		restate(&bad, delta);
+		tk_profile_init(&b, TK_UNIT_SAMPLES);
+		is_int(tk_profile_decode(bad.buf, bad.len, "size", &b, &err), TK_EDATA,
+		       "a stated size %+d byte off is refused", delta);
+		is_str(err.msg, "corrupt stored profile 'size': bad compressed data", "as bad data");
+		tk_profile_release(&b);
+	}
 
 	/* bytes flipped early, midway and late in the stream */
 	at[0] = 100;
@@ -207,6 +254,15 @@ static void test_large(void)
 		tk_profile_release(&b);
 	}
 	is_int((int)refused, 3, "a flipped byte anywhere is refused");
+	/* the stream's own checksum (adler32, its last 4 bytes) flipped */
+	tk_buf_reset(&bad);
+	tk_buf_add(&bad, blob.buf, blob.len);
+	bad.buf[blob.len - 2] ^= 0x01;
+	tk_profile_init(&b, TK_UNIT_SAMPLES);
+	is_int(tk_profile_decode(bad.buf, bad.len, "sum", &b, &err), TK_EDATA,
+	       "a wrong checksum is refused");
+	is_str(err.msg, "corrupt stored profile 'sum': bad compressed data", "as bad data");
+	tk_profile_release(&b);
 
 	/* bytes after the stream that are no trailer */
 	tk_buf_reset(&bad);
@@ -217,9 +273,58 @@ static void test_large(void)
 	       "junk after the stream is refused");
 	ok(strstr(err.msg, "4 bytes after the compressed data") != NULL, "naming it: %s", err.msg);
 	tk_profile_release(&b);
+
+	/* the trailers after a large stream: where the stream ends is known */
+	a.dispersion = 0.25;
+	tk_profile_set_category(&a, tk_profile_intern(&a, "solve", 5), TK_CAT_GC);
+	tk_buf_reset(&blob);
+	is_int(tk_profile_encode(&a, &blob, &err), 0, "with both trailers, it encodes");
+	tk_profile_init(&b, TK_UNIT_SAMPLES);
+	is_int(tk_profile_decode(blob.buf, blob.len, "trailers", &b, &err), 0,
+	       "and decodes: %s", err.msg);
+	ok(b.dispersion == 0.25, "the dispersion is back");
+	is_int(tk_profile_category(&b, tk_profile_intern(&b, "solve", 5)), TK_CAT_GC,
+	       "the category is back");
+	tk_profile_release(&b);
 	tk_buf_release(&bad);
 	tk_buf_release(&blob);
 	tk_profile_release(&a);
+}
+
+/* 1 when libisal is mapped into this process. */
+static int isal_mapped(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "libisal") != NULL;
+	fclose(f);
+	return found;
+}
+
+/* The large blobs again with each inflater; ISA-L is what a build with
+ * it uses, and the machines CI runs on have it. */
+static void test_inflaters(void)
+{
+	const char *ci = getenv("CI");
+
+	tk_profile_decode_use_isal(0);
+	test_large("zlib");
+	ok(!isal_mapped(), "zlib alone: ISA-L was not loaded");
+	tk_profile_decode_use_isal(1);
+	if (!tk_profile_isal_available()) {
+		/* CI installs libisal-dev (ci/install-deps.sh): there, a
+		 * build without it is a failure, not a skip */
+		ok(!(ci && !strcmp(ci, "true")), "ISA-L is available under CI");
+		skip(21, "tracker was built without ISA-L, or libisal.so.2 is missing");
+		return;
+	}
+	test_large("ISA-L");
+	ok(isal_mapped(), "ISA-L was loaded and used");
 }
 
 int main(void)
@@ -294,7 +399,7 @@ int main(void)
 	tk_profile_release(&a);
 	tk_buf_release(&blob);
 	test_dispersion();
-	test_large();
+	test_inflaters();
 	categories();
 	{
 		/* a header that claims 1 GiB for 16 compressed bytes (found by
