@@ -263,23 +263,40 @@ static void publish(struct inflater *f, size_t avail, int done, int ok, size_t u
 }
 
 #ifdef TK_WITH_ISAL
+/* 1 when the zlib header at in (2 bytes) is one zlib's inflate takes:
+ * deflate, a window of at most 32 KiB, no preset dictionary, the check
+ * bits right. ISA-L does not check the window's size. */
+static int zlib_header_ok(const unsigned char *in, size_t len)
+{
+	return len >= 2 && (in[0] & 0x0f) == 8 && (in[0] >> 4) <= 7 && !(in[1] & 0x20) &&
+	       ((unsigned)in[0] * 256 + in[1]) % 31 == 0;
+}
+
 /*
- * inflate_all with ISA-L: the same zlib stream (header, deflate data,
- * adler32 checked), the same chunks published, the same end: ok only
- * when the stream ends at exactly out_len bytes, used the compressed
- * bytes the stream took (not those of the trailers after it that ISA-L
- * has read ahead into its bit buffer).
+ * inflate_all with ISA-L: the same zlib stream (its header checked here
+ * as zlib does, the deflate data and adler32 by ISA-L), the same chunks
+ * published, the same end: ok only when the stream ends at exactly
+ * out_len bytes, used the compressed bytes the stream took (not those of
+ * the trailers after it that ISA-L has read ahead into its bit buffer).
+ * A call that takes nothing and makes nothing is a stream that cannot go
+ * on: cut short, or longer than its stated size.
  */
 static void inflate_isal(struct inflater *f)
 {
-	struct inflate_state *st = tk_xmalloc(sizeof(*st));
-	size_t fed = 0, made = 0, used;
+	struct inflate_state *st;
+	size_t fed = 2, made = 0, used;
 	int rc = ISAL_DECOMP_OK;
 
+	if (!zlib_header_ok(f->in, f->in_len)) {
+		publish(f, 0, 1, 0, 0);
+		return;
+	}
+	st = tk_xmalloc(sizeof(*st));
 	isal_inflate_init(st);
-	st->crc_flag = ISAL_ZLIB;
+	st->crc_flag = ISAL_ZLIB_NO_HDR_VER;
 	while (st->block_state != ISAL_BLOCK_FINISH) {
 		size_t room = f->out_len - made, before_in, before_out = made;
+		int before_state = (int)st->block_state;
 
 		if (!st->avail_in && fed < f->in_len) {
 			size_t piece = f->in_len - fed < (1u << 30) ? f->in_len - fed : (1u << 30);
@@ -295,10 +312,8 @@ static void inflate_isal(struct inflater *f)
 		if (rc != ISAL_DECOMP_OK)
 			break;
 		made = (size_t)(st->next_out - f->out);
-		/* nothing taken, nothing made, nothing left to give: the input
-		 * ends mid-stream, or the stream is longer than its stated size */
-		if (st->block_state != ISAL_BLOCK_FINISH && st->avail_in == before_in &&
-		    made == before_out && fed == f->in_len)
+		if (st->avail_in == before_in && made == before_out &&
+		    (int)st->block_state == before_state)
 			break;
 		publish(f, made, 0, 0, 0);
 	}

@@ -52,7 +52,10 @@ int tk_profile_check_head(const void *head, size_t head_len, uint64_t len, const
  * A blob of 1 MiB or more is inflated on a second thread while the first
  * decodes, with ISA-L where the build has it (TK_WITH_ISAL) and
  * libisal.so.2 loads, else with zlib: the same streams, the same checks,
- * the same profile, ISA-L at about twice the speed.
+ * the same profile, ISA-L at about twice the speed. (One difference
+ * remains: ISA-L takes a deflate block whose Huffman code is incomplete,
+ * which zlib refuses; tracker never writes one, and the stream's adler32
+ * and every check of the decoder still apply.)
  */
 int tk_profile_decode(const void *data, size_t len, const char *name,
 		      struct tk_profile *out, struct tk_err *err);
